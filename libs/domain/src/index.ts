@@ -1,0 +1,7 @@
+export * from './errors';
+export * from './validation';
+export * from './text';
+export * from './limits';
+export * from './rule-set';
+export * from './check';
+export * from './rate-limit-headers';

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/** Algorithms the enforcement engine can run for a limit. */
+export const ALGORITHMS = ['fixed_window'] as const;
+export type Algorithm = (typeof ALGORITHMS)[number];
+
+export const MAX_LIMIT = 1_000_000_000;
+export const MAX_WINDOW_S = 366 * 86_400;
+
+export const limitNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 lower-case letters, digits, _ or -, starting with a letter');
+
+/** One quota: at most `limit` units of cost per window of `windowS` seconds. */
+export const limitSpecSchema = z.object({
+  name: limitNameSchema,
+  windowS: z.int().min(1).max(MAX_WINDOW_S),
+  limit: z.int().min(1).max(MAX_LIMIT),
+  algorithm: z.enum(ALGORITHMS),
+});
+export type LimitSpec = z.infer<typeof limitSpecSchema>;
+
+/** What one limit looked like when a decision was made; times in milliseconds from the decision. */
+export interface LimitState {
+  name: string;
+  limit: number;
+  remaining: number;
+  resetMs: number;
+  windowS: number;
+}

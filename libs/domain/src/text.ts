@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+export const MAX_TEXT_BYTES = 256;
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+const encoder = new TextEncoder();
+
+/** A non-empty string of at most 256 UTF-8 bytes without control characters (endpoints, subjects). */
+export const safeText = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((s) => encoder.encode(s).length <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES} bytes`)
+  .refine((s) => !CONTROL_CHARS.test(s), 'must not contain control characters');
+
+/** Lower-case identifiers used in URLs and rule sets (`acme`, `starter`). */
+export const slug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be 1-63 lower-case letters, digits or dashes');
