@@ -23,4 +23,6 @@ export interface CheckResult {
   ruleVersion: number;
   limits: LimitState[];
   headers: Record<string, string>;
+  /** Why a request is denied without counting, e.g. `tenant_suspended`. */
+  reason?: string;
 }

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './config';
 export * from './validation';
 export * from './text';
 export * from './limits';

@@ -13,12 +13,18 @@ export interface ScriptClient {
  * answers NOSCRIPT; the script then runs by `EVAL`, which also caches it again for the next `EVALSHA`.
  */
 export class LuaScript {
-  readonly source: string;
   readonly sha: string;
 
-  constructor(readonly name: string) {
-    this.source = readFileSync(join(__dirname, '..', 'lua', `${name}.lua`), 'utf8');
-    this.sha = createHash('sha1').update(this.source).digest('hex');
+  constructor(
+    readonly name: string,
+    readonly source: string,
+  ) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  /** Reads `<dir>/<name>.lua` (scripts are files, copied next to the compiled code by the build). */
+  static load(dir: string, name: string): LuaScript {
+    return new LuaScript(name, readFileSync(join(dir, `${name}.lua`), 'utf8'));
   }
 
   async run(client: ScriptClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {

@@ -1,0 +1,37 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { ApiConfig } from './config/config';
+import { InfraModule } from './infra/infra.module';
+import { AuthModule } from './modules/auth/auth.module';
+import { CheckModule } from './modules/check/check.module';
+import { HealthModule } from './modules/health/health.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
+import { PlansModule } from './modules/plans/plans.module';
+import { RulesModule } from './modules/rules/rules.module';
+import { TenantsModule } from './modules/tenants/tenants.module';
+
+@Module({})
+export class AppModule {
+  static register(config: ApiConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.log.level,
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
+            autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
+          },
+        }),
+        InfraModule.register(config),
+        MetricsModule,
+        RulesModule,
+        AuthModule,
+        HealthModule,
+        CheckModule,
+        PlansModule,
+        TenantsModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,41 @@
+import type { Prisma } from '@tollgate/db';
+import type { Caller } from './caller';
+
+export interface AuditEntry {
+  actor: string;
+  action: string;
+  entityType: string;
+  entityId: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Appends to the audit log inside the caller's transaction: the record and the change commit together. */
+export async function writeAudit(tx: Prisma.TransactionClient, entry: AuditEntry): Promise<void> {
+  await tx.auditLog.create({
+    data: {
+      actor: entry.actor,
+      action: entry.action,
+      entityType: entry.entityType,
+      entityId: entry.entityId,
+      before: toJson(entry.before),
+      after: toJson(entry.after),
+    },
+  });
+}
+
+/** How a caller is named in the audit log and as a rule set's author. */
+export function actorOf(caller: Caller): string {
+  switch (caller.kind) {
+    case 'operator':
+      return `user:${caller.user.email}`;
+    case 'service':
+      return `key:${caller.prefix}`;
+    default:
+      return 'anonymous';
+  }
+}
+
+function toJson(value: unknown): Prisma.InputJsonValue | undefined {
+  return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue);
+}

@@ -1,0 +1,24 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+
+export type Caller =
+  | { kind: 'operator'; sessionId: string; user: { id: string; email: string; name: string; role: 'operator' | 'tenant' } }
+  | { kind: 'service'; keyId: string; prefix: string; tenants: readonly string[] | null }
+  | { kind: 'anonymous' };
+
+export interface RequestWithCaller {
+  headers: Record<string, string | string[] | undefined>;
+  caller?: Caller;
+}
+
+/** The authenticated caller the guard attached to the request. */
+export const CurrentCaller = createParamDecorator((_data: unknown, ctx: ExecutionContext): Caller => {
+  return ctx.switchToHttp().getRequest<RequestWithCaller>().caller ?? { kind: 'anonymous' };
+});
+
+/** The bearer token of an `Authorization: Bearer …` header, or null. */
+export function bearerToken(req: RequestWithCaller): string | null {
+  const header = req.headers['authorization'];
+  const value = Array.isArray(header) ? header[0] : header;
+  const match = value ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
+  return match?.[1] ?? null;
+}

@@ -1,0 +1,64 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { AppError, ErrorCode, type ErrorBody } from '@tollgate/domain';
+import type { FastifyReply } from 'fastify';
+import { isDatabaseUnavailable } from './database-errors';
+
+/** Fastify's own errors (before a handler runs) mapped to our codes. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ErrorCode.PAYLOAD_TOO_LARGE,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ErrorCode.VALIDATION_FAILED,
+  FST_ERR_CTP_EMPTY_JSON_BODY: ErrorCode.VALIDATION_FAILED,
+  FST_ERR_CTP_INVALID_JSON_BODY: ErrorCode.VALIDATION_FAILED,
+};
+
+const HTTP_CODES: Record<number, ErrorCode> = {
+  400: ErrorCode.VALIDATION_FAILED,
+  401: ErrorCode.UNAUTHENTICATED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+};
+
+/** Maps anything thrown to `{ error: { code, message, field? } }` with the code's status. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const fastifyCode = (err as { code?: unknown }).code;
+  if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) {
+    const message = fastifyCode === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'body is not valid JSON' : (err as Error).message;
+    return new AppError(FASTIFY_CODES[fastifyCode], message);
+  }
+  if (err instanceof HttpException) {
+    const code = HTTP_CODES[err.getStatus()] ?? ErrorCode.INTERNAL;
+    return new AppError(code, code === ErrorCode.INTERNAL ? 'internal error' : err.message, undefined, { cause: err });
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new AppError(ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry later', undefined, { cause: err });
+  }
+  return new AppError(ErrorCode.INTERNAL, 'internal error', undefined, { cause: err });
+}
+
+const RETRY_AFTER_S: Partial<Record<ErrorCode, string>> = {
+  database_unavailable: '5',
+  redis_unavailable: '1',
+  rules_not_loaded: '1',
+};
+
+export function sendError(reply: FastifyReply, err: AppError): void {
+  const retryAfter = RETRY_AFTER_S[err.code];
+  if (retryAfter) void reply.header('Retry-After', retryAfter);
+  const body: ErrorBody = err.toBody();
+  void reply.status(err.status).type('application/json').send(body);
+}
+
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly log = new Logger('ErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const err = toAppError(exception);
+    if (err.status >= 500) this.log.error({ err: err.cause ?? err, code: err.code }, err.message);
+    sendError(host.switchToHttp().getResponse<FastifyReply>(), err);
+  }
+}

@@ -1,0 +1,14 @@
+import { Injectable, type PipeTransform } from '@nestjs/common';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import { z } from 'zod';
+
+const uuid = z.uuid();
+
+/** A path id: anything that is not a well-formed id is simply not found (the same 404 as an unknown one). */
+@Injectable()
+export class IdPipe implements PipeTransform<string, string> {
+  transform(value: string): string {
+    if (!uuid.safeParse(value).success) throw new AppError(ErrorCode.NOT_FOUND, 'not found');
+    return value;
+  }
+}

@@ -1,0 +1,35 @@
+import { loadConfig } from '@tollgate/domain';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65_535);
+const ms = z.coerce.number().int().min(1).max(3_600_000);
+
+/** Every environment variable the API reads, with defaults that work on a developer machine. */
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  API_HOST: z.string().min(1).default('0.0.0.0'),
+  API_PORT: port.default(3000),
+  API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/tollgate'),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  REDIS_COMMAND_TIMEOUT_MS: ms.default(500),
+  RULES_POLL_MS: ms.default(1000),
+  SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
+  return loadConfig(envSchema, env, (e) => ({
+    env: e.NODE_ENV,
+    http: { host: e.API_HOST, port: e.API_PORT, bodyLimitBytes: e.API_BODY_LIMIT_BYTES },
+    database: { url: e.DATABASE_URL },
+    redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
+    rules: { pollMs: e.RULES_POLL_MS },
+    sessions: { ttlMs: e.SESSION_TTL_HOURS * 3_600_000 },
+    log: { level: e.LOG_LEVEL },
+  }));
+}
+
+export type ApiConfig = ReturnType<typeof loadApiConfig>;
+/** Injection token of the frozen config. */
+export const API_CONFIG = Symbol('API_CONFIG');

@@ -1,0 +1,28 @@
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module';
+import { ErrorFilter } from './common/error.filter';
+import type { ApiConfig } from './config/config';
+
+/** Builds the HTTP application (used by main.ts and by the tests, which listen on a free port). */
+export async function createApp(config: ApiConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  const fastify = app.getHttpAdapter().getInstance();
+  // JSON routes take JSON only: `text/plain` is a 415, not a string body.
+  fastify.removeContentTypeParser('text/plain');
+  app.useGlobalFilters(new ErrorFilter());
+  app.enableShutdownHooks();
+
+  const openApi = new DocumentBuilder()
+    .setTitle('Tollgate API')
+    .setDescription('Enforcement (`/v1/check`) and administration of plans, tenants and rule sets.')
+    .setVersion('0.1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'service key (tg_…) or dashboard session (tg_sess_…)' })
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openApi));
+  return app;
+}

@@ -1,0 +1,15 @@
+import 'reflect-metadata';
+import { ConfigError } from '@tollgate/domain';
+import { loadApiConfig } from './config/config';
+import { createApp } from './http';
+
+async function main(): Promise<void> {
+  const config = loadApiConfig();
+  const app = await createApp(config);
+  await app.listen(config.http.port, config.http.host);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? `tollgate api: ${err.message}` : err);
+  process.exit(1);
+});

@@ -1,0 +1,45 @@
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import { z } from 'zod';
+import { Access } from '../../common/access.decorator';
+import { type Caller, CurrentCaller } from '../../common/caller';
+import { ZodPipe } from '../../common/zod.pipe';
+import { type SessionUser, SessionService } from './session.service';
+
+const loginSchema = z.strictObject({
+  email: z.email().max(254),
+  password: z.string().min(1).max(1024),
+});
+
+@ApiTags('auth')
+@Controller('v1/auth')
+export class AuthController {
+  constructor(private readonly sessions: SessionService) {}
+
+  /** Exchanges an operator's e-mail and password for a session token (the dashboard keeps it in a cookie). */
+  @Post('login')
+  @HttpCode(200)
+  @Access('public')
+  @ApiBody({ schema: { example: { email: 'admin@tollgate.local', password: 'tollgate-demo' } } })
+  async login(@Body(new ZodPipe(loginSchema)) body: z.infer<typeof loginSchema>) {
+    const { token, expiresAt, user } = await this.sessions.login(body.email, body.password);
+    return { token, expiresAt: expiresAt.toISOString(), user };
+  }
+
+  @Post('logout')
+  @HttpCode(204)
+  @Access('operator')
+  @ApiBearerAuth()
+  async logout(@CurrentCaller() caller: Caller): Promise<void> {
+    if (caller.kind === 'operator') await this.sessions.logout(caller.sessionId);
+  }
+
+  @Get('me')
+  @Access('operator')
+  @ApiBearerAuth()
+  me(@CurrentCaller() caller: Caller): { user: SessionUser } {
+    if (caller.kind !== 'operator') throw new AppError(ErrorCode.UNAUTHENTICATED, 'not signed in');
+    return { user: caller.user };
+  }
+}

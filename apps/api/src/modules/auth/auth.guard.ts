@@ -1,0 +1,47 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import { ACCESS_KEY, type AccessKind } from '../../common/access.decorator';
+import { bearerToken, type RequestWithCaller } from '../../common/caller';
+import { RuleCache, sha256Hex } from '../rules/rule-cache.service';
+import { SESSION_PREFIX, SessionService } from './session.service';
+
+/**
+ * The one guard of every route, deny by default: a handler without `@Access(...)` is refused. Service keys
+ * are verified against hashes held in memory (no database on the hot path); sessions against Postgres.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly rules: RuleCache,
+    private readonly sessions: SessionService,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const access = this.reflector.getAllAndOverride<AccessKind | undefined>(ACCESS_KEY, [ctx.getHandler(), ctx.getClass()]);
+    if (!access) throw new AppError(ErrorCode.FORBIDDEN, 'route has no access rule');
+    if (access === 'public') return true;
+    const req = ctx.switchToHttp().getRequest<RequestWithCaller>();
+    const token = bearerToken(req);
+    if (!token) throw new AppError(ErrorCode.UNAUTHENTICATED, 'missing Authorization: Bearer credentials');
+
+    if (token.startsWith(SESSION_PREFIX)) {
+      const session = await this.sessions.resolve(token);
+      if (!session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'session unknown or expired');
+      if (access !== 'operator' || session.user.role !== 'operator') {
+        throw new AppError(ErrorCode.FORBIDDEN, 'this session may not call this route');
+      }
+      req.caller = { kind: 'operator', sessionId: session.sessionId, user: session.user };
+      return true;
+    }
+
+    const key = this.rules.serviceKey(sha256Hex(token));
+    if (!key || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
+      throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
+    }
+    if (access !== 'service') throw new AppError(ErrorCode.FORBIDDEN, 'service keys may only call enforcement routes');
+    req.caller = { kind: 'service', keyId: key.id, prefix: key.prefix, tenants: key.tenants };
+    return true;
+  }
+}

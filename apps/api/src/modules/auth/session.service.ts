@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { hash, verify } from '@node-rs/argon2';
+import { randomBytes } from 'node:crypto';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import type { PrismaClient } from '@tollgate/db';
+import { API_CONFIG, type ApiConfig } from '../../config/config';
+import { PRISMA } from '../../infra/infra.module';
+import { sha256Hex } from '../rules/rule-cache.service';
+
+export const SESSION_PREFIX = 'tg_sess_';
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+  role: 'operator' | 'tenant';
+}
+
+/** Dashboard sessions: random tokens, only their SHA-256 stored, with an expiry. */
+@Injectable()
+export class SessionService {
+  /** Verified against when the e-mail is unknown, so that both paths take the time of one argon2 check. */
+  private readonly decoyHash = hash(randomBytes(16).toString('hex'));
+
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
+
+  async login(email: string, password: string): Promise<{ token: string; expiresAt: Date; user: SessionUser }> {
+    const user = await this.prisma.user.findUnique({ where: { email: email.toLowerCase() } });
+    const ok = await verify(user?.passwordHash ?? (await this.decoyHash), password);
+    if (!user || !ok) throw new AppError(ErrorCode.UNAUTHENTICATED, 'wrong e-mail or password');
+    const token = SESSION_PREFIX + randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Date.now() + this.config.sessions.ttlMs);
+    await this.prisma.session.create({ data: { tokenHash: sha256Hex(token), userId: user.id, expiresAt } });
+    return { token, expiresAt, user: toSessionUser(user) };
+  }
+
+  /** The live session of a token, or null (unknown or expired). */
+  async resolve(token: string): Promise<{ sessionId: string; user: SessionUser } | null> {
+    const session = await this.prisma.session.findUnique({ where: { tokenHash: sha256Hex(token) }, include: { user: true } });
+    if (!session || session.expiresAt.getTime() <= Date.now()) return null;
+    return { sessionId: session.id, user: toSessionUser(session.user) };
+  }
+
+  async logout(sessionId: string): Promise<void> {
+    await this.prisma.session.deleteMany({ where: { id: sessionId } });
+  }
+}
+
+function toSessionUser(u: { id: string; email: string; name: string; role: 'operator' | 'tenant' }): SessionUser {
+  return { id: u.id, email: u.email, name: u.name, role: u.role };
+}

@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The process's Prometheus registry and the metrics Tollgate records. */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  readonly decisions = new Counter({
+    name: 'tollgate_decisions_total',
+    help: 'Enforcement decisions by tenant and result',
+    labelNames: ['tenant', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly decisionSeconds = new Histogram({
+    name: 'tollgate_decision_redis_seconds',
+    help: 'Time of the one Redis script call of a decision',
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    registers: [this.registry],
+  });
+
+  readonly ruleVersion = new Gauge({
+    name: 'tollgate_rule_set_version',
+    help: 'Version of the rule set this node enforces',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
+  }
+}

@@ -1,0 +1,101 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { AppError, ErrorCode, type CompiledServiceKey, type RuleSet } from '@tollgate/domain';
+import type { PrismaClient } from '@tollgate/db';
+import { ensureRuleSetPublished, ruleSetKeys, RuleSetStore } from '@tollgate/rules';
+import type { Redis } from 'ioredis';
+import { API_CONFIG, type ApiConfig } from '../../config/config';
+import { PRISMA, REDIS } from '../../infra/infra.module';
+import { MetricsService } from '../metrics/metrics.service';
+
+/**
+ * The rule set this node enforces, held in memory. A new version is announced on a Redis channel and
+ * swapped in at once; a poll of the version number every `RULES_POLL_MS` catches a missed announcement.
+ * The hot path only reads memory.
+ */
+@Injectable()
+export class RuleCache implements OnModuleInit, OnApplicationShutdown {
+  private readonly log = new Logger(RuleCache.name);
+  private ruleSet: RuleSet | null = null;
+  private serviceKeys = new Map<string, CompiledServiceKey>();
+  private subscriber: Redis | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly store: RuleSetStore,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await ensureRuleSetPublished(this.prisma, this.store, 'system').catch((err: unknown) =>
+      this.log.warn(`could not make sure the rule set is published (${describe(err)}); using what Redis has`),
+    );
+    await this.refresh();
+    this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
+    this.subscriber.on('message', () => void this.refresh());
+    this.subscriber.on('error', () => undefined); // reconnects by itself; the poll covers the gap
+    await this.subscriber.subscribe(ruleSetKeys.channel).catch(() => undefined);
+    this.timer = setInterval(() => void this.poll(), this.config.rules.pollMs);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.subscriber?.disconnect();
+  }
+
+  /** The rule set in force; 503 `rules_not_loaded` before the first one arrived. */
+  current(): RuleSet {
+    if (!this.ruleSet) throw new AppError(ErrorCode.RULES_NOT_LOADED, 'no rule set loaded yet; retry shortly');
+    return this.ruleSet;
+  }
+
+  version(): number | null {
+    return this.ruleSet?.version ?? null;
+  }
+
+  /** The service key with this SHA-256 hash, if it exists in the rule set in force. */
+  serviceKey(hash: string): CompiledServiceKey | undefined {
+    return this.serviceKeys.get(hash);
+  }
+
+  /** Loads the stored rule set if it is newer than ours. Concurrent calls share one load. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.load().finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      const stored = await this.store.version();
+      if (stored !== null && stored > (this.ruleSet?.version ?? 0)) await this.refresh();
+    } catch {
+      // Redis away: keep enforcing the rule set in memory.
+    }
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const next = await this.store.get();
+      if (!next || next.version <= (this.ruleSet?.version ?? 0)) return;
+      this.serviceKeys = new Map(next.serviceKeys.map((k) => [k.hash, k]));
+      this.ruleSet = next;
+      this.metrics.ruleVersion.set(next.version);
+      this.log.log(`rule set v${next.version} in force`);
+    } catch (err) {
+      this.log.warn(`could not load the rule set from Redis: ${describe(err)}`);
+    }
+  }
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,8 @@
+import { Global, Module } from '@nestjs/common';
+import { RuleCache } from './rule-cache.service';
+import { RulePublisher } from './rule-publisher.service';
+import { RuleSetsController } from './rule-sets.controller';
+
+@Global()
+@Module({ controllers: [RuleSetsController], providers: [RuleCache, RulePublisher], exports: [RuleCache, RulePublisher] })
+export class RulesModule {}

@@ -1,0 +1,27 @@
+import { loadConfig } from '@tollgate/domain';
+import { z } from 'zod';
+
+/** Every environment variable the worker reads, with defaults that work on a developer machine. */
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/tollgate'),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  /** BullMQ key prefix; a hash tag keeps each queue in one Redis Cluster slot. */
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:{}_-]+$/).default('{tollgate}'),
+  RULES_REPUBLISH_EVERY_MS: z.coerce.number().int().min(500).max(3_600_000).default(5_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export function loadWorkerConfig(env: Record<string, string | undefined> = process.env) {
+  return loadConfig(envSchema, env, (e) => ({
+    env: e.NODE_ENV,
+    database: { url: e.DATABASE_URL },
+    redis: { url: e.REDIS_URL },
+    queues: { prefix: e.QUEUE_PREFIX },
+    rules: { republishEveryMs: e.RULES_REPUBLISH_EVERY_MS },
+    log: { level: e.LOG_LEVEL },
+  }));
+}
+
+export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;
+export const WORKER_CONFIG = Symbol('WORKER_CONFIG');

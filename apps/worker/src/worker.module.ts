@@ -1,0 +1,29 @@
+import { BullModule } from '@nestjs/bullmq';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { LoggerModule } from 'nestjs-pino';
+import type { WorkerConfig } from './config/config';
+import { InfraModule } from './infra.module';
+import { RulesProcessor } from './processors/rules.processor';
+import { RULES_QUEUE } from './queues';
+import { RulesScheduler } from './schedulers/rules.scheduler';
+
+@Module({})
+export class WorkerModule {
+  static register(config: WorkerConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        LoggerModule.forRoot({ pinoHttp: { level: config.log.level } }),
+        InfraModule.register(config),
+        BullModule.forRoot({
+          // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
+          connection: new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true }),
+          prefix: config.queues.prefix,
+        }),
+        BullModule.registerQueue({ name: RULES_QUEUE }),
+      ],
+      providers: [RulesProcessor, RulesScheduler],
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import { AppError, ErrorCode, ruleSetSchema, type RuleSetBody } from '@tollgate/domain';
+
+/** The control-plane rows a rule set is compiled from (plain data: no Prisma types leak past here). */
+export interface RuleSource {
+  plans: { id: string; slug: string; limits: { name: string; windowS: number; limit: number; algorithm: string }[] }[];
+  tenants: { id: string; slug: string; status: string; planId: string }[];
+  serviceKeys: { id: string; prefix: string; hash: string; tenantScope: string[]; expiresAt: Date | null }[];
+}
+
+/**
+ * Compiles the control-plane rows into the rule set API nodes enforce, and validates the whole of it:
+ * an invalid rule set is refused with `rule_set_invalid` and never reaches Redis.
+ */
+export function compileRuleSet(source: RuleSource): RuleSetBody {
+  const plans = new Map(source.plans.map((p) => [p.id, p]));
+  const tenants: Record<string, unknown> = {};
+  for (const t of source.tenants) {
+    const plan = plans.get(t.planId);
+    if (!plan) throw invalid(`tenant ${t.slug} is on an unknown plan`);
+    tenants[t.slug] = {
+      id: t.id,
+      slug: t.slug,
+      status: t.status,
+      plan: plan.slug,
+      limits: [...plan.limits]
+        .sort((a, b) => a.windowS - b.windowS || a.name.localeCompare(b.name))
+        .map((l) => ({ name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm })),
+    };
+  }
+  const body = {
+    tenants,
+    serviceKeys: source.serviceKeys.map((k) => ({
+      id: k.id,
+      prefix: k.prefix,
+      hash: k.hash,
+      tenants: k.tenantScope.length > 0 ? k.tenantScope : null,
+      expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null,
+    })),
+  };
+  const parsed = ruleSetSchema.omit({ version: true, compiledAt: true }).safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw invalid(issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid rule set');
+  }
+  return parsed.data;
+}
+
+function invalid(message: string): AppError {
+  return new AppError(ErrorCode.RULE_SET_INVALID, `rule set refused: ${message}`);
+}

@@ -1,0 +1,4 @@
+export * from './compile';
+export * from './diff';
+export * from './rule-set-store';
+export * from './versions';

@@ -1,0 +1,45 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadApiConfig } from '../../apps/api/src/config/config';
+import { createApp } from '../../apps/api/src/http';
+import { testEnv } from './env';
+
+export interface TestApi {
+  app: NestFastifyApplication;
+  url: string;
+  close(): Promise<void>;
+  request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+}
+
+/** An API node in this process on a free port, against the test database and Redis. */
+export async function startApi(extraEnv: Record<string, string> = {}): Promise<TestApi> {
+  const config = loadApiConfig(testEnv({ API_PORT: '1', API_HOST: '127.0.0.1', RULES_POLL_MS: '200', ...extraEnv }));
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    app,
+    url,
+    close: () => app.close(),
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token) headers['authorization'] = `Bearer ${options.token}`;
+      if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+      const res = await fetch(url + path, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+      });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? safeJson(text) : null };
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,14 @@
+/** Where the tests find their own database and Redis database (never the developer's demo data). */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+
+/** Environment for an API or worker started by a test. */
+export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: TEST_DATABASE_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
+}

@@ -1,0 +1,70 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { PrismaClient } from '@tollgate/db';
+import type { LimitSpec } from '@tollgate/domain';
+
+/** A fresh plan + tenant with the given limits and a random slug, so tests never share counters or rows. */
+export async function createTenant(
+  prisma: PrismaClient,
+  limits: Pick<LimitSpec, 'name' | 'windowS' | 'limit'>[] = [
+    { name: 'minute', windowS: 60, limit: 10 },
+    { name: 'daily', windowS: 86_400, limit: 1000 },
+  ],
+) {
+  const suffix = randomUUID().slice(0, 8);
+  const plan = await prisma.plan.create({
+    data: { slug: `plan-${suffix}`, name: `Plan ${suffix}`, limits: { create: limits } },
+    include: { limits: true },
+  });
+  const tenant = await prisma.tenant.create({ data: { slug: `tenant-${suffix}`, name: `Tenant ${suffix}`, planId: plan.id } });
+  return { plan, tenant };
+}
+
+/** A service key (the raw secret is returned once, as in production; only its hash is stored). */
+export async function createServiceKey(prisma: PrismaClient, tenantScope: string[] = []) {
+  const key = `tg_test_${randomBytes(24).toString('base64url')}`;
+  await prisma.apiKey.create({
+    data: {
+      kind: 'service',
+      name: 'test service key',
+      prefix: key.slice(0, 12),
+      hash: createHash('sha256').update(key).digest('hex'),
+      tenantScope,
+    },
+  });
+  return key;
+}
+
+/** An operator (or tenant user) with a known password. */
+export async function createUser(prisma: PrismaClient, role: 'operator' | 'tenant' = 'operator', tenantId?: string) {
+  const { hash } = await import('@node-rs/argon2');
+  const email = `${role}-${randomUUID().slice(0, 8)}@test.local`;
+  const password = randomBytes(12).toString('base64url');
+  await prisma.user.create({ data: { email, name: email, role, passwordHash: await hash(password), tenantId: tenantId ?? null } });
+  return { email, password };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns true or `timeoutMs` passes; returns the elapsed milliseconds, throws on timeout. */
+export async function waitFor(fn: () => Promise<boolean> | boolean, timeoutMs = 5_000, everyMs = 20): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    if (await fn()) return Date.now() - start;
+    if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
+/** Compiles and publishes a new rule set version (what an admin change does), e.g. after creating fixtures. */
+export async function publishRules(prisma: PrismaClient, redisUrl: string) {
+  const { createRuleSetVersion, RuleSetStore } = await import('@tollgate/rules');
+  const { Redis } = await import('ioredis');
+  const ruleSet = await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
+  const redis = new Redis(redisUrl);
+  try {
+    await new RuleSetStore(redis).put(ruleSet);
+  } finally {
+    redis.disconnect();
+  }
+  return ruleSet;
+}

@@ -1,0 +1,51 @@
+import { fileURLToPath } from 'node:url';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+const lib = (name: string) => fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url));
+
+// Each project extends this file (plugins, aliases). Three suites: `unit` (*.spec.ts: pure, fast), `integration` (*.int-spec.ts: real Postgres and Redis),
+// `e2e` (test/**/*.e2e.ts: started apps and Chromium). `npm test` runs all three (scripts/test.mjs).
+const shared = {
+  plugins: [swc.vite({ jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2023', keepClassNames: true }, module: { type: 'es6' } })],
+  resolve: {
+    alias: {
+      '@tollgate/domain': lib('domain'),
+      '@tollgate/limiter': lib('limiter'),
+      '@tollgate/sdk': lib('sdk'),
+      '@tollgate/db': lib('db'),
+      '@tollgate/rules': lib('rules'),
+    },
+  },
+};
+const exclude = ['**/node_modules/**', '**/dist/**', '**/.next/**'];
+
+export default defineConfig({
+  ...shared,
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['{apps,libs,test,scripts}/**/*.spec.ts'], exclude } },
+      {
+        test: {
+          name: 'integration',
+          include: ['{apps,libs,test}/**/*.int-spec.ts'],
+          exclude,
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.e2e.ts'],
+          exclude,
+          globalSetup: ['test/support/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
