@@ -1,0 +1,146 @@
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
+import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
+import { startApi, type TestApi } from '../../../../../test/support/api';
+
+describe('POST /v1/check', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let key: string;
+  let scopedKey: string;
+  let tenant: string;
+  let other: string;
+  let session: string;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    api = await startApi();
+    ({ tenant: { slug: tenant } } = await createTenant(prisma));
+    ({ tenant: { slug: other } } = await createTenant(prisma));
+    key = await createServiceKey(prisma);
+    scopedKey = await createServiceKey(prisma, [tenant]);
+    const user = await createUser(prisma);
+    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    session = (await api.request('POST', '/v1/auth/login', { body: user })).body.token;
+  });
+  afterAll(async () => {
+    await api.close();
+    await prisma.$disconnect();
+  });
+
+  const check = (body: unknown, token = key, headers?: Record<string, string>) =>
+    api.request('POST', '/v1/check', { token, body, headers });
+
+  describe('happy', () => {
+    it('allows 10 per minute per subject, then denies with Retry-After rounded up and the headers', async () => {
+      const results = [];
+      for (let i = 0; i < 11; i += 1) results.push(await check({ tenant, endpoint: 'GET /v1/items', subject: 'alice' }));
+      expect(results.map((r) => r.status)).toEqual(Array(11).fill(200));
+      expect(results.slice(0, 10).every((r) => r.body.allowed === true)).toBe(true);
+      const denied = results[10]!;
+      expect(denied.body).toMatchObject({ allowed: false, mode: 'enforce' });
+      expect(denied.body.limits.map((l: { name: string }) => l.name)).toEqual(['minute', 'daily']);
+      const retryAfter = Number(denied.body.headers['Retry-After']);
+      expect(retryAfter).toBe(Math.ceil(denied.body.retryAfterMs / 1000));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(denied.headers.get('retry-after')).toBe(String(retryAfter));
+      expect(denied.body.headers['X-RateLimit-Limit']).toBe('10');
+      expect(denied.body.headers['X-RateLimit-Remaining']).toBe('0');
+      expect(Number(denied.body.headers['X-RateLimit-Reset'])).toBeGreaterThan(Date.now() / 1000);
+      // Another subject of the same tenant has its own counters.
+      expect((await check({ tenant, endpoint: 'GET /v1/items', subject: 'bob' })).body.allowed).toBe(true);
+    });
+
+    it('charges the cost against every limit', async () => {
+      const r = await check({ tenant, endpoint: 'POST /v1/messages', subject: 'carol', cost: 4 });
+      expect(r.body.allowed).toBe(true);
+      expect(r.body.limits.map((l: { remaining: number }) => l.remaining)).toEqual([6, 996]);
+    });
+
+    it('treats a subject with braces and colons as data: a normal decision', async () => {
+      const r = await check({ tenant, endpoint: 'GET /x', subject: '{evil}:tg:{other}' });
+      expect(r.status).toBe(200);
+      expect(r.body.allowed).toBe(true);
+    });
+  });
+
+  describe('errors', () => {
+    it.each([
+      ['negative', -1],
+      ['zero', 0],
+      ['fractional', 1.5],
+      ['a string', '3'],
+      ['above the maximum', 1_000_001],
+    ])('refuses a cost that is %s with 400 naming the field, and charges nothing', async (_label, cost) => {
+      const r = await check({ tenant, endpoint: 'GET /fresh', subject: `cost-${String(cost)}`, cost });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'validation_failed', field: 'cost' });
+      const after = await check({ tenant, endpoint: 'GET /fresh', subject: `cost-${String(cost)}` });
+      expect(after.body.limits[0].remaining).toBe(9);
+    });
+
+    it('answers 422 cost_exceeds_capacity for a cost above a limit', async () => {
+      const r = await check({ tenant, endpoint: 'GET /x', subject: 'dave', cost: 11 });
+      expect(r.status).toBe(422);
+      expect(r.body.error.code).toBe('cost_exceeds_capacity');
+    });
+
+    it.each([
+      ['missing endpoint', { subject: 'x' }, 'endpoint'],
+      ['endpoint over 256 bytes', { endpoint: `GET /${'é'.repeat(130)}` }, 'endpoint'],
+      ['subject with a control character', { endpoint: 'GET /x', subject: 'a\u0007b' }, 'subject'],
+      ['empty subject', { endpoint: 'GET /x', subject: '' }, 'subject'],
+      ['unknown field', { endpoint: 'GET /x', tenantId: 'x' }, undefined],
+    ])('refuses %s with 400', async (_label, body, field) => {
+      const r = await check({ tenant, ...body });
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('validation_failed');
+      if (field) expect(r.body.error.field).toBe(field);
+    });
+
+    it('answers the same 404 for an unknown tenant and for a tenant the key may not see', async () => {
+      const unknown = await check({ tenant: 'no-such-tenant', endpoint: 'GET /x' });
+      const hidden = await check({ tenant: other, endpoint: 'GET /x' }, scopedKey);
+      expect(unknown.status).toBe(404);
+      expect(hidden.status).toBe(404);
+      expect(hidden.body).toEqual(unknown.body);
+    });
+
+    it('answers 415 for text/plain, 400 for broken JSON and 413 for an oversized body', async () => {
+      expect((await check('{"tenant":"x"}', key, { 'content-type': 'text/plain' })).status).toBe(415);
+      const broken = await check('{"tenant":', key);
+      expect(broken.status).toBe(400);
+      expect(broken.body.error.code).toBe('validation_failed');
+      const huge = await check({ tenant, endpoint: 'GET /x', subject: 'x'.repeat(70_000) });
+      expect(huge.status).toBe(413);
+      expect(huge.body.error.code).toBe('payload_too_large');
+    });
+  });
+
+  describe('security', () => {
+    it('answers 401 without a key, with a malformed key and with an unknown key', async () => {
+      for (const token of [undefined, 'not-a-key', 'tg_test_unknownunknownunknown']) {
+        const r = await api.request('POST', '/v1/check', { token, body: { tenant, endpoint: 'GET /x' } });
+        expect(r.status).toBe(401);
+        expect(r.body.error.code).toBe('unauthenticated');
+      }
+    });
+
+    it('answers 403 to an operator session on the enforcement route', async () => {
+      const r = await check({ tenant, endpoint: 'GET /x' }, session);
+      expect(r.status).toBe(403);
+    });
+
+    it('stops accepting a revoked key once the rule set without it is in force', async () => {
+      const doomed = await createServiceKey(prisma);
+      let ruleSet = await publishRules(prisma, TEST_REDIS_URL);
+      await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+      expect((await check({ tenant, endpoint: 'GET /x', subject: 'erin' }, doomed)).status).toBe(200);
+      await prisma.apiKey.updateMany({ where: { prefix: doomed.slice(0, 12) }, data: { revokedAt: new Date() } });
+      ruleSet = await publishRules(prisma, TEST_REDIS_URL);
+      await waitFor(async () => (await check({ tenant, endpoint: 'GET /x', subject: 'erin' }, doomed)).status === 401);
+    });
+  });
+});

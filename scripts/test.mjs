@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// `npm test`: type checks, lint (module boundaries included), then the unit, integration and end-to-end
+// suites against a test database that is recreated empty for the run. Ends with `N passed, N failed`.
+// Arguments are passed to every Vitest run (e.g. `npm test -- -t "hot reload"`).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, checkServices, ensureInstalled, ensureNode24, loadEnv, root, run, say } from './lib/bootstrap.mjs';
+
+ensureInstalled();
+ensureNode24();
+
+const env = loadEnv();
+const testEnv = {
+  TEST_DATABASE_URL: env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test',
+  TEST_REDIS_URL: env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9',
+};
+await checkServices({ DATABASE_URL: testEnv.TEST_DATABASE_URL, REDIS_URL: testEnv.TEST_REDIS_URL });
+build();
+
+say('type checking…');
+run('nx', ['run-many', '-t', 'typecheck', '--output-style=static']);
+run('tsc', ['-p', 'test/tsconfig.json', '--noEmit']);
+say('linting (module boundaries included)…');
+run('eslint', ['.', '--max-warnings=0']);
+
+say('recreating the test database…');
+await resetTestStores(testEnv);
+
+const outDir = join(root, 'test-results');
+rmSync(outDir, { recursive: true, force: true });
+mkdirSync(outDir, { recursive: true });
+const totals = { passed: 0, failed: 0, skipped: 0 };
+for (const project of ['unit', 'integration', 'e2e']) {
+  say(`running the ${project} suite…`);
+  const report = join(outDir, `${project}.json`);
+  const result = spawnSync(
+    join(root, 'node_modules', '.bin', 'vitest'),
+    ['run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, ...testEnv, NO_COLOR: '1', NX_DAEMON: 'false', NX_NO_CLOUD: 'true' } },
+  );
+  const counts = readCounts(report);
+  if (!counts) {
+    say(`the ${project} suite did not report (exit ${result.status ?? result.signal}); counted as one failure`);
+    totals.failed += 1;
+    continue;
+  }
+  totals.passed += counts.passed;
+  totals.failed += counts.failed + (result.status !== 0 && counts.failed === 0 ? 1 : 0);
+  totals.skipped += counts.skipped;
+}
+
+console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+process.exit(totals.failed > 0 ? 1 : 0);
+
+function readCounts(file) {
+  if (!existsSync(file)) return null;
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  return {
+    passed: r.numPassedTests ?? 0,
+    failed: (r.numFailedTests ?? 0) + (r.numRuntimeErrorTestSuites ?? 0),
+    skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0),
+  };
+}
+
+/** Drops and recreates the test database (migrated), and empties the test Redis databases. */
+async function resetTestStores({ TEST_DATABASE_URL, TEST_REDIS_URL }) {
+  const { default: pg } = await import('pg');
+  const { Redis } = await import('ioredis');
+  const { migrate } = await import('./db/migrate.mjs');
+  const name = decodeURIComponent(new URL(TEST_DATABASE_URL).pathname.slice(1));
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(TEST_DATABASE_URL), { pathname: '/postgres' }).toString() });
+  await admin.connect();
+  await admin.query(`drop database if exists "${name.replaceAll('"', '""')}" with (force)`);
+  await admin.end();
+  await migrate(TEST_DATABASE_URL, () => undefined);
+  const base = new URL(TEST_REDIS_URL);
+  const first = Number(base.pathname.slice(1) || 0);
+  for (const db of [first, first + 1]) {
+    const redis = new Redis(Object.assign(new URL(base), { pathname: `/${db}` }).toString());
+    await redis.flushdb();
+    redis.disconnect();
+  }
+}

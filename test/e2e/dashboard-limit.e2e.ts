@@ -1,0 +1,66 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_OPERATOR, DEMO_SERVICE_KEY } from '../../prisma/seed';
+import { startStack, type Stack } from '../support/stack';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const screenshots = join(__dirname, '..', '..', 'test-results', 'screenshots');
+
+describe('the demo, end to end: dashboard → admin API → Postgres → rules in Redis → /v1/check', () => {
+  let stack: Stack;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true });
+    stack = await startStack('e2e');
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const check = async (subject: string) => {
+    const res = await fetch(`${stack.apiUrl}/v1/check`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEMO_SERVICE_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tenant: 'acme', endpoint: 'GET /v1/items', subject }),
+    });
+    expect(res.status).toBe(200);
+    return { body: (await res.json()) as { allowed: boolean; ruleVersion: number }, retryAfter: res.headers.get('retry-after') };
+  };
+
+  it('denies the 11th check, and lets the subject through again within a second of a limit change in the dashboard', async () => {
+    for (let i = 0; i < 10; i += 1) expect((await check('demo-user')).body.allowed).toBe(true);
+    const denied = await check('demo-user');
+    expect(denied.body.allowed).toBe(false);
+    expect(Number(denied.retryAfter)).toBeGreaterThanOrEqual(1);
+
+    const page = await browser.newPage();
+    await page.goto(`${stack.dashboardUrl}/login`);
+    await page.getByLabel(/e-?mail/i).fill(DEMO_OPERATOR.email);
+    await page.getByLabel(/password/i).fill(DEMO_OPERATOR.password);
+    await page.getByRole('button', { name: /sign in|log in/i }).click();
+    await page.waitForURL(/\/plans/);
+    await page.screenshot({ path: join(screenshots, 'plans-before.png'), fullPage: true });
+
+    await page.getByTestId('limit-input-starter-minute').fill('20');
+    await page.getByTestId('limit-save-starter-minute').click();
+    await expect.poll(() => page.getByTestId('save-status').textContent(), { timeout: 10_000 }).toMatch(/v\d+/);
+    await page.screenshot({ path: join(screenshots, 'plans-after.png'), fullPage: true });
+
+    // No restart: the running API enforces the new limit (20) within a second of the save.
+    await expect.poll(async () => (await check('demo-user')).body.allowed, { timeout: 1_000, interval: 50 }).toBe(true);
+    const version = (await check('demo-user')).body.ruleVersion;
+    expect(await page.getByTestId('rule-version').textContent()).toContain(String(version));
+  });
+
+  it('redirects an anonymous visitor to the login page', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${stack.dashboardUrl}/tenants`);
+    await page.waitForURL(/\/login/);
+    expect(page.url()).toContain('/login');
+  });
+});

@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { migrate } from '../../scripts/db/migrate.mjs';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env';
+import { sleep } from './fixtures';
+
+const root = join(__dirname, '..', '..');
+
+/** The demo as `npm start` runs it, built, on free ports, against a database and Redis database of its own. */
+export interface Stack {
+  apiUrl: string;
+  dashboardUrl: string;
+  databaseUrl: string;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+export async function startStack(name: string): Promise<Stack> {
+  const databaseUrl = Object.assign(new URL(TEST_DATABASE_URL), { pathname: `/tollgate_${name}` }).toString();
+  const redisUrl = Object.assign(new URL(TEST_REDIS_URL), { pathname: '/11' }).toString();
+  await recreateDatabase(databaseUrl);
+  const redis = new Redis(redisUrl);
+  await redis.flushdb();
+  redis.disconnect();
+  await runNode(['prisma/seed.ts'], { DATABASE_URL: databaseUrl });
+
+  const [apiPort, dashboardPort] = await Promise.all([freePort(), freePort()]);
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, API_PORT: String(apiPort), API_HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const output: string[] = [];
+  const children = [
+    launch('api', ['apps/api/dist/main.js'], env, output),
+    launch('worker', ['apps/worker/dist/main.js'], env, output),
+    launch('dashboard', [join(root, 'node_modules/next/dist/bin/next'), 'start', 'apps/dashboard', '--port', String(dashboardPort)], {
+      ...env,
+      TOLLGATE_API_URL: `http://127.0.0.1:${apiPort}`,
+    }, output),
+  ];
+  const stack: Stack = {
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    dashboardUrl: `http://127.0.0.1:${dashboardPort}`,
+    databaseUrl,
+    logs: () => output.join(''),
+    stop: async () => {
+      await Promise.all(children.map(stop));
+    },
+  };
+  try {
+    await until(async () => (await fetch(`${stack.apiUrl}/health`)).status === 200, 30_000);
+    await until(async () => (await fetch(`${stack.dashboardUrl}/login`)).status === 200, 30_000);
+  } catch (err) {
+    await stack.stop();
+    throw new Error(`the stack did not come up: ${String(err)}\n${stack.logs()}`);
+  }
+  return stack;
+}
+
+function launch(name: string, args: string[], env: Record<string, string>, output: string[]): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const keep = (chunk: Buffer) => output.push(`[${name}] ${chunk.toString()}`);
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Runs `node <args>` to completion; resolves with its output, rejects on a non-zero exit. */
+export function runNode(args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve({ code, output }) : reject(Object.assign(new Error(output), { code }))));
+  });
+}
+
+async function recreateDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).toString() });
+  await admin.connect();
+  await admin.query(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+  await migrate(url, () => undefined);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function until(probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    try {
+      if (await probe()) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - start > timeoutMs) throw new Error(`not ready within ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
