@@ -10,6 +10,7 @@ const url = process.env.DATABASE_URL;
 
 export default defineConfig({
   schema: 'prisma/schema.prisma',
+  migrations: { path: 'prisma/migrations', seed: 'node prisma/seed.ts' },
   engine: 'js',
   experimental: { adapter: true },
   adapter: async () => new PrismaPg({ connectionString: url }),
