@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 export const MAX_TEXT_BYTES = 256;
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 const encoder = new TextEncoder();
 

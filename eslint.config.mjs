@@ -1,0 +1,109 @@
+// @ts-check
+// Lint for the whole workspace: `npm run lint` (`eslint . --max-warnings=0`).
+// Module boundaries (docs/adr/0001-monorepo-layout.md) are enforced on Nx project tags.
+import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
+import { createProjectGraphAsync } from '@nx/devkit';
+import prettier from 'eslint-config-prettier';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+// @nx/enforce-module-boundaries only reads the cached project graph (.nx/workspace-data) and silently skips
+// every check when there is none, or judges by stale tags when it is old. Build it here so a plain `eslint`
+// run enforces the boundaries against the current project.json files. Honours NX_DAEMON=false.
+try {
+  await createProjectGraphAsync({ exitOnError: false });
+} catch (err) {
+  throw new Error('eslint.config.mjs: cannot compute the Nx project graph to check module boundaries', { cause: err });
+}
+
+const unusedVars = [
+  'error',
+  {
+    argsIgnorePattern: '^_',
+    varsIgnorePattern: '^_',
+    caughtErrorsIgnorePattern: '^_',
+    destructuredArrayIgnorePattern: '^_',
+    ignoreRestSiblings: true,
+  },
+];
+
+// Libraries that hold no infrastructure: no Nest, no Prisma, no database or queue clients.
+const serverInfrastructure = ['@nestjs/*', '@prisma/*', 'pg', 'bullmq'];
+
+// Nx project tags (project.json) and what each may import; apps never import each other.
+const depConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules'] },
+  {
+    sourceTag: 'type:ui',
+    onlyDependOnLibsWithTags: ['type:domain'],
+    bannedExternalImports: [...serverInfrastructure, 'ioredis'],
+  },
+  {
+    sourceTag: 'type:limiter',
+    onlyDependOnLibsWithTags: ['type:domain'],
+    bannedExternalImports: serverInfrastructure,
+  },
+  { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: ['type:domain'] },
+  { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:domain'] },
+  // The rule set control plane: compiles from Postgres (data), stores with a Lua script (limiter's runner).
+  { sourceTag: 'type:rules', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:data'] },
+  {
+    sourceTag: 'type:domain',
+    onlyDependOnLibsWithTags: [],
+    bannedExternalImports: [...serverInfrastructure, 'ioredis'],
+  },
+];
+
+/** @param {string[]} allow imports exempt from every boundary check (regular expressions) */
+function moduleBoundaries(allow) {
+  return ['error', { enforceBuildableLibDependency: false, allow, depConstraints }];
+}
+
+export default defineConfig(
+  globalIgnores([
+    '**/dist/**',
+    '**/.next/**',
+    '**/generated/**',
+    '**/node_modules/**',
+    '**/coverage/**',
+    'apps/dashboard/next-env.d.ts',
+    '.nx/**',
+  ]),
+
+  {
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [js.configs.recommended],
+    languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { ...globals.node } },
+    rules: { 'no-unused-vars': unusedVars },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+  },
+
+  {
+    files: ['**/*.{ts,tsx,mts,cts}'],
+    extends: [js.configs.recommended, tseslint.configs.recommended],
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': unusedVars,
+      // Every `any` carries `// eslint-disable-next-line @typescript-eslint/no-explicit-any -- <why>`.
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+
+  {
+    files: ['**/*.{ts,tsx,mts,cts,js,mjs,cjs}'],
+    plugins: { '@nx': nx },
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries([]) },
+  },
+  {
+    // Tests beside the code share helpers in test/support/ (outside every project) by relative path.
+    files: ['**/*.spec.{ts,tsx}', '**/*.int-spec.ts'],
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(['^(\\.\\./)+test/support/']) },
+  },
+
+  prettier,
+);
