@@ -40,9 +40,9 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
 
     const page = await browser.newPage();
     await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByLabel(/e-?mail/i).fill(DEMO_OPERATOR.email);
-    await page.getByLabel(/password/i).fill(DEMO_OPERATOR.password);
-    await page.getByRole('button', { name: /sign in|log in/i }).click();
+    await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
+    await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
+    await page.getByTestId('login-submit').click();
     await page.waitForURL(/\/plans/);
     await page.screenshot({ path: join(screenshots, 'plans-before.png'), fullPage: true });
 
@@ -54,7 +54,7 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
     // No restart: the running API enforces the new limit (20) within a second of the save.
     await expect.poll(async () => (await check('demo-user')).body.allowed, { timeout: 1_000, interval: 50 }).toBe(true);
     const version = (await check('demo-user')).body.ruleVersion;
-    expect(await page.getByTestId('rule-version').textContent()).toContain(String(version));
+    expect(await page.getByTestId('rule-version').textContent()).toBe(`v${version}`);
   });
 
   it('redirects an anonymous visitor to the login page', async () => {

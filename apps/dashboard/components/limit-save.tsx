@@ -1,0 +1,96 @@
+'use client';
+
+import { createContext, use, useActionState, useEffect, type ReactNode } from 'react';
+import { useFormStatus } from 'react-dom';
+import { saveLimit, type SaveLimitState } from '@/lib/actions/limits';
+import type { PlanLimit } from '@/lib/api-types';
+import { formatWindow } from '@/lib/format';
+import { useObserveRuleVersion } from './rule-version';
+
+interface LimitSaveContextValue {
+  state: SaveLimitState;
+  action: (formData: FormData) => void;
+}
+
+const LimitSaveContext = createContext<LimitSaveContextValue | null>(null);
+const IDLE: SaveLimitState = { status: 'idle' };
+
+/**
+ * One save state for the whole page: only the limit saved last shows a message, so there is exactly one
+ * `save-status` on screen, and the header badge learns the new rule set version as soon as the API returns it.
+ */
+export function LimitSaveProvider({ children }: { children: ReactNode }) {
+  const [state, action] = useActionState(saveLimit, IDLE);
+  const observeRuleVersion = useObserveRuleVersion();
+
+  useEffect(() => {
+    if (state.status === 'saved') observeRuleVersion(state.ruleVersion);
+  }, [state, observeRuleVersion]);
+
+  return <LimitSaveContext value={{ state, action }}>{children}</LimitSaveContext>;
+}
+
+interface LimitFormProps {
+  planId: string;
+  planSlug: string;
+  planName: string;
+  limit: PlanLimit;
+}
+
+export function LimitForm({ planId, planSlug, planName, limit }: LimitFormProps) {
+  const context = use(LimitSaveContext);
+  if (!context) throw new Error('LimitForm must be used inside LimitSaveProvider');
+  const { state, action } = context;
+
+  const outcome = state.status !== 'idle' && state.limitId === limit.id ? state : undefined;
+  const failure = outcome?.status === 'failed' ? outcome : undefined;
+  const key = `${planSlug}-${limit.name}`;
+  const inputId = `limit-${key}`;
+  const messageId = `${inputId}-message`;
+
+  return (
+    <form action={action} className="limit-form" noValidate>
+      <input type="hidden" name="planId" value={planId} />
+      <input type="hidden" name="limitId" value={limit.id} />
+      <label htmlFor={inputId} className="sr-only">
+        {`${planName} plan, ${limit.name} limit, ${formatWindow(limit.windowS)}`}
+      </label>
+      <input
+        id={inputId}
+        name="limit"
+        type="number"
+        inputMode="numeric"
+        min={1}
+        step={1}
+        required
+        className="input"
+        // After a failed save React resets the form; keep what the operator typed next to the error.
+        defaultValue={failure ? failure.submitted : limit.limit}
+        aria-invalid={failure ? true : undefined}
+        aria-describedby={outcome ? messageId : undefined}
+        data-testid={`limit-input-${key}`}
+      />
+      <span className="limit-unit">{formatWindow(limit.windowS)}</span>
+      <SaveButton testId={`limit-save-${key}`} />
+      {failure && (
+        <p id={messageId} className="form-message field-error" role="alert" data-testid={`limit-error-${key}`}>
+          {failure.message}
+        </p>
+      )}
+      {outcome?.status === 'saved' && (
+        <p id={messageId} className="form-message save-status" role="status" data-testid="save-status">
+          {outcome.message}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function SaveButton({ testId }: { testId: string }) {
+  const { pending } = useFormStatus();
+  return (
+    <button type="submit" className="btn" disabled={pending} data-testid={testId}>
+      {pending ? 'Saving…' : 'Save'}
+    </button>
+  );
+}

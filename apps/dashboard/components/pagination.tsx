@@ -1,0 +1,48 @@
+import Link from 'next/link';
+
+interface CursorPaginationProps {
+  basePath: string;
+  /** Cursors of the pages before this one, oldest first; the last one produced this page. */
+  trail: string[];
+  nextCursor: string | null;
+  shown: number;
+}
+
+/** Forward-only cursors made walkable both ways by carrying the trail of cursors in the URL. */
+export function CursorPagination({ basePath, trail, nextCursor, shown }: CursorPaginationProps) {
+  const page = trail.length + 1;
+  const previous = page > 1 ? hrefFor(basePath, trail.slice(0, -1)) : undefined;
+  const next = nextCursor ? hrefFor(basePath, [...trail, nextCursor]) : undefined;
+
+  return (
+    <nav className="pagination" aria-label="Pagination">
+      <span data-testid="page-info">
+        Page {page} · {shown} shown
+      </span>
+      <span className="pagination-links">
+        <PageLink href={previous} testId="page-prev" label="← Previous" />
+        <PageLink href={next} testId="page-next" label="Next →" />
+      </span>
+    </nav>
+  );
+}
+
+function PageLink({ href, testId, label }: { href: string | undefined; testId: string; label: string }) {
+  if (!href) {
+    return (
+      <span className="btn btn-secondary" aria-disabled="true" data-testid={testId}>
+        {label}
+      </span>
+    );
+  }
+  return (
+    <Link className="btn btn-secondary" href={href} data-testid={testId}>
+      {label}
+    </Link>
+  );
+}
+
+function hrefFor(basePath: string, trail: string[]): string {
+  if (trail.length === 0) return basePath;
+  return `${basePath}?${new URLSearchParams(trail.map((cursor) => ['after', cursor]))}`;
+}

@@ -1,0 +1,41 @@
+import { signOut } from '@/lib/actions/auth';
+import type { RuleSetSummary, User } from '@/lib/api-types';
+import { formatTimestamp } from '@/lib/format';
+import { Brand } from './brand';
+import { NavLinks } from './nav-links';
+import { RuleVersionBadge } from './rule-version';
+
+interface SiteHeaderProps {
+  user?: User;
+  ruleSet?: RuleSetSummary | null;
+}
+
+export function SiteHeader({ user, ruleSet }: SiteHeaderProps) {
+  return (
+    <header className="topbar">
+      <div className="topbar-inner">
+        <Brand />
+        {user && <NavLinks />}
+        {user && (
+          <div className="topbar-right">
+            <RuleVersionBadge details={ruleSetDetails(ruleSet)} />
+            <span className="user-email" data-testid="user-email">
+              {user.email}
+            </span>
+            <form action={signOut}>
+              <button type="submit" className="btn btn-ghost" data-testid="logout">
+                Sign out
+              </button>
+            </form>
+          </div>
+        )}
+      </div>
+    </header>
+  );
+}
+
+function ruleSetDetails(ruleSet: RuleSetSummary | null | undefined): string {
+  if (ruleSet === undefined) return 'The current rule set could not be loaded.';
+  if (ruleSet === null) return 'No rule set has been published yet.';
+  return `Published ${formatTimestamp(ruleSet.createdAt)} by ${ruleSet.author}`;
+}

@@ -1,0 +1,58 @@
+'use server';
+
+import { redirect } from 'next/navigation';
+import { z } from 'zod';
+import { ApiError, login, logout } from '../api';
+import type { LoginResponse } from '../api-types';
+import { safeReturnPath } from '../format';
+import { describeFailure, endSession, readToken, startSession } from '../session';
+
+export interface SignInState {
+  error?: string;
+  email?: string;
+}
+
+const credentialsSchema = z.object({
+  email: z.string().trim().min(1),
+  password: z.string().min(1),
+});
+
+export async function signIn(_previous: SignInState, formData: FormData): Promise<SignInState> {
+  const email = String(formData.get('email') ?? '');
+  const credentials = credentialsSchema.safeParse({ email, password: formData.get('password') });
+  if (!credentials.success) return { error: 'Enter your email and password.', email };
+
+  let session: LoginResponse;
+  try {
+    session = await login(credentials.data.email, credentials.data.password);
+  } catch (error) {
+    return { error: signInFailureMessage(error), email };
+  }
+
+  if (session.user.role !== 'operator') {
+    await logout(session.token).catch(() => undefined);
+    return { error: 'This account is not an operator account. Tenants sign in to their own portal.', email };
+  }
+
+  await startSession(session.token, session.expiresAt);
+  redirect(safeReturnPath(formData.get('next')) ?? '/plans');
+}
+
+function signInFailureMessage(error: unknown): string {
+  if (error instanceof ApiError && error.kind === 'http') {
+    if (error.status === 401) return 'Email or password is incorrect.';
+    if (error.status === 400 || error.status === 429) return error.message;
+  }
+  const problem = describeFailure(error);
+  return `${problem.title}. ${problem.message}`;
+}
+
+export async function signOut(): Promise<void> {
+  const token = await readToken();
+  if (token) {
+    // The local session ends whatever the API says: an expired token or an API outage must not trap the operator.
+    await logout(token).catch(() => undefined);
+  }
+  await endSession();
+  redirect('/login');
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * The parts of the Tollgate API's JSON that the dashboard reads. Responses are parsed with these schemas,
+ * so a contract drift shows up as one clear error instead of `undefined` deep in a component.
+ */
+
+const id = z.union([z.string(), z.number()]).transform(String);
+
+export const userSchema = z.object({
+  id,
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(['operator', 'tenant']),
+});
+export type User = z.infer<typeof userSchema>;
+
+export const loginResponseSchema = z.object({
+  token: z.string().min(1),
+  expiresAt: z.string(),
+  user: userSchema,
+});
+export type LoginResponse = z.infer<typeof loginResponseSchema>;
+
+export const meResponseSchema = z.object({ user: userSchema });
+
+export const planLimitSchema = z.object({
+  id,
+  name: z.string(),
+  windowS: z.number(),
+  limit: z.number(),
+  algorithm: z.string(),
+});
+export type PlanLimit = z.infer<typeof planLimitSchema>;
+
+export const planSchema = z.object({
+  id,
+  slug: z.string(),
+  name: z.string(),
+  tenantCount: z.number(),
+  limits: z.array(planLimitSchema),
+});
+export type Plan = z.infer<typeof planSchema>;
+
+export const planListSchema = z.object({ items: z.array(planSchema) });
+
+export const updateLimitResponseSchema = z.object({
+  limit: planLimitSchema,
+  ruleVersion: z.number(),
+});
+export type UpdateLimitResponse = z.infer<typeof updateLimitResponseSchema>;
+
+export const tenantSchema = z.object({
+  id,
+  slug: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'suspended']),
+  timeZone: z.string(),
+  plan: z.object({ id, slug: z.string(), name: z.string() }),
+});
+export type Tenant = z.infer<typeof tenantSchema>;
+
+export const tenantPageSchema = z.object({
+  items: z.array(tenantSchema),
+  nextCursor: z.string().nullable(),
+});
+export type TenantPage = z.infer<typeof tenantPageSchema>;
+
+export const ruleSetSummarySchema = z.object({
+  version: z.number(),
+  createdAt: z.string(),
+  author: z.string(),
+});
+export type RuleSetSummary = z.infer<typeof ruleSetSummarySchema>;
+
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    field: z.string().optional(),
+  }),
+});

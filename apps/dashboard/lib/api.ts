@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { config } from './config';
+import {
+  errorBodySchema,
+  loginResponseSchema,
+  meResponseSchema,
+  planListSchema,
+  ruleSetSummarySchema,
+  tenantPageSchema,
+  updateLimitResponseSchema,
+  type LoginResponse,
+  type Plan,
+  type RuleSetSummary,
+  type TenantPage,
+  type UpdateLimitResponse,
+  type User,
+} from './api-types';
+
+const REQUEST_TIMEOUT_MS = 8_000;
+
+/**
+ * Why a call to the API failed. `unreachable`: no HTTP answer at all (refused, DNS, timeout);
+ * `http`: the API answered with an error body; `contract`: the API answered 2xx with JSON we can't read.
+ */
+export type ApiFailureKind = 'unreachable' | 'http' | 'contract';
+
+interface ApiErrorDetails {
+  kind: ApiFailureKind;
+  /** HTTP status, or 0 when the API never answered. */
+  status: number;
+  code: string;
+  message: string;
+  field?: string;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly kind: ApiFailureKind;
+  readonly status: number;
+  readonly code: string;
+  readonly field?: string;
+
+  constructor({ kind, status, code, message, field, cause }: ApiErrorDetails) {
+    super(message, { cause });
+    this.name = 'ApiError';
+    this.kind = kind;
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
+
+  get isUnauthenticated(): boolean {
+    return this.status === 401;
+  }
+}
+
+interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PATCH';
+  token?: string;
+  body?: unknown;
+}
+
+/** The one HTTP helper: JSON in and out, Bearer token, never cached, every failure turned into an ApiError. */
+async function apiRequest<T>(path: string, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+
+  let response: Response;
+  try {
+    response = await fetch(`${config.api.baseUrl}${path}`, {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      cache: 'no-store',
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch (cause) {
+    const message = `Could not reach the Tollgate API at ${config.api.baseUrl}.`;
+    throw new ApiError({ kind: 'unreachable', status: 0, code: 'api_unreachable', message, cause });
+  }
+
+  if (!response.ok) throw await errorFromResponse(response);
+  const payload: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) {
+    const message = `The API's answer to ${path} was not in the expected shape.`;
+    throw new ApiError({ kind: 'contract', status: response.status, code: 'unexpected_response', message, cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+async function errorFromResponse(response: Response): Promise<ApiError> {
+  const body = errorBodySchema.safeParse(await response.json().catch(() => undefined));
+  if (body.success) {
+    return new ApiError({ kind: 'http', status: response.status, ...body.data.error });
+  }
+  const message = `The API answered ${response.status} ${response.statusText}.`;
+  return new ApiError({ kind: 'http', status: response.status, code: `http_${response.status}`, message });
+}
+
+export function login(email: string, password: string): Promise<LoginResponse> {
+  return apiRequest('/v1/auth/login', loginResponseSchema, { method: 'POST', body: { email, password } });
+}
+
+export async function logout(token: string): Promise<void> {
+  await apiRequest('/v1/auth/logout', z.unknown(), { method: 'POST', token });
+}
+
+export async function getMe(token: string): Promise<User> {
+  return (await apiRequest('/v1/auth/me', meResponseSchema, { token })).user;
+}
+
+export async function listPlans(token: string): Promise<Plan[]> {
+  return (await apiRequest('/v1/admin/plans', planListSchema, { token })).items;
+}
+
+export function updatePlanLimit(
+  token: string,
+  planId: string,
+  limitId: string,
+  limit: number,
+): Promise<UpdateLimitResponse> {
+  const path = `/v1/admin/plans/${encodeURIComponent(planId)}/limits/${encodeURIComponent(limitId)}`;
+  return apiRequest(path, updateLimitResponseSchema, { method: 'PATCH', token, body: { limit } });
+}
+
+export function listTenants(token: string, cursor: string | undefined, pageSize = 50): Promise<TenantPage> {
+  const query = new URLSearchParams({ limit: String(pageSize) });
+  if (cursor) query.set('cursor', cursor);
+  return apiRequest(`/v1/admin/tenants?${query}`, tenantPageSchema, { token });
+}
+
+/** The rule set every API node enforces now, or null before the first one is published. */
+export async function getCurrentRuleSet(token: string): Promise<RuleSetSummary | null> {
+  try {
+    return await apiRequest('/v1/admin/rule-sets/current', ruleSetSummarySchema, { token });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') return null;
+    throw error;
+  }
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/** The only reader of process.env in the dashboard. Validated once, on first import, and frozen. */
+const envSchema = z.object({
+  TOLLGATE_API_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:3000' })
+    .default('http://127.0.0.1:3000'),
+});
+
+export interface DashboardConfig {
+  readonly api: { readonly baseUrl: string };
+}
+
+function loadConfig(env: NodeJS.ProcessEnv): DashboardConfig {
+  const parsed = envSchema.safeParse({ TOLLGATE_API_URL: env.TOLLGATE_API_URL || undefined });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid dashboard configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return Object.freeze({
+    api: Object.freeze({ baseUrl: parsed.data.TOLLGATE_API_URL.replace(/\/+$/, '') }),
+  });
+}
+
+export const config = loadConfig(process.env);
