@@ -4,10 +4,7 @@
 import { createHash } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import { createPrismaClient } from '@tollgate/db';
-
-export const DEMO_OPERATOR = { email: 'admin@tollgate.local', password: 'tollgate-demo' };
-/** Printed in the README; created only by this demo seed. Never use it outside a local demo. */
-export const DEMO_SERVICE_KEY = 'tg_test_DEMO_ONLY_service_key_not_for_production';
+import { DEMO_OPERATOR, DEMO_SERVICE_KEY } from './demo.ts';
 
 const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate';
 const prisma = createPrismaClient(url, { poolSize: 2 });

@@ -1,0 +1,51 @@
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { AppError } from '@tollgate/domain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../support/api';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
+import { createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
+import { TollgateClient } from '@tollgate/sdk';
+
+describe('TollgateClient against a real API', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let client: TollgateClient;
+  let tenant: string;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    api = await startApi();
+    ({ tenant: { slug: tenant } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 2 }]));
+    const key = await createServiceKey(prisma);
+    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    client = new TollgateClient({ baseUrl: `${api.url}/`, serviceKey: key });
+  });
+  afterAll(async () => {
+    await api.close();
+    await prisma.$disconnect();
+  });
+
+  it('returns decisions, a denial as a value', async () => {
+    expect((await client.check({ tenant, endpoint: 'GET /x', subject: 's' })).allowed).toBe(true);
+    expect((await client.check({ tenant, endpoint: 'GET /x', subject: 's' })).allowed).toBe(true);
+    const denied = await client.check({ tenant, endpoint: 'GET /x', subject: 's' });
+    expect(denied.allowed).toBe(false);
+    expect(Number(denied.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('throws the API\'s stable error code', async () => {
+    await expect(client.check({ tenant, endpoint: 'GET /x', cost: 3 })).rejects.toMatchObject({ code: 'cost_exceeds_capacity', status: 422 });
+    await expect(client.check({ tenant: 'nobody-here', endpoint: 'GET /x' })).rejects.toMatchObject({ code: 'not_found' });
+    const anonymous = new TollgateClient({ baseUrl: api.url, serviceKey: 'tg_test_wrong' });
+    await expect(anonymous.check({ tenant, endpoint: 'GET /x' })).rejects.toMatchObject({ code: 'unauthenticated' });
+  });
+
+  it('gives up after its deadline when the API does not answer', async () => {
+    const silent = new TollgateClient({ baseUrl: 'http://127.0.0.1:9', serviceKey: 'x', timeoutMs: 50,
+      fetch: (_url, init) => new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason))) });
+    const err = await silent.check({ tenant, endpoint: 'GET /x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('internal');
+  });
+});
