@@ -43,7 +43,7 @@ export function ensureInstalled() {
   const lock = join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
   say('installing dependencies (npm ci)…');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
 }
 
 /** Re-runs this script on Node 24 (installed from the npm registry into node_modules/.bin) if needed. */
