@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { ZodPipe } from '../../common/zod.pipe';
-import { CheckQuota } from './check-quota.use-case';
+import { CheckQuota } from './use-cases/check-quota.use-case';
 
 @ApiTags('enforcement')
 @ApiBearerAuth()

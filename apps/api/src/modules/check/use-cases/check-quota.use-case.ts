@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, rateLimitHeaders, type CheckRequest, type CheckResult } from '@tollgate/domain';
 import { RedisLimiter } from '@tollgate/limiter';
-import { MetricsService } from '../metrics/metrics.service';
-import { RuleCache } from '../rules/rule-cache.service';
+import { MetricsService } from '../../metrics/metrics.service';
+import { RuleCache } from '../../rules/rule-cache.service';
 
 /** What the service key that asks may see: null = every tenant. */
 export interface CheckScope {
