@@ -57,6 +57,32 @@ export async function startStack(name: string): Promise<Stack> {
   return stack;
 }
 
+/** `n` API processes (the built app) on free ports against the test database and Redis. */
+export async function startApiProcesses(n: number, extraEnv: Record<string, string> = {}): Promise<{ urls: string[]; logs(): string; stop(): Promise<void> }> {
+  const output: string[] = [];
+  const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
+  const children = ports.map((port, i) =>
+    launch(`api-${i + 1}`, ['apps/api/dist/main.js'], {
+      DATABASE_URL: TEST_DATABASE_URL,
+      REDIS_URL: TEST_REDIS_URL,
+      API_PORT: String(port),
+      API_HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      ...extraEnv,
+    }, output),
+  );
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
+  const handle = { urls, logs: () => output.join(''), stop: () => Promise.all(children.map(stop)).then(() => undefined) };
+  try {
+    for (const url of urls) await until(async () => (await fetch(`${url}/health`)).status === 200, 30_000);
+  } catch (err) {
+    await handle.stop();
+    throw new Error(`the API processes did not come up: ${String(err)}\n${handle.logs()}`);
+  }
+  return handle;
+}
+
 function launch(name: string, args: string[], env: Record<string, string>, output: string[]): ChildProcess {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const keep = (chunk: Buffer) => output.push(`[${name}] ${chunk.toString()}`);

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 
-/** Algorithms the enforcement engine can run for a limit. */
-export const ALGORITHMS = ['fixed_window'] as const;
+/** Algorithms the enforcement engine can run for a limit (libs/limiter/README.md describes each). */
+export const ALGORITHMS = [
+  'fixed_window',
+  'sliding_log',
+  'sliding_window',
+  'token_bucket',
+  'leaky_bucket',
+  'leaky_bucket_shaper',
+  'gcra',
+] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
 
 export const MAX_LIMIT = 1_000_000_000;
@@ -17,6 +25,8 @@ export const limitSpecSchema = z.object({
   windowS: z.int().min(1).max(MAX_WINDOW_S),
   limit: z.int().min(1).max(MAX_LIMIT),
   algorithm: z.enum(ALGORITHMS),
+  /** Bucket capacity for token/leaky buckets and GCRA; defaults to `limit`. */
+  burst: z.int().min(1).max(MAX_LIMIT).optional(),
 });
 export type LimitSpec = z.infer<typeof limitSpecSchema>;
 

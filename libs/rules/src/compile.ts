@@ -2,7 +2,7 @@ import { AppError, ErrorCode, ruleSetSchema, type RuleSetBody } from '@tollgate/
 
 /** The control-plane rows a rule set is compiled from (plain data: no Prisma types leak past here). */
 export interface RuleSource {
-  plans: { id: string; slug: string; limits: { name: string; windowS: number; limit: number; algorithm: string }[] }[];
+  plans: { id: string; slug: string; limits: { name: string; windowS: number; limit: number; algorithm: string; burst?: number | null }[] }[];
   tenants: { id: string; slug: string; status: string; planId: string }[];
   serviceKeys: { id: string; prefix: string; hash: string; tenantScope: string[]; expiresAt: Date | null }[];
 }
@@ -24,7 +24,13 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       plan: plan.slug,
       limits: [...plan.limits]
         .sort((a, b) => a.windowS - b.windowS || a.name.localeCompare(b.name))
-        .map((l) => ({ name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm })),
+        .map((l) => ({
+          name: l.name,
+          windowS: l.windowS,
+          limit: l.limit,
+          algorithm: l.algorithm,
+          ...(l.burst ? { burst: l.burst } : {}),
+        })),
     };
   }
   const body = {

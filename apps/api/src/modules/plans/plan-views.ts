@@ -5,6 +5,7 @@ export interface LimitView {
   windowS: number;
   limit: number;
   algorithm: string;
+  burst: number | null;
 }
 
 export interface PlanView {
@@ -16,5 +17,5 @@ export interface PlanView {
 }
 
 export function toLimitView(l: LimitView): LimitView {
-  return { id: l.id, name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm };
+  return { id: l.id, name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst };
 }
