@@ -1,16 +1,57 @@
 import { AppError, ErrorCode, type LimitSpec } from '@tollgate/domain';
 
-/** A cost no window of this limit could ever admit: refuse it instead of making the caller wait forever. */
+/** A cost no window or bucket of this rule could ever admit: refused instead of making the caller wait forever. */
 export class CostExceedsCapacityError extends AppError {
-  constructor(readonly limit: LimitSpec, readonly cost: number) {
-    super(
-      ErrorCode.COST_EXCEEDS_CAPACITY,
-      `cost ${cost} exceeds the capacity ${limit.limit} of limit "${limit.name}"`,
-      'cost',
-    );
+  constructor(
+    readonly ruleName: string,
+    readonly capacity: number,
+    readonly cost: number,
+    field: 'cost' | 'max' = 'cost',
+  ) {
+    super(ErrorCode.COST_EXCEEDS_CAPACITY, `${field} ${cost} exceeds the capacity ${capacity} of limit "${ruleName}"`, field);
+    this.name = 'CostExceedsCapacityError';
   }
 }
 
+export type InvalidRuleReason =
+  | 'bad_name'
+  | 'duplicate_name'
+  | 'unknown_algorithm'
+  | 'not_positive_integer'
+  | 'too_large'
+  | 'loses_precision'
+  | 'bad_calendar';
+
+/** A rule the engine cannot run exactly; refused before any state is read or written. */
+export class InvalidRuleError extends AppError {
+  constructor(
+    readonly ruleName: string,
+    readonly reason: InvalidRuleReason,
+    detail: string,
+    field: string,
+  ) {
+    super(ErrorCode.RULE_SET_INVALID, `limit "${ruleName}": ${detail}`, field);
+    this.name = 'InvalidRuleError';
+  }
+}
+
+/** A request the engine refuses before touching any state (bad cost, bad lease size, missing tenant). */
+export class InvalidLimitRequestError extends AppError {
+  constructor(detail: string, field: string) {
+    super(ErrorCode.VALIDATION_FAILED, detail, field);
+    this.name = 'InvalidLimitRequestError';
+  }
+}
+
+/** A shaper delays requests instead of handing out units up front, so it cannot grant a lease. */
+export class LeaseNotSupportedError extends AppError {
+  constructor(readonly ruleName: string) {
+    super(ErrorCode.VALIDATION_FAILED, `limit "${ruleName}" is a leaky bucket shaper, which cannot grant a lease`, 'rules');
+    this.name = 'LeaseNotSupportedError';
+  }
+}
+
+/** The legacy fixed-window limiter's check (`RedisLimiter`); the engines validate with `rules.ts`. */
 export function assertCostFits(limits: readonly LimitSpec[], cost: number): void {
-  for (const limit of limits) if (cost > limit.limit) throw new CostExceedsCapacityError(limit, cost);
+  for (const limit of limits) if (cost > limit.limit) throw new CostExceedsCapacityError(limit.name, limit.limit, cost);
 }

@@ -1,5 +1,9 @@
-export * from './decision';
+export * from './contract';
 export * from './errors';
-export { RedisLimiter } from './redis/redis-limiter';
-export { LuaScript, type ScriptClient } from './redis/lua-script';
-export { limiterKeys, tenantTag, subjectHash } from './redis/keys';
+export { ManualClock, systemClock } from './clock';
+export { RedisEngine, type RedisEngineOptions } from './redis/redis-engine';
+export { MemoryEngine, type MemoryEngineOptions } from './memory/memory-engine';
+export { MAX_SLIDING_LOG_LIMIT, MAX_UNITS, MAX_WINDOW_MS, resolveRule, type ResolvedRule } from './rules';
+export { ALGORITHM_CODES, hashTagOf, ruleKey, subjectHash, tenantKeyPattern, tenantTag, limiterKeys } from './redis/keys';
+export { LuaScript, assembleLua, type ScriptClient } from './redis/lua-script';
+export { RedisLimiter, type FixedWindowDecision, type FixedWindowRequest } from './redis/redis-limiter';

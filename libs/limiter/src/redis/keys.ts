@@ -1,22 +1,57 @@
 import { createHash } from 'node:crypto';
+import type { AlgorithmName, LimitRule } from '../contract';
 
 /**
- * The one place that names the limiter's Redis keys. Every key of one decision lives in the tenant's hash
- * tag (`tg:{<tenantId>}:…`) so that a Redis Cluster keeps them in one slot. Subjects are user input: they
- * are hashed, never written raw into a key name.
+ * The one place that names the limiter's Redis keys:
+ *
+ *   tg:{<tenant tag>}:<algorithm code>:<rule name>:<subject hash>
+ *
+ * Every key of one decision lives in the tenant's hash tag, so a Redis Cluster keeps them in one slot and
+ * one script can touch them all. Neither the tenant id nor the subject appears raw: both are hashed (a
+ * subject is user input; `{`, `}` or `:` in it cannot move a key to another slot or another rule). The
+ * fixed-window script appends `:<window start ms>` to the rule key, which keeps the hash tag.
  */
-export const limiterKeys = {
-  fixedWindow(tenantId: string, limitName: string, windowS: number, subject: string | undefined): string {
-    return `${tenantTag(tenantId)}:fw:${limitName}:${windowS}:${subjectHash(subject)}`;
-  },
-};
+export const ALGORITHM_CODES = {
+  fixed_window: 'fw',
+  sliding_log: 'sl',
+  sliding_window: 'sw',
+  token_bucket: 'tb',
+  leaky_bucket: 'lb',
+  leaky_bucket_shaper: 'ls',
+  gcra: 'gc',
+} as const satisfies Record<AlgorithmName, string>;
 
-export function tenantTag(tenantId: string): string {
-  return `tg:{${tenantId}}`;
+export function ruleKey(tenantId: string, rule: Pick<LimitRule, 'algorithm' | 'name'>, subject: string | undefined): string {
+  return `tg:{${tenantTag(tenantId)}}:${ALGORITHM_CODES[rule.algorithm]}:${rule.name}:${subjectHash(subject)}`;
 }
 
-/** 96 bits of SHA-256: collision-free in practice, short in memory. `-` stands for "the whole tenant". */
+/** Every key of the tenant matches this pattern (for SCAN in tests and tools). */
+export function tenantKeyPattern(tenantId: string): string {
+  return `tg:{${tenantTag(tenantId)}}:*`;
+}
+
+/** 60 bits of SHA-256 of the tenant id, base64url (10 characters): short, stable, no `{`, `}` or `:`. */
+export function tenantTag(tenantId: string): string {
+  return createHash('sha256').update(tenantId).digest('base64url').slice(0, 10);
+}
+
+/** 72 bits of SHA-256 of the subject (12 characters): collision-free in practice. `-` = the whole tenant. */
 export function subjectHash(subject: string | undefined): string {
   if (subject === undefined) return '-';
-  return createHash('sha256').update(subject).digest('base64url').slice(0, 16);
+  return createHash('sha256').update(subject).digest('base64url').slice(0, 12);
 }
+
+/** The part of `key` Redis Cluster hashes to pick a slot: the text between the first `{` and the next `}`, if not empty. */
+export function hashTagOf(key: string): string | undefined {
+  const open = key.indexOf('{');
+  if (open === -1) return undefined;
+  const close = key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : undefined;
+}
+
+/** Legacy key of the fixed-window `RedisLimiter` (raw tenant id in the tag), until the API moves to the engines. */
+export const limiterKeys = {
+  fixedWindow(tenantId: string, limitName: string, windowS: number, subject: string | undefined): string {
+    return `tg:{${tenantId}}:fw:${limitName}:${windowS}:${subjectHash(subject)}`;
+  },
+};

@@ -1,19 +1,35 @@
-import type { Decision, DecisionRequest, Limiter } from '../decision';
+import { join } from 'node:path';
+import type { LimitSpec, LimitState } from '@tollgate/domain';
 import { assertCostFits } from '../errors';
 import { limiterKeys } from './keys';
-import { join } from 'node:path';
 import { LuaScript, type ScriptClient } from './lua-script';
 
 const fixedWindow = LuaScript.load(join(__dirname, '..', 'lua'), 'fixed-window');
 
+/** Legacy: one request to the fixed-window limiter. */
+export interface FixedWindowRequest {
+  tenantId: string;
+  subject?: string;
+  cost: number;
+  limits: readonly LimitSpec[];
+}
+
+/** Legacy: the fixed-window limiter's answer. */
+export interface FixedWindowDecision {
+  allowed: boolean;
+  retryAfterMs: number;
+  nowMs: number;
+  limits: LimitState[];
+}
+
 /**
- * Decides with one script call in Redis: every limit of the request is checked and charged together, on
- * Redis's clock. Denied requests charge nothing.
+ * Legacy fixed-window limiter, kept until the API moves to `RedisEngine`: every limit of the request is
+ * checked and charged together in one script call, on Redis's clock. Denied requests charge nothing.
  */
-export class RedisLimiter implements Limiter {
+export class RedisLimiter {
   constructor(private readonly redis: ScriptClient) {}
 
-  async decide(request: DecisionRequest): Promise<Decision> {
+  async decide(request: FixedWindowRequest): Promise<FixedWindowDecision> {
     assertCostFits(request.limits, request.cost);
     const keys = request.limits.map((l) => limiterKeys.fixedWindow(request.tenantId, l.name, l.windowS, request.subject));
     const args: number[] = [request.cost];

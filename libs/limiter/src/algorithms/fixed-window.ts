@@ -1,0 +1,34 @@
+import type { ResolvedRule } from '../rules';
+import { calendarWindowAt, type TimeWindow } from './calendar';
+import type { AlgorithmModel } from './model';
+
+/** A counter for the window [start, end) that holds `now`. */
+export interface FixedWindowView {
+  now: number;
+  start: number;
+  end: number;
+  count: number;
+}
+
+/** Epoch-aligned windows of `windowMs`, or calendar days/months in a time zone. */
+export function windowAt(rule: ResolvedRule, now: number): TimeWindow {
+  if (rule.calendar) return calendarWindowAt(rule.calendar, now);
+  const start = now - (now % rule.windowMs);
+  return { start, end: start + rule.windowMs };
+}
+
+/** At most `limit` units per window; the count starts from zero when a window begins. */
+export function fixedWindow(rule: ResolvedRule): AlgorithmModel<FixedWindowView> {
+  return {
+    open(stored, now) {
+      const { start, end } = windowAt(rule, now);
+      return { now, start, end, count: stored?.start === start ? stored.count : 0 };
+    },
+    available: (v) => Math.max(0, rule.limit - v.count),
+    take: (v, cost) => ({ ...v, count: v.count + cost }),
+    give: (v, cost) => ({ ...v, count: Math.max(0, v.count - cost) }),
+    retryAfterMs: (v) => v.end - v.now,
+    resetMs: (v) => v.end - v.now,
+    ttlMs: (v) => (v.count > 0 ? v.end - v.now : 0),
+  };
+}

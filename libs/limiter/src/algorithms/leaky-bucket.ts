@@ -1,0 +1,36 @@
+import type { ResolvedRule } from '../rules';
+import { ceilDiv, floorDiv } from './integers';
+import type { AlgorithmModel } from './model';
+
+/** The level in 1/W units (one request unit = W units; the leak is `limit` units per ms), as of `at`. */
+export interface LeakyBucketView {
+  now: number;
+  at: number;
+  level: number;
+}
+
+/**
+ * Leaky bucket: the level rises by the cost and leaks `limit` units per `windowMs`; admitted iff
+ * level + cost ≤ capacity. As a meter it only admits or denies; as a shaper (a queue) an admitted request
+ * also learns how long to wait: until its last unit has leaked, paced at W / limit ms per unit.
+ */
+export function leakyBucket(rule: ResolvedRule, shaper: boolean): AlgorithmModel<LeakyBucketView> {
+  const { limit: rate, windowMs: w } = rule;
+  const full = rule.capacity * w;
+  const resetMs = (v: LeakyBucketView) => (v.level > 0 ? v.at - v.now + ceilDiv(v.level, rate) : 0);
+  return {
+    open(stored, now) {
+      if (!stored) return { now, at: now, level: 0 };
+      const elapsed = Math.max(0, now - stored.at);
+      const level = elapsed >= ceilDiv(stored.level, rate) ? 0 : stored.level - elapsed * rate;
+      return { now, at: Math.max(stored.at, now), level };
+    },
+    available: (v) => Math.max(0, floorDiv(full - v.level, w)),
+    take: (v, cost) => ({ ...v, level: v.level + cost * w }),
+    give: (v, cost) => ({ ...v, level: Math.max(0, v.level - cost * w) }),
+    retryAfterMs: (v, cost) => v.at - v.now + ceilDiv(v.level + cost * w - full, rate),
+    resetMs,
+    ttlMs: resetMs,
+    ...(shaper ? { delayMs: resetMs } : {}),
+  };
+}

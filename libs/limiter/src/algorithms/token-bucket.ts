@@ -1,0 +1,35 @@
+import type { ResolvedRule } from '../rules';
+import { ceilDiv, floorDiv } from './integers';
+import type { AlgorithmModel } from './model';
+
+/**
+ * Tokens counted in 1/W units (one token = W units; the refill is `limit` units per ms), valid as of `at`
+ * (= now, unless the clock went back).
+ */
+export interface TokenBucketView {
+  now: number;
+  at: number;
+  tokens: number;
+}
+
+/** Capacity `burst ?? limit`, refilled lazily at `limit` tokens per `windowMs`; a cost takes that many tokens. */
+export function tokenBucket(rule: ResolvedRule): AlgorithmModel<TokenBucketView> {
+  const { limit: rate, windowMs: w } = rule;
+  const full = rule.capacity * w;
+  const resetMs = (v: TokenBucketView) => (v.tokens >= full ? 0 : v.at - v.now + ceilDiv(full - v.tokens, rate));
+  return {
+    open(stored, now) {
+      if (!stored) return { now, at: now, tokens: full };
+      const tokens = Math.min(stored.tokens, full);
+      const elapsed = Math.max(0, now - stored.at);
+      const refilled = elapsed >= ceilDiv(full - tokens, rate) ? full : tokens + elapsed * rate;
+      return { now, at: Math.max(stored.at, now), tokens: refilled };
+    },
+    available: (v) => floorDiv(v.tokens, w),
+    take: (v, cost) => ({ ...v, tokens: v.tokens - cost * w }),
+    give: (v, cost) => ({ ...v, tokens: Math.min(full, v.tokens + cost * w) }),
+    retryAfterMs: (v, cost) => v.at - v.now + ceilDiv(cost * w - v.tokens, rate),
+    resetMs,
+    ttlMs: resetMs,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The limiter's contract, shared by the Redis engine (lua/ + redis/) and the in-memory engine (memory/).
+ * Both take the same requests and give the same answers (a contract test suite and property tests hold
+ * them to it). Times are epoch milliseconds on the engine's clock: Redis `TIME` in production, an
+ * injected `Clock` in tests.
+ */
+
+export const ALGORITHMS = [
+  'fixed_window',
+  'sliding_log',
+  'sliding_window',
+  'token_bucket',
+  'leaky_bucket',
+  'leaky_bucket_shaper',
+  'gcra',
+] as const;
+export type AlgorithmName = (typeof ALGORITHMS)[number];
+
+/** A window that resets at midnight (day) or on the 1st (month) in an IANA time zone. */
+export interface CalendarWindow {
+  unit: 'day' | 'month';
+  timeZone: string;
+}
+
+/** One limit as the engine runs it. */
+export interface LimitRule {
+  /** Unique within a decision; part of the key name. `[a-z][a-z0-9_-]{0,31}`. */
+  name: string;
+  algorithm: AlgorithmName;
+  /** Units per window (window algorithms) or refill/leak rate numerator (bucket algorithms: `limit` per `windowMs`). */
+  limit: number;
+  /** Window length (window algorithms) or rate denominator (bucket algorithms), in ms. */
+  windowMs: number;
+  /** Bucket capacity for token/leaky buckets and GCRA (instantaneous burst); defaults to `limit`. */
+  burst?: number;
+  /** Fixed window only: calendar-aligned in a time zone instead of epoch-aligned (`windowMs` is then ignored). */
+  calendar?: CalendarWindow;
+}
+
+/** A request to decide. Every rule is checked, and charged only if all of them admit it (all or nothing). */
+export interface LimitRequest {
+  /** The tenant's id: every key of the decision shares its hash tag. */
+  tenantId: string;
+  /** Who inside the tenant is counted; undefined = the tenant as a whole. Hashed, never stored raw. */
+  subject?: string;
+  /** Positive integer. A cost above a rule's capacity is a `CostExceedsCapacityError`, never a wait. */
+  cost: number;
+  rules: readonly LimitRule[];
+}
+
+/** One rule's state after (or, for a peek, without) the decision. All times in ms from `nowMs`. */
+export interface LimitOutcome {
+  name: string;
+  algorithm: AlgorithmName;
+  /** Capacity: `limit` for windows, `burst ?? limit` for buckets. */
+  limit: number;
+  /** Whole units still available now (never negative). */
+  remaining: number;
+  /** Until the window resets (windows) or the bucket is full again (buckets). */
+  resetMs: number;
+  /** Until a request of this cost would be admitted by this rule; 0 when it is admitted now. */
+  retryAfterMs: number;
+}
+
+export interface Decision {
+  allowed: boolean;
+  /** Max of the denying rules' retry-after; 0 when allowed. */
+  retryAfterMs: number;
+  /** Leaky bucket shaper only: the admitted request should proceed after this many ms (0 otherwise). */
+  delayMs: number;
+  nowMs: number;
+  rules: LimitOutcome[];
+}
+
+export interface LeaseRequest extends Omit<LimitRequest, 'cost'> {
+  /** Take up to this many units (at least 1 is needed for a grant). */
+  max: number;
+}
+
+export interface Lease {
+  /** Units taken from every rule (0..max); spend them locally, give back what is unused with `refund`. */
+  granted: number;
+  decision: Decision;
+}
+
+/** Both engines implement this. */
+export interface Limiter {
+  /** Check and charge `cost` against every rule, all or nothing. */
+  consume(request: LimitRequest): Promise<Decision>;
+  /** What `consume` would answer, without charging anything. */
+  peek(request: LimitRequest): Promise<Decision>;
+  /** Give back `cost` (e.g. the real cost was known after the fact); never above a rule's capacity. */
+  refund(request: LimitRequest): Promise<Decision>;
+  /** Take as many units as every rule can give, up to `max`, in one step. */
+  lease(request: LeaseRequest): Promise<Lease>;
+}
+
+/** Where an engine gets "now" from in tests. */
+export interface Clock {
+  now(): number;
+}

@@ -1,0 +1,65 @@
+import { modelFor } from '../algorithms';
+import { systemClock } from '../clock';
+import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
+import { evaluate, toDecision } from '../evaluate';
+import { ruleKey } from '../redis/keys';
+import { resolveRequest, type Operation } from '../rules';
+import { ExpiringLru } from './lru';
+
+export interface MemoryEngineOptions {
+  /** Defaults to `Date.now`. */
+  clock?: Clock;
+  /** Keys kept at most (least recently used evicted first); default 100,000. */
+  maxEntries?: number;
+}
+
+/**
+ * The limiter in process memory: the same algorithms, contract and numbers as the Redis engine, for tests,
+ * the SDK's local limiter and the `local` failure mode. Each key expires when the Redis key would (its
+ * state then reads as empty anyway); an evicted key forgets its usage, the price of bounded memory.
+ */
+export class MemoryEngine implements Limiter {
+  private readonly clock: Clock;
+  private readonly store: ExpiringLru<unknown>;
+
+  constructor(options: MemoryEngineOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.store = new ExpiringLru(options.maxEntries ?? 100_000);
+  }
+
+  async consume(request: LimitRequest): Promise<Decision> {
+    return this.run('consume', request, request.cost).decision;
+  }
+
+  async peek(request: LimitRequest): Promise<Decision> {
+    return this.run('peek', request, request.cost).decision;
+  }
+
+  async refund(request: LimitRequest): Promise<Decision> {
+    return this.run('refund', request, request.cost).decision;
+  }
+
+  async lease(request: LeaseRequest): Promise<Lease> {
+    return this.run('lease', request, request.max);
+  }
+
+  /** Number of keys held (bounded by `maxEntries`). */
+  get size(): number {
+    return this.store.size;
+  }
+
+  private run(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): Lease {
+    const rules = resolveRequest(operation, request, amount);
+    const now = Math.floor(this.clock.now());
+    const keys = rules.map((rule) => ruleKey(request.tenantId, rule, request.subject));
+    const models = rules.map(modelFor);
+    const evaluation = evaluate(operation, models, keys.map((key) => this.store.get(key, now)), amount, now);
+    evaluation.rules.forEach(({ view, write }, i) => {
+      const key = keys[i];
+      const model = models[i];
+      if (write && key !== undefined && model) this.store.set(key, view, model.ttlMs(view), now);
+    });
+    const numbers = evaluation.rules.map((r) => r.numbers);
+    return { granted: evaluation.granted, decision: toDecision(now, evaluation.allowed, rules, numbers) };
+  }
+}

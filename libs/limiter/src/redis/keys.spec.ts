@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { hashTagOf, ruleKey, subjectHash, tenantTag } from './keys';
+
+describe('limiter keys', () => {
+  const rule = { name: 'minute', algorithm: 'token_bucket' } as const;
+
+  it('names a key tg:{tenant tag}:algorithm:rule:subject hash', () => {
+    const key = ruleKey('tenant-1', rule, 'user-42');
+    expect(key).toBe(`tg:{${tenantTag('tenant-1')}}:tb:minute:${subjectHash('user-42')}`);
+    expect(key).toMatch(/^tg:\{[A-Za-z0-9_-]{10}\}:tb:minute:[A-Za-z0-9_-]{12}$/);
+    expect(ruleKey('tenant-1', rule, undefined)).toMatch(/:tb:minute:-$/);
+  });
+
+  it('hashes subjects, so `{`, `}` and `:` never reach a key name or move its hash tag', () => {
+    for (const subject of ['{x}', 'a:b', '}{', 'user:{42}']) {
+      const key = ruleKey('t', rule, subject);
+      expect(key.split(':')).toHaveLength(5);
+      expect(hashTagOf(key)).toBe(tenantTag('t'));
+      expect(key).not.toContain(subject);
+    }
+  });
+
+  it('hashes tenant ids to a stable short tag', () => {
+    expect(tenantTag('acme')).toBe(tenantTag('acme'));
+    expect(tenantTag('acme')).not.toBe(tenantTag('acme2'));
+    expect(ruleKey('{evil}', rule, undefined)).not.toContain('evil');
+  });
+
+  it('extracts the hash tag the way Redis Cluster does', () => {
+    expect(hashTagOf('tg:{abc}:x:{def}')).toBe('abc');
+    expect(hashTagOf('no-tag')).toBeUndefined();
+    expect(hashTagOf('x{}y{z}')).toBeUndefined();
+    expect(hashTagOf('x{y')).toBeUndefined();
+  });
+});

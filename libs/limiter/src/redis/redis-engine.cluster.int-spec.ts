@@ -1,0 +1,29 @@
+import type { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCluster, type TestCluster } from '../../../../test/support/redis-cluster';
+import { limiterContract } from '../contract.suite';
+import { ALGORITHMS } from '../contract';
+import { RedisEngine } from './redis-engine';
+
+/** Ports of this file's own cluster (other suites use the harness's default 7000-7002). */
+const BASE_PORT = Number(process.env.TEST_LIMITER_CLUSTER_PORT ?? 7100);
+
+let cluster: TestCluster;
+let client: Cluster;
+beforeAll(async () => {
+  cluster = await startCluster(BASE_PORT);
+  client = cluster.client();
+}, 60_000);
+afterAll(() => cluster?.stop());
+
+// The whole contract on a real 3-primary Redis Cluster: no CROSSSLOT, one hash tag per decision (scenario 9).
+limiterContract({ create: (clock) => new RedisEngine(client, { clock }) });
+
+describe('RedisEngine on a Redis Cluster', () => {
+  it('admits exactly 100 of 1000 concurrent checks over every algorithm at once, on Redis TIME', async () => {
+    const rules = ALGORITHMS.map((algorithm) => ({ name: algorithm, algorithm, limit: 100, windowMs: 86_400_000 }));
+    const engine = new RedisEngine(client);
+    const ds = await Promise.all(Array.from({ length: 1000 }, () => engine.consume({ tenantId: 'cluster-tenant', cost: 1, rules })));
+    expect(ds.filter((d) => d.allowed)).toHaveLength(100);
+  });
+});

@@ -1,0 +1,93 @@
+import { isKnownTimeZone } from './algorithms/calendar';
+import { MAX_EXACT_PRODUCT } from './algorithms/integers';
+import { ALGORITHMS, type AlgorithmName, type LimitRule, type LimitRequest } from './contract';
+import { CostExceedsCapacityError, InvalidLimitRequestError, InvalidRuleError, LeaseNotSupportedError, type InvalidRuleReason } from './errors';
+
+/** A validated rule with its capacity worked out: what both engines run. */
+export interface ResolvedRule extends LimitRule {
+  /** `limit` for window algorithms, `burst ?? limit` for buckets and GCRA. */
+  capacity: number;
+}
+
+export type Operation = 'consume' | 'peek' | 'refund' | 'lease';
+
+/** Units (limit, burst, cost) per rule: 1e9, as the plans allow. */
+export const MAX_UNITS = 1_000_000_000;
+/** 366 days. */
+export const MAX_WINDOW_MS = 366 * 86_400_000;
+/** The sliding log stores one sorted-set member per admitted unit. */
+export const MAX_SLIDING_LOG_LIMIT = 10_000;
+
+const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+/** Algorithms with a capacity (`burst ?? limit`) apart from their rate. */
+export const BUCKET_ALGORITHMS: readonly AlgorithmName[] = ['token_bucket', 'leaky_bucket', 'leaky_bucket_shaper', 'gcra'];
+
+/**
+ * Validates a request for `operation` and resolves its rules; throws a typed error before any state is
+ * touched. `amount` is the cost, or the lease's maximum.
+ */
+export function resolveRequest(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): ResolvedRule[] {
+  const field = operation === 'lease' ? 'max' : 'cost';
+  if (typeof request.tenantId !== 'string' || request.tenantId.length === 0) {
+    throw new InvalidLimitRequestError('tenantId must be a non-empty string', 'tenantId');
+  }
+  if (request.subject !== undefined && typeof request.subject !== 'string') {
+    throw new InvalidLimitRequestError('subject must be a string', 'subject');
+  }
+  if (!isPositiveInteger(amount) || amount > MAX_UNITS) {
+    throw new InvalidLimitRequestError(`${field} must be an integer from 1 to ${MAX_UNITS}`, field);
+  }
+  const rules = request.rules.map(resolveRule);
+  const names = new Set<string>();
+  rules.forEach((rule, i) => {
+    if (names.has(rule.name)) throw new InvalidRuleError(rule.name, 'duplicate_name', 'the name is used twice', `rules.${i}.name`);
+    names.add(rule.name);
+    if (operation === 'lease' && rule.algorithm === 'leaky_bucket_shaper') throw new LeaseNotSupportedError(rule.name);
+    if (amount > rule.capacity) throw new CostExceedsCapacityError(rule.name, rule.capacity, amount, field);
+  });
+  return rules;
+}
+
+export function resolveRule(rule: LimitRule, index: number): ResolvedRule {
+  const field = (name: string) => `rules.${index}.${name}`;
+  const fail = (reason: InvalidRuleReason, detail: string, name: string): never => {
+    throw new InvalidRuleError(String(rule.name), reason, detail, field(name));
+  };
+  if (typeof rule.name !== 'string' || !NAME.test(rule.name)) {
+    fail('bad_name', 'the name must be 1-32 lower-case letters, digits, _ or -, starting with a letter', 'name');
+  }
+  if (!(ALGORITHMS as readonly string[]).includes(rule.algorithm)) fail('unknown_algorithm', `unknown algorithm "${String(rule.algorithm)}"`, 'algorithm');
+  positive(rule.limit, MAX_UNITS, 'limit', fail);
+  if (rule.calendar === undefined) positive(rule.windowMs, MAX_WINDOW_MS, 'windowMs', fail);
+  const bucket = BUCKET_ALGORITHMS.includes(rule.algorithm);
+  if (bucket && rule.burst !== undefined) positive(rule.burst, MAX_UNITS, 'burst', fail);
+  const capacity = bucket ? (rule.burst ?? rule.limit) : rule.limit;
+
+  if (rule.calendar !== undefined) {
+    if (rule.algorithm !== 'fixed_window') fail('bad_calendar', 'only a fixed window can follow the calendar', 'calendar');
+    const { unit, timeZone } = rule.calendar;
+    if (unit !== 'day' && unit !== 'month') fail('bad_calendar', 'the calendar unit must be "day" or "month"', 'calendar.unit');
+    if (typeof timeZone !== 'string' || !isKnownTimeZone(timeZone)) fail('bad_calendar', `unknown time zone "${String(timeZone)}"`, 'calendar.timeZone');
+  }
+  if (rule.algorithm === 'sliding_log' && rule.limit > MAX_SLIDING_LOG_LIMIT) {
+    fail('too_large', `a sliding log stores every unit; its limit is at most ${MAX_SLIDING_LOG_LIMIT}`, 'limit');
+  }
+  if (rule.algorithm === 'sliding_window' && rule.limit * rule.windowMs > MAX_EXACT_PRODUCT) {
+    fail('loses_precision', 'limit × windowMs must be at most 2^52 to stay exact', 'limit');
+  }
+  if (bucket && capacity * rule.windowMs > MAX_EXACT_PRODUCT) {
+    fail('loses_precision', 'capacity × windowMs must be at most 2^52 to stay exact', rule.burst === undefined ? 'limit' : 'burst');
+  }
+  return { ...rule, capacity };
+}
+
+type Fail = (reason: InvalidRuleReason, detail: string, field: string) => never;
+
+function positive(value: unknown, max: number, name: string, fail: Fail): void {
+  if (!isPositiveInteger(value)) fail('not_positive_integer', `${name} must be a positive integer`, name);
+  if ((value as number) > max) fail('too_large', `${name} must be at most ${max}`, name);
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
