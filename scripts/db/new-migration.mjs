@@ -30,7 +30,10 @@ if (!sql.trim() || /^-- This is an empty migration\.\s*$/.test(sql.trim())) {
   console.log('schema.prisma has not changed since the last migration; nothing written');
   process.exit(0);
 }
-const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+// Migrations apply in name order: a new one must sort after the last one, whatever the clock says.
+const now = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+const lastStamp = last?.name.slice(0, 14);
+const stamp = lastStamp && now <= lastStamp ? String(BigInt(lastStamp) + 1n) : now;
 const dir = join(root, 'prisma', 'migrations', `${stamp}_${name}`);
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'migration.sql'), sql);

@@ -20,6 +20,8 @@ export interface CheckResult {
   allowed: boolean;
   mode: EnforcementMode;
   retryAfterMs: number;
+  /** Leaky bucket shaper: the request is admitted but should proceed after this many ms. */
+  delayMs?: number;
   ruleVersion: number;
   limits: LimitState[];
   headers: Record<string, string>;

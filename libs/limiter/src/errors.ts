@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type LimitSpec } from '@tollgate/domain';
+import { AppError, ErrorCode } from '@tollgate/domain';
 
 /** A cost no window or bucket of this rule could ever admit: refused instead of making the caller wait forever. */
 export class CostExceedsCapacityError extends AppError {
@@ -49,9 +49,4 @@ export class LeaseNotSupportedError extends AppError {
     super(ErrorCode.VALIDATION_FAILED, `limit "${ruleName}" is a leaky bucket shaper, which cannot grant a lease`, 'rules');
     this.name = 'LeaseNotSupportedError';
   }
-}
-
-/** The legacy fixed-window limiter's check (`RedisLimiter`); the engines validate with `rules.ts`. */
-export function assertCostFits(limits: readonly LimitSpec[], cost: number): void {
-  for (const limit of limits) if (cost > limit.limit) throw new CostExceedsCapacityError(limit.name, limit.limit, cost);
 }

@@ -4,6 +4,5 @@ export { ManualClock, systemClock } from './clock';
 export { RedisEngine, type RedisEngineOptions } from './redis/redis-engine';
 export { MemoryEngine, type MemoryEngineOptions } from './memory/memory-engine';
 export { MAX_SLIDING_LOG_LIMIT, MAX_UNITS, MAX_WINDOW_MS, resolveRule, type ResolvedRule } from './rules';
-export { ALGORITHM_CODES, hashTagOf, ruleKey, subjectHash, tenantKeyPattern, tenantTag, limiterKeys } from './redis/keys';
+export { ALGORITHM_CODES, hashTagOf, ruleKey, subjectHash, tenantKeyPattern, tenantTag } from './redis/keys';
 export { LuaScript, assembleLua, type ScriptClient } from './redis/lua-script';
-export { RedisLimiter, type FixedWindowDecision, type FixedWindowRequest } from './redis/redis-limiter';

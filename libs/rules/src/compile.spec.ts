@@ -64,3 +64,11 @@ describe('diffJson', () => {
     expect(diffJson({ same: [1] }, { same: [1] })).toEqual([]);
   });
 });
+
+describe('compileRuleSet with the engine\'s own checks', () => {
+  it('refuses a sliding log above the engine\'s 10,000 units', () => {
+    const s = source();
+    s.plans[0]!.limits[0] = { name: 'daily', windowS: 86_400, limit: 20_000, algorithm: 'sliding_log' };
+    expect(() => compileRuleSet(s)).toThrow(/rule set refused: tenants\.acme\.limits\.1/);
+  });
+});

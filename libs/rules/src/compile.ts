@@ -1,4 +1,6 @@
 import { AppError, ErrorCode, ruleSetSchema, type RuleSetBody } from '@tollgate/domain';
+import { resolveRule } from '@tollgate/limiter';
+import { toLimitRule } from './limit-rules';
 
 /** The control-plane rows a rule set is compiled from (plain data: no Prisma types leak past here). */
 export interface RuleSource {
@@ -47,6 +49,16 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw invalid(issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid rule set');
+  }
+  // What the schema cannot see: limits the engine could not run exactly (precision, sliding log size).
+  for (const tenant of Object.values(parsed.data.tenants)) {
+    tenant.limits.forEach((limit, i) => {
+      try {
+        resolveRule(toLimitRule(limit), i);
+      } catch (err) {
+        throw invalid(`tenants.${tenant.slug}.limits.${i}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
   }
   return parsed.data;
 }

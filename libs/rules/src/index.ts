@@ -2,3 +2,4 @@ export * from './compile';
 export * from './diff';
 export * from './rule-set-store';
 export * from './versions';
+export * from './limit-rules';

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { RedisLimiter } from '@tollgate/limiter';
+import { RedisEngine } from '@tollgate/limiter';
 import { RuleSetStore } from '@tollgate/rules';
 import { Redis } from 'ioredis';
 import { API_CONFIG, type ApiConfig } from '../config/config';
@@ -55,9 +55,9 @@ function waitUntilReady(redis: Redis, ms: number): Promise<void> {
       },
     },
     { provide: RuleSetStore, inject: [REDIS], useFactory: (redis: Redis) => new RuleSetStore(redis) },
-    { provide: RedisLimiter, inject: [REDIS], useFactory: (redis: Redis) => new RedisLimiter(redis) },
+    { provide: RedisEngine, inject: [REDIS], useFactory: (redis: Redis) => new RedisEngine(redis) },
   ],
-  exports: [PRISMA, REDIS, RuleSetStore, RedisLimiter],
+  exports: [PRISMA, REDIS, RuleSetStore, RedisEngine],
 })
 export class InfraModule implements OnApplicationShutdown {
   /** The config is validated once, in main.ts, and handed in here. */

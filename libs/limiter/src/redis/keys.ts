@@ -48,10 +48,3 @@ export function hashTagOf(key: string): string | undefined {
   const close = key.indexOf('}', open + 1);
   return close > open + 1 ? key.slice(open + 1, close) : undefined;
 }
-
-/** Legacy key of the fixed-window `RedisLimiter` (raw tenant id in the tag), until the API moves to the engines. */
-export const limiterKeys = {
-  fixedWindow(tenantId: string, limitName: string, windowS: number, subject: string | undefined): string {
-    return `tg:{${tenantId}}:fw:${limitName}:${windowS}:${subjectHash(subject)}`;
-  },
-};

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, type CompiledServiceKey, type RuleSet } from '@tollgate/domain';
+import type { LimitRule } from '@tollgate/limiter';
 import type { PrismaClient } from '@tollgate/db';
-import { ensureRuleSetPublished, ruleSetKeys, RuleSetStore } from '@tollgate/rules';
+import { ensureRuleSetPublished, ruleSetKeys, RuleSetStore, toLimitRule } from '@tollgate/rules';
 import type { Redis } from 'ioredis';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
@@ -18,6 +19,7 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
   private readonly log = new Logger(RuleCache.name);
   private ruleSet: RuleSet | null = null;
   private serviceKeys = new Map<string, CompiledServiceKey>();
+  private limitRules = new Map<string, LimitRule[]>();
   private subscriber: Redis | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
@@ -58,6 +60,11 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
     return this.ruleSet?.version ?? null;
   }
 
+  /** A tenant's limits as the engine runs them, converted once per rule set version (not per check). */
+  limitRulesOf(tenantSlug: string): readonly LimitRule[] {
+    return this.limitRules.get(tenantSlug) ?? [];
+  }
+
   /** The service key with this SHA-256 hash, if it exists in the rule set in force. */
   serviceKey(hash: string): CompiledServiceKey | undefined {
     return this.serviceKeys.get(hash);
@@ -83,6 +90,7 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
       const next = await this.store.get();
       if (!next || next.version <= (this.ruleSet?.version ?? 0)) return;
       this.serviceKeys = new Map(next.serviceKeys.map((k) => [k.hash, k]));
+      this.limitRules = new Map(Object.values(next.tenants).map((t) => [t.slug, t.limits.map(toLimitRule)]));
       this.ruleSet = next;
       this.metrics.ruleVersion.set(next.version);
       this.log.log(`rule set v${next.version} in force`);

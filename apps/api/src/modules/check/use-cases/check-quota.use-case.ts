@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, rateLimitHeaders, type CheckRequest, type CheckResult } from '@tollgate/domain';
-import { RedisLimiter } from '@tollgate/limiter';
+import { RedisEngine } from '@tollgate/limiter';
 import { MetricsService } from '../../metrics/metrics.service';
 import { RuleCache } from '../../rules/rule-cache.service';
 
@@ -10,15 +10,15 @@ export interface CheckScope {
 }
 
 /**
- * Decides one check: the tenant's limits from the rule set in memory, all of them checked and charged in
- * one Redis script call. A denial is a value; a tenant the caller may not see is the same 404 as an
+ * Decides one check: the tenant's limits from the rule set in memory, each with its algorithm, all of them
+ * checked and charged in one Redis script call. A denial is a value; a tenant the caller may not see is the same 404 as an
  * unknown one.
  */
 @Injectable()
 export class CheckQuota {
   constructor(
     private readonly rules: RuleCache,
-    private readonly limiter: RedisLimiter,
+    private readonly limiter: RedisEngine,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -34,20 +34,28 @@ export class CheckQuota {
     }
     const stop = this.metrics.decisionSeconds.startTimer();
     const decision = await this.limiter
-      .decide({ tenantId: tenant.id, subject: request.subject, cost: request.cost, limits: tenant.limits })
+      .consume({ tenantId: tenant.id, subject: request.subject, cost: request.cost, rules: this.rules.limitRulesOf(tenant.slug) })
       .catch((err: unknown) => {
         if (err instanceof AppError) throw err;
         throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err });
       })
       .finally(stop);
     this.metrics.decisions.inc({ tenant: tenant.slug, result: decision.allowed ? 'allowed' : 'denied' });
+    const limits = decision.rules.map((r, i) => ({
+      name: r.name,
+      limit: r.limit,
+      remaining: r.remaining,
+      resetMs: r.resetMs,
+      windowS: tenant.limits[i]?.windowS ?? 0,
+    }));
     return {
       allowed: decision.allowed,
       mode: 'enforce',
       retryAfterMs: decision.retryAfterMs,
+      ...(decision.delayMs > 0 ? { delayMs: decision.delayMs } : {}),
       ruleVersion: ruleSet.version,
-      limits: decision.limits,
-      headers: rateLimitHeaders(decision.limits, decision),
+      limits,
+      headers: rateLimitHeaders(limits, decision),
     };
   }
 }
