@@ -12,3 +12,17 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     ...extra,
   };
 }
+
+/** Another Redis database next to the test one (`TEST_REDIS_URL`'s number + offset), for tests that need their own. */
+export function testRedisUrl(offset: number): string {
+  const url = new URL(TEST_REDIS_URL);
+  url.pathname = `/${Number(url.pathname.slice(1) || 0) + offset}`;
+  return url.toString();
+}
+
+/** A database next to the test one, named `<test database>_<suffix>`. */
+export function testDatabaseUrl(suffix: string): string {
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `${url.pathname}_${suffix}`;
+  return url.toString();
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrate } from '../../scripts/db/migrate.mjs';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env';
+import { TEST_DATABASE_URL, TEST_REDIS_URL, testDatabaseUrl, testRedisUrl } from './env';
 import { sleep } from './fixtures';
 
 const root = join(__dirname, '..', '..');
@@ -19,8 +19,8 @@ export interface Stack {
 }
 
 export async function startStack(name: string): Promise<Stack> {
-  const databaseUrl = Object.assign(new URL(TEST_DATABASE_URL), { pathname: `/tollgate_${name}` }).toString();
-  const redisUrl = Object.assign(new URL(TEST_REDIS_URL), { pathname: '/11' }).toString();
+  const databaseUrl = testDatabaseUrl(name);
+  const redisUrl = testRedisUrl(2);
   await recreateDatabase(databaseUrl);
   const redis = new Redis(redisUrl);
   await redis.flushdb();

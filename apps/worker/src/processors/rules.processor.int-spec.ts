@@ -6,14 +6,14 @@ import { latestRuleSet, ruleSetKeys, RuleSetStore } from '@tollgate/rules';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL, TEST_REDIS_URL, testEnv } from '../../../../test/support/env';
+import { TEST_DATABASE_URL, testEnv, testRedisUrl } from '../../../../test/support/env';
 import { publishRules, waitFor } from '../../../../test/support/fixtures';
 import { loadWorkerConfig } from '../config/config';
 import { RULES_QUEUE } from '../queues';
 import { WorkerModule } from '../worker.module';
 
 // A Redis database of its own: no API node of another test file can put the rule set back for the worker.
-const redisUrl = Object.assign(new URL(TEST_REDIS_URL), { pathname: '/10' }).toString();
+const redisUrl = testRedisUrl(1);
 
 function startWorker(prefix: string): Promise<INestApplicationContext> {
   const config = loadWorkerConfig(testEnv({ REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, RULES_REPUBLISH_EVERY_MS: '500' }));
