@@ -20,6 +20,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly ruleSetRejections = new Counter({
+    name: 'tollgate_rule_set_rejections_total',
+    help: 'Control-plane changes refused because the rule set they produce does not compile',
+    registers: [this.registry],
+  });
+
   readonly ruleVersion = new Gauge({
     name: 'tollgate_rule_set_version',
     help: 'Version of the rule set this node enforces',

@@ -83,6 +83,30 @@ describe('plans admin API', () => {
       expect((await nodeA.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version).toBe(before);
     });
 
+    it('refuses a change whose rule set does not compile, keeps the version in force, audits and counts the refusal', async () => {
+      const logged = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 100 }]);
+      const limit = logged.plan.limits[0]!;
+      await prisma.planLimit.update({ where: { id: limit.id }, data: { algorithm: 'sliding_log' } });
+      const { version } = await publishRules(prisma, TEST_REDIS_URL);
+      await waitFor(async () => (await nodeA.request('GET', '/health')).body.ruleVersion >= version);
+      const counted = async () => Number(/^tollgate_rule_set_rejections_total (\d+)/m.exec((await nodeA.request('GET', '/metrics')).body)?.[1] ?? 0);
+      const rejectionsBefore = await counted();
+
+      // A sliding log stores one member per unit: the engine refuses more than 10,000 per window.
+      const r = await nodeA.request('PATCH', `/v1/admin/plans/${logged.plan.id}/limits/${limit.id}`, { token: session, body: { limit: 20_000 } });
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('rule_set_invalid');
+      expect(r.body.error.message).toMatch(/10,?000|sliding/i);
+      expect((await nodeA.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version).toBe(version);
+      expect((await prisma.planLimit.findUnique({ where: { id: limit.id } }))!.limit).toBe(100);
+      expect(await prisma.auditLog.count({ where: { action: 'plan_limit.updated', entityId: limit.id } })).toBe(0);
+      const rejection = await prisma.auditLog.findFirst({ where: { action: 'rule_set.rejected' }, orderBy: { id: 'desc' } });
+      expect(rejection!.actor).toMatch(/^user:/);
+      expect(await counted()).toBe(rejectionsBefore + 1);
+      const check = await nodeB.request('POST', '/v1/check', { token: serviceKey, body: { tenant: logged.tenant.slug, endpoint: 'GET /x' } });
+      expect(check.body.limits[0].limit).toBe(100);
+    });
+
     it('answers 404 for an unknown or malformed id', async () => {
       const unknown = await nodeA.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/00000000-0000-4000-8000-000000000000`, {
         token: session,

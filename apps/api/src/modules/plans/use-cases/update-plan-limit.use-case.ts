@@ -1,11 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, MAX_LIMIT } from '@tollgate/domain';
-import type { PrismaClient } from '@tollgate/db';
-import { createRuleSetVersion } from '@tollgate/rules';
 import { z } from 'zod';
 import { writeAudit } from '../../../common/audit';
-import { PRISMA } from '../../../infra/infra.module';
-import { RulePublisher } from '../../rules/rule-publisher.service';
+import { RuleChangeService } from '../../rules/rule-change.service';
 import { toLimitView, type LimitView } from '../plan-views';
 
 export const updatePlanLimitSchema = z.strictObject({
@@ -13,19 +10,13 @@ export const updatePlanLimitSchema = z.strictObject({
 });
 export type UpdatePlanLimit = z.infer<typeof updatePlanLimitSchema>;
 
-/**
- * Changes one limit of a plan: the change, its audit record and the new rule set version commit together
- * (a refused rule set rolls all of it back); then every API node is handed the new version.
- */
+/** Changes one limit of a plan, as one audited rule change (see RuleChangeService). */
 @Injectable()
 export class UpdatePlanLimitUseCase {
-  constructor(
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
-    private readonly publisher: RulePublisher,
-  ) {}
+  constructor(private readonly changes: RuleChangeService) {}
 
   async execute(actor: string, planId: string, limitId: string, patch: UpdatePlanLimit): Promise<{ limit: LimitView; ruleVersion: number }> {
-    const { limit, ruleSet } = await this.prisma.$transaction(async (tx) => {
+    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
       const before = await tx.planLimit.findFirst({ where: { id: limitId, planId } });
       if (!before) throw new AppError(ErrorCode.NOT_FOUND, 'plan limit not found');
       const after = await tx.planLimit.update({ where: { id: limitId }, data: { limit: patch.limit } });
@@ -37,9 +28,8 @@ export class UpdatePlanLimitUseCase {
         before: toLimitView(before),
         after: toLimitView(after),
       });
-      return { limit: after, ruleSet: await createRuleSetVersion(tx, actor) };
+      return after;
     });
-    await this.publisher.publish(ruleSet);
-    return { limit: toLimitView(limit), ruleVersion: ruleSet.version };
+    return { limit: toLimitView(result), ruleVersion };
   }
 }

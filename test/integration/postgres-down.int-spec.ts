@@ -1,0 +1,61 @@
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../support/api';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
+import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../support/fixtures';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+
+// RELIABILITY.md scenario 11: Postgres down → enforcement answers as before; admin writes get 503; after
+// recovery, changes propagate again. The node reaches Postgres through a proxy the test cuts.
+describe('Postgres down', () => {
+  let prisma: PrismaClient;
+  let proxy: TcpProxy;
+  let api: TestApi;
+  let key: string;
+  let session: string;
+  let fixture: Awaited<ReturnType<typeof createTenant>>;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    const pg = new URL(TEST_DATABASE_URL);
+    proxy = await startTcpProxy({ host: pg.hostname, port: Number(pg.port || 5432) });
+    const viaProxy = Object.assign(new URL(TEST_DATABASE_URL), { port: String(proxy.port) }).toString();
+    api = await startApi({ DATABASE_URL: viaProxy });
+    fixture = await createTenant(prisma);
+    key = await createServiceKey(prisma);
+    const user = await createUser(prisma);
+    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
+    session = (await api.request('POST', '/v1/auth/login', { body: user })).body.token;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await proxy?.close();
+    await prisma.$disconnect();
+  });
+
+  const check = (subject: string) =>
+    api.request('POST', '/v1/check', { token: key, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x', subject } });
+  const minute = () => fixture.plan.limits.find((l) => l.name === 'minute')!;
+  const patch = (limit: number) =>
+    api.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/${minute().id}`, { token: session, body: { limit } });
+
+  it('keeps enforcing, refuses admin writes with 503, and takes changes again after recovery', async () => {
+    await proxy.cut();
+
+    for (let i = 0; i < 10; i += 1) expect((await check('pg-down')).body.allowed).toBe(true);
+    const denied = await check('pg-down');
+    expect(denied.status).toBe(200);
+    expect(denied.body.allowed).toBe(false);
+
+    const refused = await patch(50);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('database_unavailable');
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+    expect((await api.request('GET', '/health')).status).toBe(503);
+
+    await proxy.restore();
+    await waitFor(async () => (await patch(50)).status === 200, 10_000, 200);
+    await waitFor(async () => (await check('pg-down')).body.allowed === true, 2_000);
+  });
+});
