@@ -6,6 +6,8 @@ import { testEnv } from './env';
 export interface TestApi {
   app: NestFastifyApplication;
   url: string;
+  /** Every route the HTTP server registered (method + URL pattern), as Fastify saw them. */
+  routes: { method: string; url: string }[];
   close(): Promise<void>;
   request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 }
@@ -14,12 +16,17 @@ export interface TestApi {
 export async function startApi(extraEnv: Record<string, string> = {}): Promise<TestApi> {
   const config = loadApiConfig(testEnv({ API_PORT: '1', API_HOST: '127.0.0.1', RULES_POLL_MS: '200', ...extraEnv }));
   const app = await createApp(config);
+  const routes: { method: string; url: string }[] = [];
+  app.getHttpAdapter().getInstance().addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {
     app,
     url,
+    routes,
     close: () => app.close(),
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };

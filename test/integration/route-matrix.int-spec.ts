@@ -1,0 +1,96 @@
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../support/api';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
+import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../support/fixtures';
+
+// RELIABILITY.md scenario 17 (the part that exists so far): every route × every kind of caller gets the
+// expected status; guards deny by default. A route missing from MATRIX fails the test.
+type Caller = 'anonymous' | 'operator' | 'tenantUser' | 'service';
+type Expect = Record<Caller, number>;
+
+const PUBLIC: Expect = { anonymous: 200, operator: 200, tenantUser: 200, service: 200 };
+const OPERATOR_READ: Expect = { anonymous: 401, operator: 200, tenantUser: 403, service: 403 };
+
+interface Row {
+  method: string;
+  url: string;
+  /** The concrete path and body to call it with. */
+  call: (ids: Ids) => { path: string; body?: unknown };
+  expect: Expect;
+}
+interface Ids {
+  planId: string;
+  limitId: string;
+  tenant: string;
+}
+
+const MATRIX: Row[] = [
+  { method: 'GET', url: '/health', call: () => ({ path: '/health' }), expect: PUBLIC },
+  { method: 'GET', url: '/metrics', call: () => ({ path: '/metrics' }), expect: PUBLIC },
+  {
+    method: 'POST', url: '/v1/auth/login',
+    call: () => ({ path: '/v1/auth/login', body: { email: 'nobody@test.local', password: 'wrong' } }),
+    expect: { anonymous: 401, operator: 401, tenantUser: 401, service: 401 },
+  },
+  { method: 'GET', url: '/v1/auth/me', call: () => ({ path: '/v1/auth/me' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/plans', call: () => ({ path: '/v1/admin/plans' }), expect: OPERATOR_READ },
+  {
+    method: 'PATCH', url: '/v1/admin/plans/:planId/limits/:limitId',
+    call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}/limits/${ids.limitId}`, body: { limit: 10 } }),
+    expect: OPERATOR_READ,
+  },
+  { method: 'GET', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/rule-sets/current', call: () => ({ path: '/v1/admin/rule-sets/current' }), expect: OPERATOR_READ },
+  {
+    method: 'POST', url: '/v1/check',
+    call: (ids) => ({ path: '/v1/check', body: { tenant: ids.tenant, endpoint: 'GET /x' } }),
+    expect: { anonymous: 401, operator: 403, tenantUser: 403, service: 200 },
+  },
+  // Last: it ends the operator's session.
+  { method: 'POST', url: '/v1/auth/logout', call: () => ({ path: '/v1/auth/logout' }), expect: { anonymous: 401, operator: 204, tenantUser: 403, service: 403 } },
+];
+
+/** OpenAPI document and Swagger UI: public, documentation only. */
+const isDocs = (url: string) => url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs-');
+
+describe('route × caller matrix', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let ids: Ids;
+  let tokens: Record<Caller, string | undefined>;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    api = await startApi();
+    const fixture = await createTenant(prisma);
+    ids = { planId: fixture.plan.id, limitId: fixture.plan.limits.find((l) => l.name === 'minute')!.id, tenant: fixture.tenant.slug };
+    const service = await createServiceKey(prisma);
+    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
+    const login = async (role: 'operator' | 'tenant') =>
+      (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma, role, role === 'tenant' ? fixture.tenant.id : undefined) })).body.token as string;
+    tokens = { anonymous: undefined, operator: await login('operator'), tenantUser: await login('tenant'), service };
+  });
+  afterAll(async () => {
+    await api.close();
+    await prisma.$disconnect();
+  });
+
+  it('has a row for every route the API serves', () => {
+    const served = api.routes.filter((r) => r.method !== 'HEAD' && !isDocs(r.url)).map((r) => `${r.method} ${r.url}`);
+    const known = MATRIX.map((r) => `${r.method} ${r.url}`);
+    expect(served.filter((r) => !known.includes(r))).toEqual([]);
+    expect(known.filter((r) => !served.includes(r))).toEqual([]);
+  });
+
+  for (const row of MATRIX) {
+    for (const caller of ['anonymous', 'service', 'tenantUser', 'operator'] as const) {
+      it(`${row.method} ${row.url} as ${caller} → ${row.expect[caller]}`, async () => {
+        const { path, body } = row.call(ids);
+        const r = await api.request(row.method, path, { token: tokens[caller], body });
+        expect(r.status).toBe(row.expect[caller]);
+      });
+    }
+  }
+});
