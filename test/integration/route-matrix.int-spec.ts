@@ -41,7 +41,10 @@ const MATRIX: Row[] = [
     expect: OPERATOR_READ,
   },
   { method: 'GET', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/rule-sets', call: () => ({ path: '/v1/admin/rule-sets' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/current', call: () => ({ path: '/v1/admin/rule-sets/current' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/rule-sets/diff', call: () => ({ path: '/v1/admin/rule-sets/diff?from=1&to=1' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/rule-sets/:version', call: () => ({ path: '/v1/admin/rule-sets/1' }), expect: OPERATOR_READ },
   {
     method: 'POST', url: '/v1/check',
     call: (ids) => ({ path: '/v1/check', body: { tenant: ids.tenant, endpoint: 'GET /x' } }),

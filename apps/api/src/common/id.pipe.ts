@@ -12,3 +12,12 @@ export class IdPipe implements PipeTransform<string, string> {
     return value;
   }
 }
+
+/** A path version number: anything but a positive integer is simply not found. */
+@Injectable()
+export class VersionPipe implements PipeTransform<string, number> {
+  transform(value: string): number {
+    if (!/^[1-9]\d{0,9}$/.test(value)) throw new AppError(ErrorCode.NOT_FOUND, 'not found');
+    return Number(value);
+  }
+}

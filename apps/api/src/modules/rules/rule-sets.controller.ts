@@ -1,15 +1,52 @@
-import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
+import { diffJson, type JsonChange } from '@tollgate/rules';
+import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { VersionPipe } from '../../common/id.pipe';
+import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
+
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** Versions older than this one (the previous page's last version). */
+  before: z.coerce.number().int().min(1).optional(),
+});
+const diffQuery = z.strictObject({ from: z.coerce.number().int().min(1), to: z.coerce.number().int().min(1) });
+
+interface VersionSummary {
+  version: number;
+  createdAt: string;
+  author: string;
+  changes: number;
+}
 
 @ApiTags('rule sets')
 @ApiBearerAuth()
 @Controller('v1/admin/rule-sets')
 export class RuleSetsController {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  /** Versions, newest first, a page at a time (`nextBefore` is null on the last page). */
+  @Get()
+  @Access('operator')
+  @ApiQuery({ name: 'limit', required: false, example: 50 })
+  @ApiQuery({ name: 'before', required: false })
+  async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: VersionSummary[]; nextBefore: number | null }> {
+    const rows = await this.prisma.ruleSetVersion.findMany({
+      where: query.before ? { version: { lt: query.before } } : {},
+      orderBy: { version: 'desc' },
+      take: query.limit + 1,
+      select: { version: true, createdAt: true, author: true, diff: true },
+    });
+    const page = rows.slice(0, query.limit);
+    return {
+      items: page.map((r) => ({ version: r.version, createdAt: r.createdAt.toISOString(), author: r.author, changes: Array.isArray(r.diff) ? r.diff.length : 0 })),
+      nextBefore: rows.length > query.limit ? (page.at(-1)?.version ?? null) : null,
+    };
+  }
 
   /** The newest committed rule set version. */
   @Get('current')
@@ -22,4 +59,36 @@ export class RuleSetsController {
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'no rule set version yet');
     return { version: row.version, createdAt: row.createdAt.toISOString(), author: row.author };
   }
+
+  /** What changed between two versions (either order), leaf by leaf. */
+  @Get('diff')
+  @Access('operator')
+  @ApiQuery({ name: 'from', example: 1 })
+  @ApiQuery({ name: 'to', example: 2 })
+  async diff(@Query(new ZodPipe(diffQuery)) query: z.infer<typeof diffQuery>): Promise<{ from: number; to: number; changes: JsonChange[] }> {
+    const [from, to] = await Promise.all([this.compiled(query.from), this.compiled(query.to)]);
+    return { from: query.from, to: query.to, changes: diffJson(bodyOf(from), bodyOf(to)) };
+  }
+
+  /** One version: the compiled rule set and its diff against the version before it. */
+  @Get(':version')
+  @Access('operator')
+  async get(@Param('version', VersionPipe) version: number) {
+    const row = await this.prisma.ruleSetVersion.findUnique({ where: { version } });
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'rule set version not found');
+    return { version: row.version, createdAt: row.createdAt.toISOString(), author: row.author, diff: row.diff, compiled: row.compiled };
+  }
+
+  private async compiled(version: number): Promise<unknown> {
+    const row = await this.prisma.ruleSetVersion.findUnique({ where: { version }, select: { compiled: true } });
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, `rule set version ${version} not found`);
+    return row.compiled;
+  }
+}
+
+/** The rules without their number and compile time, which always differ. */
+function bodyOf(compiled: unknown): unknown {
+  if (!compiled || typeof compiled !== 'object') return compiled;
+  const { version: _v, compiledAt: _c, ...body } = compiled as Record<string, unknown>;
+  return body;
 }
