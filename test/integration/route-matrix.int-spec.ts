@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
@@ -30,7 +31,8 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/metrics', call: () => ({ path: '/metrics' }), expect: PUBLIC },
   {
     method: 'POST', url: '/v1/auth/login',
-    call: () => ({ path: '/v1/auth/login', body: { email: 'nobody@test.local', password: 'wrong' } }),
+    // A fresh unknown account for each call: sign-in attempts are rate limited per account.
+    call: () => ({ path: '/v1/auth/login', body: { email: `nobody-${randomUUID()}@test.local`, password: 'wrong' } }),
     expect: { anonymous: 401, operator: 401, tenantUser: 401, service: 401 },
   },
   { method: 'GET', url: '/v1/auth/me', call: () => ({ path: '/v1/auth/me' }), expect: OPERATOR_READ },

@@ -28,7 +28,7 @@ export async function startStack(name: string): Promise<Stack> {
   await runNode(['prisma/seed.ts'], { DATABASE_URL: databaseUrl });
 
   const [apiPort, dashboardPort] = await Promise.all([freePort(), freePort()]);
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, API_PORT: String(apiPort), API_HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, API_PORT: String(apiPort), API_HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '1000000' };
   const output: string[] = [];
   const children = [
     launch('api', ['apps/api/dist/main.js'], env, output),
@@ -69,6 +69,7 @@ export async function startApiProcesses(n: number, extraEnv: Record<string, stri
       API_HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
+      LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '1000000',
       ...extraEnv,
     }, output),
   );

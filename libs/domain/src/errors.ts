@@ -49,11 +49,15 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly field?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
     super(message, options);
     this.name = 'AppError';
+    this.retryAfterMs = options?.retryAfterMs;
   }
+
+  /** When the caller may try again (sent as `Retry-After`, whole seconds rounded up). */
+  readonly retryAfterMs?: number;
 
   get status(): number {
     return errorHttpStatus[this.code];

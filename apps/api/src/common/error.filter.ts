@@ -46,7 +46,7 @@ const RETRY_AFTER_S: Partial<Record<ErrorCode, string>> = {
 };
 
 export function sendError(reply: FastifyReply, err: AppError): void {
-  const retryAfter = RETRY_AFTER_S[err.code];
+  const retryAfter = err.retryAfterMs !== undefined ? String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))) : RETRY_AFTER_S[err.code];
   if (retryAfter) void reply.header('Retry-After', retryAfter);
   const body: ErrorBody = err.toBody();
   void reply.status(err.status).type('application/json').send(body);

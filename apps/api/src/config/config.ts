@@ -15,6 +15,8 @@ const envSchema = z.object({
   REDIS_COMMAND_TIMEOUT_MS: ms.default(500),
   RULES_POLL_MS: ms.default(1000),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+  LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -26,6 +28,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
     rules: { pollMs: e.RULES_POLL_MS },
     sessions: { ttlMs: e.SESSION_TTL_HOURS * 3_600_000 },
+    login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
     log: { level: e.LOG_LEVEL },
   }));
 }

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { ZodPipe } from '../../common/zod.pipe';
+import { LoginThrottle } from './login-throttle.service';
 import { type SessionUser, SessionService } from './session.service';
 
 const loginSchema = z.strictObject({
@@ -15,14 +16,21 @@ const loginSchema = z.strictObject({
 @ApiTags('auth')
 @Controller('v1/auth')
 export class AuthController {
-  constructor(private readonly sessions: SessionService) {}
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly throttle: LoginThrottle,
+  ) {}
 
-  /** Exchanges an operator's e-mail and password for a session token (the dashboard keeps it in a cookie). */
+  /**
+   * Exchanges an operator's e-mail and password for a session token (the dashboard keeps it in a cookie).
+   * Rate limited per account and per client address (429 with Retry-After).
+   */
   @Post('login')
   @HttpCode(200)
   @Access('public')
   @ApiBody({ schema: { example: { email: 'admin@tollgate.local', password: 'tollgate-demo' } } })
-  async login(@Body(new ZodPipe(loginSchema)) body: z.infer<typeof loginSchema>) {
+  async login(@Body(new ZodPipe(loginSchema)) body: z.infer<typeof loginSchema>, @Ip() address: string) {
+    await this.throttle.admit(body.email, address);
     const { token, expiresAt, user } = await this.sessions.login(body.email, body.password);
     return { token, expiresAt: expiresAt.toISOString(), user };
   }
