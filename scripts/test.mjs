@@ -76,7 +76,7 @@ async function resetTestStores({ TEST_DATABASE_URL, TEST_REDIS_URL }) {
   await migrate(TEST_DATABASE_URL, () => undefined);
   const base = new URL(TEST_REDIS_URL);
   const first = Number(base.pathname.slice(1) || 0);
-  for (const db of [first, first + 1, first + 2]) {
+  for (const db of [first, first + 1, first + 2, first + 3]) {
     const redis = new Redis(Object.assign(new URL(base), { pathname: `/${db}` }).toString());
     await redis.flushdb();
     redis.disconnect();

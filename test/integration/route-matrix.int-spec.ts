@@ -48,6 +48,12 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/v1/admin/rule-sets/diff', call: () => ({ path: '/v1/admin/rule-sets/diff?from=1&to=1' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/:version', call: () => ({ path: '/v1/admin/rule-sets/1' }), expect: OPERATOR_READ },
   {
+    // An unknown version: the operator passes the guard (404), without rolling back the shared test database.
+    method: 'POST', url: '/v1/admin/rule-sets/:version/restore',
+    call: () => ({ path: '/v1/admin/rule-sets/999999999/restore' }),
+    expect: { anonymous: 401, operator: 404, tenantUser: 403, service: 403 },
+  },
+  {
     method: 'POST', url: '/v1/check',
     call: (ids) => ({ path: '/v1/check', body: { tenant: ids.tenant, endpoint: 'GET /x' } }),
     expect: { anonymous: 401, operator: 403, tenantUser: 403, service: 200 },

@@ -112,7 +112,8 @@ export function runNode(args: string[], env: Record<string, string>): Promise<{ 
   });
 }
 
-async function recreateDatabase(url: string): Promise<void> {
+/** Drops the database if it exists, then creates and migrates it. */
+export async function recreateDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
   const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).toString() });
   await admin.connect();

@@ -3,3 +3,4 @@ export * from './diff';
 export * from './rule-set-store';
 export * from './versions';
 export * from './limit-rules';
+export * from './snapshot';

@@ -2,6 +2,7 @@ import type { PrismaClient, Prisma } from '@tollgate/db';
 import { ruleSetSchema, type RuleSet } from '@tollgate/domain';
 import { compileRuleSet, type RuleSource } from './compile';
 import { diffJson } from './diff';
+import { takeSnapshot } from './snapshot';
 import type { RuleSetStore } from './rule-set-store';
 
 type Tx = Prisma.TransactionClient;
@@ -32,6 +33,7 @@ export async function createRuleSetVersion(tx: Tx, author: string): Promise<Rule
       version: ruleSet.version,
       compiled: ruleSet as unknown as Prisma.InputJsonValue,
       diff: diffJson(previousBody, body) as unknown as Prisma.InputJsonValue,
+      source: (await takeSnapshot(tx)) as unknown as Prisma.InputJsonValue,
       author,
     },
   });

@@ -1,13 +1,16 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { diffJson, type JsonChange } from '@tollgate/rules';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { actorOf } from '../../common/audit';
+import { type Caller, CurrentCaller } from '../../common/caller';
 import { VersionPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
+import { RestoreRuleSetUseCase } from './use-cases/restore-rule-set.use-case';
 
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -27,7 +30,10 @@ interface VersionSummary {
 @ApiBearerAuth()
 @Controller('v1/admin/rule-sets')
 export class RuleSetsController {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly restoreRuleSet: RestoreRuleSetUseCase,
+  ) {}
 
   /** Versions, newest first, a page at a time (`nextBefore` is null on the last page). */
   @Get()
@@ -77,6 +83,14 @@ export class RuleSetsController {
     const row = await this.prisma.ruleSetVersion.findUnique({ where: { version } });
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'rule set version not found');
     return { version: row.version, createdAt: row.createdAt.toISOString(), author: row.author, diff: row.diff, compiled: row.compiled };
+  }
+
+  /** Rolls back to this version's plans and limits, published as a new version. */
+  @Post(':version/restore')
+  @HttpCode(200)
+  @Access('operator')
+  restore(@CurrentCaller() caller: Caller, @Param('version', VersionPipe) version: number) {
+    return this.restoreRuleSet.execute(actorOf(caller), version);
   }
 
   private async compiled(version: number): Promise<unknown> {

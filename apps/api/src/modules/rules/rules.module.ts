@@ -3,7 +3,8 @@ import { RuleCache } from './rule-cache.service';
 import { RuleChangeService } from './rule-change.service';
 import { RulePublisher } from './rule-publisher.service';
 import { RuleSetsController } from './rule-sets.controller';
+import { RestoreRuleSetUseCase } from './use-cases/restore-rule-set.use-case';
 
 @Global()
-@Module({ controllers: [RuleSetsController], providers: [RuleCache, RulePublisher, RuleChangeService], exports: [RuleCache, RulePublisher, RuleChangeService] })
+@Module({ controllers: [RuleSetsController], providers: [RuleCache, RulePublisher, RuleChangeService, RestoreRuleSetUseCase], exports: [RuleCache, RulePublisher, RuleChangeService] })
 export class RulesModule {}

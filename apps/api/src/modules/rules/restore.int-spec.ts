@@ -1,0 +1,79 @@
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../../../../../test/support/api';
+import { testDatabaseUrl, testRedisUrl } from '../../../../../test/support/env';
+import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
+import { recreateDatabase } from '../../../../../test/support/stack';
+
+// A restore rolls back every plan: this file has a database and a Redis database of its own, so that it
+// never rolls back another test file's fixtures.
+const databaseUrl = testDatabaseUrl('restore');
+const redisUrl = testRedisUrl(3);
+
+describe('restoring a rule set version', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let session: string;
+  let key: string;
+  let fixture: Awaited<ReturnType<typeof createTenant>>;
+
+  beforeAll(async () => {
+    await recreateDatabase(databaseUrl);
+    const redis = new Redis(redisUrl);
+    await redis.flushdb();
+    redis.disconnect();
+    prisma = createPrismaClient(databaseUrl, { poolSize: 2 });
+    fixture = await createTenant(prisma);
+    key = await createServiceKey(prisma);
+    const user = await createUser(prisma);
+    await publishRules(prisma, redisUrl);
+    api = await startApi({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
+    session = (await api.request('POST', '/v1/auth/login', { body: user })).body.token;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await prisma?.$disconnect();
+  });
+
+  const minute = () => fixture.plan.limits.find((l) => l.name === 'minute')!;
+  const setMinute = async (limit: number) =>
+    (await api.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/${minute().id}`, { token: session, body: { limit } })).body.ruleVersion as number;
+  const enforcedMinute = async () =>
+    (await api.request('POST', '/v1/check', { token: key, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x', subject: 'peek' } })).body.limits[0].limit as number;
+
+  it('writes an old version\'s limits back as a new version that every node enforces, and audits it', async () => {
+    const v10 = await setMinute(10);
+    await setMinute(11);
+    const v12 = await setMinute(12);
+    await waitFor(async () => (await enforcedMinute()) === 12);
+
+    const r = await api.request('POST', `/v1/admin/rule-sets/${v10}/restore`, { token: session });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ ruleVersion: v12 + 1, restoredFrom: v10 });
+    expect((await prisma.planLimit.findUnique({ where: { id: minute().id } }))!.limit).toBe(10);
+    await waitFor(async () => (await enforcedMinute()) === 10, 1_000);
+    const diff = await api.request('GET', `/v1/admin/rule-sets/diff?from=${v12}&to=${v12 + 1}`, { token: session });
+    expect(diff.body.changes).toContainEqual({ path: `tenants.${fixture.tenant.slug}.limits.0.limit`, before: 12, after: 10 });
+    const audit = await prisma.auditLog.findFirst({ where: { action: 'rule_set.restored' }, orderBy: { id: 'desc' } });
+    expect(audit).toMatchObject({ entityId: String(v10), actor: expect.stringMatching(/^user:/) });
+  });
+
+  it('never brings back a revoked key', async () => {
+    const before = (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version as number;
+    await prisma.apiKey.updateMany({ where: { prefix: key.slice(0, 12) }, data: { revokedAt: new Date() } });
+    await setMinute(13); // a new version without the key
+    await api.request('POST', `/v1/admin/rule-sets/${before}/restore`, { token: session });
+    const check = await api.request('POST', '/v1/check', { token: key, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x' } });
+    expect(check.status).toBe(401);
+  });
+
+  it('answers 409 for a version without a snapshot and 404 for an unknown one', async () => {
+    const current = (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version as number;
+    await prisma.$executeRaw`update rule_set_versions set source = null where version = ${current}`;
+    const conflict = await api.request('POST', `/v1/admin/rule-sets/${current}/restore`, { token: session });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error.code).toBe('conflict');
+    expect((await api.request('POST', '/v1/admin/rule-sets/999999/restore', { token: session })).status).toBe(404);
+  });
+});

@@ -1,0 +1,72 @@
+import { AppError, ErrorCode } from '@tollgate/domain';
+import type { Prisma } from '@tollgate/db';
+import { z } from 'zod';
+
+type Tx = Prisma.TransactionClient;
+
+/**
+ * What a rule set version can be restored to: plans with their limits, and each tenant's plan and status.
+ * Keys are deliberately not part of it: restoring a version never brings a revoked key back.
+ */
+const snapshotSchema = z.object({
+  plans: z.array(
+    z.object({
+      id: z.string(),
+      slug: z.string(),
+      name: z.string(),
+      limits: z.array(
+        z.object({ id: z.string(), name: z.string(), windowS: z.number(), limit: z.number(), algorithm: z.string(), burst: z.number().nullable() }),
+      ),
+    }),
+  ),
+  tenants: z.array(z.object({ id: z.string(), planId: z.string(), status: z.enum(['active', 'suspended']) })),
+});
+export type RuleSnapshot = z.infer<typeof snapshotSchema>;
+
+type AlgorithmValue = Prisma.PlanLimitCreateManyInput['algorithm'];
+
+/** The restorable rows, read inside the caller's transaction. */
+export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
+  const [plans, tenants] = await Promise.all([
+    tx.plan.findMany({ orderBy: { slug: 'asc' }, include: { limits: { orderBy: { name: 'asc' } } } }),
+    tx.tenant.findMany({ orderBy: { slug: 'asc' }, select: { id: true, planId: true, status: true } }),
+  ]);
+  return {
+    plans: plans.map((p) => ({
+      id: p.id,
+      slug: p.slug,
+      name: p.name,
+      limits: p.limits.map((l) => ({ id: l.id, name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst })),
+    })),
+    tenants,
+  };
+}
+
+export function parseSnapshot(raw: unknown): RuleSnapshot | null {
+  if (raw === null || raw === undefined) return null;
+  const parsed = snapshotSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Writes a snapshot back, inside the caller's transaction: every plan of the snapshot gets its name, slug and
+ * exactly its limits back; every tenant that still exists gets its plan and status back. Plans and tenants
+ * created after the snapshot are left as they are.
+ */
+export async function restoreSnapshot(tx: Tx, snapshot: RuleSnapshot): Promise<void> {
+  for (const plan of snapshot.plans) {
+    await tx.plan.upsert({ where: { id: plan.id }, create: { id: plan.id, slug: plan.slug, name: plan.name }, update: { slug: plan.slug, name: plan.name } });
+    await tx.planLimit.deleteMany({ where: { planId: plan.id, id: { notIn: plan.limits.map((l) => l.id) } } });
+    for (const l of plan.limits) {
+      const data = { name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm as AlgorithmValue, burst: l.burst };
+      await tx.planLimit.upsert({ where: { id: l.id }, create: { id: l.id, planId: plan.id, ...data }, update: data });
+    }
+  }
+  const existing = new Set((await tx.tenant.findMany({ select: { id: true } })).map((t) => t.id));
+  const plansNow = new Set((await tx.plan.findMany({ select: { id: true } })).map((p) => p.id));
+  for (const tenant of snapshot.tenants) {
+    if (!existing.has(tenant.id)) continue;
+    if (!plansNow.has(tenant.planId)) throw new AppError(ErrorCode.CONFLICT, `tenant ${tenant.id}'s plan of that version no longer exists`);
+    await tx.tenant.update({ where: { id: tenant.id }, data: { planId: tenant.planId, status: tenant.status } });
+  }
+}

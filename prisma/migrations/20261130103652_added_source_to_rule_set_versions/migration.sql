@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "rule_set_versions" ADD COLUMN     "source" JSONB;
+
