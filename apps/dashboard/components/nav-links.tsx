@@ -5,6 +5,7 @@ import { usePathname } from 'next/navigation';
 
 const LINKS = [
   { href: '/plans', label: 'Plans' },
+  { href: '/rule-sets', label: 'Rule sets' },
   { href: '/tenants', label: 'Tenants' },
 ] as const;
 
@@ -17,7 +18,7 @@ export function NavLinks() {
           key={href}
           href={href}
           aria-current={pathname === href || pathname.startsWith(`${href}/`) ? 'page' : undefined}
-          data-testid={`nav-${label.toLowerCase()}`}
+          data-testid={`nav-${href.slice(1)}`}
         >
           {label}
         </Link>

@@ -6,13 +6,15 @@ interface CursorPaginationProps {
   trail: string[];
   nextCursor: string | null;
   shown: number;
+  /** The query parameter the cursors travel in: `after` for tenants, `before` for rule set versions. */
+  param?: string;
 }
 
 /** Forward-only cursors made walkable both ways by carrying the trail of cursors in the URL. */
-export function CursorPagination({ basePath, trail, nextCursor, shown }: CursorPaginationProps) {
+export function CursorPagination({ basePath, trail, nextCursor, shown, param = 'after' }: CursorPaginationProps) {
   const page = trail.length + 1;
-  const previous = page > 1 ? hrefFor(basePath, trail.slice(0, -1)) : undefined;
-  const next = nextCursor ? hrefFor(basePath, [...trail, nextCursor]) : undefined;
+  const previous = page > 1 ? hrefFor(basePath, param, trail.slice(0, -1)) : undefined;
+  const next = nextCursor ? hrefFor(basePath, param, [...trail, nextCursor]) : undefined;
 
   return (
     <nav className="pagination" aria-label="Pagination">
@@ -42,7 +44,7 @@ function PageLink({ href, testId, label }: { href: string | undefined; testId: s
   );
 }
 
-function hrefFor(basePath: string, trail: string[]): string {
+function hrefFor(basePath: string, param: string, trail: string[]): string {
   if (trail.length === 0) return basePath;
-  return `${basePath}?${new URLSearchParams(trail.map((cursor) => ['after', cursor]))}`;
+  return `${basePath}?${new URLSearchParams(trail.map((cursor) => [param, cursor]))}`;
 }

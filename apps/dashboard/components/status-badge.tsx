@@ -1,5 +1,6 @@
 import type { Tenant } from '@/lib/api-types';
 
-export function StatusBadge({ status }: { status: Tenant['status'] }) {
+/** A tenant's status, or `current` for the rule set version every API node enforces. */
+export function StatusBadge({ status }: { status: Tenant['status'] | 'current' }) {
   return <span className={`badge badge-${status}`}>{status}</span>;
 }

@@ -73,6 +73,41 @@ export const ruleSetSummarySchema = z.object({
 });
 export type RuleSetSummary = z.infer<typeof ruleSetSummarySchema>;
 
+/** One row of the version history: `changes` counts the leaf changes against the version before it. */
+export const ruleSetVersionSummarySchema = ruleSetSummarySchema.extend({ changes: z.number() });
+export type RuleSetVersionSummary = z.infer<typeof ruleSetVersionSummarySchema>;
+
+export const ruleSetPageSchema = z.object({
+  items: z.array(ruleSetVersionSummarySchema),
+  nextBefore: z.number().nullable(),
+});
+export type RuleSetPage = z.infer<typeof ruleSetPageSchema>;
+
+/** One leaf that differs: `before` is absent when it was added, `after` when it was removed. */
+export const ruleSetChangeSchema = z.object({
+  path: z.string(),
+  before: z.unknown().optional(),
+  after: z.unknown().optional(),
+});
+export type RuleSetChange = z.infer<typeof ruleSetChangeSchema>;
+
+/** One version; its `compiled` rule set is not read by the dashboard. */
+export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ diff: z.array(ruleSetChangeSchema) });
+export type RuleSetVersion = z.infer<typeof ruleSetVersionSchema>;
+
+export const ruleSetDiffSchema = z.object({
+  from: z.number(),
+  to: z.number(),
+  changes: z.array(ruleSetChangeSchema),
+});
+export type RuleSetDiff = z.infer<typeof ruleSetDiffSchema>;
+
+export const restoreRuleSetResponseSchema = z.object({
+  ruleVersion: z.number(),
+  restoredFrom: z.number(),
+});
+export type RestoreRuleSetResponse = z.infer<typeof restoreRuleSetResponseSchema>;
+
 export const errorBodySchema = z.object({
   error: z.object({
     code: z.string(),

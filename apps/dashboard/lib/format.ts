@@ -36,3 +36,33 @@ export function safeReturnPath(value: unknown): string | undefined {
     ? value
     : undefined;
 }
+
+const RELATIVE_STEPS = [
+  { unit: 'year', seconds: 31_536_000 },
+  { unit: 'month', seconds: 2_592_000 },
+  { unit: 'week', seconds: 604_800 },
+  { unit: 'day', seconds: 86_400 },
+  { unit: 'hour', seconds: 3_600 },
+  { unit: 'minute', seconds: 60 },
+] as const;
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/** How long ago a moment was, as people say it: "just now", "5 minutes ago", "yesterday", "3 weeks ago". */
+export function formatRelativeTime(iso: string, now: number = Date.now()): string {
+  const time = new Date(iso).getTime();
+  if (Number.isNaN(time)) return iso;
+  const seconds = Math.round((time - now) / 1000);
+  if (Math.abs(seconds) < 45) return 'just now';
+  const step = RELATIVE_STEPS.find((s) => Math.abs(seconds) >= s.seconds) ?? RELATIVE_STEPS[RELATIVE_STEPS.length - 1]!;
+  return relative.format(Math.round(seconds / step.seconds), step.unit);
+}
+
+const INLINE_JSON_MAX = 60;
+
+/** A rule set value as JSON: short values on one line, objects and arrays that would not fit indented. */
+export function formatJsonValue(value: unknown): string {
+  if (value === undefined) return '—';
+  const inline = JSON.stringify(value) ?? String(value);
+  if (inline.length <= INLINE_JSON_MAX || typeof value !== 'object' || value === null) return inline;
+  return JSON.stringify(value, null, 2);
+}

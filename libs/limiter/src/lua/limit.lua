@@ -20,7 +20,27 @@
            then per rule: remaining, resetMs, retryAfterMs, delayMs }   -- integers only
   consume/lease write only when every rule admits; peek never writes; refund gives back to every rule.
   Every key written gets a TTL that ends when its state would read as empty again.
+
+  Redis runs this whole chunk on every call, so it defines only plain local functions (no tables of
+  functions, no per-rule tables) and asks Redis for every rule's state with one MGET. Each algorithm has an
+  `<algorithm>Open` that turns the rule's stored value into the units it has available and its view (up
+  to three values), and an `<algorithm>Close` that applies the decision to the view in one of these
+  modes, writes it when the mode says so, and returns the rule's remaining, resetMs, retryAfterMs and
+  delayMs:
+    take  admitted: charge and write          peek  admitted: charge, write nothing (a peek)
+    give  a refund: give back and write       hold  the request is denied, but this rule would admit
+    deny  this rule refuses the cost: its retry-after, nothing written
 ]]
+
+-- The decision's clock, read once; every algorithm below works on `now` and writes TTLs with `keep`.
+local now, keep
+if ARGV[2] ~= '' then
+  now, keep = tonumber(ARGV[2]), tonumber(ARGV[3])
+else
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
 --- @include "common"
 --- @include "fixed_window"
 --- @include "sliding_log"
@@ -29,39 +49,47 @@
 --- @include "leaky_bucket"
 --- @include "gcra"
 
-local algorithms = {
-  fw = fixedWindow, sl = slidingLog, sw = slidingWindow, tb = tokenBucket,
-  lb = leakyBucket(false), ls = leakyBucket(true), gc = gcra,
-}
-
-local now
-if ARGV[2] ~= '' then
-  now = tonumber(ARGV[2])
-else
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
-end
-local operation = ARGV[1]
-local amount = tonumber(ARGV[4])
-local keep = nil
-if ARGV[2] ~= '' then keep = tonumber(ARGV[3]) end
+local operation, amount = ARGV[1], tonumber(ARGV[4])
 if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease' then
   return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
 end
 
-local rules, views, available = {}, {}, {}
+-- Every rule's numbers and the key its state is in (a fixed window's is the current window's).
+local rules = #KEYS
+local codes, keys, limits, windows, capacities, finishes = {}, {}, {}, {}, {}, {}
+for i = 1, rules do
+  local arg = 4 + (i - 1) * 7
+  local code, window = ARGV[arg + 1], tonumber(ARGV[arg + 3])
+  codes[i], limits[i], windows[i], capacities[i] = code, tonumber(ARGV[arg + 2]), window, tonumber(ARGV[arg + 4])
+  if code == 'fw' then
+    keys[i], finishes[i] = fixedWindowAt(KEYS[i], window, tonumber(ARGV[arg + 5]), tonumber(ARGV[arg + 6]), tonumber(ARGV[arg + 7]))
+  else
+    keys[i] = KEYS[i]
+  end
+end
+
+-- Every rule opened at `now`: the units it has available and its view (a, b, c). A sliding log reads its
+-- sorted set itself (MGET answers nil for it).
+local stored = redis.call('MGET', unpack(keys))
+local available, a, b, c = {}, {}, {}, {}
 local least = math.huge
-for i = 1, #KEYS do
-  local a = 4 + (i - 1) * 7
-  local rule = {
-    key = KEYS[i], algorithm = algorithms[ARGV[a + 1]], limit = tonumber(ARGV[a + 2]), window = tonumber(ARGV[a + 3]),
-    capacity = tonumber(ARGV[a + 4]), calStart = tonumber(ARGV[a + 5]), calEnd = tonumber(ARGV[a + 6]),
-    calNextEnd = tonumber(ARGV[a + 7]), now = now, keep = keep,
-  }
-  if not rule.algorithm then return redis.error_reply('ERR unknown limiter algorithm ' .. tostring(ARGV[a + 1])) end
-  rules[i] = rule
-  views[i] = rule.algorithm.open(rule, now)
-  available[i] = rule.algorithm.available(rule, views[i])
+for i = 1, rules do
+  local code, value, limit, window, capacity = codes[i], stored[i], limits[i], windows[i], capacities[i]
+  if code == 'fw' then
+    available[i], a[i], b[i] = fixedWindowOpen(value, limit, finishes[i])
+  elseif code == 'tb' then
+    available[i], a[i], b[i] = tokenBucketOpen(value, limit, window, capacity)
+  elseif code == 'sw' then
+    available[i], a[i], b[i], c[i] = slidingWindowOpen(value, limit, window)
+  elseif code == 'gc' then
+    available[i], a[i] = gcraOpen(value, limit, window, capacity)
+  elseif code == 'lb' or code == 'ls' then
+    available[i], a[i], b[i] = leakyBucketOpen(value, limit, window, capacity)
+  elseif code == 'sl' then
+    available[i], a[i], b[i] = slidingLogOpen(keys[i], limit, window)
+  else
+    return redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
+  end
   least = min(least, available[i])
 end
 
@@ -73,25 +101,34 @@ elseif operation ~= 'refund' and amount > least then
   allowed = 0
 end
 
-local reply = { now, allowed, granted }
-for i = 1, #KEYS do
-  local rule, v = rules[i], views[i]
-  local algorithm = rule.algorithm
-  local retryAfter, delay = 0, 0
+local reply, n = { now, allowed, granted }, 3
+for i = 1, rules do
+  local code, key, limit, window, capacity = codes[i], keys[i], limits[i], windows[i], capacities[i]
+  local mode
   if operation == 'refund' then
-    algorithm.give(rule, v, cost)
-    algorithm.save(rule, v)
+    mode = 'give'
+  elseif allowed == 0 then
+    if cost > available[i] then mode = 'deny' else mode = 'hold' end
+  elseif operation == 'peek' then
+    mode = 'peek'
   else
-    if cost > available[i] then retryAfter = algorithm.retryAfter(rule, v, cost) end
-    if allowed == 1 then
-      algorithm.take(rule, v, cost)
-      if algorithm.delay then delay = algorithm.delay(rule, v) end
-      if operation ~= 'peek' then algorithm.save(rule, v) end
-    end
+    mode = 'take'
   end
-  reply[#reply + 1] = algorithm.available(rule, v)
-  reply[#reply + 1] = algorithm.resetMs(rule, v)
-  reply[#reply + 1] = retryAfter
-  reply[#reply + 1] = delay
+  local remaining, reset, retryAfter, delay
+  if code == 'fw' then
+    remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a[i], b[i], cost, mode)
+  elseif code == 'tb' then
+    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, a[i], b[i], cost, mode)
+  elseif code == 'sw' then
+    remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, a[i], b[i], c[i], cost, mode)
+  elseif code == 'gc' then
+    remaining, reset, retryAfter, delay = gcraClose(key, limit, window, capacity, a[i], cost, mode)
+  elseif code == 'sl' then
+    remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a[i], b[i], cost, mode)
+  else
+    remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, capacity, a[i], b[i], cost, mode, code == 'ls')
+  end
+  reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4] = remaining, reset, retryAfter, delay
+  n = n + 4
 end
 return reply

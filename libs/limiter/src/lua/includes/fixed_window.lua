@@ -1,46 +1,42 @@
 -- Fixed window (algorithms/fixed-window.ts): one counter per window, in `<rule key>:<window start ms>`.
 -- Epoch-aligned windows of `window` ms, or the calendar window [calStart, calEnd) the engine computed,
 -- followed by [calEnd, calNextEnd): the one that holds `now` (on this script's clock) is used.
-local fixedWindow = {}
+-- The view: the count in the window and the window's end.
 
-function fixedWindow.open(rule, now)
+-- The key of the window that holds now, and the window's end.
+local function fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
   local start, finish
-  if rule.calEnd > 0 then
-    if now >= rule.calEnd then
-      start, finish = rule.calEnd, rule.calNextEnd
+  if calEnd > 0 then
+    if now >= calEnd then
+      start, finish = calEnd, calNextEnd
     else
-      start, finish = rule.calStart, rule.calEnd
+      start, finish = calStart, calEnd
     end
   else
-    start = now - now % rule.window
-    finish = start + rule.window
+    start = now - now % window
+    finish = start + window
   end
-  local key = rule.key .. ':' .. int(start)
-  return { now = now, key = key, finish = finish, count = tonumber(redis.call('GET', key) or '0') }
+  return string.format('%s:%d', key, start), finish
 end
 
-function fixedWindow.available(rule, v)
-  return max(0, rule.limit - v.count)
+local function fixedWindowOpen(stored, limit, finish)
+  local count = tonumber(stored or '0')
+  return max(0, limit - count), count, finish
 end
 
-function fixedWindow.take(rule, v, cost)
-  v.count = v.count + cost
-end
-
-function fixedWindow.give(rule, v, cost)
-  v.count = max(0, v.count - cost)
-end
-
-function fixedWindow.retryAfter(rule, v, cost)
-  return v.finish - v.now
-end
-
-function fixedWindow.resetMs(rule, v)
-  return v.finish - v.now
-end
-
-function fixedWindow.save(rule, v)
-  local ttl = 0
-  if v.count > 0 then ttl = v.finish - v.now end
-  store(rule, v.key, int(v.count), ttl)
+local function fixedWindowClose(key, limit, count, finish, cost, mode)
+  local retryAfter = 0
+  if mode == 'deny' then
+    retryAfter = finish - now
+  elseif mode == 'give' then
+    count = max(0, count - cost)
+  elseif mode ~= 'hold' then
+    count = count + cost
+  end
+  if mode == 'take' or mode == 'give' then
+    local ttl = 0
+    if count > 0 then ttl = finish - now end
+    store(key, count, ttl)
+  end
+  return max(0, limit - count), finish - now, retryAfter, 0
 end

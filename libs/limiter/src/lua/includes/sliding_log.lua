@@ -1,74 +1,59 @@
 -- Sliding log (algorithms/sliding-log.ts): a sorted set with one member per admitted unit, scored by its
 -- time; the window is (now - window, now]. Members are `<ms>:<nnnn>`, nnnn counting the members of that
 -- score (0000-9999, a limit is at most 10,000), so they are unique and sort like their arrival.
-local slidingLog = {}
+-- The view: the number of live members and the newest one's time.
 
-local function logSince(rule, now)
-  return '(' .. int(now - rule.window)
-end
-
--- The score of the member at `offset` (0 = newest when newest, else oldest) among the live ones.
-local function logScore(rule, now, newest, offset)
-  local found
+-- The score of the live member at `offset` (0 = the newest when `newest`, else the oldest).
+local function logScore(key, window, newest, offset)
+  local since, found = string.format('(%d', now - window)
   if newest then
-    found = redis.call('ZREVRANGEBYSCORE', rule.key, '+inf', logSince(rule, now), 'WITHSCORES', 'LIMIT', offset, 1)
+    found = redis.call('ZREVRANGEBYSCORE', key, '+inf', since, 'WITHSCORES', 'LIMIT', offset, 1)
   else
-    found = redis.call('ZRANGEBYSCORE', rule.key, logSince(rule, now), '+inf', 'WITHSCORES', 'LIMIT', offset, 1)
+    found = redis.call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', offset, 1)
   end
   return tonumber(found[2])
 end
 
-function slidingLog.open(rule, now)
-  local count = redis.call('ZCOUNT', rule.key, logSince(rule, now), '+inf')
+local function slidingLogOpen(key, limit, window)
+  local count = redis.call('ZCOUNT', key, string.format('(%d', now - window), '+inf')
   local newest = 0
-  if count > 0 then newest = logScore(rule, now, true, 0) end
-  return { now = now, count = count, newest = newest, adds = 0, removes = 0 }
+  if count > 0 then newest = logScore(key, window, true, 0) end
+  return max(0, limit - count), count, newest
 end
 
-function slidingLog.available(rule, v)
-  return max(0, rule.limit - v.count)
-end
-
-function slidingLog.take(rule, v, cost)
-  v.count = v.count + cost
-  v.newest = max(v.newest, v.now)
-  v.adds = cost
-end
-
-function slidingLog.give(rule, v, cost)
-  v.removes = min(cost, v.count)
-  v.count = v.count - v.removes
-  if v.count > 0 then v.newest = logScore(rule, v.now, true, v.removes) end
-end
-
-function slidingLog.retryAfter(rule, v, cost)
-  -- The oldest units must leave the window until the cost fits; the last of them decides.
-  return logScore(rule, v.now, false, v.count + cost - rule.limit - 1) + rule.window - v.now
-end
-
-function slidingLog.resetMs(rule, v)
-  if v.count == 0 then return 0 end
-  return v.newest + rule.window - v.now
-end
-
-function slidingLog.save(rule, v)
-  redis.call('ZREMRANGEBYSCORE', rule.key, '-inf', int(v.now - rule.window))
-  if v.removes > 0 then redis.call('ZREMRANGEBYRANK', rule.key, -v.removes, -1) end
-  if v.adds > 0 then
-    local score = int(v.now)
-    local first = redis.call('ZCOUNT', rule.key, score, score)
-    local args = {}
-    for i = 0, v.adds - 1 do
-      args[#args + 1] = score
-      args[#args + 1] = score .. ':' .. string.format('%04d', first + i)
-      if #args == 1000 or i == v.adds - 1 then
-        redis.call('ZADD', rule.key, unpack(args))
-        args = {}
+local function slidingLogClose(key, limit, window, count, newest, cost, mode)
+  local retryAfter, adds, removes = 0, 0, 0
+  if mode == 'deny' then
+    -- The oldest units must leave the window until the cost fits; the last of them decides.
+    retryAfter = logScore(key, window, false, count + cost - limit - 1) + window - now
+  elseif mode == 'give' then
+    removes = min(cost, count)
+    count = count - removes
+    if count > 0 then newest = logScore(key, window, true, removes) end
+  elseif mode ~= 'hold' then
+    count, newest, adds = count + cost, max(newest, now), cost
+  end
+  local reset = 0
+  if count > 0 then reset = newest + window - now end
+  if mode == 'take' or mode == 'give' then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+    if removes > 0 then redis.call('ZREMRANGEBYRANK', key, -removes, -1) end
+    if adds > 0 then
+      local first = redis.call('ZCOUNT', key, now, now)
+      local args = {}
+      for i = 0, adds - 1 do
+        args[#args + 1] = now
+        args[#args + 1] = string.format('%d:%04d', now, first + i)
+        if #args == 1000 or i == adds - 1 then
+          redis.call('ZADD', key, unpack(args))
+          args = {}
+        end
       end
     end
+    if count > 0 then
+      local mode, at = expiry(reset)
+      if mode == 'PX' then redis.call('PEXPIRE', key, at) else redis.call('PEXPIREAT', key, at) end
+    end
   end
-  if v.count > 0 then
-    local mode, at = expiry(rule, slidingLog.resetMs(rule, v))
-    if mode == 'PX' then redis.call('PEXPIRE', rule.key, at) else redis.call('PEXPIREAT', rule.key, at) end
-  end
+  return max(0, limit - count), reset, retryAfter, 0
 end

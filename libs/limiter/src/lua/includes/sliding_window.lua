@@ -1,58 +1,56 @@
 -- Sliding window counter (algorithms/sliding-window.ts): value `<window index>:<previous>:<current>`, the
 -- counts of the previous and the current epoch-aligned window (index = floor(now / window)). The estimate
 -- previous * (window - elapsed) / window + current is compared multiplied by window: integers only.
-local slidingWindow = {}
+-- The view: the window index and both counts.
 
-function slidingWindow.open(rule, now)
-  local index = floor(now / rule.window)
-  local v = { now = now, index = index, elapsed = now - index * rule.window, previous = 0, current = 0 }
-  local stored = redis.call('GET', rule.key)
+local function slidingWindowAvailable(limit, w, elapsed, previous, current)
+  local room = limit * w - previous * (w - elapsed)
+  if room < 0 then return 0 end
+  return max(0, floor(room / w) - current)
+end
+
+local function slidingWindowOpen(stored, limit, w)
+  local index = floor(now / w)
+  local previous, current = 0, 0
   if stored then
     local i, p, c = string.match(stored, '^(%d+):(%d+):(%d+)$')
-    i, p, c = tonumber(i), tonumber(p), tonumber(c)
+    i = tonumber(i)
     if i == index then
-      v.previous, v.current = p, c
+      previous, current = tonumber(p), tonumber(c)
     elseif i == index - 1 then
-      v.previous = c
+      previous = tonumber(c)
     end
   end
-  return v
+  return slidingWindowAvailable(limit, w, now - index * w, previous, current), index, previous, current
 end
 
-function slidingWindow.available(rule, v)
-  local room = rule.limit * rule.window - v.previous * (rule.window - v.elapsed)
-  if room < 0 then return 0 end
-  return max(0, floor(room / rule.window) - v.current)
-end
-
-function slidingWindow.take(rule, v, cost)
-  v.current = v.current + cost
-end
-
-function slidingWindow.give(rule, v, cost)
-  v.current = max(0, v.current - cost)
-end
-
-function slidingWindow.retryAfter(rule, v, cost)
-  local w = rule.window
-  -- Later in this window: the smallest elapsed e with previous * (w - e) <= (limit - current - cost) * w.
-  local room = rule.limit - v.current - cost
-  if room >= 0 and v.previous > 0 then
-    local e = w - floor(room * w / v.previous)
-    if e < w then return e - v.elapsed end
+local function slidingWindowClose(key, limit, w, index, previous, current, cost, mode)
+  local elapsed = now - index * w
+  local retryAfter = 0
+  if mode == 'deny' then
+    -- Later in this window: the smallest elapsed e with previous * (w - e) <= (limit - current - cost) * w.
+    local room = limit - current - cost
+    local e = w
+    if room >= 0 and previous > 0 then e = w - floor(room * w / previous) end
+    if e < w then
+      retryAfter = e - elapsed
+    else
+      -- Otherwise in the next window, where the current count becomes the previous one.
+      local nextElapsed = 0
+      if current > 0 then nextElapsed = max(0, w - floor((limit - cost) * w / current)) end
+      retryAfter = w - elapsed + nextElapsed
+    end
+  elseif mode == 'give' then
+    current = max(0, current - cost)
+  elseif mode ~= 'hold' then
+    current = current + cost
   end
-  -- Otherwise in the next window, where the current count becomes the previous one.
-  local nextElapsed = 0
-  if v.current > 0 then nextElapsed = max(0, w - floor((rule.limit - cost) * w / v.current)) end
-  return w - v.elapsed + nextElapsed
-end
-
-function slidingWindow.resetMs(rule, v)
-  if v.current > 0 then return 2 * rule.window - v.elapsed end
-  if v.previous > 0 then return rule.window - v.elapsed end
-  return 0
-end
-
-function slidingWindow.save(rule, v)
-  store(rule, rule.key, int(v.index) .. ':' .. int(v.previous) .. ':' .. int(v.current), slidingWindow.resetMs(rule, v))
+  local reset = 0
+  if current > 0 then
+    reset = 2 * w - elapsed
+  elseif previous > 0 then
+    reset = w - elapsed
+  end
+  if mode == 'take' or mode == 'give' then store(key, string.format('%d:%d:%d', index, previous, current), reset) end
+  return slidingWindowAvailable(limit, w, elapsed, previous, current), reset, retryAfter, 0
 end

@@ -1,46 +1,32 @@
 -- Token bucket (algorithms/token-bucket.ts): value `<tokens>:<ms>`, tokens counted in 1/window units (one
 -- token = window units; the refill is `limit` units per ms) as of that ms. No key = a full bucket.
-local tokenBucket = {}
+-- The view: the tokens, as of `at` (= now, unless the clock went back).
 
-function tokenBucket.open(rule, now)
-  local full = rule.capacity * rule.window
-  local v = { now = now, at = now, tokens = full, full = full }
-  local stored = redis.call('GET', rule.key)
+local function tokenBucketOpen(stored, rate, window, capacity)
+  local full = capacity * window
+  local tokens, at = full, now
   if stored then
-    local tokens, at = string.match(stored, '^(%d+):(%d+)$')
-    tokens, at = min(tonumber(tokens), full), tonumber(at)
-    local elapsed = max(0, now - at)
-    if elapsed >= ceilDiv(full - tokens, rule.limit) then
-      v.tokens = full
-    else
-      v.tokens = tokens + elapsed * rule.limit
-    end
-    v.at = max(at, now)
+    local kept, since = string.match(stored, '^(%d+):(%d+)$')
+    kept, since = min(tonumber(kept), full), tonumber(since)
+    local elapsed = max(0, now - since)
+    if elapsed < ceilDiv(full - kept, rate) then tokens = kept + elapsed * rate end
+    at = max(since, now)
   end
-  return v
+  return floor(tokens / window), tokens, at
 end
 
-function tokenBucket.available(rule, v)
-  return floor(v.tokens / rule.window)
-end
-
-function tokenBucket.take(rule, v, cost)
-  v.tokens = v.tokens - cost * rule.window
-end
-
-function tokenBucket.give(rule, v, cost)
-  v.tokens = min(v.full, v.tokens + cost * rule.window)
-end
-
-function tokenBucket.retryAfter(rule, v, cost)
-  return v.at - v.now + ceilDiv(cost * rule.window - v.tokens, rule.limit)
-end
-
-function tokenBucket.resetMs(rule, v)
-  if v.tokens >= v.full then return 0 end
-  return v.at - v.now + ceilDiv(v.full - v.tokens, rule.limit)
-end
-
-function tokenBucket.save(rule, v)
-  store(rule, rule.key, int(v.tokens) .. ':' .. int(v.at), tokenBucket.resetMs(rule, v))
+local function tokenBucketClose(key, rate, window, capacity, tokens, at, cost, mode)
+  local full = capacity * window
+  local retryAfter = 0
+  if mode == 'deny' then
+    retryAfter = at - now + ceilDiv(cost * window - tokens, rate)
+  elseif mode == 'give' then
+    tokens = min(full, tokens + cost * window)
+  elseif mode ~= 'hold' then
+    tokens = tokens - cost * window
+  end
+  local reset = 0
+  if tokens < full then reset = at - now + ceilDiv(full - tokens, rate) end
+  if mode == 'take' or mode == 'give' then store(key, string.format('%d:%d', tokens, at), reset) end
+  return floor(tokens / window), reset, retryAfter, 0
 end
