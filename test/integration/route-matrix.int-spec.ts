@@ -12,6 +12,7 @@ type Expect = Record<Caller, number>;
 
 const PUBLIC: Expect = { anonymous: 200, operator: 200, tenantUser: 200, service: 200 };
 const OPERATOR_READ: Expect = { anonymous: 401, operator: 200, tenantUser: 403, service: 403 };
+const OPERATOR_WRITE_REFUSED = (status: number): Expect => ({ anonymous: 401, operator: status, tenantUser: 403, service: 403 });
 
 interface Row {
   method: string;
@@ -37,6 +38,13 @@ const MATRIX: Row[] = [
   },
   { method: 'GET', url: '/v1/auth/me', call: () => ({ path: '/v1/auth/me' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/plans', call: () => ({ path: '/v1/admin/plans' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/plans/:planId', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}` }), expect: OPERATOR_READ },
+  // Writes are called so that the operator passes the guard without changing what other rows rely on.
+  { method: 'POST', url: '/v1/admin/plans', call: () => ({ path: '/v1/admin/plans', body: { slug: 'BAD SLUG', name: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'PATCH', url: '/v1/admin/plans/:planId', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}`, body: { name: 'Matrix plan' } }), expect: OPERATOR_READ },
+  { method: 'DELETE', url: '/v1/admin/plans/:planId', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}` }), expect: OPERATOR_WRITE_REFUSED(409) },
+  { method: 'POST', url: '/v1/admin/plans/:planId/limits', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}/limits`, body: { name: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'DELETE', url: '/v1/admin/plans/:planId/limits/:limitId', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}/limits/00000000-0000-4000-8000-000000000000` }), expect: OPERATOR_WRITE_REFUSED(404) },
   {
     method: 'PATCH', url: '/v1/admin/plans/:planId/limits/:limitId',
     call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}/limits/${ids.limitId}`, body: { limit: 10 } }),

@@ -12,6 +12,13 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ErrorCode.VALIDATION_FAILED,
 };
 
+/** Prisma's request errors that are the caller's doing. */
+const PRISMA_CODES: Record<string, [ErrorCode, string]> = {
+  P2002: [ErrorCode.CONFLICT, 'already exists (a unique name or slug is taken)'],
+  P2003: [ErrorCode.CONFLICT, 'still referenced by other records'],
+  P2025: [ErrorCode.NOT_FOUND, 'not found'],
+};
+
 const HTTP_CODES: Record<number, ErrorCode> = {
   400: ErrorCode.VALIDATION_FAILED,
   401: ErrorCode.UNAUTHENTICATED,
@@ -32,6 +39,11 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof HttpException) {
     const code = HTTP_CODES[err.getStatus()] ?? ErrorCode.INTERNAL;
     return new AppError(code, code === ErrorCode.INTERNAL ? 'internal error' : err.message, undefined, { cause: err });
+  }
+  const prismaCode = (err as { code?: unknown; name?: string }).code;
+  if ((err as { name?: string }).name === 'PrismaClientKnownRequestError' && typeof prismaCode === 'string' && PRISMA_CODES[prismaCode]) {
+    const [code, message] = PRISMA_CODES[prismaCode];
+    return new AppError(code, message, undefined, { cause: err });
   }
   if (isDatabaseUnavailable(err)) {
     return new AppError(ErrorCode.DATABASE_UNAVAILABLE, 'the database is unavailable; retry later', undefined, { cause: err });

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, Inject, Param, Patch } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -8,41 +9,91 @@ import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
-import { toLimitView, type PlanView } from './plan-views';
-import { type UpdatePlanLimit, UpdatePlanLimitUseCase, updatePlanLimitSchema } from './use-cases/update-plan-limit.use-case';
+import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
+import { planInclude, toPlanView, type PlanView } from './plan-views';
+import { AddPlanLimitUseCase, RemovePlanLimitUseCase, UpdatePlanLimitUseCase } from './use-cases/plan-limits.use-cases';
+import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
 
+/** OpenAPI body from a zod schema, with an example. */
+const ApiJsonBody = (schema: z.ZodType, example: unknown) => ApiBody({ schema: { ...(z.toJSONSchema(schema, { io: 'input' }) as object), example } });
+
+/** Plans (tariffs) and their limits. Every write is one audited rule change and answers with its rule set version. */
 @ApiTags('plans')
 @ApiBearerAuth()
 @Controller('v1/admin/plans')
 export class PlansController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-    private readonly updatePlanLimit: UpdatePlanLimitUseCase,
+    private readonly createPlan: CreatePlanUseCase,
+    private readonly updatePlan: UpdatePlanUseCase,
+    private readonly deletePlan: DeletePlanUseCase,
+    private readonly addLimit: AddPlanLimitUseCase,
+    private readonly updateLimit: UpdatePlanLimitUseCase,
+    private readonly removeLimit: RemovePlanLimitUseCase,
   ) {}
 
   /** Every plan with its limits and how many tenants are on it. */
   @Get()
   @Access('operator')
   async list(): Promise<{ items: PlanView[] }> {
-    const plans = await this.prisma.plan.findMany({
-      orderBy: { slug: 'asc' },
-      include: { limits: { orderBy: [{ windowS: 'asc' }, { name: 'asc' }] }, _count: { select: { tenants: true } } },
-    });
-    return {
-      items: plans.map((p) => ({ id: p.id, slug: p.slug, name: p.name, tenantCount: p._count.tenants, limits: p.limits.map(toLimitView) })),
-    };
+    const plans = await this.prisma.plan.findMany({ orderBy: { slug: 'asc' }, include: planInclude });
+    return { items: plans.map(toPlanView) };
+  }
+
+  @Get(':planId')
+  @Access('operator')
+  async get(@Param('planId', IdPipe) planId: string): Promise<PlanView> {
+    const plan = await this.prisma.plan.findUnique({ where: { id: planId }, include: planInclude });
+    if (!plan) throw new AppError(ErrorCode.NOT_FOUND, 'plan not found');
+    return toPlanView(plan);
+  }
+
+  @Post()
+  @Access('operator')
+  @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', windowS: 86400, limit: 50000 }] })
+  create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPlanSchema)) input: NewPlan) {
+    return this.createPlan.execute(actorOf(caller), input);
+  }
+
+  @Patch(':planId')
+  @Access('operator')
+  @ApiJsonBody(planPatchSchema, { name: 'Business (2027)' })
+  update(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(planPatchSchema)) patch: PlanPatch) {
+    return this.updatePlan.execute(actorOf(caller), planId, patch);
+  }
+
+  /** 409 while tenants are on the plan. */
+  @Delete(':planId')
+  @HttpCode(200)
+  @Access('operator')
+  remove(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string) {
+    return this.deletePlan.execute(actorOf(caller), planId);
+  }
+
+  @Post(':planId/limits')
+  @Access('operator')
+  @ApiJsonBody(newLimitSchema, { name: 'second', windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 10 })
+  createLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
+    return this.addLimit.execute(actorOf(caller), planId, input);
   }
 
   /** Changes one limit; answers with the rule set version that carries the change. */
   @Patch(':planId/limits/:limitId')
   @Access('operator')
-  @ApiBody({ schema: { ...(z.toJSONSchema(updatePlanLimitSchema) as object), example: { limit: 20 } } })
-  update(
+  @ApiJsonBody(limitPatchSchema, { limit: 20 })
+  patchLimit(
     @CurrentCaller() caller: Caller,
     @Param('planId', IdPipe) planId: string,
     @Param('limitId', IdPipe) limitId: string,
-    @Body(new ZodPipe(updatePlanLimitSchema)) body: UpdatePlanLimit,
+    @Body(new ZodPipe(limitPatchSchema)) patch: LimitPatch,
   ) {
-    return this.updatePlanLimit.execute(actorOf(caller), planId, limitId, body);
+    return this.updateLimit.execute(actorOf(caller), planId, limitId, patch);
+  }
+
+  @Delete(':planId/limits/:limitId')
+  @HttpCode(200)
+  @Access('operator')
+  deleteLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Param('limitId', IdPipe) limitId: string) {
+    return this.removeLimit.execute(actorOf(caller), planId, limitId);
   }
 }

@@ -135,3 +135,81 @@ describe('plans admin API', () => {
     });
   });
 });
+
+describe('plan lifecycle', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let session: string;
+  let key: string;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    api = await startApi();
+    key = await createServiceKey(prisma);
+    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
+  });
+  afterAll(async () => {
+    await api.close();
+    await prisma.$disconnect();
+  });
+
+  const call = (method: string, path: string, body?: unknown) => api.request(method, `/v1/admin/plans${path}`, { token: session, body });
+
+  it('creates a plan with limits of any algorithm, changes and removes limits, and deletes it once nobody is on it', async () => {
+    const slug = `life-${Date.now().toString(36)}`;
+    const created = await call('POST', '', {
+      slug,
+      name: 'Lifecycle',
+      limits: [
+        { name: 'second', windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 10 },
+        { name: 'daily', windowS: 86_400, limit: 1000 },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.plan).toMatchObject({ slug, tenantCount: 0 });
+    expect(created.body.plan.limits.map((l: { name: string; algorithm: string; burst: number | null }) => [l.name, l.algorithm, l.burst])).toEqual([
+      ['second', 'token_bucket', 10],
+      ['daily', 'fixed_window', null],
+    ]);
+    const planId: string = created.body.plan.id;
+    expect((await call('POST', '', { slug, name: 'Again' })).status).toBe(409);
+
+    const added = await call('POST', `/${planId}/limits`, { name: 'minute', windowS: 60, limit: 100, algorithm: 'gcra' });
+    expect(added.status).toBe(201);
+    expect(added.body.ruleVersion).toBeGreaterThan(created.body.ruleVersion);
+    expect((await call('POST', `/${planId}/limits`, { name: 'minute', windowS: 60, limit: 5 })).status).toBe(409);
+    const changed = await call('PATCH', `/${planId}/limits/${added.body.limit.id}`, { algorithm: 'sliding_window', windowS: 120 });
+    expect(changed.body.limit).toMatchObject({ algorithm: 'sliding_window', windowS: 120, limit: 100 });
+    expect((await call('DELETE', `/${planId}/limits/${added.body.limit.id}`)).status).toBe(200);
+    expect((await call('PATCH', `/${planId}`, { name: 'Lifecycle 2' })).body.plan.name).toBe('Lifecycle 2');
+
+    // A tenant on it: the plan's limits are enforced with their algorithms; the plan cannot be deleted.
+    const tenant = await prisma.tenant.create({ data: { slug: `${slug}-t`, name: 'T', planId } });
+    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
+    const check = await api.request('POST', '/v1/check', { token: key, body: { tenant: tenant.slug, endpoint: 'GET /x' } });
+    expect(check.body.limits.map((l: { name: string; limit: number }) => [l.name, l.limit])).toEqual([['second', 10], ['daily', 1000]]);
+    const refused = await call('DELETE', `/${planId}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toMatch(/1 tenant/);
+    await prisma.tenant.delete({ where: { id: tenant.id } });
+    expect((await call('DELETE', `/${planId}`)).status).toBe(200);
+    expect((await call('GET', `/${planId}`)).status).toBe(404);
+    const actions = (await prisma.auditLog.findMany({ where: { entityId: planId }, select: { action: true } })).map((a) => a.action);
+    expect(actions).toEqual(expect.arrayContaining(['plan.created', 'plan.updated', 'plan.deleted']));
+  });
+
+  it.each([
+    ['a bad slug', { slug: 'Not A Slug', name: 'x' }, 'slug'],
+    ['an unknown algorithm', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 60, limit: 5, algorithm: 'magic' }] }, 'limits.0.algorithm'],
+    ['a zero window', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 0, limit: 5 }] }, 'limits.0.windowS'],
+    ['a huge limit', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 60, limit: 2e9 }] }, 'limits.0.limit'],
+    ['duplicate limit names', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 60, limit: 5 }, { name: 'm', windowS: 1, limit: 1 }] }, 'limits'],
+  ])('refuses %s with 400 naming the field, and writes no version', async (_label, input, field) => {
+    const before = (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version;
+    const r = await call('POST', '', input);
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe(field);
+    expect((await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version).toBe(before);
+  });
+});
