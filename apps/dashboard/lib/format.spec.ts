@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAlgorithm, formatWindow, safeReturnPath } from './format';
+import { formatAlgorithm, formatJsonValue, formatRelativeTime, formatWindow, safeReturnPath } from './format';
 
 describe('formatWindow', () => {
   it.each([
@@ -29,5 +29,44 @@ describe('safeReturnPath', () => {
 
   it.each(['//evil.example', '/\\evil.example', 'https://evil.example', '', undefined])('rejects %s', (value) => {
     expect(safeReturnPath(value)).toBeUndefined();
+  });
+});
+
+describe('formatRelativeTime', () => {
+  const now = Date.parse('2026-06-15T12:00:00Z');
+  it.each([
+    ['2026-06-15T11:59:30Z', 'just now'],
+    ['2026-06-15T11:59:10Z', '1 minute ago'],
+    ['2026-06-15T11:55:00Z', '5 minutes ago'],
+    ['2026-06-15T09:00:00Z', '3 hours ago'],
+    ['2026-06-14T12:00:00Z', 'yesterday'],
+    ['2026-06-11T12:00:00Z', '4 days ago'],
+    ['2026-05-25T12:00:00Z', '3 weeks ago'],
+    ['2025-06-15T12:00:00Z', 'last year'],
+  ])('%s reads %s', (iso, expected) => {
+    expect(formatRelativeTime(iso, now)).toBe(expected);
+  });
+
+  it('keeps what it cannot read as it is', () => {
+    expect(formatRelativeTime('yesterday-ish', now)).toBe('yesterday-ish');
+  });
+});
+
+describe('formatJsonValue', () => {
+  it.each([
+    [12, '12'],
+    ['acme', '"acme"'],
+    [null, 'null'],
+    [false, 'false'],
+    [{ name: 'minute', limit: 60 }, '{"name":"minute","limit":60}'],
+    [undefined, '—'],
+  ])('%j reads %s', (value, expected) => {
+    expect(formatJsonValue(value)).toBe(expected);
+  });
+
+  it('indents objects too long for one line', () => {
+    const value = { id: 'c0ffee00-0000-4000-8000-000000000001', slug: 'acme', status: 'active', plan: 'starter' };
+    expect(formatJsonValue(value)).toBe(JSON.stringify(value, null, 2));
+    expect(formatJsonValue(value).split('\n').length).toBeGreaterThan(1);
   });
 });
