@@ -22,6 +22,7 @@ interface Row {
   expect: Expect;
 }
 interface Ids {
+  tenantId: string;
   planId: string;
   limitId: string;
   tenant: string;
@@ -51,6 +52,9 @@ const MATRIX: Row[] = [
     expect: OPERATOR_READ,
   },
   { method: 'GET', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}` }), expect: OPERATOR_READ },
+  { method: 'POST', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants', body: { slug: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'PATCH', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}`, body: { name: 'Matrix tenant' } }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets', call: () => ({ path: '/v1/admin/rule-sets' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/current', call: () => ({ path: '/v1/admin/rule-sets/current' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/diff', call: () => ({ path: '/v1/admin/rule-sets/diff?from=1&to=1' }), expect: OPERATOR_READ },
@@ -83,7 +87,7 @@ describe('route × caller matrix', () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
     api = await startApi();
     const fixture = await createTenant(prisma);
-    ids = { planId: fixture.plan.id, limitId: fixture.plan.limits.find((l) => l.name === 'minute')!.id, tenant: fixture.tenant.slug };
+    ids = { tenantId: fixture.tenant.id, planId: fixture.plan.id, limitId: fixture.plan.limits.find((l) => l.name === 'minute')!.id, tenant: fixture.tenant.slug };
     const service = await createServiceKey(prisma);
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
     await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
@@ -108,7 +112,7 @@ describe('route × caller matrix', () => {
       it(`${row.method} ${row.url} as ${caller} → ${row.expect[caller]}`, async () => {
         const { path, body } = row.call(ids);
         const r = await api.request(row.method, path, { token: tokens[caller], body });
-        expect(r.status).toBe(row.expect[caller]);
+        expect(r.status, JSON.stringify(r.body)).toBe(row.expect[caller]);
       });
     }
   }

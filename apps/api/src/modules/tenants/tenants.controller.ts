@@ -1,49 +1,82 @@
-import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { slug } from '@tollgate/domain';
+import { Body, Controller, Get, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode, slug, TENANT_STATUSES } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { actorOf } from '../../common/audit';
+import { type Caller, CurrentCaller } from '../../common/caller';
+import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
+import { type NewTenant, newTenantSchema, type TenantPatch, tenantPatchSchema } from './tenant.schemas';
+import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
+import { CreateTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
 
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   /** The slug of the last tenant of the previous page. */
   cursor: slug.optional(),
+  plan: z.uuid().optional(),
+  status: z.enum(TENANT_STATUSES).optional(),
 });
 
-export interface TenantView {
-  id: string;
-  slug: string;
-  name: string;
-  status: 'active' | 'suspended';
-  timeZone: string;
-  plan: { id: string; slug: string; name: string };
-}
+const ApiJsonBody = (schema: z.ZodType, example: unknown) =>
+  ApiBody({ schema: { ...(z.toJSONSchema(schema, { io: 'input' }) as object), example } });
 
+/** Tenants: the operator's customers. Every write is one audited rule change and answers with its rule set version. */
 @ApiTags('tenants')
 @ApiBearerAuth()
 @Controller('v1/admin/tenants')
 export class TenantsController {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly createTenant: CreateTenantUseCase,
+    private readonly updateTenant: UpdateTenantUseCase,
+  ) {}
 
-  /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page). */
+  /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan or status. */
   @Get()
   @Access('operator')
   @ApiQuery({ name: 'limit', required: false, example: 50 })
   @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({ name: 'plan', required: false, description: 'plan id' })
+  @ApiQuery({ name: 'status', required: false, enum: TENANT_STATUSES })
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: TenantView[]; nextCursor: string | null }> {
     const rows = await this.prisma.tenant.findMany({
-      where: query.cursor ? { slug: { gt: query.cursor } } : {},
+      where: {
+        ...(query.cursor ? { slug: { gt: query.cursor } } : {}),
+        ...(query.plan ? { planId: query.plan } : {}),
+        ...(query.status ? { status: query.status } : {}),
+      },
       orderBy: { slug: 'asc' },
       take: query.limit + 1,
-      include: { plan: { select: { id: true, slug: true, name: true } } },
+      include: tenantInclude,
     });
     const page = rows.slice(0, query.limit);
-    return {
-      items: page.map((t) => ({ id: t.id, slug: t.slug, name: t.name, status: t.status, timeZone: t.timeZone, plan: t.plan })),
-      nextCursor: rows.length > query.limit ? (page.at(-1)?.slug ?? null) : null,
-    };
+    return { items: page.map(toTenantView), nextCursor: rows.length > query.limit ? (page.at(-1)?.slug ?? null) : null };
+  }
+
+  @Get(':tenantId')
+  @Access('operator')
+  async get(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantView> {
+    const tenant = await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
+    if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
+    return toTenantView(tenant);
+  }
+
+  @Post()
+  @Access('operator')
+  @ApiJsonBody(newTenantSchema, { slug: 'initech', name: 'Initech', planId: '00000000-0000-4000-8000-000000000000', timeZone: 'America/Chicago' })
+  create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newTenantSchema)) input: NewTenant) {
+    return this.createTenant.execute(actorOf(caller), input);
+  }
+
+  /** Rename, move to another plan, suspend (`status: suspended` → every check denied) or change the time zone. */
+  @Patch(':tenantId')
+  @Access('operator')
+  @ApiJsonBody(tenantPatchSchema, { status: 'suspended' })
+  update(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Body(new ZodPipe(tenantPatchSchema)) patch: TenantPatch) {
+    return this.updateTenant.execute(actorOf(caller), tenantId, patch);
   }
 }

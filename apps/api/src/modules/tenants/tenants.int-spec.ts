@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../../../../../test/support/env';
-import { createTenant, createUser } from '../../../../../test/support/fixtures';
+import { createServiceKey, createTenant, createUser } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 
 describe('GET /v1/admin/tenants', () => {
@@ -43,5 +43,65 @@ describe('GET /v1/admin/tenants', () => {
 
   it('answers 401 without a session', async () => {
     expect((await api.request('GET', '/v1/admin/tenants')).status).toBe(401);
+  });
+});
+
+describe('tenant lifecycle', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let session: string;
+  let key: string;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    api = await startApi();
+    key = await createServiceKey(prisma);
+    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
+  });
+  afterAll(async () => {
+    await api.close();
+    await prisma.$disconnect();
+  });
+
+  const call = (method: string, path: string, body?: unknown) => api.request(method, `/v1/admin/tenants${path}`, { token: session, body });
+  const check = (tenant: string) => api.request('POST', '/v1/check', { token: key, body: { tenant, endpoint: 'GET /x' } });
+
+  it('creates a tenant that is enforced at once, moves it to another plan, suspends and resumes it', async () => {
+    const { plan: small } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]);
+    const { plan: large } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 300 }]);
+    const slug = `new-${Date.now().toString(36)}`;
+    const created = await call('POST', '', { slug, name: 'New Co', planId: small.id, timeZone: 'Asia/Tokyo' });
+    expect(created.status).toBe(201);
+    expect(created.body.tenant).toMatchObject({ slug, status: 'active', timeZone: 'Asia/Tokyo', plan: { id: small.id } });
+    expect((await check(slug)).body.limits[0].limit).toBe(3); // the answer came after the version was live on this node
+    expect((await call('POST', '', { slug, name: 'Twice', planId: small.id })).status).toBe(409);
+
+    const id: string = created.body.tenant.id;
+    expect((await call('PATCH', `/${id}`, { planId: large.id })).body.tenant.plan.id).toBe(large.id);
+    expect((await check(slug)).body.limits[0].limit).toBe(300);
+    await call('PATCH', `/${id}`, { status: 'suspended' });
+    const suspended = await check(slug);
+    expect(suspended.body).toMatchObject({ allowed: false, reason: 'tenant_suspended' });
+    await call('PATCH', `/${id}`, { status: 'active' });
+    expect((await check(slug)).body.allowed).toBe(true);
+    expect((await call('GET', `?plan=${large.id}&status=active`)).body.items.map((t: { slug: string }) => t.slug)).toContain(slug);
+    expect((await call('GET', `/${id}`)).body.slug).toBe(slug);
+  });
+
+  it.each([
+    ['an unknown time zone', { timeZone: 'Mars/Olympus' }, 'timeZone'],
+    ['an unknown plan', { planId: '00000000-0000-4000-8000-000000000000' }, 'planId'],
+    ['a bad status', { status: 'deleted' }, 'status'],
+    ['an empty change', {}, undefined],
+  ])('refuses %s with 400', async (_label, patch, field) => {
+    const { tenant } = await createTenant(prisma);
+    const r = await call('PATCH', `/${tenant.id}`, patch);
+    expect(r.status).toBe(400);
+    if (field) expect(r.body.error.field).toBe(field);
+  });
+
+  it('answers 404 for an unknown tenant', async () => {
+    expect((await call('GET', '/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await call('PATCH', '/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);
   });
 });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TenantsController } from './tenants.controller';
+import { CreateTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
 
-@Module({ controllers: [TenantsController] })
+@Module({ controllers: [TenantsController], providers: [CreateTenantUseCase, UpdateTenantUseCase] })
 export class TenantsModule {}

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import type { Prisma } from '@tollgate/db';
+import { writeAudit } from '../../common/audit';
+import { RuleChangeService } from '../rules/rule-change.service';
+import type { NewTenant, TenantPatch } from './tenant.schemas';
+import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
+
+type Tx = Prisma.TransactionClient;
+
+async function assertPlan(tx: Tx, planId: string): Promise<void> {
+  const plan = await tx.plan.findUnique({ where: { id: planId }, select: { id: true } });
+  if (!plan) throw new AppError(ErrorCode.VALIDATION_FAILED, 'no plan with this id', 'planId');
+}
+
+/** Creates a tenant on a plan, as one audited rule change (it is enforced from the new version on). */
+@Injectable()
+export class CreateTenantUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, input: NewTenant): Promise<{ tenant: TenantView; ruleVersion: number }> {
+    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      await assertPlan(tx, input.planId);
+      const created = await tx.tenant.create({ data: input, include: tenantInclude });
+      await writeAudit(tx, { actor, action: 'tenant.created', entityType: 'tenant', entityId: created.id, after: toTenantView(created) });
+      return created;
+    });
+    return { tenant: toTenantView(result), ruleVersion };
+  }
+}
+
+/** Renames a tenant, moves it to another plan, suspends or resumes it, or changes its time zone. */
+@Injectable()
+export class UpdateTenantUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, tenantId: string, patch: TenantPatch): Promise<{ tenant: TenantView; ruleVersion: number }> {
+    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      const before = await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
+      if (!before) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
+      if (patch.planId) await assertPlan(tx, patch.planId);
+      const after = await tx.tenant.update({ where: { id: tenantId }, data: patch, include: tenantInclude });
+      await writeAudit(tx, { actor, action: 'tenant.updated', entityType: 'tenant', entityId: tenantId, before: toTenantView(before), after: toTenantView(after) });
+      return after;
+    });
+    return { tenant: toTenantView(result), ruleVersion };
+  }
+}
