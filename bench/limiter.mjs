@@ -33,7 +33,8 @@ function redisBenchmark(args) {
 /** The script's ARGV for consuming 1 unit against `rules` on Redis TIME (see lua/limit.lua). */
 function scriptArgs(rules) {
   const codes = { fixed_window: 'fw', token_bucket: 'tb' };
-  return ['consume', '', '0', '1', ...rules.flatMap((r) => [codes[r.algorithm], String(r.limit), String(r.windowMs), String(r.burst ?? r.limit), '0', '0', '0'])];
+  const ruleArgs = (r) => [codes[r.algorithm], String(r.limit), String(r.windowMs), ...(r.algorithm === 'token_bucket' ? [String(r.burst ?? r.limit)] : [])];
+  return ['consume', '', '0', '1', ...rules.flatMap(ruleArgs)];
 }
 
 async function scriptOpsPerSecond() {

@@ -24,9 +24,10 @@ export const BUCKET_ALGORITHMS: readonly AlgorithmName[] = ['token_bucket', 'lea
 
 /**
  * Validates a request for `operation` and resolves its rules; throws a typed error before any state is
- * touched. `amount` is the cost, or the lease's maximum.
+ * touched. `amount` is the cost, or the lease's maximum. The rules are validated once per array (see
+ * `resolveRules`); the checks that depend on the request run on every call, in the same order as ever.
  */
-export function resolveRequest(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): ResolvedRule[] {
+export function resolveRequest(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): readonly ResolvedRule[] {
   const field = operation === 'lease' ? 'max' : 'cost';
   if (typeof request.tenantId !== 'string' || request.tenantId.length === 0) {
     throw new InvalidLimitRequestError('tenantId must be a non-empty string', 'tenantId');
@@ -37,15 +38,52 @@ export function resolveRequest(operation: Operation, request: Omit<LimitRequest,
   if (!isPositiveInteger(amount) || amount > MAX_UNITS) {
     throw new InvalidLimitRequestError(`${field} must be an integer from 1 to ${MAX_UNITS}`, field);
   }
-  const rules = request.rules.map(resolveRule);
-  const names = new Set<string>();
-  rules.forEach((rule, i) => {
-    if (names.has(rule.name)) throw new InvalidRuleError(rule.name, 'duplicate_name', 'the name is used twice', `rules.${i}.name`);
-    names.add(rule.name);
+  const { rules, duplicateAt } = resolveRules(request.rules);
+  for (let i = 0; i < rules.length; i += 1) {
+    const rule = rules[i] as ResolvedRule;
+    if (i === duplicateAt) throw new InvalidRuleError(rule.name, 'duplicate_name', 'the name is used twice', `rules.${i}.name`);
     if (operation === 'lease' && rule.algorithm === 'leaky_bucket_shaper') throw new LeaseNotSupportedError(rule.name);
     if (amount > rule.capacity) throw new CostExceedsCapacityError(rule.name, rule.capacity, amount, field);
-  });
+  }
   return rules;
+}
+
+/** A rule array, every rule valid on its own; `duplicateAt` is the index of the first repeated name (or -1). */
+export interface ResolvedRules {
+  rules: readonly ResolvedRule[];
+  duplicateAt: number;
+  /** The rules as given: a cached entry is used only while the array still holds these very objects. */
+  source: readonly LimitRule[];
+}
+
+/**
+ * Rule arrays already resolved. The API passes the same array for every check of a tenant until its rule
+ * set changes, so validation runs once per array instead of once per check; an array is dropped with the
+ * rule set that held it. Rule objects are taken as immutable; an array whose elements were replaced or
+ * added to is resolved again.
+ */
+const resolved = new WeakMap<readonly LimitRule[], ResolvedRules>();
+
+/** Resolves every rule of `rules` (throwing the first invalid one's error), once per array. */
+export function resolveRules(rules: readonly LimitRule[]): ResolvedRules {
+  const cached = resolved.get(rules);
+  if (cached && sameElements(cached.source, rules)) return cached;
+  const names = new Set<string>();
+  let duplicateAt = -1;
+  const result = rules.map(resolveRule);
+  result.forEach((rule, i) => {
+    if (names.has(rule.name) && duplicateAt === -1) duplicateAt = i;
+    names.add(rule.name);
+  });
+  const entry = { rules: result, duplicateAt, source: [...rules] };
+  resolved.set(rules, entry);
+  return entry;
+}
+
+function sameElements(a: readonly LimitRule[], b: readonly LimitRule[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export function resolveRule(rule: LimitRule, index: number): ResolvedRule {

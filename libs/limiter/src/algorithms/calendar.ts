@@ -10,9 +10,11 @@ export interface TimeWindow {
 
 /** The calendar window (local day or month in the rule's time zone) that holds `now`. */
 export function calendarWindowAt(calendar: CalendarWindow, now: number): TimeWindow {
-  const start = startOf(calendar, now);
-  return { start: start.getTime(), end: after(calendar, start).getTime() };
+  return calendarWindowsFrom(calendar, now);
 }
+
+/** Per calendar (a rule's, immutable): the window last computed; time-zone arithmetic is slow, windows are long. */
+const lastWindows = new WeakMap<CalendarWindow, TimeWindow & { nextEnd: number }>();
 
 /**
  * The window that holds `from` and the end of the window after it. The Redis engine passes both to the
@@ -20,9 +22,13 @@ export function calendarWindowAt(calendar: CalendarWindow, now: number): TimeWin
  * right day or month at midnight.
  */
 export function calendarWindowsFrom(calendar: CalendarWindow, from: number): TimeWindow & { nextEnd: number } {
+  const last = lastWindows.get(calendar);
+  if (last && from >= last.start && from < last.end) return last;
   const start = startOf(calendar, from);
   const end = after(calendar, start);
-  return { start: start.getTime(), end: end.getTime(), nextEnd: after(calendar, end).getTime() };
+  const windows = { start: start.getTime(), end: end.getTime(), nextEnd: after(calendar, end).getTime() };
+  lastWindows.set(calendar, windows);
+  return windows;
 }
 
 /** Whether `timeZone` is an IANA zone this runtime knows. */

@@ -11,10 +11,9 @@
                    own now, since it cannot follow the injected time (stale state reads as empty anyway).
                    On Redis TIME (production) every key expires exactly when its state empties (PXAT).
   ARGV[4]          the cost (consume, peek, refund) or the most units to take (lease)
-  ARGV[4 + 7(i-1) + 1 .. 7]  rule i:
-                   algorithm code (fw sl sw tb lb ls gc), limit, window ms, capacity (limit, or the burst of a
-                   bucket), calendar window start, its end, the next window's end (fixed window on a calendar;
-                   0 0 0 otherwise)
+  ARGV[5 ..]       then per rule, in the order of KEYS: algorithm code (fw sl sw tb lb ls gc), limit, window ms;
+                   a bucket (tb lb ls gc) adds its capacity (the burst, or the limit); a fixed window on a
+                   calendar has window 0 and adds the calendar window's start, its end and the next one's end
 
   Reply: { nowMs, allowed (1|0), granted (lease; else 0),
            then per rule: remaining, resetMs, retryAfterMs, delayMs }   -- integers only
@@ -22,11 +21,10 @@
   Every key written gets a TTL that ends when its state would read as empty again.
 
   Redis runs this whole chunk on every call, so it defines only plain local functions (no tables of
-  functions, no per-rule tables) and asks Redis for every rule's state with one MGET. Each algorithm has an
-  `<algorithm>Open` that turns the rule's stored value into the units it has available and its view (up
-  to three values), and an `<algorithm>Close` that applies the decision to the view in one of these
-  modes, writes it when the mode says so, and returns the rule's remaining, resetMs, retryAfterMs and
-  delayMs:
+  functions, no per-rule tables). Each algorithm has an `<algorithm>Open` that turns the rule's stored
+  value into the units it has available and its view (up to three values), and an `<algorithm>Close`
+  that applies the decision to the view in one of these modes, writes it when the mode says so, and
+  returns the rule's remaining, resetMs, retryAfterMs and delayMs:
     take  admitted: charge and write          peek  admitted: charge, write nothing (a peek)
     give  a refund: give back and write       hold  the request is denied, but this rule would admit
     deny  this rule refuses the cost: its retry-after, nothing written
@@ -54,42 +52,42 @@ if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and 
   return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
 end
 
--- Every rule's numbers and the key its state is in (a fixed window's is the current window's).
+-- Every rule opened at `now`: its numbers, the key its state is in (a fixed window's is the current
+-- window's), the units it has available and its view (a, b, c).
 local rules = #KEYS
-local codes, keys, limits, windows, capacities, finishes = {}, {}, {}, {}, {}, {}
-for i = 1, rules do
-  local arg = 4 + (i - 1) * 7
-  local code, window = ARGV[arg + 1], tonumber(ARGV[arg + 3])
-  codes[i], limits[i], windows[i], capacities[i] = code, tonumber(ARGV[arg + 2]), window, tonumber(ARGV[arg + 4])
-  if code == 'fw' then
-    keys[i], finishes[i] = fixedWindowAt(KEYS[i], window, tonumber(ARGV[arg + 5]), tonumber(ARGV[arg + 6]), tonumber(ARGV[arg + 7]))
-  else
-    keys[i] = KEYS[i]
-  end
-end
-
--- Every rule opened at `now`: the units it has available and its view (a, b, c). A sliding log reads its
--- sorted set itself (MGET answers nil for it).
-local stored = redis.call('MGET', unpack(keys))
+local codes, keys, limits, windows, capacities = {}, {}, {}, {}, {}
 local available, a, b, c = {}, {}, {}, {}
 local least = math.huge
+local arg = 5
 for i = 1, rules do
-  local code, value, limit, window, capacity = codes[i], stored[i], limits[i], windows[i], capacities[i]
+  local code, limit, window, key = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), KEYS[i]
+  arg = arg + 3
   if code == 'fw' then
-    available[i], a[i], b[i] = fixedWindowOpen(value, limit, finishes[i])
-  elseif code == 'tb' then
-    available[i], a[i], b[i] = tokenBucketOpen(value, limit, window, capacity)
+    local calStart, calEnd, calNextEnd, finish
+    if window == 0 then
+      calStart, calEnd, calNextEnd, arg = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), arg + 3
+    end
+    key, finish = fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
+    available[i], a[i], b[i] = fixedWindowOpen(redis.call('GET', key), limit, finish)
   elseif code == 'sw' then
-    available[i], a[i], b[i], c[i] = slidingWindowOpen(value, limit, window)
-  elseif code == 'gc' then
-    available[i], a[i] = gcraOpen(value, limit, window, capacity)
-  elseif code == 'lb' or code == 'ls' then
-    available[i], a[i], b[i] = leakyBucketOpen(value, limit, window, capacity)
+    available[i], a[i], b[i], c[i] = slidingWindowOpen(redis.call('GET', key), limit, window)
   elseif code == 'sl' then
-    available[i], a[i], b[i] = slidingLogOpen(keys[i], limit, window)
+    available[i], a[i], b[i] = slidingLogOpen(key, limit, window)
   else
-    return redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
+    local capacity = tonumber(ARGV[arg])
+    arg = arg + 1
+    capacities[i] = capacity
+    if code == 'tb' then
+      available[i], a[i], b[i] = tokenBucketOpen(redis.call('GET', key), limit, window, capacity)
+    elseif code == 'gc' then
+      available[i], a[i] = gcraOpen(redis.call('GET', key), limit, window, capacity)
+    elseif code == 'lb' or code == 'ls' then
+      available[i], a[i], b[i] = leakyBucketOpen(redis.call('GET', key), limit, window, capacity)
+    else
+      return redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
+    end
   end
+  codes[i], keys[i], limits[i], windows[i] = code, key, limit, window
   least = min(least, available[i])
 end
 

@@ -45,4 +45,18 @@ describe('ExpiringLru', () => {
     expect(lru.get('c', 5)).toBeUndefined();
     expect(lru.get('a', 10)).toBeUndefined();
   });
+
+  it('a write makes an entry the most recently used, and eviction takes the least recently used', () => {
+    const lru = new ExpiringLru<number>(3);
+    for (const key of ['a', 'b', 'c']) lru.set(key, 1, 10, 0);
+    lru.set('a', 2, 10, 0); // order now b, c, a
+    lru.get('b', 0); // c, a, b
+    lru.set('d', 1, 10, 0); // c goes
+    expect([lru.get('a', 0), lru.get('b', 0), lru.get('c', 0), lru.get('d', 0)]).toEqual([2, 1, undefined, 1]);
+    lru.set('a', 3, 0, 0);
+    lru.set('e', 1, 10, 0);
+    lru.set('f', 1, 10, 0); // b goes (a was deleted)
+    expect(lru.size).toBe(3);
+    expect([lru.get('b', 0), lru.get('d', 0), lru.get('e', 0), lru.get('f', 0)]).toEqual([undefined, 1, 1, 1]);
+  });
 });

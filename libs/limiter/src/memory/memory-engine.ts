@@ -1,10 +1,22 @@
-import { modelFor } from '../algorithms';
+import { modelFor, type AlgorithmModel } from '../algorithms';
 import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
 import { evaluate, toDecision } from '../evaluate';
-import { ruleKey } from '../redis/keys';
-import { resolveRequest, type Operation } from '../rules';
+import { ruleKeyPart, subjectHash, tenantKeyPrefix } from '../redis/keys';
+import { resolveRequest, type Operation, type ResolvedRule } from '../rules';
 import { ExpiringLru } from './lru';
+
+/** Each rule's model and key part, worked out once per resolved rule array (models are pure). */
+const plans = new WeakMap<readonly ResolvedRule[], { models: AlgorithmModel<unknown>[]; keyParts: string[] }>();
+
+function planOf(rules: readonly ResolvedRule[]): { models: AlgorithmModel<unknown>[]; keyParts: string[] } {
+  let plan = plans.get(rules);
+  if (!plan) {
+    plan = { models: rules.map(modelFor), keyParts: rules.map(ruleKeyPart) };
+    plans.set(rules, plan);
+  }
+  return plan;
+}
 
 export interface MemoryEngineOptions {
   /** Defaults to `Date.now`. */
@@ -51,8 +63,10 @@ export class MemoryEngine implements Limiter {
   private run(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): Lease {
     const rules = resolveRequest(operation, request, amount);
     const now = Math.floor(this.clock.now());
-    const keys = rules.map((rule) => ruleKey(request.tenantId, rule, request.subject));
-    const models = rules.map(modelFor);
+    const { models, keyParts } = planOf(rules);
+    const prefix = tenantKeyPrefix(request.tenantId);
+    const subject = subjectHash(request.subject);
+    const keys = keyParts.map((part) => prefix + part + subject);
     const evaluation = evaluate(operation, models, keys.map((key) => this.store.get(key, now)), amount, now);
     evaluation.rules.forEach(({ view, write }, i) => {
       const key = keys[i];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hashTagOf, ruleKey, subjectHash, tenantTag } from './keys';
+import { createHash } from 'node:crypto';
+import { hashTagOf, ruleKey, SUBJECT_HASH_CACHE_SIZE, subjectHash, subjectHashes, tenantTag } from './keys';
 
 describe('limiter keys', () => {
   const rule = { name: 'minute', algorithm: 'token_bucket' } as const;
@@ -31,5 +32,13 @@ describe('limiter keys', () => {
     expect(hashTagOf('no-tag')).toBeUndefined();
     expect(hashTagOf('x{}y{z}')).toBeUndefined();
     expect(hashTagOf('x{y')).toBeUndefined();
+  });
+
+  it('remembers subject hashes in a bounded cache, and a remembered hash is the hash', () => {
+    for (let i = 0; i < SUBJECT_HASH_CACHE_SIZE + 100; i += 1) subjectHash(`bounded-${i}`);
+    expect(subjectHashes.size).toBe(SUBJECT_HASH_CACHE_SIZE);
+    const expected = createHash('sha256').update('bounded-7').digest('base64url').slice(0, 12);
+    expect(subjectHash('bounded-7')).toBe(expected); // evicted, computed again
+    expect(subjectHash('bounded-7')).toBe(expected); // remembered
   });
 });

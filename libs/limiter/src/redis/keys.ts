@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AlgorithmName, LimitRule } from '../contract';
+import { ExpiringLru } from '../memory/lru';
 
 /**
  * The one place that names the limiter's Redis keys:
@@ -22,23 +23,55 @@ export const ALGORITHM_CODES = {
 } as const satisfies Record<AlgorithmName, string>;
 
 export function ruleKey(tenantId: string, rule: Pick<LimitRule, 'algorithm' | 'name'>, subject: string | undefined): string {
-  return `tg:{${tenantTag(tenantId)}}:${ALGORITHM_CODES[rule.algorithm]}:${rule.name}:${subjectHash(subject)}`;
+  return tenantKeyPrefix(tenantId) + ruleKeyPart(rule) + subjectHash(subject);
+}
+
+/** `tg:{<tenant tag>}:`, the start of every key of the tenant. */
+export function tenantKeyPrefix(tenantId: string): string {
+  return `tg:{${tenantTag(tenantId)}}:`;
+}
+
+/** `<algorithm code>:<rule name>:`, the middle of a rule's key. */
+export function ruleKeyPart(rule: Pick<LimitRule, 'algorithm' | 'name'>): string {
+  return `${ALGORITHM_CODES[rule.algorithm]}:${rule.name}:`;
 }
 
 /** Every key of the tenant matches this pattern (for SCAN in tests and tools). */
 export function tenantKeyPattern(tenantId: string): string {
-  return `tg:{${tenantTag(tenantId)}}:*`;
+  return `${tenantKeyPrefix(tenantId)}*`;
 }
+
+/** Tenants and subjects whose hashes are kept: every decision needs both, and SHA-256 is the slow part of a key. */
+export const TENANT_TAG_CACHE_SIZE = 10_000;
+export const SUBJECT_HASH_CACHE_SIZE = 50_000;
+
+/** The last hashes computed, the least recently used forgotten first (exported for tests). */
+export const tenantTags = new ExpiringLru<string>(TENANT_TAG_CACHE_SIZE);
+export const subjectHashes = new ExpiringLru<string>(SUBJECT_HASH_CACHE_SIZE);
 
 /** 60 bits of SHA-256 of the tenant id, base64url (10 characters): short, stable, no `{`, `}` or `:`. */
 export function tenantTag(tenantId: string): string {
-  return createHash('sha256').update(tenantId).digest('base64url').slice(0, 10);
+  return remembered(tenantTags, tenantId, (id) => sha256(id).slice(0, 10));
 }
 
 /** 72 bits of SHA-256 of the subject (12 characters): collision-free in practice. `-` = the whole tenant. */
 export function subjectHash(subject: string | undefined): string {
   if (subject === undefined) return '-';
-  return createHash('sha256').update(subject).digest('base64url').slice(0, 12);
+  return remembered(subjectHashes, subject, (s) => sha256(s).slice(0, 12));
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/** `compute(input)`, from `cache` when it is there (a hash never changes, so entries never expire). */
+function remembered(cache: ExpiringLru<string>, input: string, compute: (input: string) => string): string {
+  let value = cache.get(input, 0);
+  if (value === undefined) {
+    value = compute(input);
+    cache.set(input, value, Infinity, 0);
+  }
+  return value;
 }
 
 /** The part of `key` Redis Cluster hashes to pick a slot: the text between the first `{` and the next `}`, if not empty. */

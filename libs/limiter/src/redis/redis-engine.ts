@@ -3,8 +3,8 @@ import { calendarWindowsFrom } from '../algorithms/calendar';
 import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
 import { toDecision, type RuleNumbers } from '../evaluate';
-import { resolveRequest, type Operation, type ResolvedRule } from '../rules';
-import { ALGORITHM_CODES, ruleKey } from './keys';
+import { BUCKET_ALGORITHMS, resolveRequest, type Operation, type ResolvedRule } from '../rules';
+import { ALGORITHM_CODES, ruleKeyPart, subjectHash, tenantKeyPrefix } from './keys';
 import { LuaScript, type ScriptClient } from './lua-script';
 
 export const limitScript = LuaScript.load(join(__dirname, '..', 'lua'), 'limit');
@@ -27,6 +27,18 @@ export interface RedisEngineOptions {
    */
   clock?: Clock;
 }
+
+/** What a rule sends to the script on every call, worked out once per rule. */
+interface RulePlan {
+  /** `<algorithm code>:<rule name>:` (see keys.ts). */
+  keyPart: string;
+  /** ARGV that never changes (see the header of lua/limit.lua); a calendar window adds its bounds per call. */
+  args: string[];
+  rule: ResolvedRule;
+}
+
+/** Plans per resolved rule array (`resolveRequest` hands out the same array for the same rules). */
+const plans = new WeakMap<readonly ResolvedRule[], RulePlan[]>();
 
 /**
  * The limiter on Redis: every operation is one call of `lua/limit.lua` (EVALSHA, EVAL after NOSCRIPT) that
@@ -58,20 +70,39 @@ export class RedisEngine implements Limiter {
     const rules = resolveRequest(operation, request, amount);
     const injected = this.options.clock && Math.floor(this.options.clock.now());
     const callerNow = injected ?? systemClock.now();
-    const keys = rules.map((rule) => ruleKey(request.tenantId, rule, request.subject));
     const extension = injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS;
+    const prefix = tenantKeyPrefix(request.tenantId);
+    const subject = subjectHash(request.subject);
+    const keys: string[] = [];
     const args: (string | number)[] = [operation, injected ?? '', extension, amount];
-    for (const rule of rules) args.push(...ruleArgs(rule, callerNow));
+    for (const plan of planOf(rules)) {
+      keys.push(prefix + plan.keyPart + subject);
+      args.push(...plan.args);
+      const calendar = plan.rule.calendar;
+      if (calendar) {
+        const windows = calendarWindowsFrom(calendar, callerNow - CALENDAR_SKEW_MS);
+        args.push(windows.start, windows.end, windows.nextEnd);
+      }
+    }
     const reply = await limitScript.run(this.redis, keys, args);
     return parseReply(reply, rules);
   }
 }
 
-/** ARGV for one rule (see the header of lua/limit.lua). */
-function ruleArgs(rule: ResolvedRule, callerNow: number): (string | number)[] {
-  const calendar = rule.calendar ? calendarWindowsFrom(rule.calendar, callerNow - CALENDAR_SKEW_MS) : undefined;
-  const window = rule.calendar ? 0 : rule.windowMs;
-  return [ALGORITHM_CODES[rule.algorithm], rule.limit, window, rule.capacity, calendar?.start ?? 0, calendar?.end ?? 0, calendar?.nextEnd ?? 0];
+function planOf(rules: readonly ResolvedRule[]): RulePlan[] {
+  let plan = plans.get(rules);
+  if (!plan) {
+    plan = rules.map((rule) => ({ keyPart: ruleKeyPart(rule), args: ruleArgs(rule), rule }));
+    plans.set(rules, plan);
+  }
+  return plan;
+}
+
+/** The ARGV of a rule but a calendar window's bounds (see the header of lua/limit.lua). */
+function ruleArgs(rule: ResolvedRule): string[] {
+  const args = [ALGORITHM_CODES[rule.algorithm], String(rule.limit), rule.calendar ? '0' : String(rule.windowMs)];
+  if (BUCKET_ALGORITHMS.includes(rule.algorithm)) args.push(String(rule.capacity));
+  return args;
 }
 
 function parseReply(reply: unknown, rules: readonly ResolvedRule[]): Lease {

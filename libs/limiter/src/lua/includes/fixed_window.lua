@@ -1,12 +1,12 @@
 -- Fixed window (algorithms/fixed-window.ts): one counter per window, in `<rule key>:<window start ms>`.
--- Epoch-aligned windows of `window` ms, or the calendar window [calStart, calEnd) the engine computed,
--- followed by [calEnd, calNextEnd): the one that holds `now` (on this script's clock) is used.
+-- Epoch-aligned windows of `window` ms, or (window 0) the calendar window [calStart, calEnd) the engine
+-- computed, followed by [calEnd, calNextEnd): the one that holds `now` (on this script's clock) is used.
 -- The view: the count in the window and the window's end.
 
 -- The key of the window that holds now, and the window's end.
 local function fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
   local start, finish
-  if calEnd > 0 then
+  if window == 0 then
     if now >= calEnd then
       start, finish = calEnd, calNextEnd
     else
