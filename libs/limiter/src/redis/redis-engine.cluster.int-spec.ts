@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../../../../test/support/redis-cluster';
 import { limiterContract } from '../contract.suite';
 import { ALGORITHMS } from '../contract';
+import { assertRedisAgreesWithMemory } from '../contract-suite/agreement';
 import { RedisEngine } from './redis-engine';
 
 /** Ports of this file's own cluster (other suites use the harness's default 7000-7002). */
@@ -25,5 +26,20 @@ describe('RedisEngine on a Redis Cluster', () => {
     const engine = new RedisEngine(client);
     const ds = await Promise.all(Array.from({ length: 1000 }, () => engine.consume({ tenantId: 'cluster-tenant', cost: 1, rules })));
     expect(ds.filter((d) => d.allowed)).toHaveLength(100);
+  });
+
+  it('keeps answering, exactly, when every node flushes its scripts under load (scenario 7 on the cluster)', async () => {
+    const rules = [{ name: 'daily', algorithm: 'token_bucket' as const, limit: 200, windowMs: 86_400_000 }];
+    const engine = new RedisEngine(client);
+    const pending = Array.from({ length: 600 }, (_, i) =>
+      new Promise((r) => setTimeout(r, i % 50)).then(() => engine.consume({ tenantId: 'cluster-flush', cost: 1, rules })),
+    );
+    await Promise.all(client.nodes('master').map((node) => node.script('FLUSH')));
+    const ds = await Promise.all(pending);
+    expect(ds.filter((d) => d.allowed)).toHaveLength(200);
+  });
+
+  it('agrees with the memory engine step by step (scenario 5 on the cluster)', async () => {
+    expect((await assertRedisAgreesWithMemory(client, 300)).length).toBeGreaterThanOrEqual(300);
   });
 });

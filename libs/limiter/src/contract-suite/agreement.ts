@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { ManualClock } from '../clock';
+import type { LimitRule, Limiter } from '../contract';
+import { MemoryEngine } from '../memory/memory-engine';
+import type { ScriptClient } from '../redis/lua-script';
+import { RedisEngine } from '../redis/redis-engine';
+import { scenarioArbitrary, type Step } from './arbitraries';
+
+/** What an operation answered: its value, or the class and message of what it threw. */
+async function outcome(engine: Limiter, tenantId: string, rules: LimitRule[], step: Step): Promise<unknown> {
+  const request = { tenantId, subject: step.subject, rules };
+  try {
+    if (step.operation === 'lease') return await engine.lease({ ...request, max: step.amount });
+    return await engine[step.operation]({ ...request, cost: step.amount });
+  } catch (err) {
+    return err instanceof Error ? { threw: err.constructor.name, message: err.message } : { threw: String(err) };
+  }
+}
+
+/**
+ * Scenario 5: random rules, costs, clock steps and operations; the Redis scripts (on `client`, a single node or
+ * a cluster) and the memory engine give identical answers step by step. Returns the tenant ids it used.
+ */
+export async function assertRedisAgreesWithMemory(client: ScriptClient, numRuns: number): Promise<string[]> {
+  const tenants: string[] = [];
+  await fc.assert(
+    fc.asyncProperty(scenarioArbitrary(25), async ({ startMs, rules, steps }) => {
+      const clock = new ManualClock(startMs);
+      const memory = new MemoryEngine({ clock });
+      const onRedis = new RedisEngine(client, { clock });
+      const tenantId = `p-${randomUUID()}`;
+      tenants.push(tenantId);
+      for (const [i, step] of steps.entries()) {
+        clock.advance(step.advanceMs);
+        const expected = await outcome(memory, tenantId, rules, step);
+        const actual = await outcome(onRedis, tenantId, rules, step);
+        if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+          throw new Error(`step ${i} (${JSON.stringify(step)}) at ${clock.now()}:\n redis  ${JSON.stringify(actual)}\n memory ${JSON.stringify(expected)}`);
+        }
+      }
+    }),
+    { numRuns },
+  );
+  return tenants;
+}
