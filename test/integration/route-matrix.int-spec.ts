@@ -65,6 +65,11 @@ const MATRIX: Row[] = [
     call: () => ({ path: '/v1/admin/rule-sets/999999999/restore' }),
     expect: { anonymous: 401, operator: 404, tenantUser: 403, service: 403 },
   },
+  { method: 'GET', url: '/v1/admin/keys', call: () => ({ path: '/v1/admin/keys' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/keys/:keyId', call: () => ({ path: '/v1/admin/keys/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'POST', url: '/v1/admin/keys', call: () => ({ path: '/v1/admin/keys', body: { kind: 'root' } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'POST', url: '/v1/admin/keys/:keyId/revoke', call: () => ({ path: '/v1/admin/keys/00000000-0000-4000-8000-000000000000/revoke' }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'POST', url: '/v1/admin/keys/:keyId/rotate', call: () => ({ path: '/v1/admin/keys/00000000-0000-4000-8000-000000000000/rotate', body: {} }), expect: OPERATOR_WRITE_REFUSED(404) },
   {
     method: 'POST', url: '/v1/check',
     call: (ids) => ({ path: '/v1/check', body: { tenant: ids.tenant, endpoint: 'GET /x' } }),

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { ApiConfig } from './config/config';
 import { InfraModule } from './infra/infra.module';
+import { KeysModule } from './modules/keys/keys.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CheckModule } from './modules/check/check.module';
 import { HealthModule } from './modules/health/health.module';
@@ -31,6 +32,7 @@ export class AppModule {
         CheckModule,
         PlansModule,
         TenantsModule,
+        KeysModule,
       ],
     };
   }

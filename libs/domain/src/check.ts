@@ -9,7 +9,7 @@ export const checkRequestSchema = z.strictObject({
   tenant: slug,
   endpoint: safeText,
   subject: safeText.optional(),
-  cost: z.int('must be a whole number').min(1).max(MAX_COST).default(1),
+  cost: z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_COST, `must be at most ${MAX_COST}`).default(1),
 });
 export type CheckRequest = z.infer<typeof checkRequestSchema>;
 

@@ -40,7 +40,7 @@ export class AuthController {
   @Access('operator')
   @ApiBearerAuth()
   async logout(@CurrentCaller() caller: Caller): Promise<void> {
-    if (caller.kind === 'operator') await this.sessions.logout(caller.sessionId);
+    if (caller.kind === 'operator' && caller.sessionId) await this.sessions.logout(caller.sessionId);
   }
 
   @Get('me')

@@ -4,6 +4,7 @@ import { AppError, ErrorCode } from '@tollgate/domain';
 import { ACCESS_KEY, type AccessKind } from '../../common/access.decorator';
 import { bearerToken, type RequestWithCaller } from '../../common/caller';
 import { RuleCache, sha256Hex } from '../rules/rule-cache.service';
+import { hasValidChecksum } from '../keys/key-format';
 import { SESSION_PREFIX, SessionService } from './session.service';
 
 /**
@@ -36,6 +37,14 @@ export class AuthGuard implements CanActivate {
       return true;
     }
 
+    if (isOperatorKey(token)) {
+      const user = await this.sessions.resolveOperatorKey(token);
+      if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
+      if (access !== 'operator') throw new AppError(ErrorCode.FORBIDDEN, 'operator keys may only call admin routes');
+      req.caller = { kind: 'operator', sessionId: '', user };
+      return true;
+    }
+
     const key = this.rules.serviceKey(sha256Hex(token));
     if (!key || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
@@ -44,4 +53,9 @@ export class AuthGuard implements CanActivate {
     req.caller = { kind: 'service', keyId: key.id, prefix: key.prefix, tenants: key.tenants };
     return true;
   }
+}
+
+/** An operator key (`tg_live_o_…` with a valid checksum): verified against Postgres, admin routes only. */
+function isOperatorKey(token: string): boolean {
+  return /^tg_(live|test)_o_/.test(token) && hasValidChecksum(token);
 }

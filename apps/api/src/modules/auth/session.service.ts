@@ -44,6 +44,17 @@ export class SessionService {
     return { sessionId: session.id, user: toSessionUser(session.user) };
   }
 
+  /** The operator behind a live operator key (not revoked, not expired); marks the key as used. */
+  async resolveOperatorKey(key: string): Promise<SessionUser | null> {
+    const row = await this.prisma.apiKey.findUnique({ where: { hash: sha256Hex(key) } });
+    const now = Date.now();
+    if (!row || row.kind !== 'operator' || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= now)) return null;
+    if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > 60_000) {
+      await this.prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
+    }
+    return { id: row.id, email: `key:${row.prefix}`, name: row.name, role: 'operator' };
+  }
+
   async logout(sessionId: string): Promise<void> {
     await this.prisma.session.deleteMany({ where: { id: sessionId } });
   }

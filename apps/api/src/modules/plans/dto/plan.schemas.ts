@@ -2,10 +2,10 @@ import { ALGORITHMS, MAX_LIMIT, MAX_WINDOW_S, limitNameSchema, slug } from '@tol
 import { z } from 'zod';
 
 const limitFields = {
-  windowS: z.int('must be a whole number of seconds').min(1).max(MAX_WINDOW_S),
-  limit: z.int('must be a whole number').min(1).max(MAX_LIMIT),
+  windowS: z.int('must be a whole number of seconds').min(1, 'must be at least 1').max(MAX_WINDOW_S, `must be at most ${MAX_WINDOW_S} (366 days)`),
+  limit: z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`),
   algorithm: z.enum(ALGORITHMS),
-  burst: z.int('must be a whole number').min(1).max(MAX_LIMIT).nullable(),
+  burst: z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`).nullable(),
 };
 
 /** A new limit of a plan; `algorithm` defaults to a fixed window, `burst` to the limit. */

@@ -1,0 +1,26 @@
+import { slug } from '@tollgate/domain';
+import { z } from 'zod';
+
+const future = z.iso.datetime({ offset: true }).refine((d) => Date.parse(d) > Date.now(), 'must be in the future');
+
+/**
+ * A new key. `service`: calls the enforcement API, optionally only for the listed tenants; `tenant`: a tenant's
+ * own credential (`tenantId` required); `operator`: automation of the admin API.
+ */
+export const newKeySchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('service'), name: z.string().trim().min(1).max(100), tenants: z.array(slug).max(1000).default([]), expiresAt: future.optional() }),
+  z.strictObject({ kind: z.literal('tenant'), name: z.string().trim().min(1).max(100), tenantId: z.uuid(), expiresAt: future.optional() }),
+  z.strictObject({ kind: z.literal('operator'), name: z.string().trim().min(1).max(100), expiresAt: future.optional() }),
+]);
+export type NewKey = z.infer<typeof newKeySchema>;
+
+export const rotateSchema = z.strictObject({
+  /** How long the old key keeps working next to the new one. */
+  overlapSeconds: z.int().min(0).max(30 * 86_400).default(3_600),
+});
+
+export const listKeysQuery = z.strictObject({
+  kind: z.enum(['tenant', 'service', 'operator']).optional(),
+  tenantId: z.uuid().optional(),
+  revoked: z.enum(['true', 'false']).optional(),
+});

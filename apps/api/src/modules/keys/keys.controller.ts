@@ -1,0 +1,83 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import type { PrismaClient } from '@tollgate/db';
+import { z } from 'zod';
+import { Access } from '../../common/access.decorator';
+import { actorOf } from '../../common/audit';
+import { type Caller, CurrentCaller } from '../../common/caller';
+import { IdPipe } from '../../common/id.pipe';
+import { ZodPipe } from '../../common/zod.pipe';
+import { PRISMA } from '../../infra/infra.module';
+import { SelfLimiter } from '../auth/self-limiter.service';
+import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './key.schemas';
+import { toKeyView, type KeyView } from './key-views';
+import { CreateKeyUseCase, RevokeKeyUseCase, RotateKeyUseCase } from './keys.use-cases';
+
+/** API keys of every kind. Secrets appear once, in the answer that creates them. */
+@ApiTags('keys')
+@ApiBearerAuth()
+@Controller('v1/admin/keys')
+export class KeysController {
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly createKey: CreateKeyUseCase,
+    private readonly revokeKey: RevokeKeyUseCase,
+    private readonly rotateKey: RotateKeyUseCase,
+    private readonly selfLimiter: SelfLimiter,
+  ) {}
+
+  @Get()
+  @Access('operator')
+  @ApiQuery({ name: 'kind', required: false, enum: ['tenant', 'service', 'operator'] })
+  @ApiQuery({ name: 'tenantId', required: false })
+  @ApiQuery({ name: 'revoked', required: false, enum: ['true', 'false'] })
+  async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyView[] }> {
+    const rows = await this.prisma.apiKey.findMany({
+      where: {
+        ...(query.kind ? { kind: query.kind } : {}),
+        ...(query.tenantId ? { tenantId: query.tenantId } : {}),
+        ...(query.revoked ? { revokedAt: query.revoked === 'true' ? { not: null } : null } : {}),
+      },
+      orderBy: { createdAt: 'desc' },
+      take: 500,
+    });
+    return { items: rows.map(toKeyView) };
+  }
+
+  @Get(':keyId')
+  @Access('operator')
+  async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyView> {
+    const row = await this.prisma.apiKey.findUnique({ where: { id: keyId } });
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'key not found');
+    return toKeyView(row);
+  }
+
+  /** Creates a key (rate limited per operator: 30 a minute). The secret is in this answer only. */
+  @Post()
+  @Access('operator')
+  @ApiBody({ schema: { ...(z.toJSONSchema(newKeySchema, { io: 'input' }) as object), example: { kind: 'service', name: 'checkout gateway', tenants: ['acme'] } } })
+  async create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newKeySchema)) input: NewKey) {
+    const actor = actorOf(caller);
+    await this.selfLimiter.admit('key-creation', actor, 30, 'too many keys created; try again later');
+    return this.createKey.execute(actor, input);
+  }
+
+  @Post(':keyId/revoke')
+  @HttpCode(200)
+  @Access('operator')
+  revoke(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string) {
+    return this.revokeKey.execute(actorOf(caller), keyId);
+  }
+
+  /** A new secret for the same key settings; the old one works for `overlapSeconds` more (default an hour). */
+  @Post(':keyId/rotate')
+  @HttpCode(200)
+  @Access('operator')
+  @ApiBody({ schema: { ...(z.toJSONSchema(rotateSchema, { io: 'input' }) as object), example: { overlapSeconds: 3600 } } })
+  async rotate(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string, @Body(new ZodPipe(rotateSchema)) body: z.infer<typeof rotateSchema>) {
+    const actor = actorOf(caller);
+    await this.selfLimiter.admit('key-creation', actor, 30, 'too many keys created; try again later');
+    return this.rotateKey.execute(actor, keyId, body.overlapSeconds);
+  }
+}

@@ -1,0 +1,108 @@
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../../../../../test/support/api';
+import { TEST_DATABASE_URL } from '../../../../../test/support/env';
+import { createTenant, createUser, waitFor } from '../../../../../test/support/fixtures';
+
+describe('API keys', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let session: string;
+  let fixture: Awaited<ReturnType<typeof createTenant>>;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    api = await startApi();
+    fixture = await createTenant(prisma);
+    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
+  });
+  afterAll(async () => {
+    await api.close();
+    await prisma.$disconnect();
+  });
+
+  const admin = (method: string, path: string, body?: unknown, token = session) => api.request(method, `/v1/admin/keys${path}`, { token, body });
+  const check = (key: string) => api.request('POST', '/v1/check', { token: key, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x' } });
+
+  describe('happy', () => {
+    it('creates a service key shown once, stores only its hash, and the key checks at once', async () => {
+      const r = await admin('POST', '', { kind: 'service', name: 'gateway', tenants: [fixture.tenant.slug] });
+      expect(r.status).toBe(201);
+      expect(r.body.key).toMatch(/^tg_live_s_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/);
+      expect(r.body.apiKey).toMatchObject({ kind: 'service', name: 'gateway', prefix: r.body.key.slice(0, 14), tenants: [fixture.tenant.slug] });
+      expect(JSON.stringify((await admin('GET', '')).body)).not.toContain(r.body.key);
+      const row = await prisma.apiKey.findUnique({ where: { id: r.body.apiKey.id } });
+      expect(row!.hash).not.toContain(r.body.key.slice(14));
+      expect((await check(r.body.key)).status).toBe(200);
+      expect((await admin('GET', `/${r.body.apiKey.id}`)).body.id).toBe(r.body.apiKey.id);
+    });
+
+    it('revokes a key: refused within a second, and listed as revoked', async () => {
+      const { key, apiKey } = (await admin('POST', '', { kind: 'service', name: 'doomed' })).body;
+      expect((await check(key)).status).toBe(200);
+      const r = await admin('POST', `/${apiKey.id}/revoke`);
+      expect(r.body.apiKey.revokedAt).not.toBeNull();
+      await waitFor(async () => (await check(key)).status === 401, 1_000);
+      expect((await admin('GET', '?revoked=true')).body.items.map((k: { id: string }) => k.id)).toContain(apiKey.id);
+    });
+
+    it('rotates with overlap: both keys work, and without overlap the old one stops', async () => {
+      const { key: first, apiKey } = (await admin('POST', '', { kind: 'service', name: 'rotating' })).body;
+      const overlapping = await admin('POST', `/${apiKey.id}/rotate`, { overlapSeconds: 600 });
+      expect(overlapping.status).toBe(200);
+      expect(overlapping.body.key).not.toBe(first);
+      expect((await check(first)).status).toBe(200);
+      expect((await check(overlapping.body.key)).status).toBe(200);
+      const abrupt = await admin('POST', `/${overlapping.body.apiKey.id}/rotate`, { overlapSeconds: 0 });
+      await waitFor(async () => (await check(overlapping.body.key)).status === 401, 1_000);
+      expect((await check(abrupt.body.key)).status).toBe(200);
+    });
+
+    it('operator keys automate the admin API and nothing else', async () => {
+      const { key, apiKey } = (await admin('POST', '', { kind: 'operator', name: 'terraform' })).body;
+      expect(key).toMatch(/^tg_live_o_/);
+      expect((await api.request('GET', '/v1/admin/plans', { token: key })).status).toBe(200);
+      expect((await check(key)).status).toBe(403);
+      await admin('POST', `/${apiKey.id}/revoke`);
+      expect((await api.request('GET', '/v1/admin/plans', { token: key })).status).toBe(401);
+      expect((await prisma.apiKey.findUnique({ where: { id: apiKey.id } }))!.lastUsedAt).not.toBeNull();
+    });
+
+    it('creates a tenant key bound to its tenant', async () => {
+      const r = await admin('POST', '', { kind: 'tenant', name: 'mobile app', tenantId: fixture.tenant.id });
+      expect(r.status).toBe(201);
+      expect(r.body.apiKey).toMatchObject({ kind: 'tenant', tenantId: fixture.tenant.id });
+      expect((await admin('GET', `?tenantId=${fixture.tenant.id}&kind=tenant`)).body.items).toHaveLength(1);
+    });
+  });
+
+  describe('errors', () => {
+    it.each([
+      ['an unknown kind', { kind: 'root', name: 'x' }, 'kind'],
+      ['a missing name', { kind: 'service' }, 'name'],
+      ['an expiry in the past', { kind: 'service', name: 'x', expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt'],
+      ['an unknown tenant for a tenant key', { kind: 'tenant', name: 'x', tenantId: '00000000-0000-4000-8000-000000000000' }, 'tenantId'],
+      ['an unknown tenant in a service key\'s list', { kind: 'service', name: 'x', tenants: ['no-such-tenant'] }, 'tenants'],
+    ])('refuses %s with 400 naming the field', async (_label, body, field) => {
+      const r = await admin('POST', '', body);
+      expect(r.status).toBe(400);
+      expect(r.body.error.field).toBe(field);
+    });
+
+    it('answers 404 for unknown keys and 409 for rotating a revoked one', async () => {
+      expect((await admin('POST', '/00000000-0000-4000-8000-000000000000/revoke')).status).toBe(404);
+      const { apiKey } = (await admin('POST', '', { kind: 'service', name: 'gone' })).body;
+      await admin('POST', `/${apiKey.id}/revoke`);
+      expect((await admin('POST', `/${apiKey.id}/rotate`, {})).status).toBe(409);
+    });
+
+    it('rate limits key creation per operator (a bucket of 30, refilled 30 a minute) with Tollgate\'s own limiter', async () => {
+      const own = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
+      const statuses: number[] = [];
+      // Creations are faster than the refill (one every 2 s), so the bucket runs dry a few past 30.
+      while (statuses.length < 45 && !statuses.includes(429)) statuses.push((await admin('POST', '', { kind: 'operator', name: `k${statuses.length}` }, own)).status);
+      expect(statuses.slice(0, 30).every((s) => s === 201)).toBe(true);
+      expect(statuses.at(-1)).toBe(429);
+    });
+  });
+});

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import type { Prisma } from '@tollgate/db';
+import { writeAudit } from '../../common/audit';
+import { RuleChangeService } from '../rules/rule-change.service';
+import { generateKey } from './key-format';
+import type { NewKey } from './key.schemas';
+import { toKeyView, type KeyView } from './key-views';
+
+type Tx = Prisma.TransactionClient;
+
+async function keyOf(tx: Tx, id: string) {
+  const key = await tx.apiKey.findUnique({ where: { id } });
+  if (!key) throw new AppError(ErrorCode.NOT_FOUND, 'key not found');
+  return key;
+}
+
+/** Creates a key; its secret is in this answer and nowhere else, ever (only its SHA-256 is stored). */
+@Injectable()
+export class CreateKeyUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, input: NewKey): Promise<{ key: string; apiKey: KeyView; ruleVersion: number }> {
+    const secret = generateKey(input.kind);
+    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      if (input.kind === 'tenant' && !(await tx.tenant.findUnique({ where: { id: input.tenantId }, select: { id: true } }))) {
+        throw new AppError(ErrorCode.VALIDATION_FAILED, 'no tenant with this id', 'tenantId');
+      }
+      if (input.kind === 'service' && input.tenants.length > 0) {
+        const found = await tx.tenant.count({ where: { slug: { in: input.tenants } } });
+        if (found !== new Set(input.tenants).size) throw new AppError(ErrorCode.VALIDATION_FAILED, 'unknown tenant in the list', 'tenants');
+      }
+      const created = await tx.apiKey.create({
+        data: {
+          kind: input.kind,
+          name: input.name,
+          prefix: secret.prefix,
+          hash: secret.hash,
+          tenantId: input.kind === 'tenant' ? input.tenantId : null,
+          tenantScope: input.kind === 'service' ? [...new Set(input.tenants)] : [],
+          expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+        },
+      });
+      await writeAudit(tx, { actor, action: 'api_key.created', entityType: 'api_key', entityId: created.id, after: toKeyView(created) });
+      return created;
+    });
+    return { key: secret.key, apiKey: toKeyView(result), ruleVersion };
+  }
+}
+
+/** Revokes a key: refused by every node as soon as the new rule set version is in force (within a second). */
+@Injectable()
+export class RevokeKeyUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, id: string): Promise<{ apiKey: KeyView; ruleVersion: number }> {
+    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      const before = await keyOf(tx, id);
+      if (before.revokedAt) return before;
+      const after = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+      await writeAudit(tx, { actor, action: 'api_key.revoked', entityType: 'api_key', entityId: id, before: toKeyView(before), after: toKeyView(after) });
+      return after;
+    });
+    return { apiKey: toKeyView(result), ruleVersion };
+  }
+}
+
+/**
+ * Replaces a key by a new one with the same kind, name and scope; the old key keeps working for
+ * `overlapSeconds` (so clients can switch without an outage), then expires.
+ */
+@Injectable()
+export class RotateKeyUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, id: string, overlapSeconds: number): Promise<{ key: string; apiKey: KeyView; previous: KeyView; ruleVersion: number }> {
+    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      const old = await keyOf(tx, id);
+      if (old.revokedAt || (old.expiresAt && old.expiresAt.getTime() <= Date.now())) {
+        throw new AppError(ErrorCode.CONFLICT, 'a revoked or expired key cannot be rotated; create a new one');
+      }
+      const secret = generateKey(old.kind);
+      const created = await tx.apiKey.create({
+        data: { kind: old.kind, name: old.name, prefix: secret.prefix, hash: secret.hash, tenantId: old.tenantId, tenantScope: old.tenantScope, expiresAt: old.expiresAt },
+      });
+      const overlapEnds = new Date(Date.now() + overlapSeconds * 1000);
+      const previous = await tx.apiKey.update({
+        where: { id },
+        data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds },
+      });
+      await writeAudit(tx, { actor, action: 'api_key.rotated', entityType: 'api_key', entityId: id, before: toKeyView(old), after: { previous: toKeyView(previous), replacement: toKeyView(created) } });
+      return { key: secret.key, created, previous };
+    });
+    return { key: result.key, apiKey: toKeyView(result.created), previous: toKeyView(result.previous), ruleVersion };
+  }
+}
