@@ -1,11 +1,11 @@
 'use client';
 
 import { createContext, use, useActionState, useEffect, type ReactNode } from 'react';
-import { useFormStatus } from 'react-dom';
 import { saveLimit, type SaveLimitState } from '@/lib/actions/limits';
 import type { PlanLimit } from '@/lib/api-types';
 import { formatWindow } from '@/lib/format';
-import { useObserveRuleVersion } from './rule-version';
+import { useMutationStatus, useSuccessMessage } from './mutation-status';
+import { SubmitButton } from './submit-button';
 
 interface LimitSaveContextValue {
   state: SaveLimitState;
@@ -15,17 +15,20 @@ interface LimitSaveContextValue {
 const LimitSaveContext = createContext<LimitSaveContextValue | null>(null);
 const IDLE: SaveLimitState = { status: 'idle' };
 
+const STATUS_KEY = 'limit-save';
+
 /**
  * One save state for the whole page: only the limit saved last shows a message, so there is exactly one
- * `save-status` on screen, and the header badge learns the new rule set version as soon as the API returns it.
+ * `save-status` on screen (none once another change of the page succeeded after it), and the header badge
+ * learns the new rule set version as soon as the API returns it.
  */
 export function LimitSaveProvider({ children }: { children: ReactNode }) {
   const [state, action] = useActionState(saveLimit, IDLE);
-  const observeRuleVersion = useObserveRuleVersion();
+  const { report } = useMutationStatus();
 
   useEffect(() => {
-    if (state.status === 'saved') observeRuleVersion(state.ruleVersion);
-  }, [state, observeRuleVersion]);
+    if (state.status === 'saved') report(STATUS_KEY, state.message, state.ruleVersion);
+  }, [state, report]);
 
   return <LimitSaveContext value={{ state, action }}>{children}</LimitSaveContext>;
 }
@@ -42,6 +45,7 @@ export function LimitForm({ planId, planSlug, planName, limit }: LimitFormProps)
   if (!context) throw new Error('LimitForm must be used inside LimitSaveProvider');
   const { state, action } = context;
 
+  const latest = useSuccessMessage(STATUS_KEY) !== undefined;
   const outcome = state.status !== 'idle' && state.limitId === limit.id ? state : undefined;
   const failure = outcome?.status === 'failed' ? outcome : undefined;
   const key = `${planSlug}-${limit.name}`;
@@ -71,26 +75,17 @@ export function LimitForm({ planId, planSlug, planName, limit }: LimitFormProps)
         data-testid={`limit-input-${key}`}
       />
       <span className="limit-unit">{formatWindow(limit.windowS)}</span>
-      <SaveButton testId={`limit-save-${key}`} />
+      <SubmitButton label="Save" pendingLabel="Saving…" testId={`limit-save-${key}`} />
       {failure && (
         <p id={messageId} className="form-message field-error" role="alert" data-testid={`limit-error-${key}`}>
           {failure.message}
         </p>
       )}
-      {outcome?.status === 'saved' && (
+      {outcome?.status === 'saved' && latest && (
         <p id={messageId} className="form-message save-status" role="status" data-testid="save-status">
           {outcome.message}
         </p>
       )}
     </form>
-  );
-}
-
-function SaveButton({ testId }: { testId: string }) {
-  const { pending } = useFormStatus();
-  return (
-    <button type="submit" className="btn" disabled={pending} data-testid={testId}>
-      {pending ? 'Saving…' : 'Save'}
-    </button>
   );
 }

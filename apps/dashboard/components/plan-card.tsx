@@ -1,17 +1,13 @@
 import type { Plan } from '@/lib/api-types';
-import { formatAlgorithm, formatCount, formatWindow } from '@/lib/format';
-import { LimitForm } from './limit-save';
+import { PlanFooter } from './limit-add';
+import { LimitRow } from './limit-row';
+import { PlanHeader } from './plan-header';
 
 export function PlanCard({ plan }: { plan: Plan }) {
+  const ref = { id: plan.id, slug: plan.slug, name: plan.name };
   return (
     <section className="card" aria-labelledby={`plan-${plan.slug}`} data-testid={`plan-${plan.slug}`}>
-      <header className="plan-card-header">
-        <h2 id={`plan-${plan.slug}`}>{plan.name}</h2>
-        <span className="chip">{plan.slug}</span>
-        <span className="tenant-count">
-          {formatCount(plan.tenantCount)} {plan.tenantCount === 1 ? 'tenant' : 'tenants'}
-        </span>
-      </header>
+      <PlanHeader plan={{ ...ref, tenantCount: plan.tenantCount }} />
       {plan.limits.length === 0 ? (
         <p className="panel muted">This plan has no limits: its tenants are not throttled.</p>
       ) : (
@@ -22,19 +18,11 @@ export function PlanCard({ plan }: { plan: Plan }) {
             <span>Limit</span>
           </li>
           {plan.limits.map((limit) => (
-            <li key={limit.id} className="limit-row" data-testid={`limit-${plan.slug}-${limit.name}`}>
-              <div className="limit-cell">
-                <div className="limit-name">{limit.name}</div>
-                <div className="limit-window">
-                  {formatCount(limit.limit)} {formatWindow(limit.windowS)}
-                </div>
-              </div>
-              <div className="limit-cell">{formatAlgorithm(limit.algorithm)}</div>
-              <LimitForm planId={plan.id} planSlug={plan.slug} planName={plan.name} limit={limit} />
-            </li>
+            <LimitRow key={limit.id} plan={ref} limit={limit} />
           ))}
         </ul>
       )}
+      <PlanFooter plan={ref} />
     </section>
   );
 }

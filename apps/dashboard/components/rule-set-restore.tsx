@@ -1,8 +1,8 @@
 'use client';
 
 import { createContext, use, useActionState, useCallback, useEffect, useState, type ReactNode } from 'react';
-import { useFormStatus } from 'react-dom';
 import { restoreVersion, type RestoreState } from '@/lib/actions/rule-sets';
+import { ConfirmSubmit } from './confirm-submit';
 import { useObserveRuleVersion } from './rule-version';
 
 interface RestoreContextValue {
@@ -60,68 +60,28 @@ export function RestoreStatus() {
 export function RestoreForm({ version }: { version: number }) {
   const { state, action, armed, arm } = useRestore();
   const failure = state.status === 'failed' && state.version === version ? state : undefined;
-  const confirming = armed === version;
   const messageId = `rule-set-restore-${version}-message`;
 
   return (
     <form action={action} className="restore-form">
       <input type="hidden" name="version" value={version} />
-      <RestoreButton
-        version={version}
-        confirming={confirming}
+      <ConfirmSubmit
+        confirming={armed === version}
         onArm={() => arm(version)}
         onCancel={() => arm(null)}
+        label={`Restore v${version}`}
+        confirmLabel="Confirm restore"
+        pendingLabel="Restoring…"
+        title={`Publish the plans, limits and plan assignments of v${version} as a new version`}
         describedBy={failure ? messageId : undefined}
+        testId={`rule-set-restore-${version}`}
+        cancelTestId={`rule-set-restore-cancel-${version}`}
       />
-      {confirming && (
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
-          onClick={() => arm(null)}
-          data-testid={`rule-set-restore-cancel-${version}`}
-        >
-          Cancel
-        </button>
-      )}
       {failure && (
         <p id={messageId} className="form-message field-error" role="alert" data-testid={`rule-set-restore-error-${version}`}>
           {failure.message}
         </p>
       )}
     </form>
-  );
-}
-
-interface RestoreButtonProps {
-  version: number;
-  confirming: boolean;
-  onArm: () => void;
-  onCancel: () => void;
-  describedBy?: string;
-}
-
-function RestoreButton({ version, confirming, onArm, onCancel, describedBy }: RestoreButtonProps) {
-  const { pending } = useFormStatus();
-  return (
-    <button
-      // Always a submit button: React re-renders within the click, so a type that switched on the first click
-      // would already submit it. The first click is kept from submitting instead.
-      type="submit"
-      className={`btn btn-sm ${confirming ? 'btn-danger' : 'btn-secondary'}`}
-      disabled={pending}
-      onClick={(event) => {
-        if (confirming) return;
-        event.preventDefault();
-        onArm();
-      }}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') onCancel();
-      }}
-      title={`Publish the plans, limits and plan assignments of v${version} as a new version`}
-      aria-describedby={describedBy}
-      data-testid={`rule-set-restore-${version}`}
-    >
-      {pending ? 'Restoring…' : confirming ? 'Confirm restore' : `Restore v${version}`}
-    </button>
   );
 }

@@ -1,7 +1,8 @@
 import type { Tenant } from '@/lib/api-types';
-import { StatusBadge } from './status-badge';
+import type { PlanOption } from './plan-select';
+import { TenantRow } from './tenant-row';
 
-export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
+export function TenantsTable({ tenants, plans }: { tenants: Tenant[]; plans: PlanOption[] }) {
   return (
     <div className="card table-card">
       <table className="table" data-testid="tenants-table">
@@ -12,23 +13,14 @@ export function TenantsTable({ tenants }: { tenants: Tenant[] }) {
             <th scope="col">Plan</th>
             <th scope="col">Status</th>
             <th scope="col">Time zone</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
           {tenants.map((tenant) => (
-            <tr key={tenant.id} data-testid={`tenant-row-${tenant.slug}`}>
-              <td>
-                <span className="chip">{tenant.slug}</span>
-              </td>
-              <td>{tenant.name}</td>
-              <td>
-                {tenant.plan.name} <span className="muted mono">({tenant.plan.slug})</span>
-              </td>
-              <td>
-                <StatusBadge status={tenant.status} />
-              </td>
-              <td className="muted">{tenant.timeZone}</td>
-            </tr>
+            <TenantRow key={tenant.id} tenant={tenant} plans={plans} />
           ))}
         </tbody>
       </table>

@@ -30,6 +30,8 @@ export const planLimitSchema = z.object({
   windowS: z.number(),
   limit: z.number(),
   algorithm: z.string(),
+  /** Bucket capacity of a bucket algorithm; null means "the limit". */
+  burst: z.number().nullable().default(null),
 });
 export type PlanLimit = z.infer<typeof planLimitSchema>;
 
@@ -50,6 +52,13 @@ export const updateLimitResponseSchema = z.object({
 });
 export type UpdateLimitResponse = z.infer<typeof updateLimitResponseSchema>;
 
+/** What every admin write answers (with the new thing, when there is one): the rule set version that carries it. */
+export const ruleVersionResponseSchema = z.object({ ruleVersion: z.number() });
+export type RuleVersionResponse = z.infer<typeof ruleVersionResponseSchema>;
+
+export const planResponseSchema = z.object({ plan: planSchema, ruleVersion: z.number() });
+export type PlanResponse = z.infer<typeof planResponseSchema>;
+
 export const tenantSchema = z.object({
   id,
   slug: z.string(),
@@ -65,6 +74,9 @@ export const tenantPageSchema = z.object({
   nextCursor: z.string().nullable(),
 });
 export type TenantPage = z.infer<typeof tenantPageSchema>;
+
+export const tenantResponseSchema = z.object({ tenant: tenantSchema, ruleVersion: z.number() });
+export type TenantResponse = z.infer<typeof tenantResponseSchema>;
 
 export const ruleSetSummarySchema = z.object({
   version: z.number(),

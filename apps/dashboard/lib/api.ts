@@ -5,21 +5,28 @@ import {
   loginResponseSchema,
   meResponseSchema,
   planListSchema,
+  planResponseSchema,
   restoreRuleSetResponseSchema,
+  ruleVersionResponseSchema,
   ruleSetDiffSchema,
   ruleSetPageSchema,
   ruleSetSummarySchema,
   ruleSetVersionSchema,
   tenantPageSchema,
+  tenantResponseSchema,
   updateLimitResponseSchema,
   type LoginResponse,
   type Plan,
+  type PlanResponse,
   type RestoreRuleSetResponse,
+  type RuleVersionResponse,
   type RuleSetDiff,
   type RuleSetPage,
   type RuleSetSummary,
   type RuleSetVersion,
+  type Tenant,
   type TenantPage,
+  type TenantResponse,
   type UpdateLimitResponse,
   type User,
 } from './api-types';
@@ -63,7 +70,7 @@ export class ApiError extends Error {
 }
 
 interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH';
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   token?: string;
   body?: unknown;
 }
@@ -123,20 +130,68 @@ export async function listPlans(token: string): Promise<Plan[]> {
   return (await apiRequest('/v1/admin/plans', planListSchema, { token })).items;
 }
 
-export function updatePlanLimit(
-  token: string,
-  planId: string,
-  limitId: string,
-  limit: number,
-): Promise<UpdateLimitResponse> {
-  const path = `/v1/admin/plans/${encodeURIComponent(planId)}/limits/${encodeURIComponent(limitId)}`;
-  return apiRequest(path, updateLimitResponseSchema, { method: 'PATCH', token, body: { limit } });
+function planPath(planId: string, ...rest: string[]): string {
+  return ['/v1/admin/plans', planId, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
+}
+
+export interface NewLimit {
+  name: string;
+  windowS: number;
+  limit: number;
+  algorithm?: string;
+  burst?: number | null;
+}
+
+export type LimitPatch = Partial<Pick<NewLimit, 'windowS' | 'limit' | 'algorithm' | 'burst'>>;
+
+/** A new plan with its first limits; a taken slug is a 409 `conflict`. */
+export function createPlan(token: string, plan: { slug: string; name: string; limits: NewLimit[] }): Promise<PlanResponse> {
+  return apiRequest('/v1/admin/plans', planResponseSchema, { method: 'POST', token, body: plan });
+}
+
+export function renamePlan(token: string, planId: string, name: string): Promise<PlanResponse> {
+  return apiRequest(planPath(planId), planResponseSchema, { method: 'PATCH', token, body: { name } });
+}
+
+/** A 409 `conflict` while tenants are on the plan. */
+export function deletePlan(token: string, planId: string): Promise<RuleVersionResponse> {
+  return apiRequest(planPath(planId), ruleVersionResponseSchema, { method: 'DELETE', token });
+}
+
+export function createPlanLimit(token: string, planId: string, limit: NewLimit): Promise<UpdateLimitResponse> {
+  return apiRequest(planPath(planId, 'limits'), updateLimitResponseSchema, { method: 'POST', token, body: limit });
+}
+
+export function updatePlanLimit(token: string, planId: string, limitId: string, patch: LimitPatch): Promise<UpdateLimitResponse> {
+  return apiRequest(planPath(planId, 'limits', limitId), updateLimitResponseSchema, { method: 'PATCH', token, body: patch });
+}
+
+export function deletePlanLimit(token: string, planId: string, limitId: string): Promise<RuleVersionResponse> {
+  return apiRequest(planPath(planId, 'limits', limitId), ruleVersionResponseSchema, { method: 'DELETE', token });
 }
 
 export function listTenants(token: string, cursor: string | undefined, pageSize = 50): Promise<TenantPage> {
   const query = new URLSearchParams({ limit: String(pageSize) });
   if (cursor) query.set('cursor', cursor);
   return apiRequest(`/v1/admin/tenants?${query}`, tenantPageSchema, { token });
+}
+
+export interface NewTenant {
+  slug: string;
+  name: string;
+  planId: string;
+  timeZone?: string;
+  status?: Tenant['status'];
+}
+
+/** A new tenant on a plan; a taken slug is a 409 `conflict`, an unknown time zone a 400 on `timeZone`. */
+export function createTenant(token: string, tenant: NewTenant): Promise<TenantResponse> {
+  return apiRequest('/v1/admin/tenants', tenantResponseSchema, { method: 'POST', token, body: tenant });
+}
+
+/** Renames, moves to another plan, changes the time zone, suspends or resumes. */
+export function updateTenant(token: string, tenantId: string, patch: Partial<Omit<NewTenant, 'slug'>>): Promise<TenantResponse> {
+  return apiRequest(`/v1/admin/tenants/${encodeURIComponent(tenantId)}`, tenantResponseSchema, { method: 'PATCH', token, body: patch });
 }
 
 /** The rule set every API node enforces now, or null before the first one is published. */

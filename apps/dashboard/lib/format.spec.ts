@@ -20,6 +20,10 @@ describe('formatAlgorithm', () => {
   it('turns a snake_case id into words', () => {
     expect(formatAlgorithm('fixed_window')).toBe('Fixed window');
   });
+
+  it('keeps an acronym in capitals', () => {
+    expect(formatAlgorithm('gcra')).toBe('GCRA');
+  });
 });
 
 describe('safeReturnPath', () => {

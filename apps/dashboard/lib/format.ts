@@ -14,8 +14,9 @@ export function formatWindow(windowS: number): string {
   return count === 1 ? `per ${unit.one}` : `per ${count.toLocaleString('en-US')} ${unit.many}`;
 }
 
-/** `fixed_window` → "Fixed window". */
+/** `fixed_window` → "Fixed window"; an acronym stays one (`gcra` → "GCRA"). */
 export function formatAlgorithm(algorithm: string): string {
+  if (algorithm === 'gcra') return 'GCRA';
   const words = algorithm.replace(/[_-]+/g, ' ').trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -1,0 +1,51 @@
+'use client';
+
+import { useFormStatus } from 'react-dom';
+
+interface ConfirmSubmitProps {
+  /** Whether the first click happened: the next one submits. */
+  confirming: boolean;
+  onArm: () => void;
+  onCancel: () => void;
+  label: string;
+  confirmLabel: string;
+  pendingLabel: string;
+  title?: string;
+  describedBy?: string;
+  testId: string;
+  cancelTestId: string;
+}
+
+/** A two-step submit button ("Delete plan" → "Confirm delete" + Cancel): nothing is sent before the second click. */
+export function ConfirmSubmit({ confirming, onArm, onCancel, label, confirmLabel, pendingLabel, title, describedBy, testId, cancelTestId }: ConfirmSubmitProps) {
+  const { pending } = useFormStatus();
+  return (
+    <>
+      <button
+        // Always a submit button: React re-renders within the click, so a type that switched on the first click
+        // would already submit it. The first click is kept from submitting instead.
+        type="submit"
+        className={`btn btn-sm ${confirming ? 'btn-danger' : 'btn-secondary'}`}
+        disabled={pending}
+        onClick={(event) => {
+          if (confirming) return;
+          event.preventDefault();
+          onArm();
+        }}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') onCancel();
+        }}
+        title={title}
+        aria-describedby={describedBy}
+        data-testid={testId}
+      >
+        {pending ? pendingLabel : confirming ? confirmLabel : label}
+      </button>
+      {confirming && !pending && (
+        <button type="button" className="btn btn-secondary btn-sm" onClick={onCancel} data-testid={cancelTestId}>
+          Cancel
+        </button>
+      )}
+    </>
+  );
+}

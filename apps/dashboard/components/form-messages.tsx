@@ -1,0 +1,19 @@
+/** A field's error, under it; the field points at it with `aria-describedby`. */
+export function FieldError({ id, message, testId }: { id: string; message: string | undefined; testId?: string }) {
+  if (!message) return null;
+  return (
+    <p id={id} className="form-message field-error" role="alert" data-testid={testId}>
+      {message}
+    </p>
+  );
+}
+
+/** A failure no single field shows (a refused rule set, an unreachable API), at the top of its form. */
+export function FormAlert({ message, testId }: { message: string | undefined; testId?: string }) {
+  if (!message) return null;
+  return (
+    <p className="form-alert" role="alert" data-testid={testId}>
+      {message}
+    </p>
+  );
+}

@@ -1,0 +1,111 @@
+'use client';
+
+import { useState } from 'react';
+import type { PlanLimit } from '@/lib/api-types';
+import { submittedValue, type FormState } from '@/lib/form-state';
+import { formatAlgorithm } from '@/lib/format';
+import { ALGORITHMS, splitWindow, usesBurst, WINDOW_UNITS } from '@/lib/limits';
+import { Field } from './form-field';
+
+export type LimitField = 'name' | 'window' | 'unit' | 'limit' | 'algorithm' | 'burst';
+
+interface LimitFieldsProps {
+  state: FormState;
+  /** Prefix of the posted names: `limits.0.` for a row of the new-plan form. */
+  prefix?: string;
+  /** The limit being edited; a new limit starts at 1 minute, fixed window. */
+  limit?: Pick<PlanLimit, 'windowS' | 'algorithm' | 'burst'>;
+  /** Also the name and the count: a new limit. An edited one keeps its name, and its count is saved inline. */
+  whole?: boolean;
+  testId: (field: LimitField) => string;
+}
+
+/** The API's names of the fields a limit form posts, so a failure about any other goes to the top of the form. */
+export function limitErrorFields(prefix = '', whole = false): string[] {
+  const shape = ['windowS', 'algorithm', 'burst'];
+  return (whole ? ['name', 'limit', ...shape] : shape).map((field) => `${prefix}${field}`);
+}
+
+/** A limit's inputs: window (a number and a unit), algorithm, and burst only for the algorithms that have one. */
+export function LimitFields({ state, prefix = '', limit, whole = false, testId }: LimitFieldsProps) {
+  const shown = splitWindow(limit?.windowS ?? 60);
+  const [algorithm, setAlgorithm] = useState(submittedValue(state, `${prefix}algorithm`, limit?.algorithm ?? 'fixed_window'));
+
+  return (
+    <>
+      {whole && (
+        <Field
+          label="Name"
+          name={`${prefix}name`}
+          state={state}
+          testId={testId('name')}
+          className="field-name"
+          input={{ autoComplete: 'off', placeholder: 'minute', spellCheck: false }}
+        />
+      )}
+      <Field
+        label="Window"
+        name={`${prefix}windowAmount`}
+        errorField={`${prefix}windowS`}
+        state={state}
+        fallback={String(shown.amount)}
+        testId={testId('window')}
+        control={(props) => (
+          <div className="input-group">
+            <input {...props} className="input input-number" type="number" inputMode="numeric" min={1} step={1} />
+            <select
+              name={`${prefix}windowUnit`}
+              className="input"
+              aria-label="Window unit"
+              defaultValue={submittedValue(state, `${prefix}windowUnit`, shown.unit)}
+              data-testid={testId('unit')}
+            >
+              {WINDOW_UNITS.map((unit) => (
+                <option key={unit.value} value={unit.value}>
+                  {unit.value}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+      />
+      {whole && (
+        <Field
+          label="Limit"
+          name={`${prefix}limit`}
+          state={state}
+          testId={testId('limit')}
+          className="field-count"
+          input={{ type: 'number', inputMode: 'numeric', min: 1, step: 1, className: 'input input-number' }}
+        />
+      )}
+      <Field
+        label="Algorithm"
+        name={`${prefix}algorithm`}
+        state={state}
+        fallback={algorithm}
+        testId={testId('algorithm')}
+        control={(props) => (
+          <select {...props} className="input" onChange={(event) => setAlgorithm(event.target.value)}>
+            {ALGORITHMS.map((value) => (
+              <option key={value} value={value}>
+                {formatAlgorithm(value)}
+              </option>
+            ))}
+          </select>
+        )}
+      />
+      {usesBurst(algorithm) && (
+        <Field
+          label="Burst"
+          name={`${prefix}burst`}
+          state={state}
+          fallback={limit?.burst ? String(limit.burst) : ''}
+          testId={testId('burst')}
+          className="field-count"
+          input={{ type: 'number', inputMode: 'numeric', min: 1, step: 1, placeholder: 'same as limit', className: 'input input-number' }}
+        />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,110 @@
+'use client';
+
+import { useState } from 'react';
+import { removePlan, renamePlan } from '@/lib/actions/plans';
+import type { Plan } from '@/lib/api-types';
+import { formError } from '@/lib/form-state';
+import { formatCount } from '@/lib/format';
+import { ConfirmSubmit } from './confirm-submit';
+import { Field } from './form-field';
+import { FormAlert } from './form-messages';
+import { useMutation } from './mutation-status';
+import { SubmitButton } from './submit-button';
+
+/** A plan's name, slug and tenant count, with Rename and a two-step Delete plan. */
+export function PlanHeader({ plan }: { plan: Pick<Plan, 'id' | 'slug' | 'name' | 'tenantCount'> }) {
+  const [renaming, setRenaming] = useState(false);
+  // Here rather than in the Delete form: a refusal shows across the card, under its header.
+  const [deletion, deleteAction] = useMutation(removePlan, 'plans');
+  const deleteMessageId = `plan-delete-${plan.slug}-message`;
+  return (
+    <>
+      <header className="plan-card-header">
+        <h2 id={`plan-${plan.slug}`}>{plan.name}</h2>
+        <span className="chip">{plan.slug}</span>
+        <span className="tenant-count">
+          {formatCount(plan.tenantCount)} {plan.tenantCount === 1 ? 'tenant' : 'tenants'}
+        </span>
+        <div className="plan-card-actions">
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            aria-expanded={renaming}
+            onClick={() => setRenaming(!renaming)}
+            data-testid={`plan-rename-${plan.slug}`}
+          >
+            Rename
+          </button>
+          <DeletePlanForm plan={plan} action={deleteAction} describedBy={deletion.status === 'failed' ? deleteMessageId : undefined} />
+        </div>
+      </header>
+      {deletion.status === 'failed' && (
+        <p id={deleteMessageId} className="form-alert card-alert" role="alert" data-testid={`plan-delete-error-${plan.slug}`}>
+          {deletion.message}
+        </p>
+      )}
+      {renaming && <RenamePlanForm plan={plan} onDone={() => setRenaming(false)} />}
+    </>
+  );
+}
+
+function RenamePlanForm({ plan, onDone }: { plan: Pick<Plan, 'id' | 'slug' | 'name'>; onDone: () => void }) {
+  const [state, action] = useMutation(renamePlan, `plan-${plan.id}`, onDone);
+  return (
+    <form action={action} className="inline-panel" noValidate>
+      <input type="hidden" name="planId" value={plan.id} />
+      <FormAlert message={formError(state, ['name'])} />
+      <div className="form-row">
+        <Field
+          label="Plan name"
+          name="name"
+          state={state}
+          fallback={plan.name}
+          testId={`plan-rename-input-${plan.slug}`}
+          className="field-wide"
+          input={{ autoComplete: 'off', autoFocus: true }}
+        />
+        <div className="form-row-buttons">
+          <SubmitButton label="Save name" pendingLabel="Saving…" testId={`plan-rename-save-${plan.slug}`} />
+          <button type="button" className="btn btn-secondary" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+interface DeletePlanFormProps {
+  plan: Pick<Plan, 'id' | 'slug' | 'tenantCount'>;
+  action: (formData: FormData) => void;
+  describedBy: string | undefined;
+}
+
+function DeletePlanForm({ plan, action, describedBy }: DeletePlanFormProps) {
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <form
+      action={(formData) => {
+        setConfirming(false);
+        action(formData);
+      }}
+      className="actions-form"
+    >
+      <input type="hidden" name="planId" value={plan.id} />
+      <input type="hidden" name="planSlug" value={plan.slug} />
+      <ConfirmSubmit
+        confirming={confirming}
+        onArm={() => setConfirming(true)}
+        onCancel={() => setConfirming(false)}
+        label="Delete plan"
+        confirmLabel="Confirm delete"
+        pendingLabel="Deleting…"
+        title={plan.tenantCount > 0 ? 'Tenants are on this plan: move them to another plan first' : `Delete plan ${plan.slug}`}
+        describedBy={describedBy}
+        testId={`plan-delete-${plan.slug}`}
+        cancelTestId={`plan-delete-cancel-${plan.slug}`}
+      />
+    </form>
+  );
+}

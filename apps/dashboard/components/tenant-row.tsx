@@ -1,0 +1,143 @@
+'use client';
+
+import { useState } from 'react';
+import { editTenant, setTenantStatus } from '@/lib/actions/tenants';
+import type { Tenant } from '@/lib/api-types';
+import { attemptKey, formError } from '@/lib/form-state';
+import { Field } from './form-field';
+import { FormAlert } from './form-messages';
+import { MutationStatus, useMutation, useSuccessMessage } from './mutation-status';
+import { PlanSelect, type PlanOption } from './plan-select';
+import { StatusBadge } from './status-badge';
+import { SubmitButton } from './submit-button';
+import { TimeZoneInput } from './time-zone-input';
+
+const COLUMNS = 6;
+
+/** One tenant, its Edit (name, plan, time zone) expanding under it, and Suspend or Resume. */
+export function TenantRow({ tenant, plans }: { tenant: Tenant; plans: PlanOption[] }) {
+  const [editing, setEditing] = useState(false);
+  const statusKey = `tenant-${tenant.id}`;
+  const succeeded = useSuccessMessage(statusKey) !== undefined;
+
+  return (
+    <>
+      <tr data-testid={`tenant-row-${tenant.slug}`}>
+        <td>
+          <span className="chip">{tenant.slug}</span>
+        </td>
+        <td>{tenant.name}</td>
+        <td>
+          {tenant.plan.name} <span className="muted mono">({tenant.plan.slug})</span>
+        </td>
+        <td>
+          <StatusBadge status={tenant.status} />
+        </td>
+        <td className="muted">{tenant.timeZone}</td>
+        <td>
+          <div className="table-actions">
+            <button
+              type="button"
+              className="btn btn-secondary btn-sm"
+              aria-expanded={editing}
+              onClick={() => setEditing(!editing)}
+              data-testid={`tenant-edit-${tenant.slug}`}
+            >
+              Edit
+            </button>
+            <StatusForm tenant={tenant} statusKey={statusKey} />
+          </div>
+        </td>
+      </tr>
+      {editing && (
+        <tr className="row-expanded">
+          <td colSpan={COLUMNS}>
+            <EditTenantForm tenant={tenant} plans={plans} statusKey={statusKey} onDone={() => setEditing(false)} />
+          </td>
+        </tr>
+      )}
+      {succeeded && (
+        <tr className="row-expanded">
+          <td colSpan={COLUMNS}>
+            <MutationStatus statusKey={statusKey} className="row-status" />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+interface TenantFormProps {
+  tenant: Tenant;
+  statusKey: string;
+}
+
+function EditTenantForm({ tenant, plans, statusKey, onDone }: TenantFormProps & { plans: PlanOption[]; onDone: () => void }) {
+  const [state, action] = useMutation(editTenant, statusKey, onDone);
+  return (
+    <form action={action} className="inline-panel" noValidate aria-label={`Edit tenant ${tenant.slug}`}>
+      <input type="hidden" name="tenantId" value={tenant.id} />
+      <input type="hidden" name="tenantSlug" value={tenant.slug} />
+      <FormAlert message={formError(state, ['name', 'planId', 'timeZone'])} testId={`tenant-edit-error-${tenant.slug}`} />
+      <div className="form-row" key={attemptKey(state)}>
+        <Field
+          label="Name"
+          name="name"
+          state={state}
+          fallback={tenant.name}
+          testId={`tenant-name-${tenant.slug}`}
+          className="field-wide"
+          input={{ autoComplete: 'off' }}
+        />
+        <Field
+          label="Plan"
+          name="planId"
+          state={state}
+          fallback={tenant.plan.id}
+          testId={`tenant-plan-${tenant.slug}`}
+          control={(props) => <PlanSelect {...props} plans={plans} />}
+        />
+        <Field
+          label="Time zone"
+          name="timeZone"
+          state={state}
+          className="field-wide"
+          fallback={tenant.timeZone}
+          testId={`tenant-timezone-${tenant.slug}`}
+          control={(props) => <TimeZoneInput {...props} />}
+        />
+        <div className="form-row-buttons">
+          <SubmitButton label="Save" pendingLabel="Saving…" testId={`tenant-save-${tenant.slug}`} />
+          <button type="button" className="btn btn-secondary" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+/** Suspend (every check of the tenant denied) or Resume, in one click. */
+function StatusForm({ tenant, statusKey }: TenantFormProps) {
+  const [state, action] = useMutation(setTenantStatus, statusKey);
+  const suspended = tenant.status === 'suspended';
+  const messageId = `tenant-status-${tenant.slug}-message`;
+  return (
+    <form action={action} className="actions-form">
+      <input type="hidden" name="tenantId" value={tenant.id} />
+      <input type="hidden" name="tenantSlug" value={tenant.slug} />
+      <input type="hidden" name="status" value={suspended ? 'active' : 'suspended'} />
+      <SubmitButton
+        label={suspended ? 'Resume' : 'Suspend'}
+        pendingLabel={suspended ? 'Resuming…' : 'Suspending…'}
+        testId={`tenant-suspend-${tenant.slug}`}
+        className={`btn btn-sm ${suspended ? 'btn-secondary' : 'btn-secondary btn-warn'}`}
+      />
+      {state.status === 'failed' && (
+        <p id={messageId} className="form-message field-error" role="alert" data-testid={`tenant-status-error-${tenant.slug}`}>
+          {state.message}
+        </p>
+      )}
+    </form>
+  );
+}

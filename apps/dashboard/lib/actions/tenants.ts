@@ -1,0 +1,49 @@
+'use server';
+
+import { createTenant, updateTenant } from '../api';
+import type { FormState } from '../form-state';
+import { live, mutate, rejected } from '../mutation';
+
+const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '').trim();
+
+/** Creates a tenant (`slug`, `name`, `planId`, `timeZone`); it is enforced from the version this publishes. */
+export async function newTenant(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const slug = read('slug');
+  const name = read('name');
+  const planId = read('planId');
+  if (slug === '') return rejected(formData, 'slug', 'Enter a slug, e.g. initech.');
+  if (name === '') return rejected(formData, 'name', 'Enter a name, e.g. Initech.');
+  if (planId === '') return rejected(formData, 'planId', 'Choose a plan.');
+  return mutate(
+    formData,
+    (token) => createTenant(token, { slug, name, planId, timeZone: read('timeZone') || 'UTC' }),
+    (version) => `Tenant ${slug} created — ${live(version)}`,
+    { conflict: { field: 'slug', message: `A tenant with the slug “${slug}” already exists.` } },
+  );
+}
+
+/** Renames a tenant, moves it to another plan or changes its time zone. */
+export async function editTenant(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const name = read('name');
+  const timeZone = read('timeZone');
+  if (name === '') return rejected(formData, 'name', 'Enter a name.');
+  if (timeZone === '') return rejected(formData, 'timeZone', 'Enter a time zone, e.g. UTC or Europe/Berlin.');
+  return mutate(
+    formData,
+    (token) => updateTenant(token, read('tenantId'), { name, planId: read('planId'), timeZone }),
+    (version) => `Saved ${read('tenantSlug')} — ${live(version)}`,
+  );
+}
+
+/** Suspends a tenant (every check denied) or resumes it. */
+export async function setTenantStatus(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const status = read('status') === 'suspended' ? 'suspended' : 'active';
+  return mutate(
+    formData,
+    (token) => updateTenant(token, read('tenantId'), { status }),
+    (version) => `${read('tenantSlug')} ${status === 'suspended' ? 'suspended' : 'resumed'} — ${live(version)}`,
+  );
+}

@@ -1,0 +1,125 @@
+import type { Algorithm } from '@tollgate/domain';
+
+/**
+ * What a limit form offers and how it reads back. Pure, so client components (the forms) and server actions
+ * (which check what was posted before calling the API) share one definition.
+ */
+
+/** The engine's algorithms, in the order the select lists them (the type keeps this list in step with the API's). */
+export const ALGORITHMS = [
+  'fixed_window',
+  'sliding_window',
+  'sliding_log',
+  'token_bucket',
+  'leaky_bucket',
+  'leaky_bucket_shaper',
+  'gcra',
+] as const satisfies readonly Algorithm[];
+
+// Fails to compile when the API gains an algorithm the list above does not offer.
+type Missing = Exclude<Algorithm, (typeof ALGORITHMS)[number]>;
+const _everyAlgorithm: [Missing] extends [never] ? true : Missing = true;
+
+/** Algorithms with a bucket whose capacity (`burst`, defaulting to the limit) can be set. */
+const BURST_ALGORITHMS: ReadonlySet<string> = new Set(['token_bucket', 'leaky_bucket', 'leaky_bucket_shaper', 'gcra']);
+
+export function usesBurst(algorithm: string): boolean {
+  return BURST_ALGORITHMS.has(algorithm);
+}
+
+export const WINDOW_UNITS = [
+  { value: 'seconds', seconds: 1 },
+  { value: 'minutes', seconds: 60 },
+  { value: 'hours', seconds: 3_600 },
+  { value: 'days', seconds: 86_400 },
+] as const;
+export type WindowUnit = (typeof WINDOW_UNITS)[number]['value'];
+
+/** A window in seconds as the form shows it: the largest unit that divides it, 7200 → 2 hours. */
+export function splitWindow(windowS: number): { amount: number; unit: WindowUnit } {
+  const unit = [...WINDOW_UNITS].reverse().find((u) => windowS >= u.seconds && windowS % u.seconds === 0) ?? WINDOW_UNITS[0];
+  return { amount: windowS / unit.seconds, unit: unit.value };
+}
+
+/** The API's longest window (`MAX_WINDOW_S` of @tollgate/domain); checked here for a clearer message than its own. */
+export const MAX_WINDOW_S = 366 * 86_400;
+
+const WHOLE_NUMBER = /^\d+$/;
+
+/** A whole number typed into a form, or undefined when it is not one (blank, negative, 1.5, 1e3). */
+export function readWholeNumber(text: string): number | undefined {
+  const trimmed = text.trim();
+  return WHOLE_NUMBER.test(trimmed) ? Number(trimmed) : undefined;
+}
+
+/** "2" + "hours" → 7200; undefined when the amount is not a positive whole number or the unit is unknown. */
+export function toWindowSeconds(amount: string, unit: string): number | undefined {
+  const count = readWholeNumber(amount);
+  const seconds = WINDOW_UNITS.find((u) => u.value === unit)?.seconds;
+  return count === undefined || count === 0 || seconds === undefined ? undefined : count * seconds;
+}
+
+/** A limit as the API takes it. Forms name its fields with a `prefix`: `limits.0.` for a row of the new-plan form. */
+export interface LimitInput {
+  name: string;
+  windowS: number;
+  limit: number;
+  algorithm: string;
+  burst: number | null;
+}
+
+/** Why a posted limit cannot be sent: the API's name for the field, so the message lands next to it. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+type Read = (name: string) => string;
+
+/** The window, algorithm and burst of a limit (what its Edit form changes). */
+export function readLimitShape(read: Read, prefix = ''): Omit<LimitInput, 'name' | 'limit'> | FieldProblem {
+  const windowS = toWindowSeconds(read(`${prefix}windowAmount`), read(`${prefix}windowUnit`));
+  if (windowS === undefined) return { field: `${prefix}windowS`, message: 'Enter a whole number of 1 or more.' };
+  if (windowS > MAX_WINDOW_S) return { field: `${prefix}windowS`, message: 'The longest window is 366 days.' };
+  const algorithm = read(`${prefix}algorithm`) || 'fixed_window';
+  if (!usesBurst(algorithm)) return { windowS, algorithm, burst: null };
+  // Blank means "the limit": the API takes null as the default capacity.
+  const burstText = read(`${prefix}burst`).trim();
+  if (burstText === '') return { windowS, algorithm, burst: null };
+  const burst = readWholeNumber(burstText);
+  if (burst === undefined || burst === 0) return { field: `${prefix}burst`, message: 'Enter a whole number of 1 or more, or leave it blank.' };
+  return { windowS, algorithm, burst };
+}
+
+/** A whole new limit: its name, count and shape. */
+export function readLimit(read: Read, prefix = ''): LimitInput | FieldProblem {
+  const name = read(`${prefix}name`).trim();
+  if (name === '') return { field: `${prefix}name`, message: 'Enter a name, e.g. minute.' };
+  const limit = readWholeNumber(read(`${prefix}limit`));
+  if (limit === undefined || limit === 0) return { field: `${prefix}limit`, message: 'Enter a whole number of 1 or more.' };
+  const shape = readLimitShape(read, prefix);
+  return isProblem(shape) ? shape : { name, limit, ...shape };
+}
+
+export function isProblem<T extends object>(value: T | FieldProblem): value is FieldProblem {
+  return 'field' in value;
+}
+
+const ROW_NAME = /^limits\.(\d+)\.name$/;
+
+/** The rows of the new-plan form (`limits.<i>.<field>`), in order; the first row that cannot be sent stops it. */
+export function readLimitRows(read: Read, names: Iterable<string>): LimitInput[] | FieldProblem {
+  const rows = [...names]
+    .map((name) => ROW_NAME.exec(name)?.[1])
+    .filter((index): index is string => index !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+  if (rows.length === 0) return { field: 'limits', message: 'Give the plan at least one limit.' };
+  const limits: LimitInput[] = [];
+  for (const row of rows) {
+    const limit = readLimit(read, `limits.${row}.`);
+    if (isProblem(limit)) return limit;
+    limits.push(limit);
+  }
+  return limits;
+}

@@ -1,0 +1,284 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_OPERATOR } from '../../prisma/demo';
+import { createServiceKey, sleep } from '../support/fixtures';
+import { startStack, type Stack } from '../support/stack';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const screenshots = join(__dirname, '..', '..', 'test-results', 'screenshots');
+
+interface CheckBody {
+  allowed: boolean;
+  ruleVersion: number;
+  limits: { name: string; limit: number; remaining: number }[];
+}
+
+// Every control-plane step in the dashboard, none through the admin API: a plan, a tenant on it, a limit change
+// and a rollback, each seen by /v1/check.
+describe('the control plane in the dashboard: plan → tenant → limit change → rollback, enforced by /v1/check', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let prisma: PrismaClient;
+  let serviceKey: string;
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true });
+    stack = await startStack('control');
+    prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
+    // The demo key only reaches `acme`. This one reaches `umbrella`, from the first version published after it:
+    // creating the tenant in the dashboard publishes one.
+    serviceKey = await createServiceKey(prisma, ['umbrella']);
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await prisma?.$disconnect();
+    await stack?.stop();
+  });
+
+  const check = async (subject: string) => {
+    const res = await fetch(`${stack.apiUrl}/v1/check`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tenant: 'umbrella', endpoint: 'GET /v1/items', subject }),
+    });
+    return { status: res.status, body: (await res.json()) as CheckBody };
+  };
+
+  /** The first check of a fresh subject once the API enforces `version` or later (it costs that subject one unit). */
+  const checkAtLeast = async (version: number) => {
+    let last: Awaited<ReturnType<typeof check>> | undefined;
+    await expect
+      .poll(
+        async () => {
+          last = await check(`probe-${Date.now()}-${Math.random()}`);
+          return last.status === 200 && last.body.ruleVersion >= version;
+        },
+        { timeout: 5_000, interval: 50 },
+      )
+      .toBe(true);
+    return last!.body;
+  };
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `control-${name}.png`), fullPage: true });
+  const version = async (page: Page) => Number((await page.getByTestId('rule-version').textContent())?.replace(/^v/, ''));
+  const statusVersion = async (page: Page, testId: string) => {
+    await expect.poll(() => page.getByTestId(testId).textContent(), { timeout: 10_000 }).toMatch(/v\d+/);
+    return Number(/v(\d+)/.exec((await page.getByTestId(testId).textContent()) ?? '')?.[1]);
+  };
+
+  it('creates plan gold and tenant umbrella, denies the 4th check, admits after raising the limit, and rolls back', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${stack.dashboardUrl}/login`);
+    await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
+    await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/plans/);
+
+    // A plan with one limit: 3 per minute, fixed window.
+    await page.getByTestId('plan-new-slug').fill('gold');
+    await page.getByTestId('plan-new-name').fill('Gold');
+    await page.getByTestId('plan-new-limit-name-0').fill('minute');
+    await page.getByTestId('plan-new-limit-window-0').fill('1');
+    await page.getByTestId('plan-new-limit-unit-0').selectOption('minutes');
+    await page.getByTestId('plan-new-limit-limit-0').fill('3');
+    await page.getByTestId('plan-new-limit-algorithm-0').selectOption('token_bucket');
+    await expect.poll(() => page.getByTestId('plan-new-limit-burst-0').isVisible()).toBe(true);
+    await page.getByTestId('plan-new-limit-algorithm-0').selectOption('fixed_window');
+    expect(await page.getByTestId('plan-new-limit-burst-0').count()).toBe(0);
+    await shot(page, '1-new-plan-filled');
+    await page.getByTestId('plan-new-submit').click();
+    const planVersion = await statusVersion(page, 'mutation-status');
+    expect(await page.getByTestId('mutation-status').textContent()).toContain('Plan gold created');
+    await expect.poll(() => page.getByTestId('rule-version').textContent()).toBe(`v${planVersion}`);
+    await expect.poll(() => page.getByTestId('limit-input-gold-minute').inputValue()).toBe('3');
+    await shot(page, '2-plan-created');
+
+    // A taken slug is refused next to the slug field, and the form keeps what was typed.
+    await page.getByTestId('plan-new-slug').fill('gold');
+    await page.getByTestId('plan-new-name').fill('Gold again');
+    await page.getByTestId('plan-new-limit-name-0').fill('minute');
+    await page.getByTestId('plan-new-limit-limit-0').fill('7');
+    await page.getByTestId('plan-new-submit').click();
+    await expect.poll(() => page.locator('[data-testid="plan-new"] [role="alert"]').first().textContent()).toContain('already exists');
+    expect(await page.getByTestId('plan-new-slug').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByTestId('plan-new-limit-limit-0').inputValue()).toBe('7');
+    await shot(page, '3-plan-slug-taken');
+
+    // A tenant on it.
+    await page.getByTestId('nav-tenants').click();
+    await page.waitForURL(/\/tenants/);
+    await page.getByTestId('tenant-new-slug').fill('umbrella');
+    await page.getByTestId('tenant-new-name').fill('Umbrella Corp');
+    await page.getByTestId('tenant-new-plan').selectOption({ label: 'Gold (gold)' });
+    await page.getByTestId('tenant-new-submit').click();
+    const tenantVersion = await statusVersion(page, 'mutation-status');
+    expect(tenantVersion).toBeGreaterThan(planVersion);
+    await expect.poll(() => page.getByTestId('tenant-row-umbrella').textContent()).toContain('Gold');
+    expect(await page.getByTestId('tenant-row-umbrella').textContent()).toContain('UTC');
+    await shot(page, '4-tenant-created');
+
+    // The 4th check in a minute is denied. Fixed windows are aligned to the minute: keep clear of its end.
+    await checkAtLeast(tenantVersion);
+    const untilNextMinute = 60_000 - (Date.now() % 60_000);
+    if (untilNextMinute < 12_000) await sleep(untilNextMinute + 250);
+    for (let i = 0; i < 3; i += 1) expect((await check('customer-1')).body.allowed).toBe(true);
+    const denied = await check('customer-1');
+    expect(denied.body.allowed).toBe(false);
+    expect(denied.body.limits[0]).toMatchObject({ name: 'minute', limit: 3 });
+
+    // Raise gold/minute to 5: the same subject is admitted again.
+    await page.getByTestId('nav-plans').click();
+    await page.waitForURL(/\/plans/);
+    const beforeChange = await version(page);
+    await page.getByTestId('limit-input-gold-minute').fill('5');
+    await page.getByTestId('limit-save-gold-minute').click();
+    const changeVersion = await statusVersion(page, 'save-status');
+    expect(changeVersion).toBeGreaterThan(beforeChange);
+    await expect.poll(() => page.getByTestId('rule-version').textContent()).toBe(`v${changeVersion}`);
+    await checkAtLeast(changeVersion);
+    const admitted = await check('customer-1');
+    expect(admitted.body.allowed).toBe(true);
+    expect(admitted.body.limits[0]).toMatchObject({ name: 'minute', limit: 5 });
+    await shot(page, '5-limit-raised');
+
+    // The Edit row shows the limit's window and algorithm.
+    await page.getByTestId('limit-edit-gold-minute').click();
+    expect(await page.getByTestId('limit-edit-window-gold-minute').inputValue()).toBe('1');
+    expect(await page.getByTestId('limit-edit-unit-gold-minute').inputValue()).toBe('minutes');
+    expect(await page.getByTestId('limit-edit-algorithm-gold-minute').inputValue()).toBe('fixed_window');
+    await shot(page, '6-limit-edit-open');
+
+    // Deleting a plan with a tenant on it is refused with the API's reason; nothing is published.
+    await page.getByTestId('plan-delete-gold').click();
+    await page.getByTestId('plan-delete-gold').click();
+    await expect.poll(() => page.getByTestId('plan-delete-error-gold').textContent(), { timeout: 10_000 }).toContain('tenant');
+    expect(await version(page)).toBe(changeVersion);
+    await shot(page, '7-delete-refused');
+
+    // Roll back to the version before the change.
+    await page.getByTestId('nav-rule-sets').click();
+    await page.waitForURL(/\/rule-sets/);
+    await page.getByTestId(`rule-set-restore-${beforeChange}`).click();
+    expect(await page.getByTestId(`rule-set-restore-${beforeChange}`).textContent()).toBe('Confirm restore');
+    await page.getByTestId(`rule-set-restore-${beforeChange}`).click();
+    await expect.poll(() => page.getByTestId('restore-status').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`Restored v${beforeChange} as v\\d+`));
+    const restoredVersion = Number(/as v(\d+)/.exec((await page.getByTestId('restore-status').textContent()) ?? '')?.[1]);
+    await expect.poll(() => page.getByTestId('rule-version').textContent()).toBe(`v${restoredVersion}`);
+    await shot(page, '8-restored');
+
+    await page.getByTestId('nav-plans').click();
+    await page.waitForURL(/\/plans/);
+    await expect.poll(() => page.getByTestId('limit-input-gold-minute').inputValue()).toBe('3');
+    expect(await page.getByTestId('limit-gold-minute').textContent()).toContain('3 per minute');
+    expect((await checkAtLeast(restoredVersion)).limits[0]).toMatchObject({ name: 'minute', limit: 3 });
+    await shot(page, '9-plans-after-restore');
+  });
+  // Runs after the test above, on what it left: plan gold (minute 3) with tenant umbrella on it.
+  it('adds, edits and removes a limit, renames, creates and deletes a plan, and edits, suspends and resumes a tenant', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${stack.dashboardUrl}/login`);
+    await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
+    await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/plans/);
+
+    // Add a token bucket limit to gold, then make it a GCRA over 2 seconds, then remove it.
+    await page.getByTestId('limit-add-gold').click();
+    await page.getByTestId('limit-add-name-gold').fill('second');
+    await page.getByTestId('limit-add-window-gold').fill('1');
+    await page.getByTestId('limit-add-unit-gold').selectOption('seconds');
+    await page.getByTestId('limit-add-limit-gold').fill('2');
+    await page.getByTestId('limit-add-algorithm-gold').selectOption('token_bucket');
+    await page.getByTestId('limit-add-burst-gold').fill('4');
+    await shot(page, '10-add-limit');
+    await page.getByTestId('limit-add-submit-gold').click();
+    await expect.poll(() => page.getByTestId('mutation-status').textContent(), { timeout: 10_000 }).toMatch(/Limit second added — rule set v\d+ is live/);
+    await expect.poll(() => page.getByTestId('limit-gold-second').textContent()).toContain('Token bucket');
+    expect(await page.getByTestId('limit-gold-second').textContent()).toContain('burst 4');
+
+    await page.getByTestId('limit-edit-gold-second').click();
+    await page.getByTestId('limit-edit-window-gold-second').fill('2');
+    await page.getByTestId('limit-edit-algorithm-gold-second').selectOption('gcra');
+    await page.getByTestId('limit-edit-burst-gold-second').fill('6');
+    await page.getByTestId('limit-edit-save-gold-second').click();
+    // The Edit row closes on success; the row then shows the new window, algorithm and burst.
+    await expect.poll(() => page.getByTestId('limit-edit-save-gold-second').count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => page.getByTestId('limit-gold-second').textContent()).toContain('2 per 2 seconds');
+    expect(await page.getByTestId('limit-gold-second').textContent()).toContain('GCRA');
+    expect(await page.getByTestId('limit-gold-second').textContent()).toContain('burst 6');
+    await expect.poll(() => page.getByTestId('mutation-status').textContent()).toMatch(/Saved — rule set v\d+ is live/);
+
+    await page.getByTestId('limit-remove-gold-second').click();
+    await page.getByTestId('limit-remove-gold-second').click();
+    await expect.poll(() => page.getByTestId('limit-gold-second').count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => page.getByTestId('mutation-status').textContent()).toMatch(/Limit second removed — rule set v\d+ is live/);
+
+    // Rename gold.
+    await page.getByTestId('plan-rename-gold').click();
+    await page.getByTestId('plan-rename-input-gold').fill('Gold Plus');
+    await page.getByTestId('plan-rename-save-gold').click();
+    await expect.poll(() => page.locator('#plan-gold').textContent(), { timeout: 10_000 }).toBe('Gold Plus');
+
+    // The API's validation error lands next to the field of the row it is about; the rows are kept.
+    await page.getByTestId('plan-new-slug').fill('silver');
+    await page.getByTestId('plan-new-name').fill('Silver');
+    await page.getByTestId('plan-new-limit-name-0').fill('minute');
+    await page.getByTestId('plan-new-limit-limit-0').fill('30');
+    await page.getByTestId('plan-new-add-row').click();
+    await page.getByTestId('plan-new-limit-name-1').fill('Yearly');
+    await page.getByTestId('plan-new-limit-window-1').fill('365');
+    await page.getByTestId('plan-new-limit-unit-1').selectOption('days');
+    await page.getByTestId('plan-new-limit-limit-1').fill('100000');
+    await page.getByTestId('plan-new-submit').click();
+    await expect.poll(() => page.getByTestId('plan-new-limit-name-1').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    expect(await page.locator('[data-testid="plan-new-limit-1"] [role="alert"]').textContent()).toContain('lower-case');
+    expect(await page.getByTestId('plan-new-limit-unit-1').inputValue()).toBe('days');
+    expect(await page.getByTestId('plan-new-limit-limit-0').inputValue()).toBe('30');
+    await shot(page, '11-row-error');
+    await page.getByTestId('plan-new-limit-name-1').fill('yearly');
+    await page.getByTestId('plan-new-submit').click();
+    await expect.poll(() => page.getByTestId('mutation-status').textContent(), { timeout: 10_000 }).toContain('Plan silver created');
+    expect(await page.getByTestId('limit-silver-yearly').textContent()).toContain('per 365 days');
+
+    // A plan nobody is on can be deleted.
+    await page.getByTestId('plan-delete-silver').click();
+    await page.getByTestId('plan-delete-silver').click();
+    await expect.poll(() => page.getByTestId('plan-silver').count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => page.getByTestId('mutation-status').textContent()).toMatch(/Plan silver deleted — rule set v\d+ is live/);
+
+    // Edit umbrella: an unknown time zone is refused next to its field; then move it to starter, in Berlin.
+    await page.getByTestId('nav-tenants').click();
+    await page.waitForURL(/\/tenants/);
+    await page.getByTestId('tenant-edit-umbrella').click();
+    await page.getByTestId('tenant-plan-umbrella').selectOption({ label: 'Starter (starter)' });
+    await page.getByTestId('tenant-timezone-umbrella').fill('Mars/Olympus_Mons');
+    await page.getByTestId('tenant-save-umbrella').click();
+    await expect.poll(() => page.getByTestId('tenant-timezone-umbrella').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    expect(await page.getByTestId('tenant-plan-umbrella').inputValue()).not.toBe('');
+    await shot(page, '12-tenant-time-zone-refused');
+    await page.getByTestId('tenant-timezone-umbrella').fill('Europe/Berlin');
+    await page.getByTestId('tenant-save-umbrella').click();
+    await expect.poll(() => page.getByTestId('tenant-row-umbrella').textContent(), { timeout: 10_000 }).toContain('Europe/Berlin');
+    expect(await page.getByTestId('tenant-row-umbrella').textContent()).toContain('Starter');
+    await expect.poll(() => page.getByTestId('mutation-status').textContent()).toMatch(/Saved umbrella — rule set v\d+ is live/);
+
+    // Suspend: every check is denied; Resume: admitted again.
+    await page.getByTestId('tenant-suspend-umbrella').click();
+    await expect.poll(() => page.getByTestId('tenant-row-umbrella').textContent(), { timeout: 10_000 }).toContain('suspended');
+    await expect.poll(() => page.getByTestId('mutation-status').textContent()).toMatch(/umbrella suspended — rule set v\d+ is live/);
+    const suspendedAt = await statusVersion(page, 'mutation-status');
+    await shot(page, '13-tenant-suspended');
+    const suspended = await checkAtLeast(suspendedAt);
+    expect(suspended.allowed).toBe(false);
+    await page.getByTestId('tenant-suspend-umbrella').click();
+    await expect.poll(() => page.getByTestId('tenant-suspend-umbrella').textContent(), { timeout: 10_000 }).toBe('Suspend');
+    await expect.poll(() => page.getByTestId('mutation-status').textContent()).toMatch(/umbrella resumed — rule set v\d+ is live/);
+    const resumedAt = await statusVersion(page, 'mutation-status');
+    expect(resumedAt).toBeGreaterThan(suspendedAt);
+    expect((await checkAtLeast(resumedAt)).allowed).toBe(true);
+  });
+});
