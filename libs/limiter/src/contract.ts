@@ -5,16 +5,11 @@
  * injected `Clock` in tests.
  */
 
-export const ALGORITHMS = [
-  'fixed_window',
-  'sliding_log',
-  'sliding_window',
-  'token_bucket',
-  'leaky_bucket',
-  'leaky_bucket_shaper',
-  'gcra',
-] as const;
-export type AlgorithmName = (typeof ALGORITHMS)[number];
+import type { Algorithm } from '@tollgate/domain';
+
+/** The algorithms are named once, in the domain (plans store them); the engine runs every one of them. */
+export { ALGORITHMS } from '@tollgate/domain';
+export type AlgorithmName = Algorithm;
 
 /** A window that resets at midnight (day) or on the 1st (month) in an IANA time zone. */
 export interface CalendarWindow {
