@@ -65,6 +65,8 @@ const MATRIX: Row[] = [
     call: () => ({ path: '/v1/admin/rule-sets/999999999/restore' }),
     expect: { anonymous: 401, operator: 404, tenantUser: 403, service: 403 },
   },
+  { method: 'PUT', url: '/v1/admin/tenants/:tenantId/overrides/:name', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/overrides/minute`, body: { limit: 0 } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'DELETE', url: '/v1/admin/tenants/:tenantId/overrides/:name', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/overrides/nothing` }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'GET', url: '/v1/admin/keys', call: () => ({ path: '/v1/admin/keys' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/keys/:keyId', call: () => ({ path: '/v1/admin/keys/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'POST', url: '/v1/admin/keys', call: () => ({ path: '/v1/admin/keys', body: { kind: 'root' } }), expect: OPERATOR_WRITE_REFUSED(400) },

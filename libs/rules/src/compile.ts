@@ -5,7 +5,14 @@ import { toLimitRule } from './limit-rules';
 /** The control-plane rows a rule set is compiled from (plain data: no Prisma types leak past here). */
 export interface RuleSource {
   plans: { id: string; slug: string; limits: { name: string; windowS: number; limit: number; algorithm: string; burst?: number | null }[] }[];
-  tenants: { id: string; slug: string; status: string; planId: string }[];
+  tenants: {
+    id: string;
+    slug: string;
+    status: string;
+    planId: string;
+    /** Replace the plan limit of the same name, or add a limit only this tenant has. */
+    overrides?: { name: string; windowS: number; limit: number; algorithm: string; burst?: number | null }[];
+  }[];
   serviceKeys: { id: string; prefix: string; hash: string; tenantScope: string[]; expiresAt: Date | null }[];
 }
 
@@ -24,7 +31,7 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       slug: t.slug,
       status: t.status,
       plan: plan.slug,
-      limits: [...plan.limits]
+      limits: withOverrides(plan.limits, t.overrides ?? [])
         .sort((a, b) => a.windowS - b.windowS || a.name.localeCompare(b.name))
         .map((l) => ({
           name: l.name,
@@ -61,6 +68,15 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
     });
   }
   return parsed.data;
+}
+
+type SourceLimit = RuleSource['plans'][number]['limits'][number];
+
+/** The plan's limits with the tenant's overrides applied by name (an override of a new name adds a limit). */
+function withOverrides(planLimits: SourceLimit[], overrides: SourceLimit[]): SourceLimit[] {
+  const byName = new Map(planLimits.map((l) => [l.name, l]));
+  for (const o of overrides) byName.set(o.name, o);
+  return [...byName.values()];
 }
 
 function invalid(message: string): AppError {

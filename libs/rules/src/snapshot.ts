@@ -5,7 +5,8 @@ import { z } from 'zod';
 type Tx = Prisma.TransactionClient;
 
 /**
- * What a rule set version can be restored to: plans with their limits, and each tenant's plan and status.
+ * What a rule set version can be restored to: plans with their limits, and each tenant's plan, status and
+ * limit overrides.
  * Keys are deliberately not part of it: restoring a version never brings a revoked key back.
  */
 const snapshotSchema = z.object({
@@ -19,7 +20,17 @@ const snapshotSchema = z.object({
       ),
     }),
   ),
-  tenants: z.array(z.object({ id: z.string(), planId: z.string(), status: z.enum(['active', 'suspended']) })),
+  tenants: z.array(
+    z.object({
+      id: z.string(),
+      planId: z.string(),
+      status: z.enum(['active', 'suspended']),
+      // Absent in snapshots taken before overrides existed: restoring those leaves overrides as they are.
+      overrides: z
+        .array(z.object({ name: z.string(), windowS: z.number(), limit: z.number(), algorithm: z.string(), burst: z.number().nullable() }))
+        .optional(),
+    }),
+  ),
 });
 export type RuleSnapshot = z.infer<typeof snapshotSchema>;
 
@@ -29,7 +40,10 @@ type AlgorithmValue = Prisma.PlanLimitCreateManyInput['algorithm'];
 export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
   const [plans, tenants] = await Promise.all([
     tx.plan.findMany({ orderBy: { slug: 'asc' }, include: { limits: { orderBy: { name: 'asc' } } } }),
-    tx.tenant.findMany({ orderBy: { slug: 'asc' }, select: { id: true, planId: true, status: true } }),
+    tx.tenant.findMany({
+      orderBy: { slug: 'asc' },
+      select: { id: true, planId: true, status: true, overrides: { orderBy: { name: 'asc' }, select: { name: true, windowS: true, limit: true, algorithm: true, burst: true } } },
+    }),
   ]);
   return {
     plans: plans.map((p) => ({
@@ -68,5 +82,13 @@ export async function restoreSnapshot(tx: Tx, snapshot: RuleSnapshot): Promise<v
     if (!existing.has(tenant.id)) continue;
     if (!plansNow.has(tenant.planId)) throw new AppError(ErrorCode.CONFLICT, `tenant ${tenant.id}'s plan of that version no longer exists`);
     await tx.tenant.update({ where: { id: tenant.id }, data: { planId: tenant.planId, status: tenant.status } });
+    if (tenant.overrides) {
+      await tx.tenantLimitOverride.deleteMany({ where: { tenantId: tenant.id } });
+      if (tenant.overrides.length > 0) {
+        await tx.tenantLimitOverride.createMany({
+          data: tenant.overrides.map((o) => ({ tenantId: tenant.id, ...o, algorithm: o.algorithm as AlgorithmValue })),
+        });
+      }
+    }
   }
 }

@@ -12,7 +12,7 @@ const VERSION_LOCK = 72_616_002; // serialises version numbering across API node
 export async function loadRuleSource(tx: Tx): Promise<RuleSource> {
   const [plans, tenants, serviceKeys] = await Promise.all([
     tx.plan.findMany({ include: { limits: true } }),
-    tx.tenant.findMany(),
+    tx.tenant.findMany({ include: { overrides: true } }),
     tx.apiKey.findMany({ where: { kind: 'service', revokedAt: null } }),
   ]);
   return { plans, tenants, serviceKeys };

@@ -59,6 +59,17 @@ describe('restoring a rule set version', () => {
     expect(audit).toMatchObject({ entityId: String(v10), actor: expect.stringMatching(/^user:/) });
   });
 
+  it('brings a tenant\'s limit overrides back as they were', async () => {
+    const put = (limit: number) =>
+      api.request('PUT', `/v1/admin/tenants/${fixture.tenant.id}/overrides/minute`, { token: session, body: { windowS: 60, limit } });
+    const with30 = (await put(30)).body.ruleVersion as number;
+    await put(40);
+    await api.request('DELETE', `/v1/admin/tenants/${fixture.tenant.id}/overrides/minute`, { token: session });
+    await waitFor(async () => (await enforcedMinute()) !== 30 && (await enforcedMinute()) !== 40);
+    expect((await api.request('POST', `/v1/admin/rule-sets/${with30}/restore`, { token: session })).status).toBe(200);
+    await waitFor(async () => (await enforcedMinute()) === 30, 1_000);
+  });
+
   it('never brings back a revoked key', async () => {
     const before = (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version as number;
     await prisma.apiKey.updateMany({ where: { prefix: key.slice(0, 12) }, data: { revokedAt: new Date() } });

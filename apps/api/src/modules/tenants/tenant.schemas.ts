@@ -1,4 +1,4 @@
-import { slug, TENANT_STATUSES } from '@tollgate/domain';
+import { ALGORITHMS, limitNameSchema, MAX_LIMIT, MAX_WINDOW_S, slug, TENANT_STATUSES } from '@tollgate/domain';
 import { z } from 'zod';
 
 /** An IANA time zone this runtime knows (`Europe/Berlin`, `UTC`); daily quotas can reset at its midnight. */
@@ -30,3 +30,13 @@ export const tenantPatchSchema = z
   .partial()
   .refine((p) => Object.keys(p).length > 0, 'nothing to change');
 export type TenantPatch = z.infer<typeof tenantPatchSchema>;
+
+/** A tenant's own version of a limit (replaces the plan's limit of the same name, or adds one). */
+export const overrideSchema = z.strictObject({
+  windowS: z.int('must be a whole number of seconds').min(1, 'must be at least 1').max(MAX_WINDOW_S, `must be at most ${MAX_WINDOW_S} (366 days)`),
+  limit: z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`),
+  algorithm: z.enum(ALGORITHMS).default('fixed_window'),
+  burst: z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`).nullable().default(null),
+});
+export type OverrideInput = z.infer<typeof overrideSchema>;
+export const overrideName = limitNameSchema;

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, slug, TENANT_STATUSES } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
@@ -9,7 +9,8 @@ import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
-import { type NewTenant, newTenantSchema, type TenantPatch, tenantPatchSchema } from './tenant.schemas';
+import { RemoveOverrideUseCase, SetOverrideUseCase } from './overrides.use-cases';
+import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './tenant.schemas';
 import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
 import { CreateTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
 
@@ -33,6 +34,8 @@ export class TenantsController {
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     private readonly createTenant: CreateTenantUseCase,
     private readonly updateTenant: UpdateTenantUseCase,
+    private readonly setOverride: SetOverrideUseCase,
+    private readonly removeOverride: RemoveOverrideUseCase,
   ) {}
 
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan or status. */
@@ -78,5 +81,25 @@ export class TenantsController {
   @ApiJsonBody(tenantPatchSchema, { status: 'suspended' })
   update(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Body(new ZodPipe(tenantPatchSchema)) patch: TenantPatch) {
     return this.updateTenant.execute(actorOf(caller), tenantId, patch);
+  }
+
+  /** The tenant's own version of limit `name`: replaces the plan's limit of that name, or adds one. */
+  @Put(':tenantId/overrides/:name')
+  @Access('operator')
+  @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window' })
+  putOverride(
+    @CurrentCaller() caller: Caller,
+    @Param('tenantId', IdPipe) tenantId: string,
+    @Param('name', new ZodPipe(overrideName)) name: string,
+    @Body(new ZodPipe(overrideSchema)) input: OverrideInput,
+  ) {
+    return this.setOverride.execute(actorOf(caller), tenantId, name, input);
+  }
+
+  @Delete(':tenantId/overrides/:name')
+  @HttpCode(200)
+  @Access('operator')
+  deleteOverride(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Param('name', new ZodPipe(overrideName)) name: string) {
+    return this.removeOverride.execute(actorOf(caller), tenantId, name);
   }
 }

@@ -105,3 +105,52 @@ describe('tenant lifecycle', () => {
     expect((await call('PATCH', '/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);
   });
 });
+
+describe('tenant limit overrides', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let session: string;
+  let key: string;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    api = await startApi();
+    key = await createServiceKey(prisma);
+    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
+  });
+  afterAll(async () => {
+    await api.close();
+    await prisma.$disconnect();
+  });
+
+  it('replaces a plan limit of the same name, adds a limit of a new name, and falls back to the plan when removed', async () => {
+    const { tenant } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
+    const override = (name: string, body?: unknown) =>
+      api.request(body === undefined ? 'DELETE' : 'PUT', `/v1/admin/tenants/${tenant.id}/overrides/${name}`, { token: session, body });
+    const limits = async () =>
+      (await api.request('POST', '/v1/check', { token: key, body: { tenant: tenant.slug, endpoint: 'GET /x', subject: 'o' } })).body.limits.map(
+        (l: { name: string; limit: number }) => `${l.name}=${l.limit}`,
+      );
+
+    const replaced = await override('minute', { windowS: 60, limit: 500, algorithm: 'sliding_window' });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.override).toMatchObject({ name: 'minute', limit: 500, algorithm: 'sliding_window', burst: null });
+    expect(await limits()).toEqual(['minute=500']);
+    await override('second', { windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 8 });
+    expect(await limits()).toEqual(['second=8', 'minute=500']);
+    expect((await api.request('GET', `/v1/admin/tenants/${tenant.id}`, { token: session })).body.overrides.map((o: { name: string }) => o.name)).toEqual(['minute', 'second']);
+    expect((await override('minute')).status).toBe(200);
+    expect(await limits()).toEqual(['second=8', 'minute=10']);
+    expect((await override('minute')).status).toBe(404);
+  });
+
+  it('refuses a bad override with 400, and one the engine cannot run with rule_set_invalid', async () => {
+    const { tenant } = await createTenant(prisma);
+    const put = (body: unknown, name = 'minute') => api.request('PUT', `/v1/admin/tenants/${tenant.id}/overrides/${name}`, { token: session, body });
+    expect((await put({ windowS: 0, limit: 5 })).body.error.field).toBe('windowS');
+    expect((await put({ windowS: 60, limit: 5 }, 'Bad Name')).status).toBe(400);
+    const tooBig = await put({ windowS: 60, limit: 50_000, algorithm: 'sliding_log' });
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body.error.code).toBe('rule_set_invalid');
+  });
+});
