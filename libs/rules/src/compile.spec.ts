@@ -72,3 +72,18 @@ describe('compileRuleSet with the engine\'s own checks', () => {
     expect(() => compileRuleSet(s)).toThrow(/rule set refused: tenants\.acme\.limits\.1/);
   });
 });
+
+describe('compileRuleSet with tenant overrides', () => {
+  it('replaces the plan limit of the same name and adds limits of new names', () => {
+    const s = source();
+    s.tenants[0]!.overrides = [
+      { name: 'minute', windowS: 60, limit: 99, algorithm: 'gcra', burst: 5 },
+      { name: 'second', windowS: 1, limit: 2, algorithm: 'token_bucket', burst: null },
+    ];
+    expect(compileRuleSet(s).tenants['acme']!.limits).toEqual([
+      { name: 'second', windowS: 1, limit: 2, algorithm: 'token_bucket' },
+      { name: 'minute', windowS: 60, limit: 99, algorithm: 'gcra', burst: 5 },
+      { name: 'daily', windowS: 86_400, limit: 1000, algorithm: 'fixed_window' },
+    ]);
+  });
+});

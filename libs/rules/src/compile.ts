@@ -74,9 +74,9 @@ type SourceLimit = RuleSource['plans'][number]['limits'][number];
 
 /** The plan's limits with the tenant's overrides applied by name (an override of a new name adds a limit). */
 function withOverrides(planLimits: SourceLimit[], overrides: SourceLimit[]): SourceLimit[] {
-  const byName = new Map(planLimits.map((l) => [l.name, l]));
-  for (const o of overrides) byName.set(o.name, o);
-  return [...byName.values()];
+  const byName = new Map(overrides.map((o) => [o.name, o]));
+  const planNames = new Set(planLimits.map((l) => l.name));
+  return [...planLimits.map((l) => byName.get(l.name) ?? l), ...overrides.filter((o) => !planNames.has(o.name))];
 }
 
 function invalid(message: string): AppError {
