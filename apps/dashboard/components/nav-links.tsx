@@ -7,6 +7,7 @@ const LINKS = [
   { href: '/plans', label: 'Plans' },
   { href: '/rule-sets', label: 'Rule sets' },
   { href: '/tenants', label: 'Tenants' },
+  { href: '/keys', label: 'Keys' },
 ] as const;
 
 export function NavLinks() {

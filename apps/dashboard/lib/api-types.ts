@@ -59,6 +59,10 @@ export type RuleVersionResponse = z.infer<typeof ruleVersionResponseSchema>;
 export const planResponseSchema = z.object({ plan: planSchema, ruleVersion: z.number() });
 export type PlanResponse = z.infer<typeof planResponseSchema>;
 
+/** A tenant's own version of a limit: it replaces the plan's limit of the same name, or adds one. */
+export const limitOverrideSchema = planLimitSchema.omit({ id: true });
+export type LimitOverride = z.infer<typeof limitOverrideSchema>;
+
 export const tenantSchema = z.object({
   id,
   slug: z.string(),
@@ -66,6 +70,7 @@ export const tenantSchema = z.object({
   status: z.enum(['active', 'suspended']),
   timeZone: z.string(),
   plan: z.object({ id, slug: z.string(), name: z.string() }),
+  overrides: z.array(limitOverrideSchema).default([]),
 });
 export type Tenant = z.infer<typeof tenantSchema>;
 
@@ -77,6 +82,36 @@ export type TenantPage = z.infer<typeof tenantPageSchema>;
 
 export const tenantResponseSchema = z.object({ tenant: tenantSchema, ruleVersion: z.number() });
 export type TenantResponse = z.infer<typeof tenantResponseSchema>;
+
+
+export const KEY_KINDS = ['service', 'tenant', 'operator'] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+
+/** An API key as the admin API shows it: never its hash, never its secret (only its first characters). */
+export const keySchema = z.object({
+  id,
+  kind: z.enum(KEY_KINDS),
+  name: z.string(),
+  prefix: z.string(),
+  /** The tenant of a `tenant` key. */
+  tenantId: z.string().nullable(),
+  /** The tenant slugs a `service` key may check for; empty means every tenant. */
+  tenants: z.array(z.string()),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type ApiKey = z.infer<typeof keySchema>;
+
+export const keyListSchema = z.object({ items: z.array(keySchema) });
+
+/** A new or rotated key: `key` is its secret, in this answer only. */
+export const keySecretResponseSchema = z.object({ key: z.string().min(1), apiKey: keySchema, ruleVersion: z.number() });
+export type KeySecretResponse = z.infer<typeof keySecretResponseSchema>;
+
+export const keyResponseSchema = z.object({ apiKey: keySchema, ruleVersion: z.number() });
+export type KeyResponse = z.infer<typeof keyResponseSchema>;
 
 export const ruleSetSummarySchema = z.object({
   version: z.number(),

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { config } from './config';
 import {
   errorBodySchema,
+  keyListSchema,
+  keyResponseSchema,
+  keySecretResponseSchema,
   loginResponseSchema,
   meResponseSchema,
   planListSchema,
@@ -15,6 +18,10 @@ import {
   tenantPageSchema,
   tenantResponseSchema,
   updateLimitResponseSchema,
+  type ApiKey,
+  type KeyKind,
+  type KeyResponse,
+  type KeySecretResponse,
   type LoginResponse,
   type Plan,
   type PlanResponse,
@@ -70,7 +77,7 @@ export class ApiError extends Error {
 }
 
 interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   token?: string;
   body?: unknown;
 }
@@ -192,6 +199,39 @@ export function createTenant(token: string, tenant: NewTenant): Promise<TenantRe
 /** Renames, moves to another plan, changes the time zone, suspends or resumes. */
 export function updateTenant(token: string, tenantId: string, patch: Partial<Omit<NewTenant, 'slug'>>): Promise<TenantResponse> {
   return apiRequest(`/v1/admin/tenants/${encodeURIComponent(tenantId)}`, tenantResponseSchema, { method: 'PATCH', token, body: patch });
+}
+
+export async function listKeys(token: string, filter: { kind?: KeyKind; tenantId?: string; revoked?: boolean } = {}): Promise<ApiKey[]> {
+  const query = new URLSearchParams();
+  if (filter.kind) query.set('kind', filter.kind);
+  if (filter.tenantId) query.set('tenantId', filter.tenantId);
+  if (filter.revoked !== undefined) query.set('revoked', String(filter.revoked));
+  const search = query.toString();
+  return (await apiRequest(`/v1/admin/keys${search ? `?${search}` : ''}`, keyListSchema, { token })).items;
+}
+
+export type NewKey =
+  | { kind: 'service'; name: string; tenants?: string[]; expiresAt?: string }
+  | { kind: 'tenant'; name: string; tenantId: string; expiresAt?: string }
+  | { kind: 'operator'; name: string; expiresAt?: string };
+
+/** A new key; its secret is in this answer only. Bad input is a 400 on its field, too many in a minute a 429. */
+export function createKey(token: string, key: NewKey): Promise<KeySecretResponse> {
+  return apiRequest('/v1/admin/keys', keySecretResponseSchema, { method: 'POST', token, body: key });
+}
+
+function keyPath(keyId: string, action: 'revoke' | 'rotate'): string {
+  return `/v1/admin/keys/${encodeURIComponent(keyId)}/${action}`;
+}
+
+/** A 409 when the key is already revoked or expired. */
+export function revokeKey(token: string, keyId: string): Promise<KeyResponse> {
+  return apiRequest(keyPath(keyId, 'revoke'), keyResponseSchema, { method: 'POST', token });
+}
+
+/** A new secret for the key; the old one keeps working for `overlapSeconds`. A 409 when revoked or expired. */
+export function rotateKey(token: string, keyId: string, overlapSeconds: number): Promise<KeySecretResponse> {
+  return apiRequest(keyPath(keyId, 'rotate'), keySecretResponseSchema, { method: 'POST', token, body: { overlapSeconds } });
 }
 
 /** The rule set every API node enforces now, or null before the first one is published. */

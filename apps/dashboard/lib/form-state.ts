@@ -4,7 +4,13 @@
  */
 export type FormState =
   | { status: 'idle' }
-  | { status: 'done'; ruleVersion: number; message: string }
+  | {
+      status: 'done';
+      ruleVersion: number;
+      message: string;
+      /** A new key's secret: the API shows it once, so it lives in this answer only (never a URL, never storage). */
+      secret?: string;
+    }
   | {
       status: 'failed';
       message: string;

@@ -20,32 +20,35 @@ export function rejected(formData: FormData, field: string | undefined, message:
   return { status: 'failed', message, values: formValues(formData), ...(field ? { field } : {}) };
 }
 
-interface MutateOptions {
+interface MutateOptions<R> {
   /** Where a 409 (a taken slug or name) is shown, and in what words. */
   conflict?: { field: string; message: string };
+  /** The secret the answer carries (a new key's), kept in the form's state only. */
+  secret?: (result: R) => string;
 }
 
 /**
  * Runs one write with the operator's token. Every write publishes a new rule set: on success the page is
  * re-read and the form's state names the version (`success`); on failure it carries the API's message and field.
  */
-export async function mutate(
+export async function mutate<R extends { ruleVersion: number }>(
   formData: FormData,
-  write: (token: string) => Promise<{ ruleVersion: number }>,
+  write: (token: string) => Promise<R>,
   success: (ruleVersion: number) => string,
-  { conflict }: MutateOptions = {},
+  { conflict, secret }: MutateOptions<R> = {},
 ): Promise<FormState> {
   const token = await requireToken();
-  let ruleVersion: number;
+  let result: R;
   try {
-    ({ ruleVersion } = await write(token));
+    result = await write(token);
   } catch (error) {
     const failure = await apiFailure(error);
     if (conflict && failure.code === 'conflict') return rejected(formData, conflict.field, conflict.message);
     return rejected(formData, failure.field, failure.message);
   }
   refresh();
-  return { status: 'done', ruleVersion, message: success(ruleVersion) };
+  const { ruleVersion } = result;
+  return { status: 'done', ruleVersion, message: success(ruleVersion), ...(secret ? { secret: secret(result) } : {}) };
 }
 
 /** The words every success ends with. */

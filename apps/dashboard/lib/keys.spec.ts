@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { expiryFromDate, keysHref, keyStatus, parseKindFilter, parseTenantSlugs, readOverlap } from './keys';
+
+const NOW = Date.parse('2026-11-30T12:00:00Z');
+
+describe('keyStatus', () => {
+  it('is active without a revocation or a past expiry', () => {
+    expect(keyStatus({ revokedAt: null, expiresAt: null }, NOW)).toBe('active');
+    expect(keyStatus({ revokedAt: null, expiresAt: '2026-12-01T00:00:00Z' }, NOW)).toBe('active');
+  });
+  it('is expired once the expiry has passed, revoked whatever the expiry', () => {
+    expect(keyStatus({ revokedAt: null, expiresAt: '2026-11-30T11:59:59Z' }, NOW)).toBe('expired');
+    expect(keyStatus({ revokedAt: '2026-11-01T00:00:00Z', expiresAt: '2026-11-02T00:00:00Z' }, NOW)).toBe('revoked');
+  });
+});
+
+describe('parseKindFilter and keysHref', () => {
+  it('reads a known kind and ignores anything else', () => {
+    expect(parseKindFilter({ kind: 'service' })).toBe('service');
+    expect(parseKindFilter({ kind: ['tenant', 'service'] })).toBe('tenant');
+    expect(parseKindFilter({ kind: 'admin' })).toBeUndefined();
+    expect(parseKindFilter({})).toBeUndefined();
+  });
+  it('links to a kind or to every key', () => {
+    expect(keysHref('operator')).toBe('/keys?kind=operator');
+    expect(keysHref(undefined)).toBe('/keys');
+  });
+});
+
+describe('parseTenantSlugs', () => {
+  it('splits on commas and spaces, drops blanks and repeats', () => {
+    expect(parseTenantSlugs(' acme, globex ,,Acme  initech')).toEqual(['acme', 'globex', 'initech']);
+    expect(parseTenantSlugs('  ')).toEqual([]);
+  });
+});
+
+describe('expiryFromDate', () => {
+  it('is the end of the day, UTC', () => {
+    expect(expiryFromDate('2027-01-31', NOW)).toBe('2027-01-31T23:59:59.000Z');
+    expect(expiryFromDate('2026-11-30', NOW)).toBe('2026-11-30T23:59:59.000Z');
+  });
+  it('is undefined when blank, null when not a date or already over', () => {
+    expect(expiryFromDate('', NOW)).toBeUndefined();
+    expect(expiryFromDate('2026-11-29', NOW)).toBeNull();
+    expect(expiryFromDate('2027-02-30', NOW)).toBeNull();
+    expect(expiryFromDate('tomorrow', NOW)).toBeNull();
+  });
+});
+
+describe('readOverlap', () => {
+  it('takes an offered overlap and falls back to an hour', () => {
+    expect(readOverlap('0')).toBe(0);
+    expect(readOverlap('86400')).toBe(86_400);
+    expect(readOverlap('5')).toBe(3_600);
+    expect(readOverlap('')).toBe(3_600);
+  });
+});

@@ -1,0 +1,72 @@
+import { KEY_KINDS, type ApiKey, type KeyKind } from './api-types';
+
+/**
+ * What the keys page shows and how its forms read back. Pure, so the page, its client components and the
+ * server actions share one definition.
+ */
+
+export const KEYS_PATH = '/keys';
+
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+/** Revoked wins over expired: a revoked key stays revoked whatever its expiry said. */
+export function keyStatus(key: Pick<ApiKey, 'revokedAt' | 'expiresAt'>, now: number = Date.now()): KeyStatus {
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt && new Date(key.expiresAt).getTime() <= now) return 'expired';
+  return 'active';
+}
+
+export function isKeyKind(value: unknown): value is KeyKind {
+  return typeof value === 'string' && (KEY_KINDS as readonly string[]).includes(value);
+}
+
+/** The kind filter of the page's URL (`?kind=service`); anything else shows every kind. */
+export function parseKindFilter(params: Record<string, string | string[] | undefined>): KeyKind | undefined {
+  const kind = Array.isArray(params.kind) ? params.kind[0] : params.kind;
+  return isKeyKind(kind) ? kind : undefined;
+}
+
+export function keysHref(kind: KeyKind | undefined): string {
+  return kind ? `${KEYS_PATH}?${new URLSearchParams({ kind })}` : KEYS_PATH;
+}
+
+export const KIND_LABELS: Record<KeyKind, string> = {
+  service: 'Service',
+  tenant: 'Tenant',
+  operator: 'Operator',
+};
+
+/** "acme, globex , acme" → ["acme", "globex"]: the tenant slugs a service key is limited to (none: every tenant). */
+export function parseTenantSlugs(text: string): string[] {
+  return [...new Set(text.split(/[\s,]+/).map((slug) => slug.trim().toLowerCase()).filter(Boolean))];
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * An expiry date from a date input ("2027-01-31") as the API takes it: the end of that day, UTC. Undefined when
+ * blank; null when it is not a date or the day is already over.
+ */
+export function expiryFromDate(text: string, now: number = Date.now()): string | undefined | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  const match = DATE.exec(trimmed);
+  if (!match) return null;
+  const end = new Date(`${trimmed}T23:59:59.000Z`);
+  if (Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== trimmed) return null;
+  return end.getTime() > now ? end.toISOString() : null;
+}
+
+/** How long a rotated key's old secret keeps working next to the new one. */
+export const ROTATION_OVERLAPS = [
+  { seconds: 0, label: 'No overlap' },
+  { seconds: 3_600, label: '1 hour overlap' },
+  { seconds: 86_400, label: '1 day overlap' },
+] as const;
+
+export const DEFAULT_OVERLAP_S = 3_600;
+
+export function readOverlap(text: string): number {
+  const seconds = Number(text);
+  return ROTATION_OVERLAPS.some((overlap) => overlap.seconds === seconds) && text.trim() !== '' ? seconds : DEFAULT_OVERLAP_S;
+}
