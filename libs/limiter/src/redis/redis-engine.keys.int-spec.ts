@@ -36,6 +36,8 @@ function longestTtl(rule: LimitRule): number {
 }
 
 /** PEXPIRETIME of `key` and Redis's clock at that moment (ms). */
+const EXPIRY_CLOCK_SLACK_MS = 5;
+
 async function expiryAndTime(redis: Redis, key: string): Promise<[number, number]> {
   const replies = await redis.multi().pexpiretime(key).time().exec();
   const expiry = replies?.[0]?.[1];
@@ -105,7 +107,10 @@ describe('RedisEngine keys', () => {
     for (const [key, expiresAt] of expected) {
       const [actual, at] = await expiryAndTime(redis, key);
       if (expiresAt === 0 || expiresAt <= at) expect(actual, key).toBe(-2);
-      else expect(actual, key).toBe(expiresAt);
+      // Within a few ms of its end a key may already be gone: `TIME` reads the clock afresh, while Redis decides
+      // expiry on the time it cached for the command (seen once in a full, loaded run). Anything earlier fails.
+      else if (actual === -2 && expiresAt - at <= EXPIRY_CLOCK_SLACK_MS) continue;
+      else expect(actual, `${key} at ${at}`).toBe(expiresAt);
       checked += 1;
     }
     expect(checked).toBeGreaterThan(50);
