@@ -2,7 +2,7 @@ import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../support/fixtures';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 // RELIABILITY.md scenario 11: Postgres down → enforcement answers as before; admin writes get 503; after
@@ -41,6 +41,7 @@ describe('Postgres down', () => {
     api.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/${minute().id}`, { token: session, body: { limit } });
 
   it('keeps enforcing, refuses admin writes with 503, and takes changes again after recovery', async () => {
+    await awayFromMinuteBoundary();
     await proxy.cut();
 
     for (let i = 0; i < 10; i += 1) expect((await check('pg-down')).body.allowed).toBe(true);

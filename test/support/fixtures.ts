@@ -68,3 +68,12 @@ export async function publishRules(prisma: PrismaClient, redisUrl: string) {
   }
   return ruleSet;
 }
+
+/**
+ * Waits, if needed, until at least `marginMs` remain in the current minute of the clock, so that a test that
+ * fills a per-minute fixed window (epoch-aligned) does not straddle a window boundary.
+ */
+export async function awayFromMinuteBoundary(marginMs = 10_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await sleep(left + 50);
+}

@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
-import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 
 describe('POST /v1/check', () => {
@@ -35,6 +35,7 @@ describe('POST /v1/check', () => {
 
   describe('happy', () => {
     it('allows 10 per minute per subject, then denies with Retry-After rounded up and the headers', async () => {
+      await awayFromMinuteBoundary();
       const results = [];
       for (let i = 0; i < 11; i += 1) results.push(await check({ tenant, endpoint: 'GET /v1/items', subject: 'alice' }));
       expect(results.map((r) => r.status)).toEqual(Array(11).fill(200));

@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
-import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 
 describe('plans admin API', () => {
@@ -44,6 +44,7 @@ describe('plans admin API', () => {
     });
 
     it('a limit change is a new rule set version, audited, and enforced by every node within a second without restart', async () => {
+      await awayFromMinuteBoundary();
       for (let i = 0; i < 10; i += 1) expect((await check(nodeA, 'frank')).body.allowed).toBe(true);
       expect((await check(nodeB, 'frank')).body.allowed).toBe(false);
 
