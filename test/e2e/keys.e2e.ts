@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_OPERATOR } from '../../prisma/demo';
+import { startStack, type Stack } from '../support/stack';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const screenshots = join(__dirname, '..', '..', 'test-results', 'screenshots');
+
+describe('API keys in the dashboard', () => {
+  let stack: Stack;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true });
+    stack = await startStack('keys');
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const check = async (key: string) =>
+    (
+      await fetch(`${stack.apiUrl}/v1/check`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ tenant: 'acme', endpoint: 'GET /v1/items', subject: 'keys-e2e' }),
+      })
+    ).status;
+
+  it('creates a service key whose secret is shown once and works at once, and revokes it', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${stack.dashboardUrl}/login`);
+    await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
+    await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/plans/);
+    await page.getByTestId('nav-keys').click();
+    await page.waitForURL(/\/keys/);
+
+    await page.getByTestId('key-new-kind').selectOption('service');
+    await page.getByTestId('key-new-name').fill('e2e gateway');
+    await page.getByTestId('key-new-tenants').fill('acme');
+    await page.getByTestId('key-new-submit').click();
+    const secret = (await page.getByTestId('key-secret').textContent({ timeout: 10_000 }))?.trim() ?? '';
+    expect(secret).toMatch(/^tg_live_s_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/);
+    await page.screenshot({ path: join(screenshots, 'keys-created.png'), fullPage: true });
+    expect(await check(secret)).toBe(200);
+
+    // Shown once: a fresh load of the page does not contain it.
+    await page.goto(`${stack.dashboardUrl}/keys`);
+    expect(await page.content()).not.toContain(secret);
+
+    const row = page.locator('[data-testid^="key-row-"]').first();
+    const id = (await row.getAttribute('data-testid'))!.replace('key-row-', '');
+    await page.getByTestId(`key-revoke-${id}`).click();
+    await page.getByTestId(`key-revoke-${id}`).click();
+    await expect.poll(() => page.getByTestId(`key-status-${id}`).textContent(), { timeout: 10_000 }).toMatch(/revoked/i);
+    await expect.poll(() => check(secret), { timeout: 1_000, interval: 50 }).toBe(401);
+  });
+});
