@@ -1,14 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { createServiceKey, sleep } from '../support/fixtures';
+import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const screenshots = join(__dirname, '..', '..', 'test-results', 'screenshots');
 
 interface CheckBody {
   allowed: boolean;
@@ -25,13 +21,12 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
   let serviceKey: string;
 
   beforeAll(async () => {
-    mkdirSync(screenshots, { recursive: true });
     stack = await startStack('control');
     prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
     // The demo key only reaches `acme`. This one reaches `umbrella`, from the first version published after it:
     // creating the tenant in the dashboard publishes one.
     serviceKey = await createServiceKey(prisma, ['umbrella']);
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
@@ -72,11 +67,7 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
 
   it('creates plan gold and tenant umbrella, denies the 4th check, admits after raising the limit, and rolls back', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
-    await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/\/plans/);
+    await signInAsDemoOperator(page, stack.dashboardUrl);
 
     // A plan with one limit: 3 per minute, fixed window.
     await page.getByTestId('plan-new-slug').fill('gold');
@@ -180,11 +171,7 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
   // Runs after the test above, on what it left: plan gold (minute 3) with tenant umbrella on it.
   it('adds, edits and removes a limit, renames, creates and deletes a plan, and edits, suspends and resumes a tenant', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
-    await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/\/plans/);
+    await signInAsDemoOperator(page, stack.dashboardUrl);
 
     // Add a token bucket limit to gold, then make it a GCRA over 2 seconds, then remove it.
     await page.getByTestId('limit-add-gold').click();

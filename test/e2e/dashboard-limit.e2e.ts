@@ -1,22 +1,18 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR, DEMO_SERVICE_KEY } from '../../prisma/demo';
+import { DEMO_SERVICE_KEY } from '../../prisma/demo';
 import { awayFromMinuteBoundary } from '../support/fixtures';
+import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const screenshots = join(__dirname, '..', '..', 'test-results', 'screenshots');
 
 describe('the demo, end to end: dashboard → admin API → Postgres → rules in Redis → /v1/check', () => {
   let stack: Stack;
   let browser: Browser;
 
   beforeAll(async () => {
-    mkdirSync(screenshots, { recursive: true });
     stack = await startStack('e2e');
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
@@ -41,11 +37,7 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
     expect(Number(denied.retryAfter)).toBeGreaterThanOrEqual(1);
 
     const page = await browser.newPage();
-    await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
-    await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/\/plans/);
+    await signInAsDemoOperator(page, stack.dashboardUrl);
     await page.screenshot({ path: join(screenshots, 'plans-before.png'), fullPage: true });
 
     await page.getByTestId('limit-input-starter-minute').fill('20');

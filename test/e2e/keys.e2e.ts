@@ -1,21 +1,16 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR } from '../../prisma/demo';
+import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const screenshots = join(__dirname, '..', '..', 'test-results', 'screenshots');
 
 describe('API keys in the dashboard', () => {
   let stack: Stack;
   let browser: Browser;
 
   beforeAll(async () => {
-    mkdirSync(screenshots, { recursive: true });
     stack = await startStack('keys');
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
@@ -33,11 +28,7 @@ describe('API keys in the dashboard', () => {
 
   it('creates a service key whose secret is shown once and works at once, and revokes it', async () => {
     const page = await browser.newPage();
-    await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
-    await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/\/plans/);
+    await signInAsDemoOperator(page, stack.dashboardUrl);
     await page.getByTestId('nav-keys').click();
     await page.waitForURL(/\/keys/);
 

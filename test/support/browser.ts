@@ -1,0 +1,24 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { DEMO_OPERATOR } from '../../prisma/demo';
+
+/** Debian's Chromium, headless, without the background connections this closed network refuses. */
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Where browser tests leave their screenshots. */
+export const screenshots = join(__dirname, '..', '..', 'test-results', 'screenshots');
+
+export function launchBrowser(): Promise<Browser> {
+  mkdirSync(screenshots, { recursive: true });
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+/** Signs in to the dashboard as the demo operator and waits for the plans page. */
+export async function signInAsDemoOperator(page: Page, dashboardUrl: string): Promise<void> {
+  await page.goto(`${dashboardUrl}/login`);
+  await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
+  await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
+  await page.getByTestId('login-submit').click();
+  await page.waitForURL(/\/plans/);
+}
