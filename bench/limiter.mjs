@@ -10,7 +10,8 @@ import { fmt, machine, throughput } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { RedisEngine, MemoryEngine, ManualClock, ruleKey, ALGORITHMS } = require('@tollgate/limiter');
-const { limitScript } = require('@tollgate/limiter/dist/redis/redis-engine.js');
+const { limitScript, ruleArgs } = require('@tollgate/limiter/dist/redis/redis-engine.js');
+const { resolveRule } = require('@tollgate/limiter/dist/rules.js');
 
 const url = new URL(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/12');
 const db = Number(url.pathname.slice(1) || 0);
@@ -30,11 +31,9 @@ function redisBenchmark(args) {
   return Number(m[1]);
 }
 
-/** The script's ARGV for consuming 1 unit against `rules` on Redis TIME (see lua/limit.lua). */
+/** The script's ARGV for consuming 1 unit against `rules` on Redis TIME, as the engine sends it (see lua/limit.lua). */
 function scriptArgs(rules) {
-  const codes = { fixed_window: 'fw', token_bucket: 'tb' };
-  const ruleArgs = (r) => [codes[r.algorithm], String(r.limit), String(r.windowMs), ...(r.algorithm === 'token_bucket' ? [String(r.burst ?? r.limit)] : [])];
-  return ['consume', '', '0', '1', ...rules.flatMap(ruleArgs)];
+  return ['consume', '', '0', '1', ...rules.flatMap((rule, i) => ruleArgs(resolveRule(rule, i)))];
 }
 
 async function scriptOpsPerSecond() {
@@ -43,7 +42,7 @@ async function scriptOpsPerSecond() {
   const single = redisBenchmark(['EVALSHA', limitScript.sha, '1', `${tag}:fw:minute:__rand_int__`, ...scriptArgs([minute])]);
   const three = redisBenchmark([
     'EVALSHA', limitScript.sha, '3',
-    `${tag}:tb:second:__rand_int__`, `${tag}:fw:minute:__rand_int__`, `${tag}:fw:daily:__rand_int__`,
+    `${tag}:tb1:second:__rand_int__`, `${tag}:fw:minute:__rand_int__`, `${tag}:fw:daily:__rand_int__`,
     ...scriptArgs([perSecond, minute, daily]),
   ]);
   const incr = redisBenchmark(['INCR', `${tag}:incr:__rand_int__`]);

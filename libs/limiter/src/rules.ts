@@ -7,6 +7,14 @@ import { CostExceedsCapacityError, InvalidLimitRequestError, InvalidRuleError, L
 export interface ResolvedRule extends LimitRule {
   /** `limit` for window algorithms, `burst ?? limit` for buckets and GCRA. */
   capacity: number;
+  /**
+   * Buckets and GCRA count in fractions of a unit: `unit` parts make one unit and `rate` parts flow per ms.
+   * That is `limit` per `windowMs` divided by their greatest common divisor, so every number a bucket keeps is
+   * as small as it can be exactly (and its stored value packs into one integer, see lua/includes/common.lua).
+   * Window algorithms: `limit` and `windowMs` as given (0 for a calendar window).
+   */
+  rate: number;
+  unit: number;
 }
 
 export type Operation = 'consume' | 'peek' | 'refund' | 'lease';
@@ -116,7 +124,14 @@ export function resolveRule(rule: LimitRule, index: number): ResolvedRule {
   if (bucket && capacity * rule.windowMs > MAX_EXACT_PRODUCT) {
     fail('loses_precision', 'capacity × windowMs must be at most 2^52 to stay exact', rule.burst === undefined ? 'limit' : 'burst');
   }
-  return { ...rule, capacity };
+  const window = rule.windowMs ?? 0;
+  const divisor = bucket ? gcd(rule.limit, window) : 1;
+  return { ...rule, capacity, rate: rule.limit / divisor, unit: window / divisor };
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
 }
 
 type Fail = (reason: InvalidRuleReason, detail: string, field: string) => never;

@@ -3,8 +3,9 @@ import { ceilDiv, floorDiv } from './integers';
 import type { AlgorithmModel } from './model';
 
 /**
- * The theoretical arrival time, exact: TAT = ms + remainder / limit (0 ≤ remainder < limit). With the
- * emission interval T = W / limit ms, one unit is W in 1/limit-ms ticks, so everything stays an integer.
+ * The theoretical arrival time, exact: TAT = ms + remainder / rate (0 ≤ remainder < rate). With the
+ * emission interval T = unit / rate ms (= windowMs / limit, see ResolvedRule), one unit is `unit` ticks of
+ * 1/rate ms, so everything stays an integer.
  */
 export interface GcraView {
   now: number;
@@ -14,10 +15,10 @@ export interface GcraView {
 
 /**
  * GCRA: newTat = max(tat, now) + cost × T, admitted iff newTat − now ≤ capacity × T. Works on
- * d = (max(tat, now) − now) × limit, the bucket's level in ticks.
+ * d = (max(tat, now) − now) × rate, the bucket's level in ticks.
  */
 export function gcra(rule: ResolvedRule): AlgorithmModel<GcraView> {
-  const { limit: rate, windowMs: w } = rule;
+  const { rate, unit: w } = rule;
   const full = rule.capacity * w;
   const level = (v: GcraView) => (v.ms < v.now ? 0 : (v.ms - v.now) * rate + v.remainder);
   const at = (now: number, ticks: number): GcraView => {

@@ -2,7 +2,7 @@ import type { ResolvedRule } from '../rules';
 import { ceilDiv, floorDiv } from './integers';
 import type { AlgorithmModel } from './model';
 
-/** The level in 1/W units (one request unit = W units; the leak is `limit` units per ms), as of `at`. */
+/** The level in parts (one request unit = `unit` parts; the leak is `rate` parts per ms, see ResolvedRule), as of `at`. */
 export interface LeakyBucketView {
   now: number;
   at: number;
@@ -12,10 +12,10 @@ export interface LeakyBucketView {
 /**
  * Leaky bucket: the level rises by the cost and leaks `limit` units per `windowMs`; admitted iff
  * level + cost ≤ capacity. As a meter it only admits or denies; as a shaper (a queue) an admitted request
- * also learns how long to wait: until its last unit has leaked, paced at W / limit ms per unit.
+ * also learns how long to wait: until its last unit has leaked, paced at windowMs / limit ms per unit.
  */
 export function leakyBucket(rule: ResolvedRule, shaper: boolean): AlgorithmModel<LeakyBucketView> {
-  const { limit: rate, windowMs: w } = rule;
+  const { rate, unit: w } = rule;
   const full = rule.capacity * w;
   const resetMs = (v: LeakyBucketView) => (v.level > 0 ? v.at - v.now + ceilDiv(v.level, rate) : 0);
   return {

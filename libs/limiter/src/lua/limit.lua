@@ -12,8 +12,11 @@
                    On Redis TIME (production) every key expires exactly when its state empties (PXAT).
   ARGV[4]          the cost (consume, peek, refund) or the most units to take (lease)
   ARGV[5 ..]       then per rule, in the order of KEYS: algorithm code (fw sl sw tb lb ls gc), limit, window ms;
-                   a bucket (tb lb ls gc) adds its capacity (the burst, or the limit); a fixed window on a
-                   calendar has window 0 and adds the calendar window's start, its end and the next one's end
+                   a sliding window counter adds the width of its stored counts (see joinDigits in common);
+                   a bucket (tb lb ls gc) sends its rate and unit (limit and window ms divided by their
+                   greatest common divisor) instead of limit and window, then its capacity (the burst, or the
+                   limit) and the width of its stored parts; a fixed window on a calendar has window 0 and
+                   adds the calendar window's start, its end and the next one's end
 
   Reply: { nowMs, allowed (1|0), granted (lease; else 0),
            then per rule: remaining, resetMs, retryAfterMs, delayMs }   -- integers only
@@ -52,15 +55,16 @@ if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and 
   return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
 end
 
--- Every rule opened at `now`: its numbers, the key its state is in (a fixed window's is the current
--- window's), the units it has available and its view (a, b, c).
+-- Every rule opened at `now`, kept in one flat table (a table per field would grow, and be rehashed, with
+-- every rule): per rule at o = (i - 1) * 10, its code, the key its state is in (a fixed window's is the
+-- current window's), limit, window, capacity, width, the units it has available and its view (a, b, c).
 local rules = #KEYS
-local codes, keys, limits, windows, capacities = {}, {}, {}, {}, {}
-local available, a, b, c = {}, {}, {}, {}
+local open = {}
 local least = math.huge
 local arg = 5
 for i = 1, rules do
   local code, limit, window, key = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), KEYS[i]
+  local capacity, width, available, a, b, c = 0, 0, 0, 0, 0, 0
   arg = arg + 3
   if code == 'fw' then
     local calStart, calEnd, calNextEnd, finish
@@ -68,27 +72,28 @@ for i = 1, rules do
       calStart, calEnd, calNextEnd, arg = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), arg + 3
     end
     key, finish = fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
-    available[i], a[i], b[i] = fixedWindowOpen(redis.call('GET', key), limit, finish)
+    available, a, b = fixedWindowOpen(redis.call('GET', key), limit, finish)
   elseif code == 'sw' then
-    available[i], a[i], b[i], c[i] = slidingWindowOpen(redis.call('GET', key), limit, window)
+    width, arg = tonumber(ARGV[arg]), arg + 1
+    available, a, b, c = slidingWindowOpen(redis.call('GET', key), limit, window)
   elseif code == 'sl' then
-    available[i], a[i], b[i] = slidingLogOpen(key, limit, window)
+    available, a, b = slidingLogOpen(key, limit, window)
   else
-    local capacity = tonumber(ARGV[arg])
-    arg = arg + 1
-    capacities[i] = capacity
+    capacity, width, arg = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), arg + 2
     if code == 'tb' then
-      available[i], a[i], b[i] = tokenBucketOpen(redis.call('GET', key), limit, window, capacity)
+      available, a, b = tokenBucketOpen(redis.call('GET', key), limit, window, capacity)
     elseif code == 'gc' then
-      available[i], a[i] = gcraOpen(redis.call('GET', key), limit, window, capacity)
+      available, a = gcraOpen(redis.call('GET', key), limit, window, capacity)
     elseif code == 'lb' or code == 'ls' then
-      available[i], a[i], b[i] = leakyBucketOpen(redis.call('GET', key), limit, window, capacity)
+      available, a, b = leakyBucketOpen(redis.call('GET', key), limit, window, capacity)
     else
       return redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
     end
   end
-  codes[i], keys[i], limits[i], windows[i] = code, key, limit, window
-  least = min(least, available[i])
+  local o = (i - 1) * 10
+  open[o + 1], open[o + 2], open[o + 3], open[o + 4], open[o + 5] = code, key, limit, window, capacity
+  open[o + 6], open[o + 7], open[o + 8], open[o + 9], open[o + 10] = width, available, a, b, c
+  least = min(least, available)
 end
 
 local cost, allowed, granted = amount, 1, 0
@@ -101,12 +106,14 @@ end
 
 local reply, n = { now, allowed, granted }, 3
 for i = 1, rules do
-  local code, key, limit, window, capacity = codes[i], keys[i], limits[i], windows[i], capacities[i]
+  local o = (i - 1) * 10
+  local code, key, limit, window, capacity = open[o + 1], open[o + 2], open[o + 3], open[o + 4], open[o + 5]
+  local width, available, a, b, c = open[o + 6], open[o + 7], open[o + 8], open[o + 9], open[o + 10]
   local mode
   if operation == 'refund' then
     mode = 'give'
   elseif allowed == 0 then
-    if cost > available[i] then mode = 'deny' else mode = 'hold' end
+    if cost > available then mode = 'deny' else mode = 'hold' end
   elseif operation == 'peek' then
     mode = 'peek'
   else
@@ -114,17 +121,17 @@ for i = 1, rules do
   end
   local remaining, reset, retryAfter, delay
   if code == 'fw' then
-    remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a[i], b[i], cost, mode)
+    remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a, b, cost, mode)
   elseif code == 'tb' then
-    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, a[i], b[i], cost, mode)
+    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, width, a, b, cost, mode)
   elseif code == 'sw' then
-    remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, a[i], b[i], c[i], cost, mode)
+    remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, width, a, b, c, cost, mode)
   elseif code == 'gc' then
-    remaining, reset, retryAfter, delay = gcraClose(key, limit, window, capacity, a[i], cost, mode)
+    remaining, reset, retryAfter, delay = gcraClose(key, limit, window, capacity, width, a, cost, mode)
   elseif code == 'sl' then
-    remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a[i], b[i], cost, mode)
+    remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a, b, cost, mode)
   else
-    remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, capacity, a[i], b[i], cost, mode, code == 'ls')
+    remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, capacity, width, a, b, cost, mode, code == 'ls')
   end
   reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4] = remaining, reset, retryAfter, delay
   n = n + 4

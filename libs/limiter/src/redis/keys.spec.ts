@@ -1,15 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import type { LimitRule } from '../contract';
 import { hashTagOf, ruleKey, SUBJECT_HASH_CACHE_SIZE, subjectHash, subjectHashes, tenantTag } from './keys';
 
 describe('limiter keys', () => {
-  const rule = { name: 'minute', algorithm: 'token_bucket' } as const;
+  const rule: LimitRule = { name: 'minute', algorithm: 'token_bucket', limit: 100, windowMs: 60_000 };
 
-  it('names a key tg:{tenant tag}:algorithm:rule:subject hash', () => {
+  it('names a key tg:{tenant tag}:algorithm[unit]:rule:subject hash', () => {
     const key = ruleKey('tenant-1', rule, 'user-42');
-    expect(key).toBe(`tg:{${tenantTag('tenant-1')}}:tb:minute:${subjectHash('user-42')}`);
-    expect(key).toMatch(/^tg:\{[A-Za-z0-9_-]{10}\}:tb:minute:[A-Za-z0-9_-]{12}$/);
-    expect(ruleKey('tenant-1', rule, undefined)).toMatch(/:tb:minute:-$/);
+    // 100 per 60,000 ms: a token is 600 parts, one part flows in per ms.
+    expect(key).toBe(`tg:{${tenantTag('tenant-1')}}:tb600:minute:${subjectHash('user-42')}`);
+    expect(key).toMatch(/^tg:\{[A-Za-z0-9_-]{10}\}:tb600:minute:[A-Za-z0-9_-]{12}$/);
+    expect(ruleKey('tenant-1', rule, undefined)).toMatch(/:tb600:minute:-$/);
+    expect(ruleKey('tenant-1', { ...rule, algorithm: 'fixed_window' }, undefined)).toMatch(/:fw:minute:-$/);
+  });
+
+  it('gives a bucket a new key when its unit changes, and keeps it when only the burst changes', () => {
+    const key = (r: Partial<LimitRule>) => ruleKey('t', { ...rule, ...r }, 's');
+    expect(key({ limit: 120 })).toContain(':tb500:');
+    expect(key({ limit: 200, windowMs: 120_000 })).toBe(key({}));
+    expect(key({ burst: 500 })).toBe(key({}));
   });
 
   it('hashes subjects, so `{`, `}` and `:` never reach a key name or move its hash tag', () => {

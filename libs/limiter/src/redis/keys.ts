@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AlgorithmName, LimitRule } from '../contract';
 import { ExpiringLru } from '../memory/lru';
+import { BUCKET_ALGORITHMS, resolveRule, type ResolvedRule } from '../rules';
 
 /**
  * The one place that names the limiter's Redis keys:
@@ -11,6 +12,10 @@ import { ExpiringLru } from '../memory/lru';
  * one script can touch them all. Neither the tenant id nor the subject appears raw: both are hashed (a
  * subject is user input; `{`, `}` or `:` in it cannot move a key to another slot or another rule). The
  * fixed-window script appends `:<window start ms>` to the rule key, which keeps the hash tag.
+ *
+ * A bucket's (and GCRA's) algorithm code carries its `unit` (`tb600`: a token is 600 parts, see ResolvedRule):
+ * its stored numbers count parts, so a limit change that changes what a part is starts the bucket afresh
+ * instead of misreading it. A change that keeps the unit (burst, or limit and window scaled together) keeps it.
  */
 export const ALGORITHM_CODES = {
   fixed_window: 'fw',
@@ -22,8 +27,9 @@ export const ALGORITHM_CODES = {
   gcra: 'gc',
 } as const satisfies Record<AlgorithmName, string>;
 
-export function ruleKey(tenantId: string, rule: Pick<LimitRule, 'algorithm' | 'name'>, subject: string | undefined): string {
-  return tenantKeyPrefix(tenantId) + ruleKeyPart(rule) + subjectHash(subject);
+/** The key of `rule`'s state for `subject` (for tests and tools; the engines build keys from cached parts). */
+export function ruleKey(tenantId: string, rule: LimitRule, subject: string | undefined): string {
+  return tenantKeyPrefix(tenantId) + ruleKeyPart(resolveRule(rule, 0)) + subjectHash(subject);
 }
 
 /** `tg:{<tenant tag>}:`, the start of every key of the tenant. */
@@ -31,9 +37,10 @@ export function tenantKeyPrefix(tenantId: string): string {
   return `tg:{${tenantTag(tenantId)}}:`;
 }
 
-/** `<algorithm code>:<rule name>:`, the middle of a rule's key. */
-export function ruleKeyPart(rule: Pick<LimitRule, 'algorithm' | 'name'>): string {
-  return `${ALGORITHM_CODES[rule.algorithm]}:${rule.name}:`;
+/** `<algorithm code>[<unit>]:<rule name>:`, the middle of a rule's key. */
+export function ruleKeyPart(rule: Pick<ResolvedRule, 'algorithm' | 'name' | 'unit'>): string {
+  const unit = BUCKET_ALGORITHMS.includes(rule.algorithm) ? rule.unit : '';
+  return `${ALGORITHM_CODES[rule.algorithm]}${unit}:${rule.name}:`;
 }
 
 /** Every key of the tenant matches this pattern (for SCAN in tests and tools). */

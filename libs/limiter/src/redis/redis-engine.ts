@@ -98,10 +98,16 @@ function planOf(rules: readonly ResolvedRule[]): RulePlan[] {
   return plan;
 }
 
-/** The ARGV of a rule but a calendar window's bounds (see the header of lua/limit.lua). */
-function ruleArgs(rule: ResolvedRule): string[] {
-  const args = [ALGORITHM_CODES[rule.algorithm], String(rule.limit), rule.calendar ? '0' : String(rule.windowMs)];
-  if (BUCKET_ALGORITHMS.includes(rule.algorithm)) args.push(String(rule.capacity));
+/** The ARGV of a rule but a calendar window's bounds (see the header of lua/limit.lua; exported for bench/). */
+export function ruleArgs(rule: ResolvedRule): string[] {
+  const code = ALGORITHM_CODES[rule.algorithm];
+  if (BUCKET_ALGORITHMS.includes(rule.algorithm)) {
+    // The widest number the bucket stores: its parts when full, or (GCRA) a remainder below the rate.
+    const widest = rule.algorithm === 'gcra' ? rule.rate - 1 : rule.capacity * rule.unit;
+    return [code, String(rule.rate), String(rule.unit), String(rule.capacity), String(String(widest).length)];
+  }
+  const args = [code, String(rule.limit), rule.calendar ? '0' : String(rule.windowMs)];
+  if (rule.algorithm === 'sliding_window') args.push(String(String(rule.limit).length));
   return args;
 }
 

@@ -20,6 +20,43 @@ local function expiry(ttl)
   return 'PXAT', now + ttl
 end
 
+-- State of several numbers is stored as one decimal integer, so that Redis keeps it as an 8-byte integer
+-- instead of a string (MEMORY USAGE ~88 instead of ~120 bytes a key): the first number, then the others
+-- zero-padded to `width` digits (the digits of the largest value the rule allows, 1-10; the engine sends it),
+-- then one digit that says the width (width - 1). Times in it count from EPOCH (2025-01-01 UTC) to stay
+-- short. Numbers that do not fit (wider rules, or state kept from a larger limit) are written as
+-- `<first>:<second>[:<third>]`. Both forms are exact and say how to read them.
+local EPOCH = 1735689600000
+
+local function joinDigits(width, first, second, third)
+  local bound = 10 ^ width
+  if width > 10 or second >= bound or (third and third >= bound) then
+    if third then return string.format('%d:%d:%d', first, second, third) end
+    return string.format('%d:%d', first, second)
+  end
+  local padded = '%0' .. width .. 'd'
+  if third then return string.format('%d' .. padded .. padded .. '%d', first, second, third, width - 1) end
+  return string.format('%d' .. padded .. '%d', first, second, width - 1)
+end
+
+-- The numbers of a joinDigits value (`count` of 2 or 3), or nil when `stored` is not one.
+local function splitDigits(stored, count)
+  if string.find(stored, ':', 1, true) then
+    local first, second, third = string.match(stored, '^(-?%d+):(%d+):?(%d*)$')
+    return tonumber(first), tonumber(second), tonumber(third)
+  end
+  local width = tonumber(string.sub(stored, -1))
+  if not width then return nil end
+  width = width + 1
+  local tail = -2 - width * (count - 1)
+  if #stored < -tail then return nil end
+  local second = tonumber(string.sub(stored, tail + 1, tail + width))
+  if count == 3 then
+    return tonumber(string.sub(stored, 1, tail)), second, tonumber(string.sub(stored, tail + width + 1, -2))
+  end
+  return tonumber(string.sub(stored, 1, tail)), second
+end
+
 -- Keeps a value for ttl ms; a ttl of 0 means the state is empty again: the key goes.
 local function store(key, value, ttl)
   if ttl > 0 then

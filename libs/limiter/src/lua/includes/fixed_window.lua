@@ -25,7 +25,7 @@ local function fixedWindowOpen(stored, limit, finish)
 end
 
 local function fixedWindowClose(key, limit, count, finish, cost, mode)
-  local retryAfter = 0
+  local retryAfter, stored = 0, count
   if mode == 'deny' then
     retryAfter = finish - now
   elseif mode == 'give' then
@@ -33,10 +33,12 @@ local function fixedWindowClose(key, limit, count, finish, cost, mode)
   elseif mode ~= 'hold' then
     count = count + cost
   end
-  if mode == 'take' or mode == 'give' then
-    local ttl = 0
-    if count > 0 then ttl = finish - now end
-    store(key, count, ttl)
+  -- A window's key expires when the window ends: it gets its TTL when it is created, and a write to a key
+  -- that exists keeps it (INCRBY / DECRBY), which is cheaper for Redis than setting it again.
+  if mode == 'take' then
+    if count == cost then store(key, count, finish - now) else redis.call('INCRBY', key, cost) end
+  elseif mode == 'give' and stored > 0 then
+    if count == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, stored - count) end
   end
   return max(0, limit - count), finish - now, retryAfter, 0
 end

@@ -1,37 +1,34 @@
--- GCRA (algorithms/gcra.ts): one number, the theoretical arrival time, exact as `<ms>` or `<ms>:<r>` =
--- ms + r / limit. With the emission interval T = window / limit ms, one unit is `window` ticks of
--- 1/limit ms, so the level d = (max(tat, now) - now) * limit is an integer; admitted iff d + cost * window
--- <= capacity * window, i.e. newTat - now <= capacity * T. The view: the level d, as of now.
+-- GCRA (algorithms/gcra.ts): one number, the theoretical arrival time, exact: ms + r / rate, stored as
+-- joinDigits(width, ms - EPOCH, r). With the emission interval T = unit / rate ms, one request unit is `unit` ticks of 1/rate ms, so the level
+-- d = (max(tat, now) - now) * rate is an integer; admitted iff d + cost * unit <= capacity * unit, i.e.
+-- newTat - now <= capacity * T. The view: the level d, as of now.
 
-local function gcraOpen(stored, rate, window, capacity)
+local function gcraOpen(stored, rate, unit, capacity)
   local level = 0
   if stored then
-    local ms, remainder = string.match(stored, '^(%d+):?(%d*)$')
-    ms = tonumber(ms)
-    if ms >= now then level = (ms - now) * rate + (tonumber(remainder) or 0) end
+    local ms, remainder = splitDigits(stored, 2)
+    if ms and remainder then
+      ms = ms + EPOCH
+      if ms >= now then level = (ms - now) * rate + remainder end
+    end
   end
-  return max(0, floor((capacity * window - level) / window)), level
+  return max(0, floor((capacity * unit - level) / unit)), level
 end
 
-local function gcraClose(key, rate, window, capacity, level, cost, mode)
+local function gcraClose(key, rate, unit, capacity, width, level, cost, mode)
   local retryAfter = 0
   if mode == 'deny' then
-    retryAfter = ceilDiv(level + cost * window - capacity * window, rate)
+    retryAfter = ceilDiv(level + cost * unit - capacity * unit, rate)
   elseif mode == 'give' then
-    level = max(0, level - cost * window)
+    level = max(0, level - cost * unit)
   elseif mode ~= 'hold' then
-    level = level + cost * window
+    level = level + cost * unit
   end
   local reset = ceilDiv(level, rate)
   if mode == 'take' or mode == 'give' then
-    -- The TAT, `level` ticks after now: whole ms, and the rest in ticks when there is one.
+    -- The TAT, `level` ticks after now: whole ms, and the rest in ticks.
     local ms = floor(level / rate)
-    local remainder = level - ms * rate
-    if remainder > 0 then
-      store(key, string.format('%d:%d', now + ms, remainder), reset)
-    else
-      store(key, now + ms, reset)
-    end
+    store(key, joinDigits(width, now + ms - EPOCH, level - ms * rate), reset)
   end
-  return max(0, floor((capacity * window - level) / window)), reset, retryAfter, 0
+  return max(0, floor((capacity * unit - level) / unit)), reset, retryAfter, 0
 end

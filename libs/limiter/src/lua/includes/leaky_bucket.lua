@@ -1,32 +1,33 @@
--- Leaky bucket (algorithms/leaky-bucket.ts): value `<level>:<ms>`, the level in 1/window units (one request
--- unit = window units; the leak is `limit` units per ms) as of that ms. No key = an empty bucket. The meter
--- admits or denies; the shaper (a queue) also tells an admitted request how long to wait: until its last
--- unit has leaked. The view: the level, as of `at` (= now, unless the clock went back).
+-- Leaky bucket (algorithms/leaky-bucket.ts): the level in parts (one request unit = `unit` parts; the leak is
+-- `rate` parts per ms) as of a ms, stored as joinDigits(width, ms - EPOCH, level). No key = an empty bucket.
+-- The meter admits or denies; the shaper (a queue) also tells an admitted request how long to wait: until
+-- its last unit has leaked. The view: the level, as of `at` (= now, unless the clock went back).
 
-local function leakyBucketOpen(stored, rate, window, capacity)
+local function leakyBucketOpen(stored, rate, unit, capacity)
   local level, at = 0, now
-  if stored then
-    local kept, since = string.match(stored, '^(%d+):(%d+)$')
-    kept, since = tonumber(kept), tonumber(since)
+  local since, kept
+  if stored then since, kept = splitDigits(stored, 2) end
+  if since and kept then
+    since = since + EPOCH
     local elapsed = max(0, now - since)
     if elapsed < ceilDiv(kept, rate) then level = kept - elapsed * rate end
     at = max(since, now)
   end
-  return max(0, floor((capacity * window - level) / window)), level, at
+  return max(0, floor((capacity * unit - level) / unit)), level, at
 end
 
-local function leakyBucketClose(key, rate, window, capacity, level, at, cost, mode, shaper)
+local function leakyBucketClose(key, rate, unit, capacity, width, level, at, cost, mode, shaper)
   local retryAfter, delay = 0, 0
   if mode == 'deny' then
-    retryAfter = at - now + ceilDiv(level + cost * window - capacity * window, rate)
+    retryAfter = at - now + ceilDiv(level + cost * unit - capacity * unit, rate)
   elseif mode == 'give' then
-    level = max(0, level - cost * window)
+    level = max(0, level - cost * unit)
   elseif mode ~= 'hold' then
-    level = level + cost * window
+    level = level + cost * unit
   end
   local reset = 0
   if level > 0 then reset = at - now + ceilDiv(level, rate) end
   if shaper and (mode == 'take' or mode == 'peek') then delay = reset end
-  if mode == 'take' or mode == 'give' then store(key, string.format('%d:%d', level, at), reset) end
-  return max(0, floor((capacity * window - level) / window)), reset, retryAfter, delay
+  if mode == 'take' or mode == 'give' then store(key, joinDigits(width, at - EPOCH, level), reset) end
+  return max(0, floor((capacity * unit - level) / unit)), reset, retryAfter, delay
 end

@@ -1,4 +1,4 @@
--- Sliding window counter (algorithms/sliding-window.ts): value `<window index>:<previous>:<current>`, the
+-- Sliding window counter (algorithms/sliding-window.ts): joinDigits(width, index, previous, current), the
 -- counts of the previous and the current epoch-aligned window (index = floor(now / window)). The estimate
 -- previous * (window - elapsed) / window + current is compared multiplied by window: integers only.
 -- The view: the window index and both counts.
@@ -13,18 +13,19 @@ local function slidingWindowOpen(stored, limit, w)
   local index = floor(now / w)
   local previous, current = 0, 0
   if stored then
-    local i, p, c = string.match(stored, '^(%d+):(%d+):(%d+)$')
-    i = tonumber(i)
-    if i == index then
-      previous, current = tonumber(p), tonumber(c)
-    elseif i == index - 1 then
-      previous = tonumber(c)
+    local i, p, c = splitDigits(stored, 3)
+    if p and c then
+      if i == index then
+        previous, current = p, c
+      elseif i == index - 1 then
+        previous = c
+      end
     end
   end
   return slidingWindowAvailable(limit, w, now - index * w, previous, current), index, previous, current
 end
 
-local function slidingWindowClose(key, limit, w, index, previous, current, cost, mode)
+local function slidingWindowClose(key, limit, w, width, index, previous, current, cost, mode)
   local elapsed = now - index * w
   local retryAfter = 0
   if mode == 'deny' then
@@ -51,6 +52,6 @@ local function slidingWindowClose(key, limit, w, index, previous, current, cost,
   elseif previous > 0 then
     reset = w - elapsed
   end
-  if mode == 'take' or mode == 'give' then store(key, string.format('%d:%d:%d', index, previous, current), reset) end
+  if mode == 'take' or mode == 'give' then store(key, joinDigits(width, index, previous, current), reset) end
   return slidingWindowAvailable(limit, w, elapsed, previous, current), reset, retryAfter, 0
 end

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL } from '../../../../test/support/env';
+import { ManualClock } from '../clock';
+import type { Limiter, LimitRule } from '../contract';
+import { MemoryEngine } from '../memory/memory-engine';
+import { ruleKey } from './keys';
+import { RedisEngine } from './redis-engine';
+import { deleteTenantKeys } from './redis-test-support';
+
+// How state is stored (lua/includes/common.lua, joinDigits): one decimal integer for typical rules, a
+// `a:b[:c]` string when the numbers are too wide, and either read back exactly. Each case drives the Redis
+// engine and the memory engine through the same instants and expects identical decisions.
+describe('RedisEngine stored state', () => {
+  let redis: Redis;
+  const tenants: string[] = [];
+  beforeAll(() => {
+    redis = new Redis(TEST_REDIS_URL);
+  });
+  afterAll(async () => {
+    await deleteTenantKeys(redis, tenants);
+    redis.disconnect();
+  });
+
+  /** Both engines on one manual clock; `step` runs one consume on each and expects the same decision. */
+  function engines(startMs: number) {
+    const clock = new ManualClock(startMs);
+    const tenantId = `f-${randomUUID()}`;
+    tenants.push(tenantId);
+    const redisEngine: Limiter = new RedisEngine(redis, { clock });
+    const memoryEngine: Limiter = new MemoryEngine({ clock });
+    const step = async (rules: LimitRule[], cost: number) => {
+      const request = { tenantId, subject: 'user-1', cost, rules };
+      const [fromRedis, fromMemory] = [await redisEngine.consume(request), await memoryEngine.consume(request)];
+      expect(fromRedis).toEqual(fromMemory);
+      return fromRedis;
+    };
+    return { clock, tenantId, step };
+  }
+
+  // One second into a minute: the cases below step across windows at known offsets.
+  const START = Date.UTC(2026, 10, 30, 12, 0, 1);
+  const stored = (tenantId: string, rule: LimitRule) => redis.get(ruleKey(tenantId, rule, 'user-1'));
+
+  it('packs every two- and three-number state into one integer Redis stores as such', async () => {
+    const { tenantId, step } = engines(START);
+    const rules: LimitRule[] = [
+      { name: 'tb', algorithm: 'token_bucket', limit: 1000, windowMs: 60_000, burst: 50 },
+      { name: 'lb', algorithm: 'leaky_bucket', limit: 10, windowMs: 1_000 },
+      { name: 'gc', algorithm: 'gcra', limit: 7, windowMs: 60_000 },
+      { name: 'sw', algorithm: 'sliding_window', limit: 100, windowMs: 60_000 },
+    ];
+    await step(rules, 3);
+    for (const rule of rules) {
+      expect(await stored(tenantId, rule), rule.name).toMatch(/^\d+$/);
+      expect(await redis.call('OBJECT', 'ENCODING', ruleKey(tenantId, rule, 'user-1')), rule.name).toBe('int');
+    }
+  });
+
+  it('keeps numbers too wide for one integer as a:b, exactly', async () => {
+    const { clock, tenantId, step } = engines(START);
+    // A prime limit shares no divisor with the window: a full bucket is 999,999,937 × 4,000,000 parts, 16
+    // digits, more than the packed form holds.
+    const wide: LimitRule = { name: 'wide', algorithm: 'token_bucket', limit: 999_999_937, windowMs: 4_000_000 };
+    for (const cost of [1, 999_999, 5_000_000]) {
+      await step([wide], cost);
+      clock.advance(1234);
+    }
+    expect(await stored(tenantId, wide)).toMatch(/^\d+:\d+$/);
+    await step([wide], 1);
+  });
+
+  it('reads a sliding window whose limit was lowered below its counts', async () => {
+    const { clock, step } = engines(START);
+    const before: LimitRule = { name: 'sw', algorithm: 'sliding_window', limit: 1000, windowMs: 60_000 };
+    await step([before], 500);
+    const after = { ...before, limit: 10 };
+    // 500 does not fit the new limit's two digits: the state is written as index:previous:current.
+    expect((await step([after], 1)).allowed).toBe(false);
+    clock.advance(60_000);
+    await step([after], 1);
+    clock.advance(30_000);
+    const decision = await step([after], 1);
+    expect(decision.allowed).toBe(false);
+    expect(decision.retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it('starts a bucket afresh when a limit change changes its unit, and keeps it when only the burst changes', async () => {
+    const { step } = engines(START);
+    const rule: LimitRule = { name: 'tb', algorithm: 'token_bucket', limit: 100, windowMs: 60_000 };
+    await step([rule], 100);
+    expect((await step([{ ...rule, burst: 150 }], 1)).allowed).toBe(false);
+    const changed = await step([{ ...rule, limit: 120 }], 1);
+    expect(changed.allowed).toBe(true);
+    expect(changed.rules[0]?.remaining).toBe(119);
+  });
+
+  it('works on a clock before its epoch (2025-01-01): the time in the packed state is negative', async () => {
+    const { clock, step } = engines(1_000);
+    const rules: LimitRule[] = [
+      { name: 'tb', algorithm: 'token_bucket', limit: 10, windowMs: 1_000 },
+      { name: 'gc', algorithm: 'gcra', limit: 3, windowMs: 1_000 },
+      { name: 'ls', algorithm: 'leaky_bucket_shaper', limit: 5, windowMs: 1_000 },
+    ];
+    for (let i = 0; i < 12; i += 1) {
+      await step(rules, 1);
+      clock.advance(97);
+    }
+  });
+});
