@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Redis } from 'ioredis';
-import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterUnion } from 'rate-limiter-flexible';
 import { fmt, machine, throughput } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -33,7 +33,7 @@ function redisBenchmark(args) {
 
 /** The script's ARGV for consuming 1 unit against `rules` on Redis TIME, as the engine sends it (see lua/limit.lua). */
 function scriptArgs(rules) {
-  return ['consume', '', '0', '1', ...rules.flatMap((rule, i) => ruleArgs(resolveRule(rule, i)))];
+  return ['', '0', 'consume', '1', String(rules.length), ...rules.flatMap((rule, i) => ruleArgs(resolveRule(rule, i)))];
 }
 
 async function scriptOpsPerSecond() {
@@ -50,13 +50,22 @@ async function scriptOpsPerSecond() {
 }
 
 async function nodeLoop() {
-  const engine = new RedisEngine(redis);
-  const rules = [perSecond, minute, daily];
-  const tollgate = await throughput((i) => engine.consume({ tenantId: 'bench-node', subject: `s${i % 10_000}`, cost: 1, rules }), { ms: seconds * 1000 });
-  const rlf = new RateLimiterRedis({ storeClient: redis, keyPrefix: 'rlf', points: BIG, duration: 60 });
-  const flexible = await throughput((i) => rlf.consume(`s${i % 10_000}`, 1), { ms: seconds * 1000 });
-  const engineOne = await throughput((i) => engine.consume({ tenantId: 'bench-node', subject: `s${i % 10_000}`, cost: 1, rules: [minute] }), { ms: seconds * 1000 });
-  return { tollgateThreeLimits: tollgate, tollgateOneLimit: engineOne, rateLimiterFlexible: flexible };
+  const loop = (op) => throughput(op, { ms: seconds * 1000 });
+  const three = [perSecond, minute, daily];
+  const tollgate = (engine, rules) => loop((i) => engine.consume({ tenantId: 'bench-node', subject: `s${i % 10_000}`, cost: 1, rules }));
+  const batched = new RedisEngine(redis);
+  const unbatched = new RedisEngine(redis, { batch: false });
+  const rlf = (keyPrefix, points, duration) => new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration });
+  const flexibleOne = rlf('rlf-m', BIG, 60);
+  const union = new RateLimiterUnion(rlf('rlf-s', perSecond.limit, 1), rlf('rlf-m3', BIG, 60), rlf('rlf-d', BIG, 86_400));
+  return {
+    rateLimiterFlexible: await loop((i) => flexibleOne.consume(`s${i % 10_000}`, 1)),
+    rateLimiterFlexibleUnionThree: await loop((i) => union.consume(`s${i % 10_000}`, 1)),
+    tollgateOneLimit: await tollgate(batched, [minute]),
+    tollgateThreeLimits: await tollgate(batched, three),
+    tollgateOneLimitUnbatched: await tollgate(unbatched, [minute]),
+    tollgateThreeLimitsUnbatched: await tollgate(unbatched, three),
+  };
 }
 
 async function memoryDecisions() {
@@ -91,23 +100,26 @@ async function memoryUsage() {
   return result;
 }
 
-async function commandsPerDecision() {
+/** Redis commands per decision of 3 limits: `n` decisions one after another, or 64 at a time (batched). */
+async function commandsPerDecision(concurrent) {
   const engine = new RedisEngine(redis);
   const rules = [perSecond, minute, daily];
   await engine.consume({ tenantId: 'bench-cmd', cost: 1, rules }); // script cached
   await redis.config('RESETSTAT');
   const n = 10_000;
-  for (let i = 0; i < n; i += 1) await engine.consume({ tenantId: 'bench-cmd', subject: `s${i % 100}`, cost: 1, rules });
+  const decide = (i) => engine.consume({ tenantId: 'bench-cmd', subject: `s${i % 100}`, cost: 1, rules });
+  if (concurrent) for (let i = 0; i < n; i += 64) await Promise.all(Array.from({ length: 64 }, (_, j) => decide(i + j)));
+  else for (let i = 0; i < n; i += 1) await decide(i);
+  const decisions = concurrent ? Math.ceil(n / 64) * 64 : n;
   const stats = await redis.info('commandstats');
   const calls = Object.fromEntries([...stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
   delete calls.config;
   const scriptCalls = (calls.evalsha ?? 0) + (calls.eval ?? 0);
   const inside = Object.entries(calls).filter(([c]) => c !== 'evalsha' && c !== 'eval' && c !== 'info');
   return {
-    decisions: n,
-    scriptCallsPerDecision: scriptCalls / n,
-    roundTripsPerDecision: scriptCalls / n,
-    commandsInsideScriptPerDecision: Object.fromEntries(inside.map(([c, v]) => [c, v / n])),
+    decisions,
+    scriptCallsPerDecision: scriptCalls / decisions,
+    commandsInsideScriptPerDecision: Object.fromEntries(inside.map(([c, v]) => [c, v / decisions])),
   };
 }
 
@@ -118,7 +130,8 @@ const results = {
   nodeLoop64: await nodeLoop(),
   memory: await memoryDecisions(),
   memoryUsageBytesPerKey: await memoryUsage(),
-  commands: await commandsPerDecision(),
+  commands: await commandsPerDecision(false),
+  commandsBatched: await commandsPerDecision(true),
 };
 await redis.flushdb();
 redis.disconnect();
@@ -142,12 +155,20 @@ Everything below was measured in the same run; ratios compare figures of this ru
 | \`limit.lua\`, 1 fixed-window limit | ${fmt(rb.singleFixedWindow)} | ${fmt(rb.singleFixedWindow / rb.incr, 2)}× INCR |
 | \`limit.lua\`, 3 limits (token bucket/s + fixed minute + fixed day) | ${fmt(rb.threeLimits)} | **${fmt(rb.threeLimits / rb.singleFixedWindow, 2)}× the single fixed window** (goal ≥ 0.5×) |
 
-### Node decision loop, 64 in flight, same Redis
+### Node decision loop, 64 in flight, same Redis, same ioredis client
+Tollgate's engine batches decisions of one tenant asked for in the same turn of the event loop into one script call
+(each still atomic and all-or-nothing, made one after another); "unbatched" is one script call per decision.
+rate-limiter-flexible has no multi-limit decision: \`RateLimiterUnion\` consumes each limiter separately (3 round trips, and
+a denied request is still charged on the other limits).
+
 | client | decisions/s | ratio |
 |---|---:|---:|
-| rate-limiter-flexible \`RateLimiterRedis.consume()\` (1 limit; baseline) | ${fmt(nl.rateLimiterFlexible)} | 1.00× |
-| Tollgate \`RedisEngine.consume()\`, 1 limit | ${fmt(nl.tollgateOneLimit)} | ${fmt(nl.tollgateOneLimit / nl.rateLimiterFlexible, 2)}× |
-| Tollgate \`RedisEngine.consume()\`, 3 limits | ${fmt(nl.tollgateThreeLimits)} | **${fmt(nl.tollgateThreeLimits / nl.rateLimiterFlexible, 2)}×** (goal ≥ 1.0×) |
+| rate-limiter-flexible \`RateLimiterRedis.consume()\`, 1 limit (baseline) | ${fmt(nl.rateLimiterFlexible)} | 1.00× |
+| rate-limiter-flexible \`RateLimiterUnion.consume()\`, 3 limits | ${fmt(nl.rateLimiterFlexibleUnionThree)} | ${fmt(nl.rateLimiterFlexibleUnionThree / nl.rateLimiterFlexible, 2)}× |
+| Tollgate \`RedisEngine.consume()\`, 1 limit | ${fmt(nl.tollgateOneLimit)} | **${fmt(nl.tollgateOneLimit / nl.rateLimiterFlexible, 2)}×** (goal ≥ 1.0×) |
+| Tollgate \`RedisEngine.consume()\`, 3 limits | ${fmt(nl.tollgateThreeLimits)} | **${fmt(nl.tollgateThreeLimits / nl.rateLimiterFlexible, 2)}×**; ${fmt(nl.tollgateThreeLimits / nl.rateLimiterFlexibleUnionThree, 2)}× the union |
+| Tollgate, unbatched, 1 limit | ${fmt(nl.tollgateOneLimitUnbatched)} | ${fmt(nl.tollgateOneLimitUnbatched / nl.rateLimiterFlexible, 2)}× |
+| Tollgate, unbatched, 3 limits | ${fmt(nl.tollgateThreeLimitsUnbatched)} | ${fmt(nl.tollgateThreeLimitsUnbatched / nl.rateLimiterFlexible, 2)}× |
 
 ### In memory
 \`MemoryEngine.consume()\`, 3 limits, one at a time: **${fmt(r.memory.threeLimitsPerSecond)} decisions/s**.
@@ -157,8 +178,10 @@ Everything below was measured in the same run; ratios compare figures of this ru
 |---|---:|
 ${Object.entries(r.memoryUsageBytesPerKey).map(([a, b]) => `| ${a} | ${fmt(b)} |`).join('\n')}
 
-### Redis commands per decision (\`INFO commandstats\` over ${fmt(r.commands.decisions)} decisions of 3 limits)
-Script calls (round trips) per decision: **${fmt(r.commands.scriptCallsPerDecision, 2)}**. Commands run inside the script per decision:
-${Object.entries(r.commands.commandsInsideScriptPerDecision).map(([c, v]) => `\`${c}\` ${fmt(v, 2)}`).join(', ')}.
+### Redis commands per decision (\`INFO commandstats\`, decisions of 3 limits)
+One after another (${fmt(r.commands.decisions)} decisions): script calls (round trips) per decision **${fmt(r.commands.scriptCallsPerDecision, 2)}**; commands run inside
+the script per decision: ${Object.entries(r.commands.commandsInsideScriptPerDecision).map(([c, v]) => `\`${c}\` ${fmt(v, 2)}`).join(', ')}.
+64 at a time (${fmt(r.commandsBatched.decisions)} decisions, batched): script calls per decision **${fmt(r.commandsBatched.scriptCallsPerDecision, 3)}**; inside:
+${Object.entries(r.commandsBatched.commandsInsideScriptPerDecision).map(([c, v]) => `\`${c}\` ${fmt(v, 3)}`).join(', ')}.
 `);
 }

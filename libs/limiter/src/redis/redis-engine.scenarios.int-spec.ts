@@ -115,12 +115,12 @@ describe('RedisEngine on Redis TIME', () => {
     const rule: LimitRule = { name: 'daily', algorithm: 'fixed_window', limit: 3, windowMs: 0, calendar: { unit: 'day', timeZone: 'America/New_York' } };
     const callerNow = Date.parse('2031-05-01T23:59:45-04:00');
     // The caller thinks it is 15 s before midnight; "Redis" (the now the script gets) is 15 s past it.
-    const ahead = recording(redis, (args) => [args[0]!, Number(args[1]) + 30_000, ...args.slice(2)]);
+    const ahead = recording(redis, (args) => [Number(args[0]) + 30_000, ...args.slice(1)]);
     const t = tenant();
     const d = await new RedisEngine(ahead.client, { clock: new ManualClock(callerNow) }).consume({ tenantId: t, cost: 1, rules: [rule] });
     expect(d).toMatchObject({ nowMs: callerNow + 30_000, rules: [{ remaining: 2, resetMs: DAY - 15_000 }] });
     // And the other way round: the caller is past midnight, "Redis" still 15 s before it.
-    const behind = recording(redis, (args) => [args[0]!, Number(args[1]) - 30_000, ...args.slice(2)]);
+    const behind = recording(redis, (args) => [Number(args[0]) - 30_000, ...args.slice(1)]);
     const late = await new RedisEngine(behind.client, { clock: new ManualClock(callerNow + 30_000) }).consume({ tenantId: tenant(), cost: 1, rules: [rule] });
     expect(late).toMatchObject({ nowMs: callerNow, rules: [{ remaining: 2, resetMs: 15_000 }] });
   });

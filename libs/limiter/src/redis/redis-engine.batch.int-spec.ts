@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL } from '../../../../test/support/env';
+import { ManualClock } from '../clock';
+import type { Decision, Lease, LimitRule } from '../contract';
+import { MemoryEngine } from '../memory/memory-engine';
+import { hashTagOf, tenantTag } from './keys';
+import type { ScriptClient } from './lua-script';
+import { MAX_BATCH, RedisEngine } from './redis-engine';
+import { deleteTenantKeys } from './redis-test-support';
+
+// Decisions of one tenant asked for in the same turn share one script call (RedisEngineOptions.batch).
+describe('RedisEngine batches concurrent decisions of a tenant', () => {
+  let redis: Redis;
+  const tenants: string[] = [];
+  const tenant = () => {
+    const id = `b-${randomUUID()}`;
+    tenants.push(id);
+    return id;
+  };
+  beforeAll(() => {
+    redis = new Redis(TEST_REDIS_URL);
+  });
+  afterAll(async () => {
+    await deleteTenantKeys(redis, tenants);
+    redis.disconnect();
+  });
+
+  /** A client that counts script calls and the keys of each. */
+  function counting(fail = false) {
+    const calls: string[][] = [];
+    const client: ScriptClient = {
+      evalsha: (sha, numKeys, ...rest) => {
+        calls.push(rest.slice(0, numKeys).map(String));
+        return fail ? Promise.reject(new Error('connection lost')) : redis.evalsha(sha, numKeys, ...rest);
+      },
+      eval: (script, numKeys, ...rest) => {
+        calls.push(rest.slice(0, numKeys).map(String));
+        return redis.eval(script, numKeys, ...rest);
+      },
+    };
+    return { client, calls };
+  }
+
+  const rules: LimitRule[] = [
+    { name: 'second', algorithm: 'token_bucket', limit: 1_000, windowMs: 1_000 },
+    { name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: 60_000 },
+  ];
+
+  it('admits exactly the limit out of 300 concurrent requests, in a handful of calls', async () => {
+    const t = tenant();
+    const { client, calls } = counting();
+    const engine = new RedisEngine(client);
+    const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => engine.consume({ tenantId: t, subject: 'hot', cost: 1, rules: i % 2 ? rules : [...rules].reverse() })));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
+    expect(calls.length).toBe(Math.ceil(300 / MAX_BATCH));
+    for (const keys of calls) expect(new Set(keys.map(hashTagOf))).toEqual(new Set([tenantTag(t)]));
+  });
+
+  it('never mixes tenants in a call, and without batching makes one call per decision', async () => {
+    const [a, b] = [tenant(), tenant()];
+    const { client, calls } = counting();
+    const engine = new RedisEngine(client);
+    await Promise.all([a, b, a, b].map((tenantId) => engine.consume({ tenantId, subject: 's', cost: 1, rules })));
+    expect(calls).toHaveLength(2);
+    for (const keys of calls) expect(new Set(keys.map(hashTagOf)).size).toBe(1);
+    const single = counting();
+    const unbatched = new RedisEngine(single.client, { batch: false });
+    await Promise.all([a, a, a].map((tenantId) => unbatched.consume({ tenantId, subject: 's', cost: 1, rules })));
+    expect(single.calls).toHaveLength(3);
+  });
+
+  it('makes a batch of mixed operations exactly as the memory engine makes them one after another', async () => {
+    const t = tenant();
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 12, 0, 1));
+    const { client, calls } = counting();
+    const engine = new RedisEngine(client, { clock });
+    const memory = new MemoryEngine({ clock });
+    const mixed: LimitRule[] = [...rules, { name: 'gcra', algorithm: 'gcra', limit: 3, windowMs: 1_000, burst: 5 }];
+    const steps = (e: RedisEngine | MemoryEngine): Promise<Decision | Lease>[] => [
+      e.consume({ tenantId: t, subject: 'x', cost: 2, rules: mixed }),
+      e.peek({ tenantId: t, subject: 'x', cost: 3, rules: mixed }),
+      e.lease({ tenantId: t, subject: 'x', max: 5, rules: mixed }),
+      e.consume({ tenantId: t, subject: 'x', cost: 1, rules: mixed }),
+      e.refund({ tenantId: t, subject: 'x', cost: 2, rules: mixed }),
+      e.consume({ tenantId: t, subject: 'y', cost: 5, rules: mixed }),
+      e.consume({ tenantId: t, subject: 'x', cost: 2, rules: mixed }),
+    ];
+    const fromRedis = await Promise.all(steps(engine));
+    const fromMemory: (Decision | Lease)[] = [];
+    for (const step of steps(memory)) fromMemory.push(await step);
+    expect(calls).toHaveLength(1);
+    expect(fromRedis).toEqual(fromMemory);
+  });
+
+  it('fails every decision of a call whose script call fails, and a bad request alone', async () => {
+    const t = tenant();
+    const engine = new RedisEngine(counting(true).client);
+    const results = await Promise.allSettled([
+      engine.consume({ tenantId: t, cost: 1, rules }),
+      engine.consume({ tenantId: t, cost: 1, rules }),
+      engine.consume({ tenantId: t, cost: 0, rules }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(results.slice(0, 2).map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(['connection lost', 'connection lost']);
+    expect((results[2] as PromiseRejectedResult).reason.name).toBe('InvalidLimitRequestError');
+  });
+});
