@@ -4,7 +4,10 @@ import { startCluster, type TestCluster } from '../../../../test/support/redis-c
 import { limiterContract } from '../contract.suite';
 import { ALGORITHMS } from '../contract';
 import { assertRedisAgreesWithMemory } from '../contract-suite/agreement';
+import { hashTagOf, tenantTag } from './keys';
+import type { ScriptClient } from './lua-script';
 import { RedisEngine } from './redis-engine';
+import { soakAndCheckTtls } from './redis-test-support';
 
 /** Ports of this file's own cluster (other suites use the harness's default 7000-7002). */
 const BASE_PORT = Number(process.env.TEST_LIMITER_CLUSTER_PORT ?? 7100);
@@ -37,6 +40,33 @@ describe('RedisEngine on a Redis Cluster', () => {
     await Promise.all(client.nodes('master').map((node) => node.script('FLUSH')));
     const ds = await Promise.all(pending);
     expect(ds.filter((d) => d.allowed)).toHaveLength(200);
+  });
+
+  it('sends every key of a script call in one hash tag: the tenant\'s (scenario 9)', async () => {
+    const calls: string[][] = [];
+    const recording: ScriptClient = {
+      evalsha: (sha, numKeys, ...rest) => {
+        calls.push(rest.slice(0, numKeys).map(String));
+        return client.evalsha(sha, numKeys, ...rest);
+      },
+      // After NOSCRIPT (a node whose scripts an earlier test flushed) the same call is sent again by EVAL.
+      eval: (script, numKeys, ...rest) => client.eval(script, numKeys, ...rest),
+    };
+    const engine = new RedisEngine(recording);
+    const rules = ALGORITHMS.filter((a) => a !== 'leaky_bucket_shaper').map((algorithm) => ({ name: algorithm, algorithm, limit: 50, windowMs: 60_000 }));
+    const tenants = Array.from({ length: 12 }, (_, i) => `cluster-tag-${i}`);
+    // Concurrent decisions of many tenants (batched per tenant) and subjects with `{`, `}` and `:` in them.
+    await Promise.all(tenants.flatMap((tenantId) => ['a', '{b}', 'c:{d}'].map((subject) => engine.consume({ tenantId, subject, cost: 1, rules }))));
+    expect(calls).toHaveLength(tenants.length);
+    for (const keys of calls) {
+      const tags = new Set(keys.map(hashTagOf));
+      expect(tags.size).toBe(1);
+      expect(tenants.map(tenantTag)).toContain([...tags][0]);
+    }
+  });
+
+  it('leaves every key with a TTL that ends exactly when its state empties (scenario 6 on the cluster)', async () => {
+    await soakAndCheckTtls(client, new RedisEngine(client), () => undefined);
   });
 
   it('agrees with the memory engine step by step (scenario 5 on the cluster)', async () => {
