@@ -52,10 +52,13 @@ export function routePatternProblem(pattern: string): string | null {
   return null;
 }
 
-export const routePatternSchema = z.string().superRefine((pattern, ctx) => {
-  const problem = routePatternProblem(pattern);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+export const routePatternSchema = z
+  .string()
+  .superRefine((pattern, ctx) => {
+    const problem = routePatternProblem(pattern);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('A path such as /v1/items/*: * is a whole segment (one segment; the rest of the path when last). No regular expressions, no query.');
 
 /** One segment of a parsed pattern: a literal, `*` (exactly one segment), or a last `*` (the rest, one or more). */
 export type PatternSegment = { kind: 'literal'; value: string } | { kind: 'one' } | { kind: 'rest' };
