@@ -6,7 +6,7 @@ import type { Policy } from '@/lib/api-types';
 import { attemptKey, formError } from '@/lib/form-state';
 import { formatCount } from '@/lib/format';
 import { ownerLabel, SCOPE_LABELS } from '@/lib/policies';
-import { ConfirmSubmit } from './confirm-submit';
+import { ConfirmForm } from './confirm-submit';
 import { FormAlert } from './form-messages';
 import { MutationStatus, useMutation } from './mutation-status';
 import { PolicyLimits } from './policy-limits';
@@ -76,28 +76,16 @@ function EditPolicyForm({ policy, onDone }: { policy: Policy; onDone: () => void
 }
 
 function DeletePolicyForm({ policy, route, action }: { policy: Policy; route: string; action: (formData: FormData) => void }) {
-  const [confirming, setConfirming] = useState(false);
   return (
-    <form
-      action={(formData) => {
-        setConfirming(false);
-        action(formData);
-      }}
-      className="actions-form"
-    >
-      <input type="hidden" name="policyId" value={policy.id} />
-      <input type="hidden" name="route" value={route} />
-      <ConfirmSubmit
-        confirming={confirming}
-        onArm={() => setConfirming(true)}
-        onCancel={() => setConfirming(false)}
-        label="Delete"
-        confirmLabel="Confirm delete"
-        pendingLabel="Deleting…"
-        title={`Delete policy ${route} of ${ownerLabel(policy)}`}
-        testId={`policy-delete-${policy.name}`}
-        cancelTestId={`policy-delete-cancel-${policy.name}`}
-      />
-    </form>
+    <ConfirmForm
+      action={action}
+      fields={{ policyId: policy.id, route }}
+      label="Delete"
+      confirmLabel="Confirm delete"
+      pendingLabel="Deleting…"
+      title={`Delete policy ${route} of ${ownerLabel(policy)}`}
+      testId={`policy-delete-${policy.name}`}
+      cancelTestId={`policy-delete-cancel-${policy.name}`}
+    />
   );
 }

@@ -5,7 +5,7 @@ import { addPolicyLimit, editPolicyLimit, removePolicyLimit } from '@/lib/action
 import type { PlanLimit, Policy } from '@/lib/api-types';
 import { attemptKey, formError } from '@/lib/form-state';
 import { formatAlgorithm, formatCount, formatWindow } from '@/lib/format';
-import { ConfirmSubmit } from './confirm-submit';
+import { ConfirmForm } from './confirm-submit';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { limitErrorFields, LimitFields } from './limit-fields';
@@ -122,35 +122,23 @@ function AddPolicyLimitForm({ policy, onDone }: { policy: Policy; onDone: () => 
 }
 
 function RemovePolicyLimitForm({ policy, limit, testKey }: { policy: Policy; limit: PlanLimit; testKey: string }) {
-  const [confirming, setConfirming] = useState(false);
   const [state, action] = useMutation(removePolicyLimit, `policy-${policy.id}`);
   return (
-    <form
-      action={(formData) => {
-        setConfirming(false);
-        action(formData);
-      }}
-      className="actions-form"
+    <ConfirmForm
+      action={action}
+      fields={{ policyId: policy.id, limitId: limit.id, limitName: limit.name }}
+      label="Remove"
+      confirmLabel="Confirm remove"
+      pendingLabel="Removing…"
+      title={`Remove limit ${limit.name} from policy ${policy.name}`}
+      testId={`policy-limit-remove-${testKey}`}
+      cancelTestId={`policy-limit-remove-cancel-${testKey}`}
     >
-      <input type="hidden" name="policyId" value={policy.id} />
-      <input type="hidden" name="limitId" value={limit.id} />
-      <input type="hidden" name="limitName" value={limit.name} />
-      <ConfirmSubmit
-        confirming={confirming}
-        onArm={() => setConfirming(true)}
-        onCancel={() => setConfirming(false)}
-        label="Remove"
-        confirmLabel="Confirm remove"
-        pendingLabel="Removing…"
-        title={`Remove limit ${limit.name} from policy ${policy.name}`}
-        testId={`policy-limit-remove-${testKey}`}
-        cancelTestId={`policy-limit-remove-cancel-${testKey}`}
-      />
       {state.status === 'failed' && (
         <p className="form-message field-error" role="alert">
           {state.message}
         </p>
       )}
-    </form>
+    </ConfirmForm>
   );
 }
