@@ -26,6 +26,7 @@ interface Ids {
   planId: string;
   limitId: string;
   tenant: string;
+  policyId: string;
 }
 
 const MATRIX: Row[] = [
@@ -67,6 +68,22 @@ const MATRIX: Row[] = [
   },
   { method: 'PUT', url: '/v1/admin/tenants/:tenantId/overrides/:name', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/overrides/minute`, body: { limit: 0 } }), expect: OPERATOR_WRITE_REFUSED(400) },
   { method: 'DELETE', url: '/v1/admin/tenants/:tenantId/overrides/:name', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/overrides/nothing` }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'GET', url: '/v1/admin/policies', call: () => ({ path: '/v1/admin/policies' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/policies/:policyId', call: (ids) => ({ path: `/v1/admin/policies/${ids.policyId}` }), expect: OPERATOR_READ },
+  { method: 'POST', url: '/v1/admin/policies', call: (ids) => ({ path: '/v1/admin/policies', body: { planId: ids.planId, name: 'x', method: 'GET', pattern: '/x?' } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'PATCH', url: '/v1/admin/policies/:policyId', call: (ids) => ({ path: `/v1/admin/policies/${ids.policyId}`, body: { mode: 'shadow' } }), expect: OPERATOR_READ },
+  { method: 'DELETE', url: '/v1/admin/policies/:policyId', call: () => ({ path: '/v1/admin/policies/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'POST', url: '/v1/admin/policies/:policyId/limits', call: (ids) => ({ path: `/v1/admin/policies/${ids.policyId}/limits`, body: { name: 'x', windowS: 0, limit: 1 } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  {
+    method: 'PATCH', url: '/v1/admin/policies/:policyId/limits/:limitId',
+    call: (ids) => ({ path: `/v1/admin/policies/${ids.policyId}/limits/00000000-0000-4000-8000-000000000000`, body: { limit: 10 } }),
+    expect: OPERATOR_WRITE_REFUSED(404),
+  },
+  {
+    method: 'DELETE', url: '/v1/admin/policies/:policyId/limits/:limitId',
+    call: (ids) => ({ path: `/v1/admin/policies/${ids.policyId}/limits/00000000-0000-4000-8000-000000000000` }),
+    expect: OPERATOR_WRITE_REFUSED(404),
+  },
   { method: 'GET', url: '/v1/admin/keys', call: () => ({ path: '/v1/admin/keys' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/keys/:keyId', call: () => ({ path: '/v1/admin/keys/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'POST', url: '/v1/admin/keys', call: () => ({ path: '/v1/admin/keys', body: { kind: 'root' } }), expect: OPERATOR_WRITE_REFUSED(400) },
@@ -94,7 +111,16 @@ describe('route × caller matrix', () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
     api = await startApi();
     const fixture = await createTenant(prisma);
-    ids = { tenantId: fixture.tenant.id, planId: fixture.plan.id, limitId: fixture.plan.limits.find((l) => l.name === 'minute')!.id, tenant: fixture.tenant.slug };
+    const policy = await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'matrix', method: 'GET', pattern: '/matrix/*', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
+    });
+    ids = {
+      tenantId: fixture.tenant.id,
+      planId: fixture.plan.id,
+      limitId: fixture.plan.limits.find((l) => l.name === 'minute')!.id,
+      tenant: fixture.tenant.slug,
+      policyId: policy.id,
+    };
     const service = await createServiceKey(prisma);
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
     await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);

@@ -8,6 +8,7 @@ import { CheckModule } from './modules/check/check.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { PlansModule } from './modules/plans/plans.module';
+import { PoliciesModule } from './modules/policies/policies.module';
 import { RulesModule } from './modules/rules/rules.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
 
@@ -33,6 +34,7 @@ export class AppModule {
         PlansModule,
         TenantsModule,
         KeysModule,
+        PoliciesModule,
       ],
     };
   }

@@ -1,5 +1,6 @@
 'use client';
 
+import { type ReactNode, useState } from 'react';
 import { useFormStatus } from 'react-dom';
 
 interface ConfirmSubmitProps {
@@ -47,5 +48,33 @@ export function ConfirmSubmit({ confirming, onArm, onCancel, label, confirmLabel
         </button>
       )}
     </>
+  );
+}
+
+interface ConfirmFormProps extends Omit<ConfirmSubmitProps, 'confirming' | 'onArm' | 'onCancel'> {
+  action: (formData: FormData) => void;
+  /** The hidden fields the action reads (ids, and names for its message). */
+  fields: Record<string, string>;
+  /** Shown after the button, e.g. why the last attempt failed. */
+  children?: ReactNode;
+}
+
+/** A form that is only a two-step submit button (Delete, Remove): armed by the first click, sent by the second. */
+export function ConfirmForm({ action, fields, children, ...button }: ConfirmFormProps) {
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <form
+      action={(formData) => {
+        setConfirming(false);
+        action(formData);
+      }}
+      className="actions-form"
+    >
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <ConfirmSubmit confirming={confirming} onArm={() => setConfirming(true)} onCancel={() => setConfirming(false)} {...button} />
+      {children}
+    </form>
   );
 }

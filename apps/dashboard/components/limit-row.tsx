@@ -5,7 +5,7 @@ import { editLimit, removeLimit } from '@/lib/actions/limits';
 import type { PlanLimit } from '@/lib/api-types';
 import { attemptKey, formError } from '@/lib/form-state';
 import { formatAlgorithm, formatCount, formatWindow } from '@/lib/format';
-import { ConfirmSubmit } from './confirm-submit';
+import { ConfirmForm } from './confirm-submit';
 import { FormAlert } from './form-messages';
 import { limitErrorFields, LimitFields } from './limit-fields';
 import { LimitForm } from './limit-save';
@@ -80,38 +80,26 @@ function EditLimitForm({ plan, limit, testKey, onDone }: LimitFormProps & { onDo
 }
 
 function RemoveLimitForm({ plan, limit, testKey }: LimitFormProps) {
-  const [confirming, setConfirming] = useState(false);
   const [state, action] = useMutation(removeLimit, `plan-${plan.id}`);
   const messageId = `limit-remove-${testKey}-message`;
 
   return (
-    <form
-      action={(formData) => {
-        setConfirming(false);
-        action(formData);
-      }}
-      className="actions-form"
+    <ConfirmForm
+      action={action}
+      fields={{ planId: plan.id, limitId: limit.id, limitName: limit.name }}
+      label="Remove"
+      confirmLabel="Confirm remove"
+      pendingLabel="Removing…"
+      title={`Remove limit ${limit.name} from plan ${plan.slug}`}
+      describedBy={state.status === 'failed' ? messageId : undefined}
+      testId={`limit-remove-${testKey}`}
+      cancelTestId={`limit-remove-cancel-${testKey}`}
     >
-      <input type="hidden" name="planId" value={plan.id} />
-      <input type="hidden" name="limitId" value={limit.id} />
-      <input type="hidden" name="limitName" value={limit.name} />
-      <ConfirmSubmit
-        confirming={confirming}
-        onArm={() => setConfirming(true)}
-        onCancel={() => setConfirming(false)}
-        label="Remove"
-        confirmLabel="Confirm remove"
-        pendingLabel="Removing…"
-        title={`Remove limit ${limit.name} from plan ${plan.slug}`}
-        describedBy={state.status === 'failed' ? messageId : undefined}
-        testId={`limit-remove-${testKey}`}
-        cancelTestId={`limit-remove-cancel-${testKey}`}
-      />
       {state.status === 'failed' && (
         <p id={messageId} className="form-message field-error" role="alert" data-testid={`limit-remove-error-${testKey}`}>
           {state.message}
         </p>
       )}
-    </form>
+    </ConfirmForm>
   );
 }

@@ -5,6 +5,7 @@ import { usePathname } from 'next/navigation';
 
 const LINKS = [
   { href: '/plans', label: 'Plans' },
+  { href: '/policies', label: 'Policies' },
   { href: '/rule-sets', label: 'Rule sets' },
   { href: '/tenants', label: 'Tenants' },
   { href: '/keys', label: 'Keys' },

@@ -46,5 +46,6 @@ function PageLink({ href, testId, label }: { href: string | undefined; testId: s
 
 function hrefFor(basePath: string, param: string, trail: string[]): string {
   if (trail.length === 0) return basePath;
-  return `${basePath}?${new URLSearchParams(trail.map((cursor) => [param, cursor]))}`;
+  // The base may carry a query of its own (a filtered list); the cursors follow it.
+  return `${basePath}${basePath.includes('?') ? '&' : '?'}${new URLSearchParams(trail.map((cursor) => [param, cursor]))}`;
 }

@@ -5,7 +5,7 @@ import { removePlan, renamePlan } from '@/lib/actions/plans';
 import type { Plan } from '@/lib/api-types';
 import { formError } from '@/lib/form-state';
 import { formatCount } from '@/lib/format';
-import { ConfirmSubmit } from './confirm-submit';
+import { ConfirmForm } from './confirm-submit';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { useMutation } from './mutation-status';
@@ -82,29 +82,17 @@ interface DeletePlanFormProps {
 }
 
 function DeletePlanForm({ plan, action, describedBy }: DeletePlanFormProps) {
-  const [confirming, setConfirming] = useState(false);
   return (
-    <form
-      action={(formData) => {
-        setConfirming(false);
-        action(formData);
-      }}
-      className="actions-form"
-    >
-      <input type="hidden" name="planId" value={plan.id} />
-      <input type="hidden" name="planSlug" value={plan.slug} />
-      <ConfirmSubmit
-        confirming={confirming}
-        onArm={() => setConfirming(true)}
-        onCancel={() => setConfirming(false)}
-        label="Delete plan"
-        confirmLabel="Confirm delete"
-        pendingLabel="Deleting…"
-        title={plan.tenantCount > 0 ? 'Tenants are on this plan: move them to another plan first' : `Delete plan ${plan.slug}`}
-        describedBy={describedBy}
-        testId={`plan-delete-${plan.slug}`}
-        cancelTestId={`plan-delete-cancel-${plan.slug}`}
-      />
-    </form>
+    <ConfirmForm
+      action={action}
+      fields={{ planId: plan.id, planSlug: plan.slug }}
+      label="Delete plan"
+      confirmLabel="Confirm delete"
+      pendingLabel="Deleting…"
+      title={plan.tenantCount > 0 ? 'Tenants are on this plan: move them to another plan first' : `Delete plan ${plan.slug}`}
+      describedBy={describedBy}
+      testId={`plan-delete-${plan.slug}`}
+      cancelTestId={`plan-delete-cancel-${plan.slug}`}
+    />
   );
 }

@@ -1,3 +1,4 @@
+import type { FailureMode, PolicyMethod, PolicyMode, SubjectScope } from '@tollgate/domain';
 import { z } from 'zod';
 
 /**
@@ -83,6 +84,35 @@ export type TenantPage = z.infer<typeof tenantPageSchema>;
 export const tenantResponseSchema = z.object({ tenant: tenantSchema, ruleVersion: z.number() });
 export type TenantResponse = z.infer<typeof tenantResponseSchema>;
 
+
+export const POLICY_METHODS = ['*', 'GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const satisfies readonly PolicyMethod[];
+export const POLICY_MODES = ['enforce', 'shadow', 'off'] as const satisfies readonly PolicyMode[];
+export const FAILURE_MODES = ['open', 'closed', 'local'] as const satisfies readonly FailureMode[];
+export const SUBJECT_SCOPES = ['tenant', 'subject', 'ip'] as const satisfies readonly SubjectScope[];
+
+const ownerRefSchema = z.object({ id, slug: z.string(), name: z.string() });
+
+/** An endpoint policy: of a plan or of one tenant (exactly one of `plan` and `tenant`). */
+export const policySchema = z.object({
+  id,
+  plan: ownerRefSchema.nullable(),
+  tenant: ownerRefSchema.nullable(),
+  name: z.string(),
+  method: z.enum(POLICY_METHODS),
+  pattern: z.string(),
+  cost: z.number(),
+  scope: z.enum(SUBJECT_SCOPES),
+  mode: z.enum(POLICY_MODES),
+  failureMode: z.enum(FAILURE_MODES),
+  limits: z.array(planLimitSchema),
+});
+export type Policy = z.infer<typeof policySchema>;
+
+export const policyPageSchema = z.object({ items: z.array(policySchema), nextCursor: z.string().nullable() });
+export type PolicyPage = z.infer<typeof policyPageSchema>;
+
+export const policyResponseSchema = z.object({ policy: policySchema, ruleVersion: z.number() });
+export type PolicyResponse = z.infer<typeof policyResponseSchema>;
 
 export const KEY_KINDS = ['service', 'tenant', 'operator'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];

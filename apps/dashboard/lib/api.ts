@@ -9,6 +9,8 @@ import {
   meResponseSchema,
   planListSchema,
   planResponseSchema,
+  policyPageSchema,
+  policyResponseSchema,
   restoreRuleSetResponseSchema,
   ruleVersionResponseSchema,
   ruleSetDiffSchema,
@@ -25,6 +27,9 @@ import {
   type LoginResponse,
   type Plan,
   type PlanResponse,
+  type Policy,
+  type PolicyPage,
+  type PolicyResponse,
   type RestoreRuleSetResponse,
   type RuleVersionResponse,
   type RuleSetDiff,
@@ -199,6 +204,54 @@ export function createTenant(token: string, tenant: NewTenant): Promise<TenantRe
 /** Renames, moves to another plan, changes the time zone, suspends or resumes. */
 export function updateTenant(token: string, tenantId: string, patch: Partial<Omit<NewTenant, 'slug'>>): Promise<TenantResponse> {
   return apiRequest(`/v1/admin/tenants/${encodeURIComponent(tenantId)}`, tenantResponseSchema, { method: 'PATCH', token, body: patch });
+}
+
+export interface PolicyFilter {
+  planId?: string;
+  tenantId?: string;
+  method?: Policy['method'];
+  mode?: Policy['mode'];
+}
+
+/** A page of policies (pattern, then method order), filtered. */
+export function listPolicies(token: string, filter: PolicyFilter, cursor: string | undefined, pageSize = 50): Promise<PolicyPage> {
+  const query = new URLSearchParams({ limit: String(pageSize) });
+  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
+  if (cursor) query.set('cursor', cursor);
+  return apiRequest(`/v1/admin/policies?${query}`, policyPageSchema, { token });
+}
+
+export type NewPolicy = ({ planId: string } | { tenantId: string }) &
+  Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'> & { limits: NewLimit[] };
+export type PolicyPatch = Partial<Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'>>;
+
+function policyPath(policyId: string, ...rest: string[]): string {
+  return ['/v1/admin/policies', policyId, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
+}
+
+/** A 409 `conflict` when the owner has a policy for this route or of this name; a 400 `rule_set_invalid` when it cannot run. */
+export function createPolicy(token: string, policy: NewPolicy): Promise<PolicyResponse> {
+  return apiRequest('/v1/admin/policies', policyResponseSchema, { method: 'POST', token, body: policy });
+}
+
+export function updatePolicy(token: string, policyId: string, patch: PolicyPatch): Promise<PolicyResponse> {
+  return apiRequest(policyPath(policyId), policyResponseSchema, { method: 'PATCH', token, body: patch });
+}
+
+export function deletePolicy(token: string, policyId: string): Promise<RuleVersionResponse> {
+  return apiRequest(policyPath(policyId), ruleVersionResponseSchema, { method: 'DELETE', token });
+}
+
+export function createPolicyLimit(token: string, policyId: string, limit: NewLimit): Promise<UpdateLimitResponse> {
+  return apiRequest(policyPath(policyId, 'limits'), updateLimitResponseSchema, { method: 'POST', token, body: limit });
+}
+
+export function updatePolicyLimit(token: string, policyId: string, limitId: string, patch: LimitPatch): Promise<UpdateLimitResponse> {
+  return apiRequest(policyPath(policyId, 'limits', limitId), updateLimitResponseSchema, { method: 'PATCH', token, body: patch });
+}
+
+export function deletePolicyLimit(token: string, policyId: string, limitId: string): Promise<RuleVersionResponse> {
+  return apiRequest(policyPath(policyId, 'limits', limitId), ruleVersionResponseSchema, { method: 'DELETE', token });
 }
 
 export async function listKeys(token: string, filter: { kind?: KeyKind; tenantId?: string; revoked?: boolean } = {}): Promise<ApiKey[]> {

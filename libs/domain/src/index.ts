@@ -6,3 +6,4 @@ export * from './limits';
 export * from './rule-set';
 export * from './check';
 export * from './rate-limit-headers';
+export * from './policies';

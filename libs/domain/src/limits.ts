@@ -38,3 +38,36 @@ export interface LimitState {
   resetMs: number;
   windowS: number;
 }
+
+const wholeNumber = () => z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`);
+
+/** The fields of a limit as the admin API takes them (plans, tenant overrides, endpoint policies), with readable messages. */
+export const limitInputFields = {
+  windowS: z.int('must be a whole number of seconds').min(1, 'must be at least 1').max(MAX_WINDOW_S, `must be at most ${MAX_WINDOW_S} (366 days)`),
+  limit: wholeNumber(),
+  algorithm: z.enum(ALGORITHMS),
+  burst: wholeNumber().nullable(),
+};
+
+/** A new limit; `algorithm` defaults to a fixed window, `burst` to the limit. */
+export const newLimitSchema = z.strictObject({
+  name: limitNameSchema,
+  ...limitInputFields,
+  algorithm: limitInputFields.algorithm.default('fixed_window'),
+  burst: limitInputFields.burst.optional(),
+});
+export type NewLimit = z.infer<typeof newLimitSchema>;
+
+/** A change of a limit: any of its numbers or its algorithm (the name is its identity). */
+export const limitPatchSchema = z
+  .strictObject(limitInputFields)
+  .partial()
+  .refine((p) => Object.keys(p).length > 0, 'nothing to change');
+export type LimitPatch = z.infer<typeof limitPatchSchema>;
+
+/** A list of new limits with unique names. */
+export const newLimitsSchema = z
+  .array(newLimitSchema)
+  .max(20)
+  .default([])
+  .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, 'limit names must be unique');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limitSpecSchema } from './limits';
+import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from './policies';
 import { slug } from './text';
 
 export const TENANT_STATUSES = ['active', 'suspended'] as const;
@@ -25,16 +26,46 @@ const compiledServiceKeySchema = z.object({
   expiresAt: z.string().datetime().nullable(),
 });
 
+const compiledPolicySchema = z.object({
+  id: z.string().min(1),
+  name: policyNameSchema,
+  method: z.enum(POLICY_METHODS),
+  pattern: routePatternSchema,
+  cost: z.int().min(1),
+  scope: z.enum(SUBJECT_SCOPES),
+  mode: z.enum(POLICY_MODES),
+  failureMode: z.enum(FAILURE_MODES),
+  limits: z
+    .array(limitSpecSchema)
+    .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, 'limit names must be unique'),
+});
+
+/** One owner's policies keyed by route (`GET /v1/items/*`): a key is unique per owner. */
+const policyTableSchema = z.record(z.string(), compiledPolicySchema);
+
+/**
+ * Endpoint policies by owner. A tenant's policies are its plan's plus its own; its own replaces the plan's of the
+ * same route (docs/adr/0005-endpoint-policies.md). `policyMatcher` (libs/rules) indexes them for request time.
+ */
+const compiledPoliciesSchema = z.object({
+  plans: z.record(slug, policyTableSchema),
+  tenants: z.record(slug, policyTableSchema),
+});
+
 /** The rules every API node enforces: compiled from Postgres, stored in Redis, swapped in memory. */
 export const ruleSetSchema = z.object({
   version: z.int().min(1),
   compiledAt: z.string().datetime(),
   tenants: z.record(slug, compiledTenantSchema),
   serviceKeys: z.array(compiledServiceKeySchema),
+  // Absent in versions compiled before policies existed.
+  policies: compiledPoliciesSchema.default({ plans: {}, tenants: {} }),
 });
 
 export type RuleSet = z.infer<typeof ruleSetSchema>;
 export type CompiledTenant = z.infer<typeof compiledTenantSchema>;
 export type CompiledServiceKey = z.infer<typeof compiledServiceKeySchema>;
+export type CompiledPolicy = z.infer<typeof compiledPolicySchema>;
+export type CompiledPolicies = z.infer<typeof compiledPoliciesSchema>;
 /** A rule set before it is numbered. */
 export type RuleSetBody = Omit<RuleSet, 'version' | 'compiledAt'>;

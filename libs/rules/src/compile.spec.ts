@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@tollgate/domain';
 import { compileRuleSet, type RuleSource } from './compile';
+import type { SourcePolicy } from './compile-policies';
 import { diffJson } from './diff';
 
 const source = (): RuleSource => ({
@@ -85,5 +86,80 @@ describe('compileRuleSet with tenant overrides', () => {
       { name: 'minute', windowS: 60, limit: 99, algorithm: 'gcra', burst: 5 },
       { name: 'daily', windowS: 86_400, limit: 1000, algorithm: 'fixed_window' },
     ]);
+  });
+});
+
+describe('compileRuleSet with endpoint policies', () => {
+  const policy = (over: Partial<SourcePolicy> = {}): SourcePolicy => ({
+    id: 'e1',
+    planId: 'p1',
+    tenantId: null,
+    name: 'items',
+    method: 'GET',
+    pattern: '/v1/items/*',
+    cost: 2,
+    scope: 'subject',
+    mode: 'enforce',
+    failureMode: 'open',
+    limits: [{ name: 'minute', windowS: 60, limit: 50, algorithm: 'token_bucket', burst: 60 }],
+    ...over,
+  });
+  const withPolicies = (...policies: SourcePolicy[]): RuleSource => ({ ...source(), policies });
+
+  it('compiles policies by owner and route, and puts them in the diff by route', () => {
+    const tenantPolicy = policy({ id: 'e2', planId: null, tenantId: 't1', name: 'acme_items', cost: 1 });
+    const before = compileRuleSet(withPolicies(policy({ cost: 1 }), tenantPolicy));
+    const after = compileRuleSet(withPolicies(policy(), tenantPolicy));
+    expect(after.policies.plans['starter']!['GET /v1/items/*']).toEqual({
+      id: 'e1',
+      name: 'items',
+      method: 'GET',
+      pattern: '/v1/items/*',
+      cost: 2,
+      scope: 'subject',
+      mode: 'enforce',
+      failureMode: 'open',
+      limits: [{ name: 'minute', windowS: 60, limit: 50, algorithm: 'token_bucket', burst: 60 }],
+    });
+    expect(Object.keys(after.policies.tenants['acme']!)).toEqual(['GET /v1/items/*']);
+    expect(diffJson(before, after)).toEqual([{ path: 'policies.plans.starter.GET /v1/items/*.cost', before: 1, after: 2 }]);
+  });
+
+  it.each<[string, SourcePolicy[], RegExp]>([
+    ['an invalid pattern', [policy({ pattern: '/v1/items*' })], /whole segment/],
+    ['a regular expression for a pattern', [policy({ pattern: '/v1/items/[0-9]+' })], /no regular expressions/],
+    ['an unknown method', [policy({ method: 'FETCH' })], /method/],
+    ['two policies of one plan for one route', [policy(), policy({ id: 'e2', name: 'other' })], /two policies for GET \/v1\/items\/\*/],
+    ['a policy of an unknown plan', [policy({ planId: 'gone' })], /unknown plan/],
+    ['a policy of both a plan and a tenant', [policy({ tenantId: 't1' })], /exactly one plan or tenant/],
+    ['a sliding log the engine cannot hold', [policy({ limits: [{ name: 'daily', windowS: 86_400, limit: 20_000, algorithm: 'sliding_log' }] })], /policies\.plans\.starter\.GET \/v1\/items\/\*\.limits\.0: .*10000/],
+    ['a qualified limit name over the engine\'s 32 characters', [policy({ name: 'a_long_policy_nm', limits: [{ name: 'a_rather_long_limit_nm', windowS: 60, limit: 5, algorithm: 'fixed_window' }] })], /name/],
+    ['a cost above a limit\'s capacity', [policy({ cost: 61 })], /costs 61, more than limit minute can ever hold \(60\)/],
+    ['two policies a tenant gets with one name', [policy(), policy({ id: 'e2', planId: null, tenantId: 't1', pattern: '/v1/other' })], /tenant acme: policies .* are both named items/],
+  ])('refuses %s with rule_set_invalid', (_label, policies, message) => {
+    expectRefused(withPolicies(...policies), message);
+  });
+
+  it('refuses a policy limit whose name in check answers is already a limit of the tenant', () => {
+    const s = withPolicies(policy({ name: 'x', limits: [{ name: 'y', windowS: 60, limit: 5, algorithm: 'fixed_window' }] }));
+    s.plans[0]!.limits.push({ name: 'x-y', windowS: 60, limit: 5, algorithm: 'fixed_window' });
+    expectRefused(s, /limit x-y of policy GET \/v1\/items\/\* has the name of limit x-y/);
+  });
+
+  function expectRefused(s: RuleSource, message: RegExp): void {
+    let error: unknown;
+    try {
+      compileRuleSet(s);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('rule_set_invalid');
+    expect((error as AppError).message).toMatch(message);
+  }
+
+  it('lets a tenant\'s policy replace its plan\'s policy of the same route, even under the same name', () => {
+    const body = compileRuleSet(withPolicies(policy(), policy({ id: 'e2', planId: null, tenantId: 't1', cost: 1 })));
+    expect(body.policies.tenants['acme']!['GET /v1/items/*']!.cost).toBe(1);
   });
 });

@@ -1,19 +1,22 @@
 import { AppError, ErrorCode, ruleSetSchema, type RuleSetBody } from '@tollgate/domain';
 import { resolveRule } from '@tollgate/limiter';
+import { checkPolicies, compileLimits, groupPolicies, type SourceLimit, type SourcePolicy } from './compile-policies';
 import { toLimitRule } from './limit-rules';
 
 /** The control-plane rows a rule set is compiled from (plain data: no Prisma types leak past here). */
 export interface RuleSource {
-  plans: { id: string; slug: string; limits: { name: string; windowS: number; limit: number; algorithm: string; burst?: number | null }[] }[];
+  plans: { id: string; slug: string; limits: SourceLimit[] }[];
   tenants: {
     id: string;
     slug: string;
     status: string;
     planId: string;
     /** Replace the plan limit of the same name, or add a limit only this tenant has. */
-    overrides?: { name: string; windowS: number; limit: number; algorithm: string; burst?: number | null }[];
+    overrides?: SourceLimit[];
   }[];
   serviceKeys: { id: string; prefix: string; hash: string; tenantScope: string[]; expiresAt: Date | null }[];
+  /** Endpoint policies of plans and tenants. */
+  policies?: SourcePolicy[];
 }
 
 /**
@@ -31,15 +34,7 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       slug: t.slug,
       status: t.status,
       plan: plan.slug,
-      limits: withOverrides(plan.limits, t.overrides ?? [])
-        .sort((a, b) => a.windowS - b.windowS || a.name.localeCompare(b.name))
-        .map((l) => ({
-          name: l.name,
-          windowS: l.windowS,
-          limit: l.limit,
-          algorithm: l.algorithm,
-          ...(l.burst ? { burst: l.burst } : {}),
-        })),
+      limits: compileLimits(withOverrides(plan.limits, t.overrides ?? [])),
     };
   }
   const body = {
@@ -51,6 +46,12 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       tenants: k.tenantScope.length > 0 ? k.tenantScope : null,
       expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null,
     })),
+    policies: groupPolicies(
+      source.policies ?? [],
+      new Map(source.plans.map((p) => [p.id, p.slug])),
+      new Map(source.tenants.map((t) => [t.id, t.slug])),
+      invalid,
+    ),
   };
   const parsed = ruleSetSchema.omit({ version: true, compiledAt: true }).safeParse(body);
   if (!parsed.success) {
@@ -67,10 +68,9 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       }
     });
   }
+  checkPolicies(parsed.data, invalid);
   return parsed.data;
 }
-
-type SourceLimit = RuleSource['plans'][number]['limits'][number];
 
 /** The plan's limits with the tenant's overrides applied by name (an override of a new name adds a limit). */
 function withOverrides(planLimits: SourceLimit[], overrides: SourceLimit[]): SourceLimit[] {

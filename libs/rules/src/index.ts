@@ -4,3 +4,5 @@ export * from './rule-set-store';
 export * from './versions';
 export * from './limit-rules';
 export * from './snapshot';
+export * from './compile-policies';
+export * from './policy-matcher';

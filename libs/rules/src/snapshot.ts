@@ -1,12 +1,28 @@
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { AppError, ErrorCode, FAILURE_MODES, POLICY_MODES, SUBJECT_SCOPES } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
 import { z } from 'zod';
 
 type Tx = Prisma.TransactionClient;
 
+const limitSchema = z.object({ id: z.string(), name: z.string(), windowS: z.number(), limit: z.number(), algorithm: z.string(), burst: z.number().nullable() });
+
+const policySchema = z.object({
+  id: z.string(),
+  planId: z.string().nullable(),
+  tenantId: z.string().nullable(),
+  name: z.string(),
+  method: z.string(),
+  pattern: z.string(),
+  cost: z.number(),
+  scope: z.enum(SUBJECT_SCOPES),
+  mode: z.enum(POLICY_MODES),
+  failureMode: z.enum(FAILURE_MODES),
+  limits: z.array(limitSchema),
+});
+
 /**
- * What a rule set version can be restored to: plans with their limits, and each tenant's plan, status and
- * limit overrides.
+ * What a rule set version can be restored to: plans with their limits, each tenant's plan, status and
+ * limit overrides, and the endpoint policies of plans and tenants.
  * Keys are deliberately not part of it: restoring a version never brings a revoked key back.
  */
 const snapshotSchema = z.object({
@@ -15,9 +31,7 @@ const snapshotSchema = z.object({
       id: z.string(),
       slug: z.string(),
       name: z.string(),
-      limits: z.array(
-        z.object({ id: z.string(), name: z.string(), windowS: z.number(), limit: z.number(), algorithm: z.string(), burst: z.number().nullable() }),
-      ),
+      limits: z.array(limitSchema),
     }),
   ),
   tenants: z.array(
@@ -31,6 +45,8 @@ const snapshotSchema = z.object({
         .optional(),
     }),
   ),
+  // Absent in snapshots taken before policies existed: restoring those leaves policies as they are.
+  policies: z.array(policySchema).optional(),
 });
 export type RuleSnapshot = z.infer<typeof snapshotSchema>;
 
@@ -38,11 +54,28 @@ type AlgorithmValue = Prisma.PlanLimitCreateManyInput['algorithm'];
 
 /** The restorable rows, read inside the caller's transaction. */
 export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
-  const [plans, tenants] = await Promise.all([
+  const limitFields = { id: true, name: true, windowS: true, limit: true, algorithm: true, burst: true } as const;
+  const [plans, tenants, policies] = await Promise.all([
     tx.plan.findMany({ orderBy: { slug: 'asc' }, include: { limits: { orderBy: { name: 'asc' } } } }),
     tx.tenant.findMany({
       orderBy: { slug: 'asc' },
       select: { id: true, planId: true, status: true, overrides: { orderBy: { name: 'asc' }, select: { name: true, windowS: true, limit: true, algorithm: true, burst: true } } },
+    }),
+    tx.endpointPolicy.findMany({
+      orderBy: { id: 'asc' },
+      select: {
+        id: true,
+        planId: true,
+        tenantId: true,
+        name: true,
+        method: true,
+        pattern: true,
+        cost: true,
+        scope: true,
+        mode: true,
+        failureMode: true,
+        limits: { orderBy: { name: 'asc' }, select: limitFields },
+      },
     }),
   ]);
   return {
@@ -53,6 +86,7 @@ export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
       limits: p.limits.map((l) => ({ id: l.id, name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst })),
     })),
     tenants,
+    policies,
   };
 }
 
@@ -64,8 +98,8 @@ export function parseSnapshot(raw: unknown): RuleSnapshot | null {
 
 /**
  * Writes a snapshot back, inside the caller's transaction: every plan of the snapshot gets its name, slug and
- * exactly its limits back; every tenant that still exists gets its plan and status back. Plans and tenants
- * created after the snapshot are left as they are.
+ * exactly its limits back; every tenant that still exists gets its plan and status back; every plan and tenant of
+ * the snapshot gets exactly its policies back. Plans and tenants created after the snapshot are left as they are.
  */
 export async function restoreSnapshot(tx: Tx, snapshot: RuleSnapshot): Promise<void> {
   for (const plan of snapshot.plans) {
@@ -90,5 +124,24 @@ export async function restoreSnapshot(tx: Tx, snapshot: RuleSnapshot): Promise<v
         });
       }
     }
+  }
+  if (snapshot.policies) {
+    const tenantIds = snapshot.tenants.map((t) => t.id).filter((id) => existing.has(id));
+    await restorePolicies(tx, snapshot.policies, snapshot.plans.map((p) => p.id), tenantIds);
+  }
+}
+
+/**
+ * Gives the plans and tenants named exactly the snapshot's policies, with their ids (deleted and written again,
+ * so that routes and names swapped between two policies never collide on the way).
+ */
+async function restorePolicies(tx: Tx, policies: NonNullable<RuleSnapshot['policies']>, planIds: string[], tenantIds: string[]): Promise<void> {
+  await tx.endpointPolicy.deleteMany({ where: { OR: [{ planId: { in: planIds } }, { tenantId: { in: tenantIds } }] } });
+  const owners = new Set([...planIds, ...tenantIds]);
+  for (const { limits, ...policy } of policies) {
+    if (!owners.has(policy.planId ?? policy.tenantId ?? '')) continue;
+    await tx.endpointPolicy.create({
+      data: { ...policy, limits: { create: limits.map((l) => ({ ...l, algorithm: l.algorithm as AlgorithmValue })) } },
+    });
   }
 }

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -56,7 +57,7 @@ export class KeysController {
   /** Creates a key (rate limited per operator: 30 a minute). The secret is in this answer only. */
   @Post()
   @Access('operator')
-  @ApiBody({ schema: { ...(z.toJSONSchema(newKeySchema, { io: 'input' }) as object), example: { kind: 'service', name: 'checkout gateway', tenants: ['acme'] } } })
+  @ApiJsonBody(newKeySchema, { kind: 'service', name: 'checkout gateway', tenants: ['acme'] })
   async create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newKeySchema)) input: NewKey) {
     const actor = actorOf(caller);
     await this.selfLimiter.admit('key-creation', actor, 30, 'too many keys created; try again later');
@@ -74,7 +75,7 @@ export class KeysController {
   @Post(':keyId/rotate')
   @HttpCode(200)
   @Access('operator')
-  @ApiBody({ schema: { ...(z.toJSONSchema(rotateSchema, { io: 'input' }) as object), example: { overlapSeconds: 3600 } } })
+  @ApiJsonBody(rotateSchema, { overlapSeconds: 3600 })
   async rotate(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string, @Body(new ZodPipe(rotateSchema)) body: z.infer<typeof rotateSchema>) {
     const actor = actorOf(caller);
     await this.selfLimiter.admit('key-creation', actor, 30, 'too many keys created; try again later');

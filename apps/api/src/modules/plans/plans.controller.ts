@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -13,9 +13,6 @@ import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type 
 import { planInclude, toPlanView, type PlanView } from './plan-views';
 import { AddPlanLimitUseCase, RemovePlanLimitUseCase, UpdatePlanLimitUseCase } from './use-cases/plan-limits.use-cases';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
-
-/** OpenAPI body from a zod schema, with an example. */
-const ApiJsonBody = (schema: z.ZodType, example: unknown) => ApiBody({ schema: { ...(z.toJSONSchema(schema, { io: 'input' }) as object), example } });
 
 /** Plans (tariffs) and their limits. Every write is one audited rule change and answers with its rule set version. */
 @ApiTags('plans')

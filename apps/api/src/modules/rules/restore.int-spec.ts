@@ -70,6 +70,36 @@ describe('restoring a rule set version', () => {
     await waitFor(async () => (await enforcedMinute()) === 30, 1_000);
   });
 
+  it('brings endpoint policies back as they were: changed ones, deleted ones (same id), and none created since', async () => {
+    const policies = (method: string, path = '', body?: unknown) => api.request(method, `/v1/admin/policies${path}`, { token: session, body });
+    const created = await policies('POST', '', {
+      planId: fixture.plan.id,
+      name: 'items',
+      method: 'GET',
+      pattern: '/v1/items/*',
+      mode: 'shadow',
+      limits: [{ name: 'minute', windowS: 60, limit: 50 }],
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.policy.id;
+    const withPolicy: number = created.body.ruleVersion;
+    await policies('PATCH', `/${id}`, { mode: 'enforce' });
+    await policies('DELETE', `/${id}`);
+    const later = await policies('POST', '', { tenantId: fixture.tenant.id, name: 'later', method: 'POST', pattern: '/v1/later', limits: [] });
+    expect(later.status).toBe(201);
+
+    const r = await api.request('POST', `/v1/admin/rule-sets/${withPolicy}/restore`, { token: session });
+    expect(r.status).toBe(200);
+    const restored = await policies('GET', `/${id}`);
+    expect(restored.body).toMatchObject({ id, mode: 'shadow', limits: [{ name: 'minute', limit: 50 }] });
+    expect((await policies('GET', `/${later.body.policy.id}`)).status).toBe(404);
+    const version = (await api.request('GET', `/v1/admin/rule-sets/${r.body.ruleVersion}`, { token: session })).body;
+    expect(version.compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*']).toMatchObject({ id, mode: 'shadow' });
+    expect(version.compiled.policies.tenants).toEqual({});
+    const diff = await api.request('GET', `/v1/admin/rule-sets/diff?from=${withPolicy}&to=${r.body.ruleVersion}`, { token: session });
+    expect(diff.body.changes.filter((c: { path: string }) => c.path.startsWith('policies.'))).toEqual([]);
+  });
+
   it('never brings back a revoked key', async () => {
     const before = (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version as number;
     await prisma.apiKey.updateMany({ where: { prefix: key.slice(0, 12) }, data: { revokedAt: new Date() } });

@@ -1,4 +1,4 @@
-import { ALGORITHMS, limitNameSchema, MAX_LIMIT, MAX_WINDOW_S, slug, TENANT_STATUSES } from '@tollgate/domain';
+import { limitInputFields, limitNameSchema, slug, TENANT_STATUSES } from '@tollgate/domain';
 import { z } from 'zod';
 
 /** An IANA time zone this runtime knows (`Europe/Berlin`, `UTC`); daily quotas can reset at its midnight. */
@@ -33,10 +33,10 @@ export type TenantPatch = z.infer<typeof tenantPatchSchema>;
 
 /** A tenant's own version of a limit (replaces the plan's limit of the same name, or adds one). */
 export const overrideSchema = z.strictObject({
-  windowS: z.int('must be a whole number of seconds').min(1, 'must be at least 1').max(MAX_WINDOW_S, `must be at most ${MAX_WINDOW_S} (366 days)`),
-  limit: z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`),
-  algorithm: z.enum(ALGORITHMS).default('fixed_window'),
-  burst: z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`).nullable().default(null),
+  windowS: limitInputFields.windowS,
+  limit: limitInputFields.limit,
+  algorithm: limitInputFields.algorithm.default('fixed_window'),
+  burst: limitInputFields.burst.default(null),
 });
 export type OverrideInput = z.infer<typeof overrideSchema>;
 export const overrideName = limitNameSchema;

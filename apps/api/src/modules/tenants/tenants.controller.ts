@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, slug, TENANT_STATUSES } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -21,9 +22,6 @@ const listQuery = z.strictObject({
   plan: z.uuid().optional(),
   status: z.enum(TENANT_STATUSES).optional(),
 });
-
-const ApiJsonBody = (schema: z.ZodType, example: unknown) =>
-  ApiBody({ schema: { ...(z.toJSONSchema(schema, { io: 'input' }) as object), example } });
 
 /** Tenants: the operator's customers. Every write is one audited rule change and answers with its rule set version. */
 @ApiTags('tenants')

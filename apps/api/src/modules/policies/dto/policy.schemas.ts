@@ -1,0 +1,51 @@
+import { FAILURE_MODES, MAX_COST, newLimitsSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
+import { z } from 'zod';
+
+export { limitPatchSchema, newLimitSchema, type LimitPatch, type NewLimit } from '@tollgate/domain';
+
+const policyFields = {
+  name: policyNameSchema,
+  method: z.enum(POLICY_METHODS),
+  pattern: routePatternSchema,
+  cost: z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_COST, `must be at most ${MAX_COST}`),
+  scope: z.enum(SUBJECT_SCOPES),
+  mode: z.enum(POLICY_MODES),
+  failureMode: z.enum(FAILURE_MODES),
+};
+
+/** A new policy of a plan (`planId`) or of a tenant (`tenantId`), with its first limits. */
+export const newPolicySchema = z
+  .strictObject({
+    planId: z.uuid('must be a plan id').optional(),
+    tenantId: z.uuid('must be a tenant id').optional(),
+    ...policyFields,
+    cost: policyFields.cost.default(1),
+    scope: policyFields.scope.default('tenant'),
+    mode: policyFields.mode.default('enforce'),
+    failureMode: policyFields.failureMode.default('open'),
+    limits: newLimitsSchema,
+  })
+  .superRefine((p, ctx) => {
+    if ((p.planId === undefined) === (p.tenantId === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['planId'], message: 'give exactly one of planId (a plan\'s policy) and tenantId (a tenant\'s own)' });
+    }
+  });
+export type NewPolicy = z.infer<typeof newPolicySchema>;
+
+/** A change of a policy; its owner is its identity and does not change. */
+export const policyPatchSchema = z
+  .strictObject(policyFields)
+  .partial()
+  .refine((p) => Object.keys(p).length > 0, 'nothing to change');
+export type PolicyPatch = z.infer<typeof policyPatchSchema>;
+
+export const listPoliciesQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** `nextCursor` of the previous page. */
+  cursor: z.string().max(400).optional(),
+  planId: z.uuid().optional(),
+  tenantId: z.uuid().optional(),
+  method: z.enum(POLICY_METHODS).optional(),
+  mode: z.enum(POLICY_MODES).optional(),
+});
+export type ListPoliciesQuery = z.infer<typeof listPoliciesQuery>;

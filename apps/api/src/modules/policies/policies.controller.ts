@@ -1,0 +1,142 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode, POLICY_METHODS, POLICY_MODES } from '@tollgate/domain';
+import type { PrismaClient } from '@tollgate/db';
+import { Access } from '../../common/access.decorator';
+import { ApiJsonBody } from '../../common/api-json-body';
+import { actorOf } from '../../common/audit';
+import { type Caller, CurrentCaller } from '../../common/caller';
+import { IdPipe } from '../../common/id.pipe';
+import { ZodPipe } from '../../common/zod.pipe';
+import { PRISMA } from '../../infra/infra.module';
+import {
+  type LimitPatch,
+  limitPatchSchema,
+  type ListPoliciesQuery,
+  listPoliciesQuery,
+  type NewLimit,
+  newLimitSchema,
+  type NewPolicy,
+  newPolicySchema,
+  type PolicyPatch,
+  policyPatchSchema,
+} from './dto/policy.schemas';
+import { afterPolicyCursor, encodePolicyCursor, policyOrder } from './policy-cursor';
+import { policyInclude, toPolicyView, type PolicyView } from './policy-views';
+import { AddPolicyLimitUseCase, RemovePolicyLimitUseCase, UpdatePolicyLimitUseCase } from './use-cases/policy-limits.use-cases';
+import { CreatePolicyUseCase, DeletePolicyUseCase, UpdatePolicyUseCase } from './use-cases/policies.use-cases';
+
+const EXAMPLE_POLICY = {
+  planId: '00000000-0000-4000-8000-000000000000',
+  name: 'items',
+  method: 'GET',
+  pattern: '/v1/items/*',
+  cost: 1,
+  scope: 'subject',
+  mode: 'shadow',
+  failureMode: 'open',
+  limits: [{ name: 'second', windowS: 1, limit: 20, algorithm: 'token_bucket', burst: 40 }, { name: 'minute', windowS: 60, limit: 600 }],
+};
+
+/**
+ * Endpoint policies: limits per method + route pattern, of a plan (every tenant on it) or of one tenant (replacing
+ * its plan's policy of the same route). Every write is one audited rule change and answers with its rule set version.
+ */
+@ApiTags('policies')
+@ApiBearerAuth()
+@Controller('v1/admin/policies')
+export class PoliciesController {
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly createPolicy: CreatePolicyUseCase,
+    private readonly updatePolicy: UpdatePolicyUseCase,
+    private readonly deletePolicy: DeletePolicyUseCase,
+    private readonly addLimit: AddPolicyLimitUseCase,
+    private readonly updateLimit: UpdatePolicyLimitUseCase,
+    private readonly removeLimit: RemovePolicyLimitUseCase,
+  ) {}
+
+  /** Policies ordered by pattern and method, a page at a time (`nextCursor` is null on the last page). */
+  @Get()
+  @Access('operator')
+  @ApiQuery({ name: 'limit', required: false, example: 50 })
+  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiQuery({ name: 'planId', required: false, description: 'policies of this plan' })
+  @ApiQuery({ name: 'tenantId', required: false, description: 'policies of this tenant (its own, not its plan\'s)' })
+  @ApiQuery({ name: 'method', required: false, enum: POLICY_METHODS })
+  @ApiQuery({ name: 'mode', required: false, enum: POLICY_MODES })
+  async list(@Query(new ZodPipe(listPoliciesQuery)) query: ListPoliciesQuery): Promise<{ items: PolicyView[]; nextCursor: string | null }> {
+    const rows = await this.prisma.endpointPolicy.findMany({
+      where: {
+        ...(query.cursor ? afterPolicyCursor(query.cursor) : {}),
+        ...(query.planId ? { planId: query.planId } : {}),
+        ...(query.tenantId ? { tenantId: query.tenantId } : {}),
+        ...(query.method ? { method: query.method } : {}),
+        ...(query.mode ? { mode: query.mode } : {}),
+      },
+      orderBy: policyOrder,
+      take: query.limit + 1,
+      include: policyInclude,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return { items: page.map(toPolicyView), nextCursor: rows.length > query.limit && last ? encodePolicyCursor(last) : null };
+  }
+
+  @Get(':policyId')
+  @Access('operator')
+  async get(@Param('policyId', IdPipe) policyId: string): Promise<PolicyView> {
+    const policy = await this.prisma.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude });
+    if (!policy) throw new AppError(ErrorCode.NOT_FOUND, 'policy not found');
+    return toPolicyView(policy);
+  }
+
+  /** A policy of a plan (`planId`) or of a tenant (`tenantId`); 409 when the owner has one for the route or name. */
+  @Post()
+  @Access('operator')
+  @ApiJsonBody(newPolicySchema, EXAMPLE_POLICY)
+  create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPolicySchema)) input: NewPolicy) {
+    return this.createPolicy.execute(actorOf(caller), input);
+  }
+
+  /** Switch to `enforce` after watching it in `shadow`, change the cost, the route, the failure mode… */
+  @Patch(':policyId')
+  @Access('operator')
+  @ApiJsonBody(policyPatchSchema, { mode: 'enforce', cost: 2, failureMode: 'closed' })
+  update(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(policyPatchSchema)) patch: PolicyPatch) {
+    return this.updatePolicy.execute(actorOf(caller), policyId, patch);
+  }
+
+  @Delete(':policyId')
+  @HttpCode(200)
+  @Access('operator')
+  remove(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string) {
+    return this.deletePolicy.execute(actorOf(caller), policyId);
+  }
+
+  @Post(':policyId/limits')
+  @Access('operator')
+  @ApiJsonBody(newLimitSchema, { name: 'daily', windowS: 86400, limit: 10000 })
+  createLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
+    return this.addLimit.execute(actorOf(caller), policyId, input);
+  }
+
+  @Patch(':policyId/limits/:limitId')
+  @Access('operator')
+  @ApiJsonBody(limitPatchSchema, { limit: 1200 })
+  patchLimit(
+    @CurrentCaller() caller: Caller,
+    @Param('policyId', IdPipe) policyId: string,
+    @Param('limitId', IdPipe) limitId: string,
+    @Body(new ZodPipe(limitPatchSchema)) patch: LimitPatch,
+  ) {
+    return this.updateLimit.execute(actorOf(caller), policyId, limitId, patch);
+  }
+
+  @Delete(':policyId/limits/:limitId')
+  @HttpCode(200)
+  @Access('operator')
+  deleteLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Param('limitId', IdPipe) limitId: string) {
+    return this.removeLimit.execute(actorOf(caller), policyId, limitId);
+  }
+}

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import type { Prisma } from '@tollgate/db';
+import { writeAudit } from '../../../common/audit';
+import { RuleChangeService } from '../../rules/rule-change.service';
+import type { NewPolicy, PolicyPatch } from '../dto/policy.schemas';
+import { policyInclude, toPolicyView, type PolicyView } from '../policy-views';
+
+type Tx = Prisma.TransactionClient;
+type Owner = { planId: string; tenantId?: undefined } | { tenantId: string; planId?: undefined };
+
+export async function policyOf(tx: Tx, policyId: string) {
+  const policy = await tx.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude });
+  if (!policy) throw new AppError(ErrorCode.NOT_FOUND, 'policy not found');
+  return policy;
+}
+
+async function assertOwner(tx: Tx, owner: Owner): Promise<void> {
+  const found = owner.planId
+    ? await tx.plan.findUnique({ where: { id: owner.planId }, select: { id: true } })
+    : await tx.tenant.findUnique({ where: { id: owner.tenantId }, select: { id: true } });
+  if (!found) throw new AppError(ErrorCode.VALIDATION_FAILED, `no ${owner.planId ? 'plan' : 'tenant'} with this id`, owner.planId ? 'planId' : 'tenantId');
+}
+
+/**
+ * A 409 naming what is taken: an owner has one policy per method + pattern, and one per name (the name prefixes
+ * its limits' names in check answers). The unique indexes say the same; this says it in words.
+ */
+async function assertFree(tx: Tx, owner: Owner, policy: { name: string; method: string; pattern: string }, exceptId?: string): Promise<void> {
+  const where = owner.planId ? { planId: owner.planId } : { tenantId: owner.tenantId };
+  const clash = await tx.endpointPolicy.findFirst({
+    where: { ...where, ...(exceptId ? { id: { not: exceptId } } : {}), OR: [{ method: policy.method, pattern: policy.pattern }, { name: policy.name }] },
+    select: { name: true, method: true, pattern: true },
+  });
+  if (!clash) return;
+  const whose = owner.planId ? 'this plan' : 'this tenant';
+  throw new AppError(
+    ErrorCode.CONFLICT,
+    clash.method === policy.method && clash.pattern === policy.pattern
+      ? `${whose} already has a policy for ${policy.method} ${policy.pattern} (${clash.name})`
+      : `${whose} already has a policy named ${policy.name}`,
+  );
+}
+
+function ownerOf(p: { planId: string | null; tenantId: string | null }): Owner {
+  return p.planId !== null ? { planId: p.planId } : { tenantId: p.tenantId! };
+}
+
+/** Creates a policy of a plan or a tenant with its limits, as one audited rule change. */
+@Injectable()
+export class CreatePolicyUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, input: NewPolicy): Promise<{ policy: PolicyView; ruleVersion: number }> {
+    const { limits, planId, tenantId, ...fields } = input;
+    const owner: Owner = planId ? { planId } : { tenantId: tenantId! };
+    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      await assertOwner(tx, owner);
+      await assertFree(tx, owner, fields);
+      const created = await tx.endpointPolicy.create({
+        data: { ...owner, ...fields, limits: { create: limits.map((l) => ({ ...l, burst: l.burst ?? null })) } },
+        include: policyInclude,
+      });
+      await writeAudit(tx, { actor, action: 'policy.created', entityType: 'policy', entityId: created.id, after: toPolicyView(created) });
+      return created;
+    });
+    return { policy: toPolicyView(result), ruleVersion };
+  }
+}
+
+/** Changes a policy's route, name, cost, scope, mode or failure mode, as one audited rule change. */
+@Injectable()
+export class UpdatePolicyUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, policyId: string, patch: PolicyPatch): Promise<{ policy: PolicyView; ruleVersion: number }> {
+    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      const before = await policyOf(tx, policyId);
+      if (patch.name !== undefined || patch.method !== undefined || patch.pattern !== undefined) {
+        await assertFree(tx, ownerOf(before), { name: patch.name ?? before.name, method: patch.method ?? before.method, pattern: patch.pattern ?? before.pattern }, policyId);
+      }
+      const after = await tx.endpointPolicy.update({ where: { id: policyId }, data: patch, include: policyInclude });
+      await writeAudit(tx, { actor, action: 'policy.updated', entityType: 'policy', entityId: policyId, before: toPolicyView(before), after: toPolicyView(after) });
+      return after;
+    });
+    return { policy: toPolicyView(result), ruleVersion };
+  }
+}
+
+/** Deletes a policy with its limits, as one audited rule change. */
+@Injectable()
+export class DeletePolicyUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, policyId: string): Promise<{ ruleVersion: number }> {
+    const { ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      const before = await policyOf(tx, policyId);
+      await tx.endpointPolicy.delete({ where: { id: policyId } });
+      await writeAudit(tx, { actor, action: 'policy.deleted', entityType: 'policy', entityId: policyId, before: toPolicyView(before) });
+    });
+    return { ruleVersion };
+  }
+}

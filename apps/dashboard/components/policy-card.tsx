@@ -1,0 +1,91 @@
+'use client';
+
+import { useState } from 'react';
+import { editPolicy, removePolicy } from '@/lib/actions/policies';
+import type { Policy } from '@/lib/api-types';
+import { attemptKey, formError } from '@/lib/form-state';
+import { formatCount } from '@/lib/format';
+import { ownerLabel, SCOPE_LABELS } from '@/lib/policies';
+import { ConfirmForm } from './confirm-submit';
+import { FormAlert } from './form-messages';
+import { MutationStatus, useMutation } from './mutation-status';
+import { PolicyLimits } from './policy-limits';
+import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
+import { SubmitButton } from './submit-button';
+
+/** One policy: its route and owner, its settings (Edit), its limits, and a two-step Delete. */
+export function PolicyCard({ policy }: { policy: Policy }) {
+  const [editing, setEditing] = useState(false);
+  const [deletion, deleteAction] = useMutation(removePolicy, 'policies');
+  const route = `${policy.method} ${policy.pattern}`;
+  return (
+    <section className="card" aria-label={`Policy ${route} of ${ownerLabel(policy)}`} data-testid={`policy-${policy.name}`}>
+      <header className="plan-card-header">
+        <h2>
+          <code>{route}</code>
+        </h2>
+        <span className="chip">{policy.name}</span>
+        <span className={`badge badge-mode-${policy.mode}`} data-testid={`policy-mode-${policy.name}`}>
+          {policy.mode}
+        </span>
+        <span className="tenant-count">
+          {ownerLabel(policy)} · cost {formatCount(policy.cost)} · {SCOPE_LABELS[policy.scope].toLowerCase()} · fails {policy.failureMode}
+        </span>
+        <div className="plan-card-actions">
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            aria-expanded={editing}
+            onClick={() => setEditing(!editing)}
+            data-testid={`policy-edit-${policy.name}`}
+          >
+            Edit
+          </button>
+          <DeletePolicyForm policy={policy} route={route} action={deleteAction} />
+        </div>
+      </header>
+      {deletion.status === 'failed' && (
+        <p className="form-alert card-alert" role="alert" data-testid={`policy-delete-error-${policy.name}`}>
+          {deletion.message}
+        </p>
+      )}
+      {editing && <EditPolicyForm policy={policy} onDone={() => setEditing(false)} />}
+      <PolicyLimits policy={policy} />
+    </section>
+  );
+}
+
+function EditPolicyForm({ policy, onDone }: { policy: Policy; onDone: () => void }) {
+  const [state, action] = useMutation(editPolicy, `policy-${policy.id}`, onDone);
+  return (
+    <form action={action} className="inline-panel" noValidate aria-label={`Edit policy ${policy.name}`}>
+      <input type="hidden" name="policyId" value={policy.id} />
+      <FormAlert message={formError(state, POLICY_SETTINGS_FIELDS)} testId={`policy-edit-error-${policy.name}`} />
+      <div className="form-row" key={attemptKey(state)}>
+        <PolicySettingsFields state={state} policy={policy} testId={(field) => `policy-edit-${field}-${policy.name}`} />
+        <div className="form-row-buttons">
+          <SubmitButton label="Save" pendingLabel="Saving…" testId={`policy-edit-save-${policy.name}`} />
+          <button type="button" className="btn btn-secondary" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </div>
+      <MutationStatus statusKey={`policy-${policy.id}`} />
+    </form>
+  );
+}
+
+function DeletePolicyForm({ policy, route, action }: { policy: Policy; route: string; action: (formData: FormData) => void }) {
+  return (
+    <ConfirmForm
+      action={action}
+      fields={{ policyId: policy.id, route }}
+      label="Delete"
+      confirmLabel="Confirm delete"
+      pendingLabel="Deleting…"
+      title={`Delete policy ${route} of ${ownerLabel(policy)}`}
+      testId={`policy-delete-${policy.name}`}
+      cancelTestId={`policy-delete-cancel-${policy.name}`}
+    />
+  );
+}

@@ -1,0 +1,79 @@
+'use server';
+
+import { createPolicy, createPolicyLimit, deletePolicy, deletePolicyLimit, updatePolicy, updatePolicyLimit } from '../api';
+import type { FormState } from '../form-state';
+import { isProblem, readLimit, readLimitShape, readWholeNumber } from '../limits';
+import { live, mutate, rejected } from '../mutation';
+import { readNewPolicy, readPolicySettings } from '../policies';
+
+const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '');
+
+/** Creates a policy with its first limit (`owner`, `name`, `method`, `pattern`, settings, `limits.0.<field>`). */
+export async function newPolicy(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const policy = readNewPolicy(read);
+  if (isProblem(policy)) return rejected(formData, policy.field, policy.message);
+  const limit = readLimit(read, 'limits.0.');
+  if (isProblem(limit)) return rejected(formData, limit.field, limit.message);
+  return mutate(
+    formData,
+    (token) => createPolicy(token, { ...policy, limits: [limit] }),
+    (version) => `Policy ${policy.method} ${policy.pattern} created — ${live(version)}`,
+  );
+}
+
+/** Changes a policy's mode, failure mode, cost and scope. */
+export async function editPolicy(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const settings = readPolicySettings(read);
+  if (isProblem(settings)) return rejected(formData, settings.field, settings.message);
+  return mutate(
+    formData,
+    (token) => updatePolicy(token, read('policyId'), settings),
+    (version) => `Saved — ${live(version)}`,
+  );
+}
+
+export async function removePolicy(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  return mutate(
+    formData,
+    (token) => deletePolicy(token, read('policyId')),
+    (version) => `Policy ${read('route')} deleted — ${live(version)}`,
+  );
+}
+
+export async function addPolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const limit = readLimit(read);
+  if (isProblem(limit)) return rejected(formData, limit.field, limit.message);
+  return mutate(
+    formData,
+    (token) => createPolicyLimit(token, read('policyId'), limit),
+    (version) => `Limit ${limit.name} added — ${live(version)}`,
+    { conflict: { field: 'name', message: `This policy already has a limit named “${limit.name}”.` } },
+  );
+}
+
+/** Changes a policy limit's count, window, algorithm and burst. */
+export async function editPolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const count = readWholeNumber(read('limit'));
+  if (count === undefined || count === 0) return rejected(formData, 'limit', 'Enter a whole number of 1 or more.');
+  const shape = readLimitShape(read);
+  if (isProblem(shape)) return rejected(formData, shape.field, shape.message);
+  return mutate(
+    formData,
+    (token) => updatePolicyLimit(token, read('policyId'), read('limitId'), { limit: count, ...shape }),
+    (version) => `Saved — ${live(version)}`,
+  );
+}
+
+export async function removePolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  return mutate(
+    formData,
+    (token) => deletePolicyLimit(token, read('policyId'), read('limitId')),
+    (version) => `Limit ${read('limitName')} removed — ${live(version)}`,
+  );
+}

@@ -1,0 +1,66 @@
+import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES, type Policy } from './api-types';
+import { type FieldProblem, readWholeNumber } from './limits';
+
+/**
+ * What a policy form offers and how it reads back. Pure, so the client forms and the server actions that check
+ * what was posted share one definition.
+ */
+
+export const MODE_LABELS: Record<Policy['mode'], string> = { enforce: 'Enforce', shadow: 'Shadow (never deny)', off: 'Off' };
+/** What a check does when Redis cannot answer in time (the field's label says "when Redis is away"). */
+export const FAILURE_MODE_LABELS: Record<Policy['failureMode'], string> = { open: 'Open: pass', closed: 'Closed: 503', local: 'Local: in memory' };
+export const SCOPE_LABELS: Record<Policy['scope'], string> = { tenant: 'Whole tenant', subject: 'Per subject', ip: 'Per client address' };
+
+type Read = (name: string) => string;
+
+function oneOf<T extends string>(values: readonly T[], value: string): T | undefined {
+  return (values as readonly string[]).includes(value) ? (value as T) : undefined;
+}
+
+/** The settings an operator changes on an existing policy (the Edit form): mode, failure mode, cost and scope. */
+export function readPolicySettings(read: Read): Pick<Policy, 'mode' | 'failureMode' | 'cost' | 'scope'> | FieldProblem {
+  const cost = readWholeNumber(read('cost'));
+  if (cost === undefined || cost === 0) return { field: 'cost', message: 'Enter a whole number of 1 or more.' };
+  const mode = oneOf(POLICY_MODES, read('mode'));
+  if (!mode) return { field: 'mode', message: 'Choose a mode.' };
+  const failureMode = oneOf(FAILURE_MODES, read('failureMode'));
+  if (!failureMode) return { field: 'failureMode', message: 'Choose a failure mode.' };
+  const scope = oneOf(SUBJECT_SCOPES, read('scope'));
+  if (!scope) return { field: 'scope', message: 'Choose whose requests share a bucket.' };
+  return { mode, failureMode, cost, scope };
+}
+
+/** A whole new policy's own fields; its owner is posted as `owner` = `plan:<id>` or `tenant:<id>`. */
+export function readNewPolicy(read: Read): ({ planId: string } | { tenantId: string }) & Pick<Policy, 'name' | 'method' | 'pattern' | 'mode' | 'failureMode' | 'cost' | 'scope'> | FieldProblem {
+  const [kind, ownerId] = read('owner').split(':');
+  if (!ownerId || (kind !== 'plan' && kind !== 'tenant')) return { field: 'planId', message: 'Choose the plan or tenant the policy is for.' };
+  const name = read('name').trim();
+  if (name === '') return { field: 'name', message: 'Enter a name, e.g. items.' };
+  const method = oneOf(POLICY_METHODS, read('method'));
+  if (!method) return { field: 'method', message: 'Choose a method.' };
+  const pattern = read('pattern').trim();
+  if (pattern === '') return { field: 'pattern', message: 'Enter a route pattern, e.g. /v1/items/*.' };
+  const settings = readPolicySettings(read);
+  if ('field' in settings) return settings;
+  return { ...(kind === 'plan' ? { planId: ownerId } : { tenantId: ownerId }), name, method, pattern, ...settings };
+}
+
+/** `plan starter` or `tenant acme`: whose policy it is. */
+export function ownerLabel(policy: Pick<Policy, 'plan' | 'tenant'>): string {
+  return policy.plan ? `plan ${policy.plan.slug}` : `tenant ${policy.tenant?.slug ?? '?'}`;
+}
+
+/** The filters of the policies page, from its query string; anything unknown is ignored. */
+export function parsePolicyFilter(params: Record<string, string | string[] | undefined>) {
+  const first = (name: string) => {
+    const value = params[name];
+    return (Array.isArray(value) ? value[0] : value) || undefined;
+  };
+  const owner = first('owner')?.split(':');
+  return {
+    ...(owner?.[0] === 'plan' && owner[1] ? { planId: owner[1] } : {}),
+    ...(owner?.[0] === 'tenant' && owner[1] ? { tenantId: owner[1] } : {}),
+    method: oneOf(POLICY_METHODS, first('method') ?? ''),
+    mode: oneOf(POLICY_MODES, first('mode') ?? ''),
+  };
+}
