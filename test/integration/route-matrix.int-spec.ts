@@ -3,16 +3,22 @@ import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../support/fixtures';
+import { createServiceKey, createTenant, createTenantKey, createUser, publishRules, waitFor } from '../support/fixtures';
 
-// RELIABILITY.md scenario 17 (the part that exists so far): every route × every kind of caller gets the
-// expected status; guards deny by default. A route missing from MATRIX fails the test.
-type Caller = 'anonymous' | 'operator' | 'tenantUser' | 'service';
+// RELIABILITY.md scenario 17: every route × every kind of caller gets the expected status; guards deny by
+// default. A route missing from MATRIX fails the test. Callers: anonymous; tenant A's service key (restricted
+// to tenant A); a user of tenant A; a tenant key of tenant A; a user of tenant B; an operator. That tenant
+// callers only ever see their own tenant's data is shown by modules/tenant-self/tenant-self.int-spec.ts.
+const CALLERS = ['anonymous', 'service', 'tenantUser', 'tenantKey', 'otherTenant', 'operator'] as const;
+type Caller = (typeof CALLERS)[number];
 type Expect = Record<Caller, number>;
 
-const PUBLIC: Expect = { anonymous: 200, operator: 200, tenantUser: 200, service: 200 };
-const OPERATOR_READ: Expect = { anonymous: 401, operator: 200, tenantUser: 403, service: 403 };
-const OPERATOR_WRITE_REFUSED = (status: number): Expect => ({ anonymous: 401, operator: status, tenantUser: 403, service: 403 });
+const NOT_OPERATORS = { service: 403, tenantUser: 403, tenantKey: 403, otherTenant: 403 };
+const PUBLIC: Expect = { anonymous: 200, operator: 200, tenantUser: 200, tenantKey: 200, otherTenant: 200, service: 200 };
+const OPERATOR_READ: Expect = { anonymous: 401, operator: 200, ...NOT_OPERATORS };
+const OPERATOR_WRITE_REFUSED = (status: number): Expect => ({ anonymous: 401, operator: status, ...NOT_OPERATORS });
+/** The read-only tenant API: each tenant caller reads its own tenant. */
+const TENANT_READ: Expect = { anonymous: 401, operator: 403, service: 403, tenantUser: 200, tenantKey: 200, otherTenant: 200 };
 
 interface Row {
   method: string;
@@ -36,9 +42,18 @@ const MATRIX: Row[] = [
     method: 'POST', url: '/v1/auth/login',
     // A fresh unknown account for each call: sign-in attempts are rate limited per account.
     call: () => ({ path: '/v1/auth/login', body: { email: `nobody-${randomUUID()}@test.local`, password: 'wrong' } }),
-    expect: { anonymous: 401, operator: 401, tenantUser: 401, service: 401 },
+    expect: { anonymous: 401, operator: 401, tenantUser: 401, tenantKey: 401, otherTenant: 401, service: 401 },
   },
-  { method: 'GET', url: '/v1/auth/me', call: () => ({ path: '/v1/auth/me' }), expect: OPERATOR_READ },
+  // Users have a profile; keys do not.
+  { method: 'GET', url: '/v1/auth/me', call: () => ({ path: '/v1/auth/me' }), expect: { ...TENANT_READ, operator: 200, tenantKey: 403 } },
+  { method: 'GET', url: '/v1/tenant', call: () => ({ path: '/v1/tenant' }), expect: TENANT_READ },
+  { method: 'GET', url: '/v1/tenant/limits', call: () => ({ path: '/v1/tenant/limits' }), expect: TENANT_READ },
+  { method: 'GET', url: '/v1/tenant/keys', call: () => ({ path: '/v1/tenant/keys' }), expect: TENANT_READ },
+  { method: 'GET', url: '/v1/admin/users', call: () => ({ path: '/v1/admin/users' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'POST', url: '/v1/admin/users', call: () => ({ path: '/v1/admin/users', body: { email: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'PATCH', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000', body: { name: 'x' } }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'DELETE', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'GET', url: '/v1/admin/plans', call: () => ({ path: '/v1/admin/plans' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/plans/:planId', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}` }), expect: OPERATOR_READ },
   // Writes are called so that the operator passes the guard without changing what other rows rely on.
@@ -64,7 +79,7 @@ const MATRIX: Row[] = [
     // An unknown version: the operator passes the guard (404), without rolling back the shared test database.
     method: 'POST', url: '/v1/admin/rule-sets/:version/restore',
     call: () => ({ path: '/v1/admin/rule-sets/999999999/restore' }),
-    expect: { anonymous: 401, operator: 404, tenantUser: 403, service: 403 },
+    expect: { anonymous: 401, operator: 404, ...NOT_OPERATORS },
   },
   { method: 'PUT', url: '/v1/admin/tenants/:tenantId/overrides/:name', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/overrides/minute`, body: { limit: 0 } }), expect: OPERATOR_WRITE_REFUSED(400) },
   { method: 'DELETE', url: '/v1/admin/tenants/:tenantId/overrides/:name', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/overrides/nothing` }), expect: OPERATOR_WRITE_REFUSED(404) },
@@ -92,10 +107,10 @@ const MATRIX: Row[] = [
   {
     method: 'POST', url: '/v1/check',
     call: (ids) => ({ path: '/v1/check', body: { tenant: ids.tenant, endpoint: 'GET /x' } }),
-    expect: { anonymous: 401, operator: 403, tenantUser: 403, service: 200 },
+    expect: { anonymous: 401, operator: 403, tenantUser: 403, tenantKey: 403, otherTenant: 403, service: 200 },
   },
-  // Last: it ends the operator's session.
-  { method: 'POST', url: '/v1/auth/logout', call: () => ({ path: '/v1/auth/logout' }), expect: { anonymous: 401, operator: 204, tenantUser: 403, service: 403 } },
+  // Last: it ends the sessions (a key has none: nothing to end).
+  { method: 'POST', url: '/v1/auth/logout', call: () => ({ path: '/v1/auth/logout' }), expect: { anonymous: 401, operator: 204, tenantUser: 204, tenantKey: 204, otherTenant: 204, service: 403 } },
 ];
 
 /** OpenAPI document and Swagger UI: public, documentation only. */
@@ -121,12 +136,21 @@ describe('route × caller matrix', () => {
       tenant: fixture.tenant.slug,
       policyId: policy.id,
     };
-    const service = await createServiceKey(prisma);
+    const other = await createTenant(prisma);
+    const service = await createServiceKey(prisma, [fixture.tenant.slug]);
+    const tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
     await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
-    const login = async (role: 'operator' | 'tenant') =>
-      (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma, role, role === 'tenant' ? fixture.tenant.id : undefined) })).body.token as string;
-    tokens = { anonymous: undefined, operator: await login('operator'), tenantUser: await login('tenant'), service };
+    const login = async (role: 'operator' | 'tenant', tenantId?: string) =>
+      (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma, role, tenantId) })).body.token as string;
+    tokens = {
+      anonymous: undefined,
+      service,
+      tenantUser: await login('tenant', fixture.tenant.id),
+      tenantKey,
+      otherTenant: await login('tenant', other.tenant.id),
+      operator: await login('operator'),
+    };
   });
   afterAll(async () => {
     await api.close();
@@ -141,7 +165,7 @@ describe('route × caller matrix', () => {
   });
 
   for (const row of MATRIX) {
-    for (const caller of ['anonymous', 'service', 'tenantUser', 'operator'] as const) {
+    for (const caller of CALLERS) {
       it(`${row.method} ${row.url} as ${caller} → ${row.expect[caller]}`, async () => {
         const { path, body } = row.call(ids);
         const r = await api.request(row.method, path, { token: tokens[caller], body });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@tollgate/db';
 import type { LimitSpec } from '@tollgate/domain';
+import { generateKey } from '../../apps/api/src/modules/keys/key-format';
 
 /** A fresh plan + tenant with the given limits and a random slug, so tests never share counters or rows. */
 export async function createTenant(
@@ -32,6 +33,15 @@ export async function createServiceKey(prisma: PrismaClient, tenantScope: string
     },
   });
   return key;
+}
+
+/** A tenant key of `tenantId` (the secret is returned once; only its hash is stored), as the admin API makes one. */
+export async function createTenantKey(prisma: PrismaClient, tenantId: string, options: { revoked?: boolean; expiresAt?: Date } = {}) {
+  const { key, prefix, hash } = generateKey('tenant', 'test');
+  const row = await prisma.apiKey.create({
+    data: { kind: 'tenant', name: 'test tenant key', prefix, hash, tenantId, revokedAt: options.revoked ? new Date() : null, expiresAt: options.expiresAt ?? null },
+  });
+  return { key, id: row.id };
 }
 
 /** An operator (or tenant user) with a known password. */

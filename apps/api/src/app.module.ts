@@ -9,6 +9,8 @@ import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { PlansModule } from './modules/plans/plans.module';
 import { PoliciesModule } from './modules/policies/policies.module';
+import { TenantSelfModule } from './modules/tenant-self/tenant-self.module';
+import { UsersModule } from './modules/users/users.module';
 import { RulesModule } from './modules/rules/rules.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
 
@@ -35,6 +37,8 @@ export class AppModule {
         TenantsModule,
         KeysModule,
         PoliciesModule,
+        UsersModule,
+        TenantSelfModule,
       ],
     };
   }

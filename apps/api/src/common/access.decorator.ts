@@ -3,10 +3,12 @@ import { SetMetadata } from '@nestjs/common';
 /**
  * Who may call a route. Every handler must say it: the global guard denies a route without it.
  * - `public`: anyone (health, metrics, login)
- * - `operator`: an operator's dashboard session
+ * - `operator`: an operator's dashboard session or operator key (admin routes)
+ * - `tenant`: a tenant's user session or tenant key (its own tenant, read only)
  * - `service`: a service key (enforcement routes)
+ * A route may name several kinds (`@Access('operator', 'tenant')`); `public` stands alone.
  */
-export type AccessKind = 'public' | 'operator' | 'service';
+export type AccessKind = 'public' | 'operator' | 'tenant' | 'service';
 
 export const ACCESS_KEY = 'tollgate:access';
-export const Access = (kind: AccessKind) => SetMetadata(ACCESS_KEY, kind);
+export const Access = (...kinds: [AccessKind, ...AccessKind[]]) => SetMetadata(ACCESS_KEY, kinds);

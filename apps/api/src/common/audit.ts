@@ -29,6 +29,8 @@ export function actorOf(caller: Caller): string {
   switch (caller.kind) {
     case 'operator':
       return `user:${caller.user.email}`;
+    case 'tenant':
+      return caller.user ? `user:${caller.user.email}` : `key:${caller.keyPrefix}`;
     case 'service':
       return `key:${caller.prefix}`;
     default:

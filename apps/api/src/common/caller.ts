@@ -1,7 +1,12 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 
 export type Caller =
-  | { kind: 'operator'; sessionId: string; user: { id: string; email: string; name: string; role: 'operator' | 'tenant' } }
+  | { kind: 'operator'; sessionId: string; user: { id: string; email: string; name: string; role: 'operator' | 'tenant'; tenantId: string | null } }
+  /**
+   * A tenant's user (dashboard session) or a tenant key: reads its own tenant only. `tenantId` comes from the
+   * session's user or the key, never from the request.
+   */
+  | { kind: 'tenant'; tenantId: string; sessionId: string; user: { id: string; email: string; name: string; role: 'tenant' } | null; keyPrefix: string | null }
   | { kind: 'service'; keyId: string; prefix: string; tenants: readonly string[] | null }
   | { kind: 'anonymous' };
 

@@ -37,17 +37,19 @@ export class AuthController {
 
   @Post('logout')
   @HttpCode(204)
-  @Access('operator')
+  @Access('operator', 'tenant')
   @ApiBearerAuth()
   async logout(@CurrentCaller() caller: Caller): Promise<void> {
-    if (caller.kind === 'operator' && caller.sessionId) await this.sessions.logout(caller.sessionId);
+    if ((caller.kind === 'operator' || caller.kind === 'tenant') && caller.sessionId) await this.sessions.logout(caller.sessionId);
   }
 
+  /** Who is signed in: an operator, or a tenant's user (with its tenant). */
   @Get('me')
-  @Access('operator')
+  @Access('operator', 'tenant')
   @ApiBearerAuth()
   me(@CurrentCaller() caller: Caller): { user: SessionUser } {
-    if (caller.kind !== 'operator') throw new AppError(ErrorCode.UNAUTHENTICATED, 'not signed in');
-    return { user: caller.user };
+    if (caller.kind === 'operator') return { user: caller.user };
+    if (caller.kind === 'tenant' && caller.user) return { user: { ...caller.user, tenantId: caller.tenantId } };
+    throw new AppError(ErrorCode.FORBIDDEN, 'a key has no user: sign in to see who you are');
   }
 }

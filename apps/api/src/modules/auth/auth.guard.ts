@@ -20,9 +20,9 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const access = this.reflector.getAllAndOverride<AccessKind | undefined>(ACCESS_KEY, [ctx.getHandler(), ctx.getClass()]);
-    if (!access) throw new AppError(ErrorCode.FORBIDDEN, 'route has no access rule');
-    if (access === 'public') return true;
+    const access = this.reflector.getAllAndOverride<AccessKind[] | undefined>(ACCESS_KEY, [ctx.getHandler(), ctx.getClass()]);
+    if (!access || access.length === 0) throw new AppError(ErrorCode.FORBIDDEN, 'route has no access rule');
+    if (access.includes('public')) return true;
     const req = ctx.switchToHttp().getRequest<RequestWithCaller>();
     const token = bearerToken(req);
     if (!token) throw new AppError(ErrorCode.UNAUTHENTICATED, 'missing Authorization: Bearer credentials');
@@ -30,18 +30,32 @@ export class AuthGuard implements CanActivate {
     if (token.startsWith(SESSION_PREFIX)) {
       const session = await this.sessions.resolve(token);
       if (!session) throw new AppError(ErrorCode.UNAUTHENTICATED, 'session unknown or expired');
-      if (access !== 'operator' || session.user.role !== 'operator') {
-        throw new AppError(ErrorCode.FORBIDDEN, 'this session may not call this route');
+      const { user } = session;
+      if (user.role === 'operator' && access.includes('operator')) {
+        req.caller = { kind: 'operator', sessionId: session.sessionId, user };
+        return true;
       }
-      req.caller = { kind: 'operator', sessionId: session.sessionId, user: session.user };
+      if (user.role === 'tenant' && user.tenantId && access.includes('tenant')) {
+        const { tenantId, ...rest } = user;
+        req.caller = { kind: 'tenant', tenantId, sessionId: session.sessionId, user: { ...rest, role: 'tenant' }, keyPrefix: null };
+        return true;
+      }
+      throw new AppError(ErrorCode.FORBIDDEN, 'this session may not call this route');
+    }
+
+    if (isKeyOfKind(token, 'o')) {
+      const user = await this.sessions.resolveOperatorKey(token);
+      if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
+      if (!access.includes('operator')) throw new AppError(ErrorCode.FORBIDDEN, 'operator keys may only call admin routes');
+      req.caller = { kind: 'operator', sessionId: '', user };
       return true;
     }
 
-    if (isOperatorKey(token)) {
-      const user = await this.sessions.resolveOperatorKey(token);
-      if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
-      if (access !== 'operator') throw new AppError(ErrorCode.FORBIDDEN, 'operator keys may only call admin routes');
-      req.caller = { kind: 'operator', sessionId: '', user };
+    if (isKeyOfKind(token, 't')) {
+      const key = await this.sessions.resolveTenantKey(token);
+      if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
+      if (!access.includes('tenant')) throw new AppError(ErrorCode.FORBIDDEN, 'tenant keys may only read their own tenant');
+      req.caller = { kind: 'tenant', tenantId: key.tenantId, sessionId: '', user: null, keyPrefix: key.prefix };
       return true;
     }
 
@@ -49,13 +63,16 @@ export class AuthGuard implements CanActivate {
     if (!key || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
     }
-    if (access !== 'service') throw new AppError(ErrorCode.FORBIDDEN, 'service keys may only call enforcement routes');
+    if (!access.includes('service')) throw new AppError(ErrorCode.FORBIDDEN, 'service keys may only call enforcement routes');
     req.caller = { kind: 'service', keyId: key.id, prefix: key.prefix, tenants: key.tenants };
     return true;
   }
 }
 
-/** An operator key (`tg_live_o_…` with a valid checksum): verified against Postgres, admin routes only. */
-function isOperatorKey(token: string): boolean {
-  return /^tg_(live|test)_o_/.test(token) && hasValidChecksum(token);
+/**
+ * A key of one kind (`tg_<env>_o_…` operator, `tg_<env>_t_…` tenant) with a valid checksum: verified against
+ * Postgres. Service keys are verified against the rule set in memory.
+ */
+function isKeyOfKind(token: string, kind: 'o' | 't'): boolean {
+  return token.startsWith(`tg_live_${kind}_`) || token.startsWith(`tg_test_${kind}_`) ? hasValidChecksum(token) : false;
 }

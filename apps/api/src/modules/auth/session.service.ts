@@ -14,6 +14,8 @@ export interface SessionUser {
   email: string;
   name: string;
   role: 'operator' | 'tenant';
+  /** A tenant user's tenant (null for operators). */
+  tenantId: string | null;
 }
 
 /** Dashboard sessions: random tokens, only their SHA-256 stored, with an expiry. */
@@ -49,10 +51,24 @@ export class SessionService {
     const row = await this.prisma.apiKey.findUnique({ where: { hash: sha256Hex(key) } });
     const now = Date.now();
     if (!row || row.kind !== 'operator' || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= now)) return null;
-    if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > 60_000) {
-      await this.prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
+    await this.markUsed(row.id, row.lastUsedAt, now);
+    return { id: row.id, email: `key:${row.prefix}`, name: row.name, role: 'operator', tenantId: null };
+  }
+
+  /** The tenant behind a live tenant key (not revoked, not expired); marks the key as used. */
+  async resolveTenantKey(key: string): Promise<{ tenantId: string; prefix: string } | null> {
+    const row = await this.prisma.apiKey.findUnique({ where: { hash: sha256Hex(key) } });
+    const now = Date.now();
+    if (!row || row.kind !== 'tenant' || !row.tenantId || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= now)) return null;
+    await this.markUsed(row.id, row.lastUsedAt, now);
+    return { tenantId: row.tenantId, prefix: row.prefix };
+  }
+
+  /** Keeps `lastUsedAt` to the minute without a write per request. */
+  private async markUsed(id: string, lastUsedAt: Date | null, now: number): Promise<void> {
+    if (!lastUsedAt || now - lastUsedAt.getTime() > 60_000) {
+      await this.prisma.apiKey.update({ where: { id }, data: { lastUsedAt: new Date(now) } });
     }
-    return { id: row.id, email: `key:${row.prefix}`, name: row.name, role: 'operator' };
   }
 
   async logout(sessionId: string): Promise<void> {
@@ -60,6 +76,6 @@ export class SessionService {
   }
 }
 
-function toSessionUser(u: { id: string; email: string; name: string; role: 'operator' | 'tenant' }): SessionUser {
-  return { id: u.id, email: u.email, name: u.name, role: u.role };
+function toSessionUser(u: { id: string; email: string; name: string; role: 'operator' | 'tenant'; tenantId: string | null }): SessionUser {
+  return { id: u.id, email: u.email, name: u.name, role: u.role, tenantId: u.tenantId };
 }

@@ -1,0 +1,82 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode, type CompiledPolicy, type LimitSpec } from '@tollgate/domain';
+import type { PrismaClient } from '@tollgate/db';
+import { Access } from '../../common/access.decorator';
+import { type Caller, CurrentCaller } from '../../common/caller';
+import { PRISMA } from '../../infra/infra.module';
+import { toKeyView, type KeyView } from '../keys/key-views';
+import { RuleCache } from '../rules/rule-cache.service';
+
+export interface OwnTenantView {
+  id: string;
+  slug: string;
+  name: string;
+  status: 'active' | 'suspended';
+  timeZone: string;
+  plan: { slug: string; name: string };
+}
+
+export interface OwnLimitsView {
+  /** The rule set version these limits come from: what every node enforces now. */
+  ruleVersion: number;
+  /** The tenant's limits: its plan's, with its overrides applied. */
+  limits: LimitSpec[];
+  /** The endpoint policies that apply to the tenant (its plan's, its own replacing those of the same route). */
+  policies: (CompiledPolicy & { route: string })[];
+}
+
+/**
+ * The read-only API of a tenant's own data, for its users (dashboard session) and its tenant keys. The tenant
+ * is always the caller's: nothing in the request can name another one.
+ */
+@ApiTags('tenant')
+@ApiBearerAuth()
+@Controller('v1/tenant')
+export class TenantSelfController {
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly rules: RuleCache,
+  ) {}
+
+  @Get()
+  @Access('tenant')
+  async get(@CurrentCaller() caller: Caller): Promise<OwnTenantView> {
+    const tenant = await this.prisma.tenant.findUnique({ where: { id: tenantOf(caller) }, include: { plan: { select: { slug: true, name: true } } } });
+    if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
+    return { id: tenant.id, slug: tenant.slug, name: tenant.name, status: tenant.status, timeZone: tenant.timeZone, plan: tenant.plan };
+  }
+
+  /** The limits and policies in force for the tenant, from the rule set every node enforces. */
+  @Get('limits')
+  @Access('tenant')
+  async limits(@CurrentCaller() caller: Caller): Promise<OwnLimitsView> {
+    const tenantId = tenantOf(caller);
+    const ruleSet = this.rules.current();
+    const compiled = Object.values(ruleSet.tenants).find((t) => t.id === tenantId);
+    if (!compiled) {
+      // Created a moment ago and not compiled yet, or unknown: say which.
+      const exists = await this.prisma.tenant.count({ where: { id: tenantId } });
+      if (!exists) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
+      return { ruleVersion: ruleSet.version, limits: [], policies: [] };
+    }
+    const byRoute = { ...ruleSet.policies.plans[compiled.plan], ...ruleSet.policies.tenants[compiled.slug] };
+    const policies = Object.entries(byRoute)
+      .map(([route, policy]) => ({ route, ...policy }))
+      .sort((a, b) => a.route.localeCompare(b.route));
+    return { ruleVersion: ruleSet.version, limits: compiled.limits, policies };
+  }
+
+  /** The tenant's API keys (never a secret or a hash), newest first. */
+  @Get('keys')
+  @Access('tenant')
+  async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyView[] }> {
+    const rows = await this.prisma.apiKey.findMany({ where: { tenantId: tenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500 });
+    return { items: rows.map(toKeyView) };
+  }
+}
+
+function tenantOf(caller: Caller): string {
+  if (caller.kind !== 'tenant') throw new AppError(ErrorCode.FORBIDDEN, 'only a tenant caller has a tenant');
+  return caller.tenantId;
+}

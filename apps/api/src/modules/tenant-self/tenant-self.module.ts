@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { TenantSelfController } from './tenant-self.controller';
+
+@Module({ controllers: [TenantSelfController] })
+export class TenantSelfModule {}

@@ -1,0 +1,77 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode } from '@tollgate/domain';
+import type { PrismaClient } from '@tollgate/db';
+import type { z } from 'zod';
+import { Access } from '../../common/access.decorator';
+import { ApiJsonBody } from '../../common/api-json-body';
+import { actorOf } from '../../common/audit';
+import { type Caller, CurrentCaller } from '../../common/caller';
+import { IdPipe } from '../../common/id.pipe';
+import { ZodPipe } from '../../common/zod.pipe';
+import { PRISMA } from '../../infra/infra.module';
+import { listUsersQuery, newUserSchema, type NewUser, userPatchSchema, type UserPatch } from './user.schemas';
+import { toUserView, userInclude, type UserView } from './user-views';
+import { UsersUseCases } from './users.use-cases';
+
+/** Dashboard accounts: operators, and tenants' users who see only their own tenant. */
+@ApiTags('users')
+@ApiBearerAuth()
+@Controller('v1/admin/users')
+export class UsersController {
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly users: UsersUseCases,
+  ) {}
+
+  /** Users by e-mail, a page at a time (`nextCursor` is the next page's `cursor`). */
+  @Get()
+  @Access('operator')
+  @ApiQuery({ name: 'role', required: false, enum: ['operator', 'tenant'] })
+  @ApiQuery({ name: 'tenantId', required: false })
+  @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({ name: 'limit', required: false })
+  async list(@Query(new ZodPipe(listUsersQuery)) query: z.infer<typeof listUsersQuery>): Promise<{ items: UserView[]; nextCursor: string | null }> {
+    const rows = await this.prisma.user.findMany({
+      where: {
+        ...(query.role ? { role: query.role } : {}),
+        ...(query.tenantId ? { tenantId: query.tenantId } : {}),
+        ...(query.cursor ? { email: { gt: query.cursor } } : {}),
+      },
+      include: userInclude,
+      orderBy: { email: 'asc' },
+      take: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    return { items: page.map(toUserView), nextCursor: rows.length > query.limit ? (page.at(-1)?.email ?? null) : null };
+  }
+
+  @Get(':userId')
+  @Access('operator')
+  async get(@Param('userId', IdPipe) userId: string): Promise<UserView> {
+    const user = await this.prisma.user.findUnique({ where: { id: userId }, include: userInclude });
+    if (!user) throw new AppError(ErrorCode.NOT_FOUND, 'user not found');
+    return toUserView(user);
+  }
+
+  @Post()
+  @Access('operator')
+  @ApiJsonBody(newUserSchema, { email: 'ops@acme.example', name: 'Acme operations', role: 'tenant', tenantId: '00000000-0000-4000-8000-000000000000', password: 'a long passphrase' })
+  create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newUserSchema)) input: NewUser): Promise<UserView> {
+    return this.users.create(actorOf(caller), input);
+  }
+
+  @Patch(':userId')
+  @Access('operator')
+  @ApiJsonBody(userPatchSchema, { password: 'another long passphrase' })
+  update(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string, @Body(new ZodPipe(userPatchSchema)) patch: UserPatch): Promise<UserView> {
+    return this.users.update(actorOf(caller), userId, patch);
+  }
+
+  @Delete(':userId')
+  @HttpCode(204)
+  @Access('operator')
+  async remove(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string): Promise<void> {
+    await this.users.remove(actorOf(caller), caller.kind === 'operator' && caller.sessionId ? caller.user.id : null, userId);
+  }
+}
