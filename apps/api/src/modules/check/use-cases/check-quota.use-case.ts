@@ -24,6 +24,8 @@ export class CheckQuota {
 
   async execute(scope: CheckScope, request: CheckRequest): Promise<CheckResult> {
     const ruleSet = this.rules.current();
+    // Checking by the tenant's key lands with the key index of the rule set (next commit).
+    if (request.tenant === undefined) throw new AppError(ErrorCode.VALIDATION_FAILED, 'checks by key are not enabled on this node yet', 'key');
     const tenant = ruleSet.tenants[request.tenant];
     if (!tenant || (scope.tenants !== null && !scope.tenants.includes(request.tenant))) {
       throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
