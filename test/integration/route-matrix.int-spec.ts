@@ -17,6 +17,8 @@ const NOT_OPERATORS = { service: 403, tenantUser: 403, tenantKey: 403, otherTena
 const PUBLIC: Expect = { anonymous: 200, operator: 200, tenantUser: 200, tenantKey: 200, otherTenant: 200, service: 200 };
 const OPERATOR_READ: Expect = { anonymous: 401, operator: 200, ...NOT_OPERATORS };
 const OPERATOR_WRITE_REFUSED = (status: number): Expect => ({ anonymous: 401, operator: status, ...NOT_OPERATORS });
+/** Enforcement routes: service keys only (this one restricted to the tenant it checks). */
+const SERVICE_ONLY: Expect = { anonymous: 401, operator: 403, tenantUser: 403, tenantKey: 403, otherTenant: 403, service: 200 };
 /** The read-only tenant API: each tenant caller reads its own tenant. */
 const TENANT_READ: Expect = { anonymous: 401, operator: 403, service: 403, tenantUser: 200, tenantKey: 200, otherTenant: 200 };
 
@@ -107,8 +109,12 @@ const MATRIX: Row[] = [
   {
     method: 'POST', url: '/v1/check',
     call: (ids) => ({ path: '/v1/check', body: { tenant: ids.tenant, endpoint: 'GET /x' } }),
-    expect: { anonymous: 401, operator: 403, tenantUser: 403, tenantKey: 403, otherTenant: 403, service: 200 },
+    expect: SERVICE_ONLY,
   },
+  { method: 'POST', url: '/v1/check/peek', call: (ids) => ({ path: '/v1/check/peek', body: { tenant: ids.tenant, endpoint: 'GET /x' } }), expect: SERVICE_ONLY },
+  { method: 'POST', url: '/v1/check/refund', call: (ids) => ({ path: '/v1/check/refund', body: { tenant: ids.tenant, endpoint: 'GET /x' } }), expect: SERVICE_ONLY },
+  { method: 'POST', url: '/v1/check/lease', call: (ids) => ({ path: '/v1/check/lease', body: { tenant: ids.tenant, endpoint: 'GET /x', max: 1 } }), expect: SERVICE_ONLY },
+  { method: 'POST', url: '/v1/check/batch', call: (ids) => ({ path: '/v1/check/batch', body: { checks: [{ tenant: ids.tenant, endpoint: 'GET /x' }] } }), expect: SERVICE_ONLY },
   // Last: it ends the sessions (a key has none: nothing to end).
   { method: 'POST', url: '/v1/auth/logout', call: () => ({ path: '/v1/auth/logout' }), expect: { anonymous: 401, operator: 204, tenantUser: 204, tenantKey: 204, otherTenant: 204, service: 403 } },
 ];

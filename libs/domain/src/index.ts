@@ -7,3 +7,4 @@ export * from './rule-set';
 export * from './check';
 export * from './rate-limit-headers';
 export * from './policies';
+export * from './client-address';

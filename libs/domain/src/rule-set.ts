@@ -11,6 +11,8 @@ const compiledTenantSchema = z.object({
   slug,
   status: z.enum(TENANT_STATUSES),
   plan: slug,
+  /** IANA zone whose midnight resets the tenant's daily limits (absent in versions compiled before it: UTC). */
+  timeZone: z.string().min(1).default('UTC'),
   limits: z
     .array(limitSpecSchema)
     .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, 'limit names must be unique'),
@@ -23,6 +25,16 @@ const compiledServiceKeySchema = z.object({
   hash: z.string().regex(/^[0-9a-f]{64}$/),
   /** Tenant slugs this key may check; null = every tenant. */
   tenants: z.array(slug).nullable(),
+  expiresAt: z.string().datetime().nullable(),
+});
+
+/** A tenant's API key: what a check may carry instead of the tenant's slug. */
+const compiledTenantKeySchema = z.object({
+  id: z.string().min(1),
+  prefix: z.string().min(1),
+  /** SHA-256 of the whole key, hex. */
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  tenant: slug,
   expiresAt: z.string().datetime().nullable(),
 });
 
@@ -58,6 +70,8 @@ export const ruleSetSchema = z.object({
   compiledAt: z.string().datetime(),
   tenants: z.record(slug, compiledTenantSchema),
   serviceKeys: z.array(compiledServiceKeySchema),
+  /** Live tenant keys (revoked ones are left out: a revocation is a new version). Absent in older versions. */
+  tenantKeys: z.array(compiledTenantKeySchema).default([]),
   // Absent in versions compiled before policies existed.
   policies: compiledPoliciesSchema.default({ plans: {}, tenants: {} }),
 });
@@ -65,6 +79,7 @@ export const ruleSetSchema = z.object({
 export type RuleSet = z.infer<typeof ruleSetSchema>;
 export type CompiledTenant = z.infer<typeof compiledTenantSchema>;
 export type CompiledServiceKey = z.infer<typeof compiledServiceKeySchema>;
+export type CompiledTenantKey = z.infer<typeof compiledTenantKeySchema>;
 export type CompiledPolicy = z.infer<typeof compiledPolicySchema>;
 export type CompiledPolicies = z.infer<typeof compiledPoliciesSchema>;
 /** A rule set before it is numbered. */

@@ -38,6 +38,11 @@ export interface LimitRequest {
   tenantId: string;
   /** Who inside the tenant is counted; undefined = the tenant as a whole. Hashed, never stored raw. */
   subject?: string;
+  /**
+   * Per rule (by index), who that rule counts, instead of `subject`: rules of one decision may count different
+   * things (the tenant as a whole, a user, an IP). `undefined` at an index = the tenant as a whole.
+   */
+  ruleSubjects?: readonly (string | undefined)[];
   /** Positive integer. A cost above a rule's capacity is a `CostExceedsCapacityError`, never a wait. */
   cost: number;
   rules: readonly LimitRule[];

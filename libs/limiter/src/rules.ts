@@ -30,6 +30,11 @@ const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Algorithms with a capacity (`burst ?? limit`) apart from their rate. */
 export const BUCKET_ALGORITHMS: readonly AlgorithmName[] = ['token_bucket', 'leaky_bucket', 'leaky_bucket_shaper', 'gcra'];
 
+/** The subject rule `i` of a request counts (its own, or the request's). */
+export function subjectOf(request: Pick<LimitRequest, 'subject' | 'ruleSubjects'>, i: number): string | undefined {
+  return request.ruleSubjects ? request.ruleSubjects[i] : request.subject;
+}
+
 /**
  * Validates a request for `operation` and resolves its rules; throws a typed error before any state is
  * touched. `amount` is the cost, or the lease's maximum. The rules are validated once per array (see
@@ -42,6 +47,13 @@ export function resolveRequest(operation: Operation, request: Omit<LimitRequest,
   }
   if (request.subject !== undefined && typeof request.subject !== 'string') {
     throw new InvalidLimitRequestError('subject must be a string', 'subject');
+  }
+  const { ruleSubjects } = request;
+  if (ruleSubjects !== undefined) {
+    if (!Array.isArray(ruleSubjects) || ruleSubjects.length !== request.rules.length) {
+      throw new InvalidLimitRequestError('ruleSubjects must have one entry per rule', 'ruleSubjects');
+    }
+    for (const s of ruleSubjects) if (s !== undefined && typeof s !== 'string') throw new InvalidLimitRequestError('ruleSubjects must be strings', 'ruleSubjects');
   }
   if (!isPositiveInteger(amount) || amount > MAX_UNITS) {
     throw new InvalidLimitRequestError(`${field} must be an integer from 1 to ${MAX_UNITS}`, field);

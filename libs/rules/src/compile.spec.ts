@@ -15,8 +15,9 @@ const source = (): RuleSource => ({
       ],
     },
   ],
-  tenants: [{ id: 't1', slug: 'acme', status: 'active', planId: 'p1' }],
+  tenants: [{ id: 't1', slug: 'acme', status: 'active', planId: 'p1', timeZone: 'Europe/Berlin' }],
   serviceKeys: [{ id: 'k1', prefix: 'tg_test_abcd', hash: 'a'.repeat(64), tenantScope: [], expiresAt: null }],
+  tenantKeys: [{ id: 'k2', prefix: 'tg_test_t_Ab1', hash: 'b'.repeat(64), tenantId: 't1', expiresAt: new Date('2027-01-01T00:00:00Z') }],
 });
 
 describe('compileRuleSet', () => {
@@ -27,12 +28,14 @@ describe('compileRuleSet', () => {
       slug: 'acme',
       status: 'active',
       plan: 'starter',
+      timeZone: 'Europe/Berlin',
       limits: [
         { name: 'minute', windowS: 60, limit: 10, algorithm: 'fixed_window' },
         { name: 'daily', windowS: 86_400, limit: 1000, algorithm: 'fixed_window' },
       ],
     });
     expect(body.serviceKeys).toEqual([{ id: 'k1', prefix: 'tg_test_abcd', hash: 'a'.repeat(64), tenants: null, expiresAt: null }]);
+    expect(body.tenantKeys).toEqual([{ id: 'k2', prefix: 'tg_test_t_Ab1', hash: 'b'.repeat(64), tenant: 'acme', expiresAt: '2027-01-01T00:00:00.000Z' }]);
   });
 
   it.each([
@@ -41,6 +44,7 @@ describe('compileRuleSet', () => {
     ['a window of zero seconds', (s: RuleSource) => (s.plans[0]!.limits[0]!.windowS = 0)],
     ['two limits with one name', (s: RuleSource) => (s.plans[0]!.limits[1]!.name = 'daily')],
     ['a tenant on a missing plan', (s: RuleSource) => (s.tenants[0]!.planId = 'nope')],
+    ['a tenant key of no tenant', (s: RuleSource) => (s.tenantKeys![0]!.tenantId = 'nope')],
   ])('refuses %s with rule_set_invalid', (_label, spoil) => {
     const s = source();
     spoil(s);

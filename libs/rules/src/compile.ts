@@ -11,10 +11,14 @@ export interface RuleSource {
     slug: string;
     status: string;
     planId: string;
+    /** IANA zone of the tenant's calendar days (default UTC). */
+    timeZone?: string;
     /** Replace the plan limit of the same name, or add a limit only this tenant has. */
     overrides?: SourceLimit[];
   }[];
   serviceKeys: { id: string; prefix: string; hash: string; tenantScope: string[]; expiresAt: Date | null }[];
+  /** Live (not revoked) tenant keys. */
+  tenantKeys?: { id: string; prefix: string; hash: string; tenantId: string | null; expiresAt: Date | null }[];
   /** Endpoint policies of plans and tenants. */
   policies?: SourcePolicy[];
 }
@@ -34,6 +38,7 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       slug: t.slug,
       status: t.status,
       plan: plan.slug,
+      timeZone: t.timeZone ?? 'UTC',
       limits: compileLimits(withOverrides(plan.limits, t.overrides ?? [])),
     };
   }
@@ -46,6 +51,11 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       tenants: k.tenantScope.length > 0 ? k.tenantScope : null,
       expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null,
     })),
+    tenantKeys: (source.tenantKeys ?? []).map((k) => {
+      const tenant = source.tenants.find((t) => t.id === k.tenantId);
+      if (!tenant) throw invalid(`tenant key ${k.prefix} belongs to no tenant`);
+      return { id: k.id, prefix: k.prefix, hash: k.hash, tenant: tenant.slug, expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null };
+    }),
     policies: groupPolicies(
       source.policies ?? [],
       new Map(source.plans.map((p) => [p.id, p.slug])),
@@ -62,7 +72,7 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
   for (const tenant of Object.values(parsed.data.tenants)) {
     tenant.limits.forEach((limit, i) => {
       try {
-        resolveRule(toLimitRule(limit), i);
+        resolveRule(toLimitRule(limit, tenant.timeZone), i);
       } catch (err) {
         throw invalid(`tenants.${tenant.slug}.limits.${i}: ${err instanceof Error ? err.message : String(err)}`);
       }

@@ -10,13 +10,14 @@ const VERSION_LOCK = 72_616_002; // serialises version numbering across API node
 
 /** Reads what a rule set is compiled from, inside the caller's transaction. */
 export async function loadRuleSource(tx: Tx): Promise<RuleSource> {
-  const [plans, tenants, serviceKeys, policies] = await Promise.all([
+  const [plans, tenants, serviceKeys, tenantKeys, policies] = await Promise.all([
     tx.plan.findMany({ include: { limits: true } }),
     tx.tenant.findMany({ include: { overrides: true } }),
     tx.apiKey.findMany({ where: { kind: 'service', revokedAt: null } }),
+    tx.apiKey.findMany({ where: { kind: 'tenant', revokedAt: null } }),
     tx.endpointPolicy.findMany({ include: { limits: true } }),
   ]);
-  return { plans, tenants, serviceKeys, policies };
+  return { plans, tenants, serviceKeys, tenantKeys, policies };
 }
 
 /**

@@ -136,6 +136,24 @@ export function operationContract(target: ContractTarget): void {
       }
     });
 
+    it('counts each rule for its own subject (ruleSubjects), all or nothing across them', async () => {
+      const t = ctx.tenant();
+      // A tenant-wide limit of 3 and a per-user limit of 2 in one decision.
+      const rules = [{ ...slow('fixed_window', 3), name: 'tenant' }, { ...slow('token_bucket', 2), name: 'user' }];
+      const as = (user: string) => ({ tenantId: t, cost: 1, rules, ruleSubjects: [undefined, user] });
+      expect((await ctx.engine.consume(as('u1'))).allowed).toBe(true);
+      expect((await ctx.engine.consume(as('u1'))).allowed).toBe(true);
+      const third = await ctx.engine.consume(as('u1'));
+      expect(third.allowed).toBe(false);
+      expect(third.rules.map((r) => r.remaining)).toEqual([1, 0]);
+      // Another user has a budget of its own, but shares the tenant's, which the denial above did not charge.
+      expect((await ctx.engine.consume(as('u2'))).rules.map((r) => r.remaining)).toEqual([0, 1]);
+      const over = await ctx.engine.consume(as('u3'));
+      expect(over.allowed).toBe(false);
+      expect(over.rules.map((r) => r.remaining)).toEqual([0, 2]);
+      await expect(ctx.engine.consume({ tenantId: t, cost: 1, rules, ruleSubjects: ['x'] })).rejects.toBeInstanceOf(InvalidLimitRequestError);
+    });
+
     it('keeps tenants apart', async () => {
       const rules = [slow('gcra', 1)];
       const [a, b] = [ctx.tenant(), ctx.tenant()];

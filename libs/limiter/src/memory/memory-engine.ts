@@ -3,7 +3,7 @@ import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
 import { evaluate, toDecision } from '../evaluate';
 import { ruleKeyPart, subjectHash, tenantKeyPrefix } from '../redis/keys';
-import { resolveRequest, type Operation, type ResolvedRule } from '../rules';
+import { resolveRequest, subjectOf, type Operation, type ResolvedRule } from '../rules';
 import { ExpiringLru } from './lru';
 
 /** Each rule's model and key part, worked out once per resolved rule array (models are pure). */
@@ -65,8 +65,7 @@ export class MemoryEngine implements Limiter {
     const now = Math.floor(this.clock.now());
     const { models, keyParts } = planOf(rules);
     const prefix = tenantKeyPrefix(request.tenantId);
-    const subject = subjectHash(request.subject);
-    const keys = keyParts.map((part) => prefix + part + subject);
+    const keys = keyParts.map((part, i) => prefix + part + subjectHash(subjectOf(request, i)));
     const evaluation = evaluate(operation, models, keys.map((key) => this.store.get(key, now)), amount, now);
     evaluation.rules.forEach(({ view, write }, i) => {
       const key = keys[i];

@@ -3,7 +3,7 @@ import { calendarWindowsFrom } from '../algorithms/calendar';
 import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
 import { toDecision, type RuleNumbers } from '../evaluate';
-import { BUCKET_ALGORITHMS, resolveRequest, type Operation, type ResolvedRule } from '../rules';
+import { BUCKET_ALGORITHMS, resolveRequest, subjectOf, type Operation, type ResolvedRule } from '../rules';
 import { ALGORITHM_CODES, ruleKeyPart, subjectHash, tenantKeyPrefix } from './keys';
 import { LuaScript, type ScriptClient } from './lua-script';
 
@@ -104,11 +104,13 @@ export class RedisEngine implements Limiter {
     const injected = this.options.clock && Math.floor(this.options.clock.now());
     const callerNow = injected ?? systemClock.now();
     const prefix = tenantKeyPrefix(request.tenantId);
-    const subject = subjectHash(request.subject);
+    const subject = request.ruleSubjects ? undefined : subjectHash(request.subject);
     const keys: string[] = [];
     const args: (string | number)[] = [operation, amount, rules.length];
-    for (const plan of planOf(rules)) {
-      keys.push(prefix + plan.keyPart + subject);
+    const plans = planOf(rules);
+    for (let i = 0; i < plans.length; i += 1) {
+      const plan = plans[i] as RulePlan;
+      keys.push(prefix + plan.keyPart + (subject ?? subjectHash(subjectOf(request, i))));
       for (const arg of plan.args) args.push(arg);
       const calendar = plan.rule.calendar;
       if (calendar) {

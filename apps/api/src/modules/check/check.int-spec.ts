@@ -33,11 +33,19 @@ describe('POST /v1/check', () => {
   const check = (body: unknown, token = key, headers?: Record<string, string>) =>
     api.request('POST', '/v1/check', { token, body, headers });
 
+  /** A tenant of its own (plan: 10 a minute, 1000 a day), in force on the API: tests that count never share one. */
+  const freshTenant = async () => {
+    const { tenant: t } = await createTenant(prisma);
+    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    return t.slug;
+  };
+
   describe('happy', () => {
-    it('allows 10 per minute per subject, then denies with Retry-After rounded up and the headers', async () => {
+    it('allows the plan\'s 10 per minute for the tenant as a whole, then denies with Retry-After rounded up and the headers', async () => {
       await awayFromMinuteBoundary();
       const results = [];
-      for (let i = 0; i < 11; i += 1) results.push(await check({ tenant, endpoint: 'GET /v1/items', subject: 'alice' }));
+      for (let i = 0; i < 11; i += 1) results.push(await check({ tenant, endpoint: 'GET /v1/items', subject: i % 2 ? 'alice' : 'bob' }));
       expect(results.map((r) => r.status)).toEqual(Array(11).fill(200));
       expect(results.slice(0, 10).every((r) => r.body.allowed === true)).toBe(true);
       const denied = results[10]!;
@@ -50,18 +58,20 @@ describe('POST /v1/check', () => {
       expect(denied.body.headers['X-RateLimit-Limit']).toBe('10');
       expect(denied.body.headers['X-RateLimit-Remaining']).toBe('0');
       expect(Number(denied.body.headers['X-RateLimit-Reset'])).toBeGreaterThan(Date.now() / 1000);
-      // Another subject of the same tenant has its own counters.
-      expect((await check({ tenant, endpoint: 'GET /v1/items', subject: 'bob' })).body.allowed).toBe(true);
+      // The plan's quota is the tenant's: another subject shares it (per-subject limits come from endpoint policies).
+      expect((await check({ tenant, endpoint: 'GET /v1/items', subject: 'carol' })).body.allowed).toBe(false);
+      // And another tenant has its own.
+      expect((await check({ tenant: other, endpoint: 'GET /v1/items', subject: 'alice' })).body.allowed).toBe(true);
     });
 
     it('charges the cost against every limit', async () => {
-      const r = await check({ tenant, endpoint: 'POST /v1/messages', subject: 'carol', cost: 4 });
+      const r = await check({ tenant: await freshTenant(), endpoint: 'POST /v1/messages', subject: 'carol', cost: 4 });
       expect(r.body.allowed).toBe(true);
       expect(r.body.limits.map((l: { remaining: number }) => l.remaining)).toEqual([6, 996]);
     });
 
     it('treats a subject with braces and colons as data: a normal decision', async () => {
-      const r = await check({ tenant, endpoint: 'GET /x', subject: '{evil}:tg:{other}' });
+      const r = await check({ tenant: await freshTenant(), endpoint: 'GET /x', subject: '{evil}:tg:{other}' });
       expect(r.status).toBe(200);
       expect(r.body.allowed).toBe(true);
     });
@@ -75,15 +85,16 @@ describe('POST /v1/check', () => {
       ['a string', '3'],
       ['above the maximum', 1_000_001],
     ])('refuses a cost that is %s with 400 naming the field, and charges nothing', async (_label, cost) => {
-      const r = await check({ tenant, endpoint: 'GET /fresh', subject: `cost-${String(cost)}`, cost });
+      const fresh = await freshTenant();
+      const r = await check({ tenant: fresh, endpoint: 'GET /fresh', cost });
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'validation_failed', field: 'cost' });
-      const after = await check({ tenant, endpoint: 'GET /fresh', subject: `cost-${String(cost)}` });
+      const after = await check({ tenant: fresh, endpoint: 'GET /fresh' });
       expect(after.body.limits[0].remaining).toBe(9);
     });
 
     it('answers 422 cost_exceeds_capacity for a cost above a limit', async () => {
-      const r = await check({ tenant, endpoint: 'GET /x', subject: 'dave', cost: 11 });
+      const r = await check({ tenant: await freshTenant(), endpoint: 'GET /x', cost: 11 });
       expect(r.status).toBe(422);
       expect(r.body.error.code).toBe('cost_exceeds_capacity');
     });
@@ -138,10 +149,11 @@ describe('POST /v1/check', () => {
       const doomed = await createServiceKey(prisma);
       let ruleSet = await publishRules(prisma, TEST_REDIS_URL);
       await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
-      expect((await check({ tenant, endpoint: 'GET /x', subject: 'erin' }, doomed)).status).toBe(200);
+      const fresh = await freshTenant();
+      expect((await check({ tenant: fresh, endpoint: 'GET /x' }, doomed)).status).toBe(200);
       await prisma.apiKey.updateMany({ where: { prefix: doomed.slice(0, 12) }, data: { revokedAt: new Date() } });
       ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-      await waitFor(async () => (await check({ tenant, endpoint: 'GET /x', subject: 'erin' }, doomed)).status === 401);
+      await waitFor(async () => (await check({ tenant: fresh, endpoint: 'GET /x' }, doomed)).status === 401);
     });
   });
 });

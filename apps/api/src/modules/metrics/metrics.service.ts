@@ -8,8 +8,8 @@ export class MetricsService {
 
   readonly decisions = new Counter({
     name: 'tollgate_decisions_total',
-    help: 'Enforcement decisions by tenant and result',
-    labelNames: ['tenant', 'result'] as const,
+    help: 'Enforcement decisions by tenant, endpoint policy (- for none), result (allowed, denied, would_deny, or why refused) and mode',
+    labelNames: ['tenant', 'endpoint', 'result', 'mode'] as const,
     registers: [this.registry],
   });
 

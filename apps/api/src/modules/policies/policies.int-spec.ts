@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../../../../../test/support/env';
-import { createServiceKey, createTenant, createUser } from '../../../../../test/support/fixtures';
+import { createServiceKey, createTenant, createUser, waitFor } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -105,11 +105,15 @@ describe('endpoint policies admin API', () => {
       expect(compiled.policies.plans[plan.slug]['GET /v1/items/*'].cost).toBe(1);
     });
 
-    it('leaves /v1/check as it was: a matching endpoint is decided by the tenant\'s limits only', async () => {
+    it('is enforced by /v1/check once its version is in force: the tenant\'s limits and the policy\'s together', async () => {
       const { plan, tenant } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 7 }]);
-      await call('POST', '', newPolicy({ planId: plan.id, limits: [{ name: 'minute', windowS: 60, limit: 1 }] }));
-      const check = await api.request('POST', '/v1/check', { token: serviceKey, body: { tenant: tenant.slug, endpoint: 'GET /v1/items/1' } });
-      expect(check.body.limits.map((l: { name: string; limit: number }) => `${l.name}=${l.limit}`)).toEqual(['minute=7']);
+      const created = await call('POST', '', newPolicy({ planId: plan.id, limits: [{ name: 'minute', windowS: 60, limit: 1 }] }));
+      await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= created.body.ruleVersion);
+      const check = () => api.request('POST', '/v1/check', { token: serviceKey, body: { tenant: tenant.slug, endpoint: 'GET /v1/items/1' } });
+      const first = await check();
+      expect(first.body.limits.map((l: { name: string; limit: number }) => `${l.name}=${l.limit}`)).toEqual(['minute=7', 'items-minute=1']);
+      expect(first.body).toMatchObject({ allowed: true, policy: 'items' });
+      expect((await check()).body.allowed).toBe(false);
     });
   });
 

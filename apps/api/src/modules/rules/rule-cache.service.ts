@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { AppError, ErrorCode, type CompiledServiceKey, type RuleSet } from '@tollgate/domain';
+import { AppError, ErrorCode, type CompiledPolicy, type CompiledServiceKey, type CompiledTenant, type CompiledTenantKey, type RuleSet } from '@tollgate/domain';
 import type { LimitRule } from '@tollgate/limiter';
 import type { PrismaClient } from '@tollgate/db';
-import { ensureRuleSetPublished, ruleSetKeys, RuleSetStore, toLimitRule } from '@tollgate/rules';
+import { buildPolicyIndex, ensureRuleSetPublished, matchPolicy, type PolicyIndex, ruleSetKeys, RuleSetStore, toLimitRule } from '@tollgate/rules';
 import type { Redis } from 'ioredis';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
@@ -19,7 +19,10 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
   private readonly log = new Logger(RuleCache.name);
   private ruleSet: RuleSet | null = null;
   private serviceKeys = new Map<string, CompiledServiceKey>();
+  private tenantKeys = new Map<string, CompiledTenantKey>();
   private limitRules = new Map<string, LimitRule[]>();
+  private policyIndex: PolicyIndex | null = null;
+  private decisionRulesCache = new Map<string, DecisionRules>();
   private subscriber: Redis | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
@@ -70,6 +73,37 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
     return this.serviceKeys.get(hash);
   }
 
+  /** The tenant key with this SHA-256 hash, if it is live in the rule set in force (revoked keys are not). */
+  tenantKey(hash: string): CompiledTenantKey | undefined {
+    return this.tenantKeys.get(hash);
+  }
+
+  /** The endpoint policy for `method` `path` of a tenant (most specific wins; see libs/rules policy-matcher). */
+  policyFor(tenant: CompiledTenant, method: string, path: string): CompiledPolicy | null {
+    return this.policyIndex ? matchPolicy(this.policyIndex, { tenant: tenant.slug, plan: tenant.plan }, method, path) : null;
+  }
+
+  /**
+   * The rules of a decision for a tenant and the policy that applies (if any): the tenant's limits (plan with
+   * overrides), then the policy's, named `<policy>-<limit>`. One array per (tenant, policy) and rule set version,
+   * so the limiter validates it once, not on every check.
+   */
+  decisionRules(tenant: CompiledTenant, policy: CompiledPolicy | null): DecisionRules {
+    const key = `${tenant.slug}\u0000${policy?.id ?? ''}`;
+    let rules = this.decisionRulesCache.get(key);
+    if (!rules) {
+      const own = this.limitRulesOf(tenant.slug);
+      const extra = policy ? policy.limits.map((l) => toLimitRule({ ...l, name: `${policy.name}-${l.name}` }, tenant.timeZone)) : [];
+      rules = {
+        rules: [...own, ...extra],
+        windowS: [...tenant.limits.map((l) => l.windowS), ...(policy?.limits.map((l) => l.windowS) ?? [])],
+        tenantRules: own.length,
+      };
+      this.decisionRulesCache.set(key, rules);
+    }
+    return rules;
+  }
+
   /** Loads the stored rule set if it is newer than ours. Concurrent calls share one load. */
   refresh(): Promise<void> {
     this.refreshing ??= this.load().finally(() => (this.refreshing = null));
@@ -90,7 +124,10 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
       const next = await this.store.get();
       if (!next || next.version <= (this.ruleSet?.version ?? 0)) return;
       this.serviceKeys = new Map(next.serviceKeys.map((k) => [k.hash, k]));
-      this.limitRules = new Map(Object.values(next.tenants).map((t) => [t.slug, t.limits.map(toLimitRule)]));
+      this.tenantKeys = new Map(next.tenantKeys.map((k) => [k.hash, k]));
+      this.limitRules = new Map(Object.values(next.tenants).map((t) => [t.slug, t.limits.map((l) => toLimitRule(l, t.timeZone))]));
+      this.policyIndex = buildPolicyIndex(next.policies);
+      this.decisionRulesCache = new Map();
       this.ruleSet = next;
       this.metrics.ruleVersion.set(next.version);
       this.log.log(`rule set v${next.version} in force`);
@@ -98,6 +135,14 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
       this.log.warn(`could not load the rule set from Redis: ${describe(err)}`);
     }
   }
+}
+
+/** The limits of one decision for the engine, each one's window in seconds (for answers). */
+export interface DecisionRules {
+  rules: LimitRule[];
+  windowS: number[];
+  /** The first `tenantRules` rules are the tenant's own limits; the rest are the policy's. */
+  tenantRules: number;
 }
 
 export function sha256Hex(value: string): string {

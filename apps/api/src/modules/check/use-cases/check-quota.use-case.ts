@@ -1,18 +1,42 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, rateLimitHeaders, type CheckRequest, type CheckResult } from '@tollgate/domain';
-import { RedisEngine } from '@tollgate/limiter';
+import {
+  AppError,
+  ErrorCode,
+  ipSubject,
+  rateLimitHeaders,
+  type CheckRequest,
+  type CheckResult,
+  type CompiledPolicy,
+  type CompiledTenant,
+  type LeaseResult,
+  type LimitState,
+  type RuleSet,
+} from '@tollgate/domain';
+import { RedisEngine, type Decision } from '@tollgate/limiter';
 import { MetricsService } from '../../metrics/metrics.service';
-import { RuleCache } from '../../rules/rule-cache.service';
+import { type DecisionRules, RuleCache, sha256Hex } from '../../rules/rule-cache.service';
 
 /** What the service key that asks may see: null = every tenant. */
 export interface CheckScope {
   tenants: readonly string[] | null;
 }
 
+export type CheckOperation = 'consume' | 'peek' | 'refund' | 'lease';
+
+/** A check's body without its amount: `cost` (consume, peek, refund) or `max` (lease) is passed apart. */
+export type CheckTarget = Omit<CheckRequest, 'cost'>;
+
+/** `POST /v1/messages?x=1` → method and path; anything else names no route (no policy applies). */
+export function parseEndpoint(endpoint: string): { method: string; path: string } | null {
+  const match = /^([A-Za-z]+) (\/[^?#\s]*)/.exec(endpoint);
+  return match ? { method: match[1]!.toUpperCase(), path: match[2]! } : null;
+}
+
 /**
- * Decides one check: the tenant's limits from the rule set in memory, each with its algorithm, all of them
- * checked and charged in one Redis script call. A denial is a value; a tenant the caller may not see is the same 404 as an
- * unknown one.
+ * Decides one check. The tenant comes from the request's slug or is resolved from the tenant's API key (hashes
+ * in the rule set in memory); the endpoint picks the most specific policy; the tenant's limits (tenant-wide) and
+ * the policy's (per tenant, subject or client IP, as the policy says) are decided together, all or nothing, in
+ * one Redis script call, at the request's cost times the policy's weight. A denial is a value.
  */
 @Injectable()
 export class CheckQuota {
@@ -22,42 +46,120 @@ export class CheckQuota {
     private readonly metrics: MetricsService,
   ) {}
 
-  async execute(scope: CheckScope, request: CheckRequest): Promise<CheckResult> {
+  execute(scope: CheckScope, request: CheckTarget, amount: number, operation: 'lease'): Promise<LeaseResult>;
+  execute(scope: CheckScope, request: CheckTarget, amount: number, operation?: Exclude<CheckOperation, 'lease'>): Promise<CheckResult>;
+  async execute(scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation = 'consume'): Promise<CheckResult | LeaseResult> {
     const ruleSet = this.rules.current();
-    // Checking by the tenant's key lands with the key index of the rule set (next commit).
-    if (request.tenant === undefined) throw new AppError(ErrorCode.VALIDATION_FAILED, 'checks by key are not enabled on this node yet', 'key');
-    const tenant = ruleSet.tenants[request.tenant];
-    if (!tenant || (scope.tenants !== null && !scope.tenants.includes(request.tenant))) {
-      throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
-    }
-    if (tenant.status !== 'active') {
-      this.metrics.decisions.inc({ tenant: tenant.slug, result: 'suspended' });
-      return { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion: ruleSet.version, limits: [], headers: {}, reason: 'tenant_suspended' };
-    }
+    const found = this.tenantOf(scope, request, ruleSet);
+    if ('reason' in found) return this.refused(ruleSet, found.reason, operation, found.tenant);
+    const { tenant } = found;
+    if (tenant.status !== 'active') return this.refused(ruleSet, 'tenant_suspended', operation, tenant.slug);
+
+    const route = parseEndpoint(request.endpoint);
+    const matched = route ? this.rules.policyFor(tenant, route.method, route.path) : null;
+    const policy = matched && matched.mode !== 'off' ? matched : null;
+    const plan = this.rules.decisionRules(tenant, policy);
+    const policySubject = policy ? this.subjectFor(policy, request) : undefined;
+    const ruleSubjects = plan.rules.map((_, i) => (i < plan.tenantRules ? undefined : policySubject));
+    // A lease takes units of the limits themselves; every other operation counts calls of the endpoint.
+    const cost = operation === 'lease' ? amount : amount * (policy?.cost ?? 1);
+    const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects };
+
     const stop = this.metrics.decisionSeconds.startTimer();
-    const decision = await this.limiter
-      .consume({ tenantId: tenant.id, subject: request.subject, cost: request.cost, rules: this.rules.limitRulesOf(tenant.slug) })
-      .catch((err: unknown) => {
-        if (err instanceof AppError) throw err;
-        throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err });
-      })
-      .finally(stop);
-    this.metrics.decisions.inc({ tenant: tenant.slug, result: decision.allowed ? 'allowed' : 'denied' });
-    const limits = decision.rules.map((r, i) => ({
+    try {
+      if (operation === 'lease') {
+        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects });
+        const result = this.answer(ruleSet, tenant, policy, plan, lease.decision, 'enforce');
+        this.count(tenant, policy, result);
+        return { ...result, granted: lease.granted };
+      }
+      let decision = await this.limiter[operation](limiterRequest);
+      let mode: CheckResult['mode'] = policy?.mode === 'shadow' ? 'shadow' : 'enforce';
+      let wouldDeny: boolean | undefined;
+      if (mode === 'shadow' && operation === 'consume') {
+        wouldDeny = !decision.allowed;
+        const refusedByTenantLimits = decision.rules.slice(0, plan.tenantRules).some((r) => r.retryAfterMs > 0);
+        if (!decision.allowed && refusedByTenantLimits) {
+          // The tenant's own limits deny: that is enforced, shadow or not.
+          mode = 'enforce';
+          wouldDeny = undefined;
+        } else if (!decision.allowed) {
+          // Only the policy in shadow would deny: charge the tenant's limits alone, and say what would have happened.
+          const own = await this.limiter.consume({ ...limiterRequest, rules: this.rules.limitRulesOf(tenant.slug), ruleSubjects: undefined });
+          decision = { ...own, rules: [...own.rules, ...decision.rules.slice(plan.tenantRules)] };
+        }
+      }
+      const result = this.answer(ruleSet, tenant, policy, plan, decision, mode);
+      if (wouldDeny !== undefined) result.wouldDeny = wouldDeny;
+      this.count(tenant, policy, result);
+      return result;
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err });
+    } finally {
+      stop();
+    }
+  }
+
+  /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
+  private tenantOf(scope: CheckScope, request: CheckTarget, ruleSet: RuleSet): { tenant: CompiledTenant } | { reason: string; tenant?: string } {
+    const visible = (slug: string) => scope.tenants === null || scope.tenants.includes(slug);
+    if (request.tenant !== undefined) {
+      const tenant = ruleSet.tenants[request.tenant];
+      // A tenant the caller may not see is the same 404 as an unknown one.
+      if (!tenant || !visible(tenant.slug)) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
+      return { tenant };
+    }
+    const key = request.key === undefined ? undefined : this.rules.tenantKey(sha256Hex(request.key));
+    const tenant = key ? ruleSet.tenants[key.tenant] : undefined;
+    // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
+    if (!key || !tenant || !visible(tenant.slug)) return { reason: 'key_invalid' };
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant: tenant.slug };
+    return { tenant };
+  }
+
+  /** Who a policy counts: the tenant as a whole, the request's subject, or the client's address (IPv6 per /64). */
+  private subjectFor(policy: CompiledPolicy, request: CheckTarget): string | undefined {
+    if (policy.scope === 'subject') return request.subject === undefined ? undefined : `s:${request.subject}`;
+    if (policy.scope === 'ip') {
+      const ip = request.ip === undefined ? null : ipSubject(request.ip);
+      return ip === null ? undefined : `ip:${ip}`;
+    }
+    return undefined;
+  }
+
+  private answer(ruleSet: RuleSet, tenant: CompiledTenant, policy: CompiledPolicy | null, plan: DecisionRules, decision: Decision, mode: CheckResult['mode']): CheckResult {
+    const limits: LimitState[] = decision.rules.map((r, i) => ({
       name: r.name,
       limit: r.limit,
       remaining: r.remaining,
       resetMs: r.resetMs,
-      windowS: tenant.limits[i]?.windowS ?? 0,
+      windowS: plan.windowS[i] ?? 0,
     }));
+    // A shadow decision never denies: its headers say what the limits are, not "retry after".
+    const allowed = decision.allowed || mode === 'shadow';
     return {
-      allowed: decision.allowed,
-      mode: 'enforce',
-      retryAfterMs: decision.retryAfterMs,
+      allowed,
+      mode,
+      retryAfterMs: allowed ? 0 : decision.retryAfterMs,
       ...(decision.delayMs > 0 ? { delayMs: decision.delayMs } : {}),
       ruleVersion: ruleSet.version,
+      tenant: tenant.slug,
+      ...(policy ? { policy: policy.name } : {}),
       limits,
-      headers: rateLimitHeaders(limits, decision),
+      headers: rateLimitHeaders(limits, { allowed, retryAfterMs: decision.retryAfterMs, nowMs: decision.nowMs }),
     };
+  }
+
+  /** A denial decided without counting (suspended tenant, bad key). */
+  private refused(ruleSet: RuleSet, reason: string, operation: CheckOperation, tenant?: string): CheckResult | LeaseResult {
+    this.metrics.decisions.inc({ tenant: tenant ?? '-', endpoint: '-', result: reason, mode: 'enforce' });
+    const result: CheckResult = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion: ruleSet.version, ...(tenant ? { tenant } : {}), limits: [], headers: {}, reason };
+    return operation === 'lease' ? { ...result, granted: 0 } : result;
+  }
+
+  private count(tenant: CompiledTenant, policy: CompiledPolicy | null, result: CheckResult): void {
+    const outcome = result.wouldDeny ? 'would_deny' : result.allowed ? 'allowed' : 'denied';
+    this.metrics.decisions.inc({ tenant: tenant.slug, endpoint: policy?.name ?? '-', result: outcome, mode: result.mode });
   }
 }
