@@ -10,6 +10,8 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Listens again on the same port. */
   restore(): Promise<void>;
+  /** Holds every chunk this many ms before passing it on, both ways (0 = none): a slow network or server. */
+  delay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -17,6 +19,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const sockets = new Set<Socket>();
   let server: Server | null = null;
   let port = 0;
+  let delayMs = 0;
+  /** Passes `from`'s data to `to`, each chunk after the current delay (in order: chunks wait in one chain). */
+  const forward = (from: Socket, to: Socket) => {
+    let chain = Promise.resolve();
+    from.on('data', (chunk) => {
+      const wait = delayMs;
+      chain = chain.then(() => (wait > 0 ? new Promise((r) => setTimeout(r, wait)) : undefined)).then(() => {
+        if (!to.destroyed) to.write(chunk);
+      });
+    });
+  };
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server = createServer((client) => {
@@ -30,7 +43,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         };
         client.on('error', drop).on('close', drop);
         upstream.on('error', drop).on('close', drop);
-        client.pipe(upstream).pipe(client);
+        forward(client, upstream);
+        forward(upstream, client);
       });
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
@@ -48,5 +62,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       server = null;
     });
   await listen();
-  return { get port() { return port; }, cut: stop, restore: listen, close: stop };
+  return {
+    get port() {
+      return port;
+    },
+    cut: stop,
+    restore: listen,
+    close: stop,
+    delay: (ms: number) => {
+      delayMs = ms;
+    },
+  };
 }

@@ -14,6 +14,16 @@ const envSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   REDIS_COMMAND_TIMEOUT_MS: ms.default(500),
   RULES_POLL_MS: ms.default(1000),
+  /** A decision that Redis has not answered within this many ms is decided by the policy's failure mode. */
+  DECISION_DEADLINE_MS: ms.default(50),
+  /** After this many decisions in a row failed on Redis, stop asking it (the circuit opens)… */
+  BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** …for this many ms; then one decision tries Redis again. */
+  BREAKER_COOLDOWN_MS: ms.default(1000),
+  /** Failure mode of checks that match no endpoint policy: open (pass, degraded), closed (503) or local. */
+  DEFAULT_FAILURE_MODE: z.enum(['open', 'closed', 'local']).default('open'),
+  /** The `local` failure mode allows each node this share of a limit: limit ÷ nodes (at least 1). */
+  LOCAL_FAILOVER_NODES: z.coerce.number().int().min(1).max(10_000).default(1),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(5),
   LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
@@ -27,6 +37,13 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
     rules: { pollMs: e.RULES_POLL_MS },
+    failover: {
+      deadlineMs: e.DECISION_DEADLINE_MS,
+      breakerFailures: e.BREAKER_FAILURES,
+      breakerCooldownMs: e.BREAKER_COOLDOWN_MS,
+      defaultMode: e.DEFAULT_FAILURE_MODE,
+      localNodes: e.LOCAL_FAILOVER_NODES,
+    },
     sessions: { ttlMs: e.SESSION_TTL_HOURS * 3_600_000 },
     login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
     log: { level: e.LOG_LEVEL },

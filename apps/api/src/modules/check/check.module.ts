@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CheckController } from './check.controller';
+import { ResilientLimiter } from './resilient-limiter.service';
 import { CheckQuota } from './use-cases/check-quota.use-case';
 
-@Module({ controllers: [CheckController], providers: [CheckQuota] })
+@Module({ controllers: [CheckController], providers: [CheckQuota, ResilientLimiter] })
 export class CheckModule {}

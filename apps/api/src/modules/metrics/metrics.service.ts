@@ -15,8 +15,21 @@ export class MetricsService {
 
   readonly decisionSeconds = new Histogram({
     name: 'tollgate_decision_redis_seconds',
-    help: 'Time of the one Redis script call of a decision',
+    help: 'Time of the one Redis script call of a decision (until its answer, its deadline or an open circuit)',
     buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    registers: [this.registry],
+  });
+
+  readonly degraded = new Counter({
+    name: 'tollgate_degraded_decisions_total',
+    help: 'Decisions Redis did not make (down, slow, circuit open), by the failure mode that made them',
+    labelNames: ['mode'] as const,
+    registers: [this.registry],
+  });
+
+  readonly breakerOpen = new Gauge({
+    name: 'tollgate_redis_circuit_open',
+    help: '1 while the circuit breaker in front of Redis is open or half-open (decisions go to failure modes)',
     registers: [this.registry],
   });
 

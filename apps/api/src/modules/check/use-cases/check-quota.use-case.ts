@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   AppError,
   ErrorCode,
@@ -12,9 +12,11 @@ import {
   type LimitState,
   type RuleSet,
 } from '@tollgate/domain';
-import { RedisEngine, type Decision } from '@tollgate/limiter';
+import type { Decision } from '@tollgate/limiter';
+import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
 import { type DecisionRules, RuleCache, sha256Hex } from '../../rules/rule-cache.service';
+import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
 
 /** What the service key that asks may see: null = every tenant. */
 export interface CheckScope {
@@ -42,8 +44,9 @@ export function parseEndpoint(endpoint: string): { method: string; path: string 
 export class CheckQuota {
   constructor(
     private readonly rules: RuleCache,
-    private readonly limiter: RedisEngine,
+    private readonly limiter: ResilientLimiter,
     private readonly metrics: MetricsService,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
   execute(scope: CheckScope, request: CheckTarget, amount: number, operation: 'lease'): Promise<LeaseResult>;
@@ -65,7 +68,6 @@ export class CheckQuota {
     const cost = operation === 'lease' ? amount : amount * (policy?.cost ?? 1);
     const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects };
 
-    const stop = this.metrics.decisionSeconds.startTimer();
     try {
       if (operation === 'lease') {
         const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects });
@@ -94,11 +96,51 @@ export class CheckQuota {
       this.count(tenant, policy, result);
       return result;
     } catch (err) {
-      if (err instanceof AppError) throw err;
-      throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err });
-    } finally {
-      stop();
+      if (!(err instanceof QuotaStoreUnavailable)) throw err;
+      return this.withoutRedis(err, operation, ruleSet, tenant, policy, plan, limiterRequest);
     }
+  }
+
+  /**
+   * Redis did not decide (down, past the deadline, circuit open): the policy's failure mode does (checks without a
+   * policy: `DEFAULT_FAILURE_MODE`). `open` passes, marked degraded; `closed` is a 503 with Retry-After; `local`
+   * decides on this node's memory at limit ÷ nodes. A lease is never granted blind: it is a 503 in every mode.
+   */
+  private async withoutRedis(
+    err: QuotaStoreUnavailable,
+    operation: CheckOperation,
+    ruleSet: RuleSet,
+    tenant: CompiledTenant,
+    policy: CompiledPolicy | null,
+    plan: DecisionRules,
+    request: Parameters<ResilientLimiter['locally']>[1],
+  ): Promise<CheckResult> {
+    const failureMode = policy?.failureMode ?? this.config.failover.defaultMode;
+    if (failureMode === 'closed' || operation === 'lease') {
+      this.metrics.degraded.inc({ mode: 'closed' });
+      throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err, retryAfterMs: err.retryAfterMs });
+    }
+    this.metrics.degraded.inc({ mode: failureMode });
+    if (failureMode === 'local') {
+      const decision = await this.limiter.locally(operation, request);
+      const result = { ...this.answer(ruleSet, tenant, policy, plan, decision, 'enforce'), degraded: true };
+      this.count(tenant, policy, result);
+      return result;
+    }
+    // Open: nothing is known about the limits, so none are claimed.
+    const result: CheckResult = {
+      allowed: true,
+      mode: 'enforce',
+      retryAfterMs: 0,
+      ruleVersion: ruleSet.version,
+      tenant: tenant.slug,
+      ...(policy ? { policy: policy.name } : {}),
+      limits: [],
+      headers: {},
+      degraded: true,
+    };
+    this.count(tenant, policy, result);
+    return result;
   }
 
   /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
@@ -159,7 +201,7 @@ export class CheckQuota {
   }
 
   private count(tenant: CompiledTenant, policy: CompiledPolicy | null, result: CheckResult): void {
-    const outcome = result.wouldDeny ? 'would_deny' : result.allowed ? 'allowed' : 'denied';
+    const outcome = result.degraded ? (result.allowed ? 'degraded_allowed' : 'degraded_denied') : result.wouldDeny ? 'would_deny' : result.allowed ? 'allowed' : 'denied';
     this.metrics.decisions.inc({ tenant: tenant.slug, endpoint: policy?.name ?? '-', result: outcome, mode: result.mode });
   }
 }

@@ -1,0 +1,126 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError } from '@tollgate/domain';
+import { type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
+import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleWhen } from 'cockatiel';
+import { API_CONFIG, type ApiConfig } from '../../config/config';
+import { MetricsService } from '../metrics/metrics.service';
+
+/** Redis did not decide: it failed, missed the deadline, or the circuit is open. The failure mode decides instead. */
+export class QuotaStoreUnavailable extends Error {
+  constructor(
+    readonly retryAfterMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super('the quota store is unavailable', options);
+  }
+}
+
+export type Operation = 'consume' | 'peek' | 'refund';
+
+/** Redis had not answered by the deadline. */
+export class DeadlineExceeded extends Error {
+  constructor(ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * `promise`, or DeadlineExceeded once `ms` have passed without it settling. The deadline gives the answer one
+ * more turn of the event loop: timers run before I/O in a turn, so a reply already waiting on the socket while
+ * the process was busy (a burst of requests) is read before the deadline counts it as late.
+ */
+export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(() => setImmediate(() => settle(() => reject(new DeadlineExceeded(ms)))), ms);
+    promise.then(
+      (value) => settle(() => resolve(value)),
+      (err: unknown) => settle(() => reject(err)),
+    );
+  });
+}
+
+/**
+ * The limiter with the failure handling of scenarios 8 and 10: every Redis decision has a short deadline
+ * (`DECISION_DEADLINE_MS`); failures and missed deadlines count towards a circuit breaker that, once open, answers
+ * at once without asking Redis for `BREAKER_COOLDOWN_MS`, then lets one decision try again. When Redis does not
+ * decide, `QuotaStoreUnavailable` says so; the caller applies the policy's failure mode, and `local` decides on
+ * this node's memory engine at limit ÷ `LOCAL_FAILOVER_NODES`.
+ */
+@Injectable()
+export class ResilientLimiter {
+  private readonly local = new MemoryEngine({ maxEntries: 100_000 });
+  private readonly localRules = new WeakMap<readonly LimitRule[], LimitRule[]>();
+  private readonly breaker;
+  private readonly cooldownMs: number;
+  private readonly deadlineMs: number;
+
+  constructor(
+    private readonly redis: RedisEngine,
+    private readonly metrics: MetricsService,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {
+    const { deadlineMs, breakerFailures, breakerCooldownMs } = config.failover;
+    this.cooldownMs = breakerCooldownMs;
+    this.deadlineMs = deadlineMs;
+    // Input errors (AppError: a cost above a capacity, …) are answers, not failures of Redis.
+    const failures = handleWhen((err) => !(err instanceof AppError));
+    this.breaker = circuitBreaker(failures, { halfOpenAfter: breakerCooldownMs, breaker: new ConsecutiveBreaker(breakerFailures) });
+    this.breaker.onStateChange((state) => this.metrics.breakerOpen.set(state === CircuitState.Closed ? 0 : 1));
+  }
+
+  consume(request: LimitRequest): Promise<Decision> {
+    return this.onRedis('consume', request);
+  }
+
+  peek(request: LimitRequest): Promise<Decision> {
+    return this.onRedis('peek', request);
+  }
+
+  refund(request: LimitRequest): Promise<Decision> {
+    return this.onRedis('refund', request);
+  }
+
+  async lease(request: LeaseRequest): Promise<Lease> {
+    return this.guarded(() => this.redis.lease(request));
+  }
+
+  /** The `local` failure mode: this node's share of every limit, on its own memory. */
+  locally(operation: Operation, request: LimitRequest): Promise<Decision> {
+    return this.local[operation]({ ...request, rules: this.shareOf(request.rules) });
+  }
+
+  private onRedis(operation: Operation, request: LimitRequest): Promise<Decision> {
+    return this.guarded(() => this.redis[operation](request));
+  }
+
+  private async guarded<T>(call: () => Promise<T>): Promise<T> {
+    const stop = this.metrics.decisionSeconds.startTimer();
+    try {
+      return await this.breaker.execute(() => withDeadline(call(), this.deadlineMs));
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw new QuotaStoreUnavailable(this.cooldownMs, { cause: err });
+    } finally {
+      stop();
+    }
+  }
+
+  /** Each limit ÷ the number of nodes, at least 1 (buckets: their burst too). */
+  private shareOf(rules: readonly LimitRule[]): LimitRule[] {
+    let share = this.localRules.get(rules);
+    if (!share) {
+      const nodes = this.config.failover.localNodes;
+      const part = (n: number) => Math.max(1, Math.floor(n / nodes));
+      share = rules.map((r) => ({ ...r, limit: part(r.limit), ...(r.burst === undefined ? {} : { burst: part(r.burst) }) }));
+      this.localRules.set(rules, share);
+    }
+    return share;
+  }
+}
