@@ -34,8 +34,8 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
     await stack?.stop();
   });
 
-  const check = async (subject: string) => {
-    const res = await fetch(`${stack.apiUrl}/v1/check`, {
+  const check = async (subject: string, path = '/v1/check') => {
+    const res = await fetch(`${stack.apiUrl}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ tenant: 'umbrella', endpoint: 'GET /v1/items', subject }),
@@ -49,7 +49,8 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
     await expect
       .poll(
         async () => {
-          last = await check(`probe-${Date.now()}-${Math.random()}`);
+          // A peek: it answers with the version in force and charges nothing (the plan's quota is the tenant's).
+          last = await check('probe', '/v1/check/peek');
           return last.status === 200 && last.body.ruleVersion >= version;
         },
         { timeout: 5_000, interval: 50 },
