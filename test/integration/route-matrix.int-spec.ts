@@ -19,6 +19,7 @@ const OPERATOR_READ: Expect = { anonymous: 401, operator: 200, ...NOT_OPERATORS 
 const OPERATOR_WRITE_REFUSED = (status: number): Expect => ({ anonymous: 401, operator: status, ...NOT_OPERATORS });
 /** Enforcement routes: service keys only (this one restricted to the tenant it checks). */
 const SERVICE_ONLY: Expect = { anonymous: 401, operator: 403, tenantUser: 403, tenantKey: 403, otherTenant: 403, service: 200 };
+const GATEWAY_HEADER_ONLY: Expect = { anonymous: 401, operator: 401, tenantUser: 401, tenantKey: 401, otherTenant: 401, service: 401 };
 /** The read-only tenant API: each tenant caller reads its own tenant. */
 const TENANT_READ: Expect = { anonymous: 401, operator: 403, service: 403, tenantUser: 200, tenantKey: 200, otherTenant: 200 };
 
@@ -115,6 +116,15 @@ const MATRIX: Row[] = [
   { method: 'POST', url: '/v1/check/refund', call: (ids) => ({ path: '/v1/check/refund', body: { tenant: ids.tenant, endpoint: 'GET /x' } }), expect: SERVICE_ONLY },
   { method: 'POST', url: '/v1/check/lease', call: (ids) => ({ path: '/v1/check/lease', body: { tenant: ids.tenant, endpoint: 'GET /x', max: 1 } }), expect: SERVICE_ONLY },
   { method: 'POST', url: '/v1/check/batch', call: (ids) => ({ path: '/v1/check/batch', body: { checks: [{ tenant: ids.tenant, endpoint: 'GET /x' }] } }), expect: SERVICE_ONLY },
+  // Forward-auth answers every method (the gateway asks with the original one). Its credential is the gateway's own
+  // header, never Authorization (the client's): every caller below sends Authorization only, so all get 401.
+  ...['DELETE', 'GET', 'PATCH', 'POST', 'PUT', 'OPTIONS', 'TRACE', 'QUERY', 'SEARCH', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'].flatMap(
+    (method): Row[] => [
+      // QUERY must carry a body (Fastify refuses it without a Content-Type).
+      { method, url: '/v1/forward-auth', call: () => ({ path: '/v1/forward-auth', ...(method === 'QUERY' ? { body: {} } : {}) }), expect: GATEWAY_HEADER_ONLY },
+      { method, url: '/v1/forward-auth/*', call: () => ({ path: '/v1/forward-auth/v1/items', ...(method === 'QUERY' ? { body: {} } : {}) }), expect: GATEWAY_HEADER_ONLY },
+    ],
+  ),
   // Last: it ends the sessions (a key has none: nothing to end).
   { method: 'POST', url: '/v1/auth/logout', call: () => ({ path: '/v1/auth/logout' }), expect: { anonymous: 401, operator: 204, tenantUser: 204, tenantKey: 204, otherTenant: 204, service: 403 } },
 ];

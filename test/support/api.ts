@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadApiConfig } from '../../apps/api/src/config/config';
 import { createApp } from '../../apps/api/src/http';
@@ -32,6 +33,7 @@ export async function startApi(extraEnv: Record<string, string> = {}): Promise<T
       const headers: Record<string, string> = { ...options.headers };
       if (options.token) headers['authorization'] = `Bearer ${options.token}`;
       if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+      if (method === 'TRACE') return traceRequest(url + path, headers);
       const res = await fetch(url + path, {
         method,
         headers,
@@ -41,6 +43,22 @@ export async function startApi(extraEnv: Record<string, string> = {}): Promise<T
       return { status: res.status, headers: res.headers, body: text ? safeJson(text) : null };
     },
   };
+}
+
+/** fetch refuses TRACE (it is forbidden in browsers); node:http sends it like any other method. */
+function traceRequest(target: string, headers: Record<string, string>): Promise<{ status: number; body: unknown; headers: Headers }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(target, { method: 'TRACE', headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        const out = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') out.set(name, value);
+        resolve({ status: res.statusCode ?? 0, headers: out, body: text ? safeJson(text) : null });
+      });
+    });
+    req.on('error', reject).end();
+  });
 }
 
 function safeJson(text: string): unknown {

@@ -122,7 +122,7 @@ export async function recreateDatabase(url: string): Promise<void> {
   await migrate(url, () => undefined);
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -8,7 +8,7 @@ import type { ApiConfig } from './config/config';
 
 /** Builds the HTTP application (used by main.ts and by the tests, which listen on a free port). */
 export async function createApp(config: ApiConfig): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: false });
+  const adapter = new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();

@@ -12,3 +12,10 @@ export type AccessKind = 'public' | 'operator' | 'tenant' | 'service';
 
 export const ACCESS_KEY = 'tollgate:access';
 export const Access = (...kinds: [AccessKind, ...AccessKind[]]) => SetMetadata(ACCESS_KEY, kinds);
+
+/**
+ * The route reads its caller's credential from the gateway's own header (`FORWARD_AUTH_SERVICE_KEY_HEADER`)
+ * instead of `Authorization`, which belongs to the client's request and passes through untouched (forward-auth).
+ */
+export const GATEWAY_CREDENTIAL_KEY = 'tollgate:gateway-credential';
+export const GatewayCredential = () => SetMetadata(GATEWAY_CREDENTIAL_KEY, true);

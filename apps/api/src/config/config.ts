@@ -27,13 +27,35 @@ const envSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(5),
   LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /**
+   * Proxies in front of the API whose X-Forwarded-For is believed: a number of hops (`1` = the gateway) or a
+   * comma-separated list of addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Empty: none (the TCP peer is the client).
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || /^\d{1,2}$/.test(v) || v.split(',').every((p) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(p.trim())), 'a hop count or a list of addresses/CIDRs'),
+  /** Forward-auth: the header of the original request that holds the tenant's API key (`Authorization: Bearer` also works). */
+  FORWARD_AUTH_KEY_HEADER: z.string().min(1).default('x-api-key'),
+  /** Forward-auth: the header of the original request that names the subject (default: the client's address). */
+  FORWARD_AUTH_SUBJECT_HEADER: z.string().default(''),
+  /** Forward-auth: the gateway's own header carrying its service key (the client's Authorization passes through). */
+  FORWARD_AUTH_SERVICE_KEY_HEADER: z.string().min(1).default('x-tollgate-key'),
+  /** Forward-auth: the status of a denial (nginx's auth_request needs 401 or 403; `?deny_status=` overrides). */
+  FORWARD_AUTH_DENY_STATUS: z.coerce.number().int().min(400).max(499).default(429),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
   return loadConfig(envSchema, env, (e) => ({
     env: e.NODE_ENV,
-    http: { host: e.API_HOST, port: e.API_PORT, bodyLimitBytes: e.API_BODY_LIMIT_BYTES },
+    http: { host: e.API_HOST, port: e.API_PORT, bodyLimitBytes: e.API_BODY_LIMIT_BYTES, trustProxy: parseTrustProxy(e.TRUST_PROXY) },
+    forwardAuth: {
+      keyHeader: e.FORWARD_AUTH_KEY_HEADER.toLowerCase(),
+      subjectHeader: e.FORWARD_AUTH_SUBJECT_HEADER.toLowerCase() || null,
+      serviceKeyHeader: e.FORWARD_AUTH_SERVICE_KEY_HEADER.toLowerCase(),
+      denyStatus: e.FORWARD_AUTH_DENY_STATUS,
+    },
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
     rules: { pollMs: e.RULES_POLL_MS },
@@ -48,6 +70,19 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
     log: { level: e.LOG_LEVEL },
   }));
+}
+
+/**
+ * Fastify's `trustProxy`: false, the trusted addresses/CIDRs, or for a hop count a function that trusts that many
+ * hops from the API (never "trust everything").
+ */
+function parseTrustProxy(value: string): false | string[] | ((address: string, hop: number) => boolean) {
+  if (value === '') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return hops === 0 ? false : (_address: string, hop: number) => hop < hops;
+  }
+  return value.split(',').map((p) => p.trim());
 }
 
 export type ApiConfig = ReturnType<typeof loadApiConfig>;

@@ -1,7 +1,8 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { Reflector } from '@nestjs/core';
 import { AppError, ErrorCode } from '@tollgate/domain';
-import { ACCESS_KEY, type AccessKind } from '../../common/access.decorator';
+import { ACCESS_KEY, type AccessKind, GATEWAY_CREDENTIAL_KEY } from '../../common/access.decorator';
 import { bearerToken, type RequestWithCaller } from '../../common/caller';
 import { RuleCache, sha256Hex } from '../rules/rule-cache.service';
 import { hasValidChecksum } from '../keys/key-format';
@@ -17,6 +18,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly rules: RuleCache,
     private readonly sessions: SessionService,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -24,8 +26,10 @@ export class AuthGuard implements CanActivate {
     if (!access || access.length === 0) throw new AppError(ErrorCode.FORBIDDEN, 'route has no access rule');
     if (access.includes('public')) return true;
     const req = ctx.switchToHttp().getRequest<RequestWithCaller>();
-    const token = bearerToken(req);
-    if (!token) throw new AppError(ErrorCode.UNAUTHENTICATED, 'missing Authorization: Bearer credentials');
+    const gateway = this.reflector.getAllAndOverride<boolean | undefined>(GATEWAY_CREDENTIAL_KEY, [ctx.getHandler(), ctx.getClass()]);
+    const credentialHeader = gateway ? this.config.forwardAuth.serviceKeyHeader : null;
+    const token = credentialHeader ? headerValue(req, credentialHeader) : bearerToken(req);
+    if (!token) throw new AppError(ErrorCode.UNAUTHENTICATED, credentialHeader ? `missing ${credentialHeader} credentials` : 'missing Authorization: Bearer credentials');
 
     if (token.startsWith(SESSION_PREFIX)) {
       const session = await this.sessions.resolve(token);
@@ -75,4 +79,10 @@ export class AuthGuard implements CanActivate {
  */
 function isKeyOfKind(token: string, kind: 'o' | 't'): boolean {
   return token.startsWith(`tg_live_${kind}_`) || token.startsWith(`tg_test_${kind}_`) ? hasValidChecksum(token) : false;
+}
+
+function headerValue(req: RequestWithCaller, name: string): string | null {
+  const value = req.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.trim() || null;
 }

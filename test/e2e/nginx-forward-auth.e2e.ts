@@ -1,0 +1,111 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../support/api';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+import { freePort } from '../support/stack';
+
+/** Debian's nginx (`.ci/run` installs it): the shipped docker/gateways/nginx.conf.template, filled in and run as is. */
+const NGINX = '/usr/sbin/nginx';
+const TEMPLATE = join(__dirname, '..', '..', 'docker', 'gateways', 'nginx.conf.template');
+
+describe('nginx auth_request in front of a service, with Tollgate deciding (issue 5)', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let upstream: Server;
+  let nginx: ChildProcess;
+  let dir: string;
+  let nginxUrl: string;
+  let tenantKey: string;
+  const seenUpstream: IncomingHttpHeaders[] = [];
+
+  beforeAll(async () => {
+    expect(() => execFileSync(NGINX, ['-v'], { stdio: 'pipe' }), `Debian's nginx is needed at ${NGINX} (apt-get install nginx)`).not.toThrow();
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    const fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 1000 }]);
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'api', method: '*', pattern: '/v1/*', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
+    });
+    tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
+    const gatewayKey = await createServiceKey(prisma);
+    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    api = await startApi({ TRUST_PROXY: '1' });
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
+
+    upstream = createServer((req, res) => {
+      seenUpstream.push(req.headers);
+      res.setHeader('content-type', 'application/json').end(JSON.stringify({ upstream: true, path: req.url }));
+    });
+    const upstreamPort = await freePort();
+    await new Promise<void>((resolve) => upstream.listen(upstreamPort, '127.0.0.1', resolve));
+
+    const listenPort = await freePort();
+    dir = mkdtempSync(join(tmpdir(), 'tollgate-nginx-'));
+    const site = readFileSync(TEMPLATE, 'utf8')
+      .replaceAll('${LISTEN_PORT}', `127.0.0.1:${listenPort}`)
+      .replaceAll('${UPSTREAM_URL}', `http://127.0.0.1:${upstreamPort}`)
+      .replaceAll('${TOLLGATE_URL}', api.url)
+      .replaceAll('${TOLLGATE_SERVICE_KEY}', gatewayKey);
+    writeFileSync(join(dir, 'tollgate.conf'), site);
+    // A main configuration of its own: no root paths, no daemon, everything in the temporary directory.
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+worker_processes 1;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  include ${dir}/tollgate.conf;
+}
+`,
+    );
+    nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
+    nginxUrl = `http://127.0.0.1:${listenPort}`;
+    await waitFor(async () => (await fetch(`${nginxUrl}/healthz`).catch(() => null)) !== null, 10_000, 50);
+  });
+  afterAll(async () => {
+    nginx?.kill('SIGQUIT');
+    await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
+    await api?.close();
+    await prisma.$disconnect();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lets 10 requests of a 10-a-minute policy through to the upstream and answers the 11th with 429 and Retry-After', async () => {
+    await awayFromMinuteBoundary();
+    const call = () => fetch(`${nginxUrl}/v1/items/42?full=1`, { headers: { 'x-api-key': tenantKey, 'x-forwarded-for': '198.51.100.9' } });
+    for (let i = 0; i < 10; i += 1) {
+      const res = await call();
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ upstream: true, path: '/v1/items/42?full=1' });
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(9 - i));
+    }
+    const denied = await call();
+    expect(denied.status).toBe(429);
+    expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(denied.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(denied.headers.get('ratelimit-policy')).toContain('"api-minute";q=10;w=60');
+    expect(seenUpstream).toHaveLength(10);
+    // The upstream gets the client's request, never the gateway's Tollgate key.
+    for (const headers of seenUpstream) {
+      expect(headers['x-api-key']).toBe(tenantKey);
+      expect(headers['x-tollgate-key']).toBeUndefined();
+    }
+  });
+
+  it('answers 401 for a request without a tenant key, without reaching the upstream', async () => {
+    const before = seenUpstream.length;
+    const res = await fetch(`${nginxUrl}/v1/items/1`);
+    expect(res.status).toBe(401);
+    expect(seenUpstream).toHaveLength(before);
+  });
+});

@@ -1,0 +1,113 @@
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../support/api';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+
+// /v1/forward-auth as gateways call it (nginx, Caddy, Traefik, Envoy), and scenario 18: behind one trusted proxy
+// hop, client-supplied X-Forwarded-For values do not make new buckets; one IPv6 /64 is one client; an
+// IPv4-mapped address counts as the IPv4 address.
+describe('forward-auth for gateways', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let untrusting: TestApi;
+  let gatewayKey: string;
+  let fixture: Awaited<ReturnType<typeof createTenant>>;
+  let tenantKey: string;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 1000 }]);
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'items', method: 'GET', pattern: '/v1/items/*', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
+    });
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'signup', method: 'POST', pattern: '/signup', scope: 'ip', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
+    });
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'peruser', method: 'GET', pattern: '/me', scope: 'subject', limits: { create: [{ name: 'minute', windowS: 60, limit: 1 }] } },
+    });
+    tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
+    gatewayKey = await createServiceKey(prisma);
+    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    api = await startApi({ TRUST_PROXY: '1', FORWARD_AUTH_SUBJECT_HEADER: 'x-user-id' });
+    untrusting = await startApi();
+    for (const node of [api, untrusting]) await waitFor(async () => (await node.request('GET', '/health')).body.ruleVersion >= version);
+  });
+  afterAll(async () => {
+    await api.close();
+    await untrusting.close();
+    await prisma.$disconnect();
+  });
+
+  const ask = (headers: Record<string, string>, path = '/v1/forward-auth', node = api) =>
+    node.request('GET', path, { headers: { 'x-tollgate-key': gatewayKey, ...headers } });
+
+  it('passes with 200 and the headers, then denies the 11th of a 10-a-minute policy with 429 and Retry-After', async () => {
+    await awayFromMinuteBoundary();
+    const original = { 'x-api-key': tenantKey, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/v1/items/7?full=1' };
+    for (let i = 0; i < 10; i += 1) {
+      const r = await ask(original);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-ratelimit-remaining')).toBe(String(9 - i));
+      expect(r.headers.get('ratelimit-policy')).toContain('"items-minute";q=10;w=60');
+    }
+    const denied = await ask(original);
+    expect(denied.status).toBe(429);
+    expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(denied.headers.get('x-ratelimit-remaining')).toBe('0');
+    // nginx's auth_request wants 401/403: the gateway asks for 403.
+    expect((await ask(original, '/v1/forward-auth?deny_status=403')).status).toBe(403);
+    expect((await ask(original, '/v1/forward-auth?deny_status=200')).status).toBe(400);
+  });
+
+  it('reads the original request from X-Original-*, from Envoy\'s path prefix, and the key from Authorization: Bearer', async () => {
+    const viaNginx = await ask({ 'x-api-key': tenantKey, 'x-original-method': 'GET', 'x-original-uri': '/other' });
+    expect(viaNginx.status).toBe(200);
+    const viaEnvoy = await api.request('POST', '/v1/forward-auth/other/path', { headers: { 'x-tollgate-key': gatewayKey, authorization: `Bearer ${tenantKey}` } });
+    expect(viaEnvoy.status).toBe(200);
+    expect(viaEnvoy.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+
+  it('keeps the client\'s Authorization for the client: the gateway authenticates with its own header', async () => {
+    // A gateway key in Authorization (the client's header) is not the gateway's credential.
+    const r = await api.request('GET', '/v1/forward-auth', { token: gatewayKey, headers: { 'x-api-key': tenantKey } });
+    expect(r.status).toBe(401);
+    expect((await ask({ 'x-api-key': tenantKey }, '/v1/forward-auth', api)).status).toBe(200);
+    expect((await api.request('GET', '/v1/forward-auth', { headers: { 'x-tollgate-key': tenantKey, 'x-api-key': tenantKey } })).status).toBe(403);
+  });
+
+  it('answers 401 for a client without a key or with an unknown, revoked or expired one', async () => {
+    expect((await ask({ 'x-forwarded-uri': '/x' })).status).toBe(401);
+    const r = await ask({ 'x-api-key': 'tg_live_t_nonsense', 'x-forwarded-uri': '/x' });
+    expect(r.status).toBe(401);
+    expect(r.body.reason).toBe('key_invalid');
+  });
+
+  it('counts one bucket per client behind one trusted hop, whatever X-Forwarded-For the client made up (scenario 18)', async () => {
+    await awayFromMinuteBoundary();
+    const signup = (xff: string, node = api) => ask({ 'x-api-key': tenantKey, 'x-forwarded-method': 'POST', 'x-forwarded-uri': '/signup', 'x-forwarded-for': xff }, '/v1/forward-auth', node);
+    // The gateway appends the address it saw; everything before it is the client's to invent.
+    expect((await signup('10.9.8.7, 203.0.113.7')).status).toBe(200);
+    expect((await signup('1.1.1.1, 2.2.2.2, 203.0.113.7')).status).toBe(200);
+    expect((await signup('203.0.113.99, 203.0.113.7')).status).toBe(429);
+    // IPv4-mapped IPv6 is the same client as the IPv4 address.
+    expect((await signup('::ffff:203.0.113.7')).status).toBe(429);
+    // One IPv6 /64 is one client; the next /64 is another.
+    expect((await signup('2001:db8:7:1::1')).status).toBe(200);
+    expect((await signup('2001:db8:7:1:aaaa::2')).status).toBe(200);
+    expect((await signup('2001:db8:7:1:ffff::3')).status).toBe(429);
+    expect((await signup('2001:db8:7:2::1')).status).toBe(200);
+    // Without TRUST_PROXY, X-Forwarded-For is ignored altogether: the TCP peer (here 127.0.0.1) is the client.
+    expect((await signup('198.51.100.1', untrusting)).status).toBe(200);
+    expect((await signup('198.51.100.2', untrusting)).status).toBe(200);
+    expect((await signup('198.51.100.3', untrusting)).status).toBe(429);
+  });
+
+  it('counts per user when the gateway names one (FORWARD_AUTH_SUBJECT_HEADER)', async () => {
+    const me = (user: string) => ask({ 'x-api-key': tenantKey, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/me', 'x-user-id': user });
+    expect((await me('alice')).status).toBe(200);
+    expect((await me('alice')).status).toBe(429);
+    expect((await me('bob')).status).toBe(200);
+  });
+});
