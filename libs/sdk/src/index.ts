@@ -1,5 +1,7 @@
 export { TollgateClient, type CallOptions, type CheckInput, type FailMode, type LeaseInput, type TollgateClientOptions } from './client';
 export { TollgateError, type TollgateErrorOptions } from './errors';
+export { TokenBucket, type AcquireOptions, type RetryOptions, type TokenBucketOptions, type TokenBucketStats } from './token-bucket';
+export { ManualClock, systemClock, type Clock } from './clock';
 export { fullJitterDelay, type BackoffOptions } from './backoff';
 export { retryAfterMs } from './retry-after';
 export { ErrorCode } from '@tollgate/domain';
