@@ -1,5 +1,6 @@
 export { TollgateClient, type CallOptions, type CheckInput, type FailMode, type LeaseInput, type TollgateClientOptions } from './client';
 export { TollgateError, type TollgateErrorOptions } from './errors';
+export { LeasedLimiter, type LeasedLimiterOptions, type LeaseSource, type LeaseTarget, type LocalDecision } from './leased-limiter';
 export { TokenBucket, type AcquireOptions, type RetryOptions, type TokenBucketOptions, type TokenBucketStats } from './token-bucket';
 export { ManualClock, systemClock, type Clock } from './clock';
 export { fullJitterDelay, type BackoffOptions } from './backoff';
