@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
-const lib = (name: string) => fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url));
+const lib = (name: string, entry = 'index.ts') => fileURLToPath(new URL(`./libs/${name}/src/${entry}`, import.meta.url));
 
 // Each project extends this file (plugins, aliases). Three suites: `unit` (*.spec.ts: pure, fast), `integration` (*.int-spec.ts: real Postgres and Redis),
 // `e2e` (test/**/*.e2e.ts: started apps and Chromium). `npm test` runs all three (scripts/test.mjs).
@@ -12,6 +12,9 @@ const shared = {
     alias: {
       '@tollgate/domain': lib('domain'),
       '@tollgate/limiter': lib('limiter'),
+      // Subpaths before '@tollgate/sdk', which would otherwise match them as a prefix.
+      '@tollgate/sdk/nest': lib('sdk', 'nest/index.ts'),
+      '@tollgate/sdk/fastify': lib('sdk', 'fastify/index.ts'),
       '@tollgate/sdk': lib('sdk'),
       '@tollgate/db': lib('db'),
       '@tollgate/rules': lib('rules'),

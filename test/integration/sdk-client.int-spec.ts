@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
-import { TollgateClient } from '@tollgate/sdk';
+import { TollgateClient, TollgateError } from '@tollgate/sdk';
 
 describe('TollgateClient against a real API', () => {
   let prisma: PrismaClient;
@@ -46,6 +46,17 @@ describe('TollgateClient against a real API', () => {
       fetch: (_url, init) => new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason))) });
     const err = await silent.check({ tenant, endpoint: 'GET /x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).code).toBe('internal');
+    expect(err).toBeInstanceOf(TollgateError);
+    expect(err).toMatchObject({ code: 'internal', unavailable: true, status: 503 });
+  });
+
+  it('fails open when asked: a degraded pass that claims no limits', async () => {
+    const unreachable = new TollgateClient({ baseUrl: 'http://127.0.0.1:9', serviceKey: 'x', timeoutMs: 200, onError: 'open' });
+    expect(await unreachable.check({ tenant, endpoint: 'GET /x' })).toEqual({
+      allowed: true, mode: 'enforce', retryAfterMs: 0, ruleVersion: 0, limits: [], headers: {}, degraded: true, reason: 'tollgate_unavailable',
+    });
+    // A 4xx is the caller's mistake, not an outage: never failed open.
+    const open = new TollgateClient({ baseUrl: api.url, serviceKey: 'tg_test_wrong', onError: 'open' });
+    await expect(open.check({ tenant, endpoint: 'GET /x' })).rejects.toMatchObject({ code: 'unauthenticated', unavailable: false });
   });
 });

@@ -1,2 +1,9 @@
-export { TollgateClient, type TollgateClientOptions, type CheckInput } from './client';
-export { AppError as TollgateError, ErrorCode } from '@tollgate/domain';
+export { TollgateClient, type CallOptions, type CheckInput, type FailMode, type LeaseInput, type TollgateClientOptions } from './client';
+export { TollgateError, type TollgateErrorOptions } from './errors';
+export { LeasedLimiter, type LeasedLimiterOptions, type LeaseSource, type LeaseTarget, type LocalDecision } from './leased-limiter';
+export { TokenBucket, type AcquireOptions, type RetryOptions, type TokenBucketOptions, type TokenBucketStats } from './token-bucket';
+export { ManualClock, systemClock, type Clock } from './clock';
+export { fullJitterDelay, type BackoffOptions } from './backoff';
+export { retryAfterMs } from './retry-after';
+export { ErrorCode } from '@tollgate/domain';
+export type { BatchCheckResult, CheckResult, LeaseResult } from '@tollgate/domain';

@@ -1,0 +1,2 @@
+export { tollgatePlugin, type TollgateFastifyOptions } from './plugin';
+export type { Resolve, RouteLimit } from '../http/enforce';

@@ -1,0 +1,134 @@
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { type CheckInput, TollgateClient } from '@tollgate/sdk';
+import { tollgatePlugin } from '@tollgate/sdk/fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../support/api';
+import { startEnforcementServer, type EnforcementServer } from '../support/enforcement-server';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
+
+const header = (name: string) => (req: FastifyRequest) => {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+describe('Fastify plugin against a real API', () => {
+  let prisma: PrismaClient;
+  let api: TestApi;
+  let app: FastifyInstance;
+  let tenant: string;
+  let other: string;
+  const checks: CheckInput[] = [];
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    api = await startApi();
+    ({ tenant: { slug: tenant } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
+    ({ tenant: { slug: other } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
+    const serviceKey = await createServiceKey(prisma);
+    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    const real = new TollgateClient({ baseUrl: api.url, serviceKey });
+    app = Fastify();
+    await app.register(tollgatePlugin, { client: { check: (input) => (checks.push(input), real.check(input)) }, tenant: header('x-tenant'), subject: header('x-user') });
+    // Registered in a child context: the hook still applies (the plugin is not encapsulated).
+    await app.register(async (child) => {
+      child.get('/items/:id', { config: { tollgate: {} } }, async (req) => ({ id: (req.params as { id: string }).id }));
+      child.post('/items', { config: { tollgate: { cost: 2, endpoint: 'POST /v1/items', subject: () => 'shared' } } }, async () => ({ created: true }));
+      child.get('/billing', { config: { tollgate: { tenant: () => other } } }, async () => ({ billing: true }));
+      child.get('/free', async () => ({ free: true }));
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    await awayFromMinuteBoundary();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await api?.close();
+    await prisma?.$disconnect();
+  });
+
+  const url = (path: string) => {
+    const address = app.server.address();
+    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}${path}`;
+  };
+
+  it('checks routes with config.tollgate: route pattern, cost, per-route subject; 429 with the headers when denied', async () => {
+    const headers = { 'x-tenant': tenant, 'x-user': 'alice' };
+    const first = await fetch(url('/items/9'), { headers });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
+    expect(checks.at(-1)).toEqual({ tenant, endpoint: 'GET /items/:id', subject: 'alice' });
+
+    const post = await fetch(url('/items'), { method: 'POST', headers });
+    expect(post.status).toBe(200);
+    expect(post.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect(checks.at(-1)).toEqual({ tenant, endpoint: 'POST /v1/items', subject: 'shared', cost: 2 });
+    const denied = await fetch(url('/items'), { method: 'POST', headers });
+    expect(denied.status).toBe(429);
+    expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(denied.headers.get('x-ratelimit-remaining')).toBe('1'); // 1 left, the route costs 2
+    expect(await denied.json()).toMatchObject({ error: { code: 'rate_limited' } });
+  });
+
+  it('resolves the tenant per route, skips routes without config, and refuses a request without a tenant', async () => {
+    const billing = await fetch(url('/billing'));
+    expect(billing.status).toBe(200);
+    expect(checks.at(-1)).toEqual({ tenant: other, endpoint: 'GET /billing' });
+    const count = checks.length;
+    const free = await fetch(url('/free'));
+    expect(free.status).toBe(200);
+    expect(free.headers.get('ratelimit')).toBeNull();
+    expect(checks).toHaveLength(count);
+    const anonymous = await fetch(url('/items/1'));
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('Fastify plugin: every route, tenant key header, Tollgate failing (enforcement contract server)', () => {
+  let server: EnforcementServer;
+
+  beforeAll(async () => {
+    server = await startEnforcementServer({ tenants: { acme: [{ name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: 60_000 }] }, keys: { tg_test_t_acme: 'acme' } });
+  });
+  afterAll(() => server?.close());
+
+  async function service(onError: 'open' | 'closed') {
+    const app = Fastify();
+    await app.register(tollgatePlugin, { client: new TollgateClient({ baseUrl: server.url, serviceKey: server.serviceKey, onError }), keyHeader: 'x-api-key', all: true });
+    app.get('/a', async () => ({ a: true }));
+    app.get('/health', { config: { tollgate: false } }, async () => ({ ok: true }));
+    return app;
+  }
+
+  it('with all: true checks every route but those opting out; the key goes to Tollgate', async () => {
+    const app = await service('closed');
+    const res = await app.inject({ method: 'GET', url: '/a', headers: { 'x-api-key': 'tg_test_t_acme' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-ratelimit-limit']).toBe('5');
+    expect(server.requests.at(-1)?.body).toEqual({ key: 'tg_test_t_acme', endpoint: 'GET /a' });
+    const calls = server.calls['/v1/check'];
+    expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    expect(server.calls['/v1/check']).toBe(calls);
+    await app.close();
+  });
+
+  it('a 503 from Tollgate: 503 with its Retry-After when closed, a pass when open', async () => {
+    server.fault({ status: 503, retryAfterS: 3 });
+    const closed = await service('closed');
+    const open = await service('open');
+    try {
+      const refused = await closed.inject({ method: 'GET', url: '/a', headers: { 'x-api-key': 'tg_test_t_acme' } });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers['retry-after']).toBe('3');
+      expect(refused.json()).toMatchObject({ error: { code: 'redis_unavailable' } });
+      const passed = await open.inject({ method: 'GET', url: '/a', headers: { 'x-api-key': 'tg_test_t_acme' } });
+      expect(passed.statusCode).toBe(200);
+      expect(passed.headers['x-ratelimit-limit']).toBeUndefined();
+    } finally {
+      server.fault(null);
+      await closed.close();
+      await open.close();
+    }
+  });
+});
