@@ -3,7 +3,7 @@ import { AppError } from '@tollgate/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
+import { createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
 import { TollgateClient, TollgateError } from '@tollgate/sdk';
 
 describe('TollgateClient against a real API', () => {
@@ -58,5 +58,20 @@ describe('TollgateClient against a real API', () => {
     // A 4xx is the caller's mistake, not an outage: never failed open.
     const open = new TollgateClient({ baseUrl: api.url, serviceKey: 'tg_test_wrong', onError: 'open' });
     await expect(open.check({ tenant, endpoint: 'GET /x' })).rejects.toMatchObject({ code: 'unauthenticated', unavailable: false });
+  });
+
+  it('peeks, refunds, leases and batches against the real API, and checks by the tenant\'s key', async () => {
+    const { tenant: fresh } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
+    const { key } = await createTenantKey(prisma, fresh.id);
+    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    const at = { tenant: fresh.slug, endpoint: 'GET /x' };
+    expect((await client.peek({ ...at, cost: 4 })).limits[0]?.remaining).toBe(6);
+    expect((await client.check({ ...at, cost: 4 })).limits[0]?.remaining).toBe(6);
+    expect((await client.refund({ ...at, cost: 1 })).limits[0]?.remaining).toBe(7);
+    expect(await client.lease({ ...at, max: 5 })).toMatchObject({ allowed: true, granted: 5 });
+    const batch = await client.batch([{ ...at, cost: 2 }, { ...at, cost: 1 }, { key, endpoint: 'GET /x' }]);
+    expect(batch.results.map((r) => ('allowed' in r ? r.allowed : r.error.code))).toEqual([true, false, false]);
+    expect((await client.check({ key, endpoint: 'GET /x' })).tenant).toBe(fresh.slug);
   });
 });

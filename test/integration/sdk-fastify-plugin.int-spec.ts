@@ -62,12 +62,13 @@ describe('Fastify plugin against a real API', () => {
 
     const post = await fetch(url('/items'), { method: 'POST', headers });
     expect(post.status).toBe(200);
-    expect(post.headers.get('x-ratelimit-remaining')).toBe('1');
+    // The plan's quota is the tenant's, whoever the subject: 3 = 1 + 2.
+    expect(post.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(checks.at(-1)).toEqual({ tenant, endpoint: 'POST /v1/items', subject: 'shared', cost: 2 });
     const denied = await fetch(url('/items'), { method: 'POST', headers });
     expect(denied.status).toBe(429);
     expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(denied.headers.get('x-ratelimit-remaining')).toBe('1'); // 1 left, the route costs 2
+    expect(denied.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(await denied.json()).toMatchObject({ error: { code: 'rate_limited' } });
   });
 

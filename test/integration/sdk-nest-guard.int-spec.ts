@@ -61,11 +61,13 @@ describe('NestJS guard (@RateLimit) in a Nest app on Fastify, against a real API
   let service: { app: NestFastifyApplication; url: string };
   const checks: CheckInput[] = [];
   let tenant: string;
+  let other: string;
 
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
     api = await startApi();
     ({ tenant: { slug: tenant } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
+    ({ tenant: { slug: other } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
     const serviceKey = await createServiceKey(prisma);
     const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
     await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
@@ -101,14 +103,14 @@ describe('NestJS guard (@RateLimit) in a Nest app on Fastify, against a real API
     expect(denied.headers.get('ratelimit')).toMatch(/^"minute";r=0;t=\d+$/);
     expect(await denied.json()).toMatchObject({ error: { code: 'rate_limited' } });
 
-    // Another subject has its own budget.
-    expect((await fetch(`${service.url}/items/42`, { headers: { 'x-tenant': tenant, 'x-user': 'bob' } })).status).toBe(200);
+    // The plan's quota is the tenant's: another subject shares it (per-user limits come from endpoint policies).
+    expect((await fetch(`${service.url}/items/42`, { headers: { 'x-tenant': tenant, 'x-user': 'bob' } })).status).toBe(429);
   });
 
   it('applies a controller-level @RateLimit, leaves undecorated routes alone, and refuses a request without a tenant', async () => {
-    const report = await fetch(`${service.url}/reports/daily`, { headers: { 'x-tenant': tenant, 'x-user': 'carol' } });
+    const report = await fetch(`${service.url}/reports/daily`, { headers: { 'x-tenant': other, 'x-user': 'carol' } });
     expect(report.status).toBe(200);
-    expect(checks.at(-1)).toEqual({ tenant, endpoint: 'GET /reports/daily', subject: 'carol', cost: 1 });
+    expect(checks.at(-1)).toEqual({ tenant: other, endpoint: 'GET /reports/daily', subject: 'carol', cost: 1 });
 
     const count = checks.length;
     const list = await fetch(`${service.url}/items`, { headers: { 'x-tenant': tenant } });
