@@ -23,4 +23,7 @@ export const listKeysQuery = z.strictObject({
   kind: z.enum(['tenant', 'service', 'operator']).optional(),
   tenantId: z.uuid().optional(),
   revoked: z.enum(['true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  /** The id of the last key of the previous page (keys come newest first). */
+  cursor: z.uuid('must be a key id').optional(),
 });

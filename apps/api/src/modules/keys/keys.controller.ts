@@ -33,17 +33,24 @@ export class KeysController {
   @ApiQuery({ name: 'kind', required: false, enum: ['tenant', 'service', 'operator'] })
   @ApiQuery({ name: 'tenantId', required: false })
   @ApiQuery({ name: 'revoked', required: false, enum: ['true', 'false'] })
-  async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyView[] }> {
+  @ApiQuery({ name: 'limit', required: false, example: 100 })
+  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyView[]; nextCursor: string | null }> {
+    // Newest first; the cursor is the last key seen, and a page goes on strictly after it (creation time, then id).
+    const after = query.cursor ? await this.prisma.apiKey.findUnique({ where: { id: query.cursor }, select: { id: true, createdAt: true } }) : null;
+    if (query.cursor && !after) throw new AppError(ErrorCode.VALIDATION_FAILED, 'no key with this id', 'cursor');
     const rows = await this.prisma.apiKey.findMany({
       where: {
         ...(query.kind ? { kind: query.kind } : {}),
         ...(query.tenantId ? { tenantId: query.tenantId } : {}),
         ...(query.revoked ? { revokedAt: query.revoked === 'true' ? { not: null } : null } : {}),
+        ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
       },
-      orderBy: { createdAt: 'desc' },
-      take: 500,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
     });
-    return { items: rows.map(toKeyView) };
+    const page = rows.slice(0, query.limit);
+    return { items: page.map(toKeyView), nextCursor: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null };
   }
 
   @Get(':keyId')

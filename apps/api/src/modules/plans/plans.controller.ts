@@ -1,6 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode, slug } from '@tollgate/domain';
+import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiJsonBody } from '../../common/api-json-body';
@@ -13,6 +14,14 @@ import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type 
 import { planInclude, toPlanView, type PlanView } from './plan-views';
 import { AddPlanLimitUseCase, RemovePlanLimitUseCase, UpdatePlanLimitUseCase } from './use-cases/plan-limits.use-cases';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
+
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(200),
+  /** The slug of the last plan of the previous page. */
+  cursor: slug.optional(),
+  /** Plans whose slug or name contains this (case-insensitive). */
+  q: z.string().trim().min(1).max(100).optional(),
+});
 
 /** Plans (tariffs) and their limits. Every write is one audited rule change and answers with its rule set version. */
 @ApiTags('plans')
@@ -32,9 +41,21 @@ export class PlansController {
   /** Every plan with its limits and how many tenants are on it. */
   @Get()
   @Access('operator')
-  async list(): Promise<{ items: PlanView[] }> {
-    const plans = await this.prisma.plan.findMany({ orderBy: { slug: 'asc' }, include: planInclude });
-    return { items: plans.map(toPlanView) };
+  @ApiQuery({ name: 'limit', required: false, example: 200 })
+  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiQuery({ name: 'q', required: false, description: 'part of a slug or name' })
+  async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: PlanView[]; nextCursor: string | null }> {
+    const plans = await this.prisma.plan.findMany({
+      where: {
+        ...(query.cursor ? { slug: { gt: query.cursor } } : {}),
+        ...(query.q ? { OR: [{ slug: { contains: query.q, mode: 'insensitive' as const } }, { name: { contains: query.q, mode: 'insensitive' as const } }] } : {}),
+      },
+      orderBy: { slug: 'asc' },
+      include: planInclude,
+      take: query.limit + 1,
+    });
+    const page = plans.slice(0, query.limit);
+    return { items: page.map(toPlanView), nextCursor: plans.length > query.limit ? (page.at(-1)?.slug ?? null) : null };
   }
 
   @Get(':planId')

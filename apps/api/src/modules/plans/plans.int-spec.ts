@@ -36,11 +36,29 @@ describe('plans admin API', () => {
 
   describe('happy', () => {
     it('lists plans with their limits and tenant counts', async () => {
-      const r = await nodeA.request('GET', '/v1/admin/plans', { token: session });
+      const r = await nodeA.request('GET', `/v1/admin/plans?q=${fixture.plan.slug.toUpperCase()}`, { token: session });
       expect(r.status).toBe(200);
-      const plan = r.body.items.find((p: { id: string }) => p.id === fixture.plan.id);
-      expect(plan).toMatchObject({ slug: fixture.plan.slug, tenantCount: 1 });
+      expect(r.body.items).toHaveLength(1);
+      const plan = r.body.items[0];
+      expect(plan).toMatchObject({ id: fixture.plan.id, slug: fixture.plan.slug, tenantCount: 1 });
       expect(plan.limits.map((l: { name: string; limit: number }) => [l.name, l.limit])).toEqual([['minute', 10], ['daily', 1000]]);
+    });
+
+    it('pages through every plan by slug with nextCursor, and refuses a bad page size', async () => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { status: number; body: { items: { slug: string }[]; nextCursor: string | null } } = await nodeA.request('GET', `/v1/admin/plans?limit=7${cursor ? `&cursor=${cursor}` : ''}`, { token: session });
+        expect(page.status).toBe(200);
+        expect(page.body.items.length).toBeLessThanOrEqual(7);
+        seen.push(...page.body.items.map((p) => p.slug));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      expect(seen).toEqual([...seen].sort());
+      expect(new Set(seen).size).toBe(await prisma.plan.count());
+      for (const bad of ['limit=0', 'limit=201', 'cursor=NOT%20A%20SLUG', 'extra=1']) {
+        expect((await nodeA.request('GET', `/v1/admin/plans?${bad}`, { token: session })).status).toBe(400);
+      }
     });
 
     it('a limit change is a new rule set version, audited, and enforced by every node within a second without restart', async () => {
