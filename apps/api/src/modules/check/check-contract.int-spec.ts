@@ -125,6 +125,11 @@ describe('enforcement API: the check contract', () => {
       expect(denied.body).toMatchObject({ allowed: false, policy: 'export' });
       expect(remaining(denied)).toEqual([77, 0]);
       expect(Number(denied.body.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+      // Counted by tenant, endpoint policy, result and mode.
+      const metrics = String((await api.request('GET', '/metrics')).body);
+      expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="allowed",mode="enforce"} 4`);
+      expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="denied",mode="enforce"} 1`);
+      expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="-",result="allowed",mode="enforce"} 1`);
     });
 
     it('counts a subject-scoped policy per subject and an IP-scoped one per address (IPv6 per /64, IPv4-mapped as IPv4)', async () => {
@@ -159,6 +164,7 @@ describe('enforcement API: the check contract', () => {
       expect(second.body.headers['Retry-After']).toBeUndefined();
       // The tenant's own limit was charged for both: the request passed.
       expect(remaining(second)).toEqual([98, 0]);
+      expect(String((await api.request('GET', '/metrics')).body)).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="trial",result="would_deny",mode="shadow"} 1`);
     });
 
     it('still enforces the tenant\'s own limits under a shadow policy', async () => {
