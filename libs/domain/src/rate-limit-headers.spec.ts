@@ -1,6 +1,7 @@
-import { parseList } from 'structured-headers';
+import fc from 'fast-check';
+import { parseList, serializeList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
-import { mostRestrictive, rateLimitHeaders } from './rate-limit-headers';
+import { mostRestrictive, namedList, rateLimitHeaders } from './rate-limit-headers';
 
 const minute = { name: 'minute', limit: 10, remaining: 0, resetMs: 20_500, windowS: 60 };
 const daily = { name: 'daily', limit: 1000, remaining: 990, resetMs: 3_600_000, windowS: 86_400 };
@@ -41,5 +42,22 @@ describe('rateLimitHeaders', () => {
   it('picks, among equally tight limits, the one that resets last', () => {
     expect(mostRestrictive([{ ...daily, remaining: 0 }, minute])?.name).toBe('daily');
     expect(mostRestrictive([])).toBeUndefined();
+  });
+});
+
+describe('namedList', () => {
+  it('writes exactly what the structured-headers library writes, for any names and integers', () => {
+    const item = fc.tuple(fc.string({ maxLength: 20 }), fc.constantFrom('q', 'r'), fc.integer({ min: 0, max: 2 ** 40 }), fc.constantFrom('w', 't'), fc.integer({ min: 0, max: 2 ** 40 }));
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 1, maxLength: 5 }), (items) => {
+        const library = serializeList(items.map(([n, a, x, b, y]) => [n, new Map<string, number>([[a, x], [b, y]])]));
+        expect(namedList(items)).toBe(library);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('escapes quotes and backslashes through the library', () => {
+    expect(namedList([['a"b\\c', 'q', 1, 'w', 2]])).toBe('"a\\"b\\\\c";q=1;w=2');
   });
 });

@@ -17,15 +17,38 @@ export function rateLimitHeaders(
     headers['X-RateLimit-Limit'] = String(tightest.limit);
     headers['X-RateLimit-Remaining'] = String(tightest.remaining);
     headers['X-RateLimit-Reset'] = String(Math.ceil((decision.nowMs + tightest.resetMs) / 1000));
-    headers['RateLimit-Policy'] = serializeList(
-      limits.map((l) => [l.name, new Map<string, number>([['q', l.limit], ['w', l.windowS]])]),
-    );
-    headers['RateLimit'] = serializeList(
-      limits.map((l) => [l.name, new Map<string, number>([['r', l.remaining], ['t', secondsUp(l.resetMs)]])]),
-    );
+    headers['RateLimit-Policy'] = namedList(limits.map((l) => [l.name, 'q', l.limit, 'w', l.windowS]));
+    headers['RateLimit'] = namedList(limits.map((l) => [l.name, 'r', l.remaining, 't', secondsUp(l.resetMs)]));
   }
   if (!decision.allowed) headers['Retry-After'] = String(Math.max(1, secondsUp(decision.retryAfterMs)));
   return headers;
+}
+
+/** One list item: a string and two integer parameters (`"minute";q=10;w=60`). */
+type NamedItem = [name: string, key1: string, value1: number, key2: string, value2: number];
+
+/** Printable ASCII but `"` and `\`: a string whose Structured Fields form is itself in quotes. */
+const PLAIN_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const MAX_SF_INTEGER = 999_999_999_999_999;
+
+/**
+ * A Structured Fields list of string items with integer parameters. This runs on every check, so the common case
+ * (names without quotes or backslashes, integers in range) is written directly, which is what the structured-headers
+ * library writes for it (a unit test compares the two); anything else goes through the library.
+ */
+export function namedList(items: readonly NamedItem[]): string {
+  let out = '';
+  for (const [name, k1, v1, k2, v2] of items) {
+    if (!PLAIN_STRING.test(name) || !sfInteger(v1) || !sfInteger(v2)) {
+      return serializeList(items.map(([n, a, x, b, y]) => [n, new Map<string, number>([[a, x], [b, y]])]));
+    }
+    out += `${out ? ', ' : ''}"${name}";${k1}=${v1};${k2}=${v2}`;
+  }
+  return out;
+}
+
+function sfInteger(n: number): boolean {
+  return Number.isInteger(n) && Math.abs(n) <= MAX_SF_INTEGER;
 }
 
 /** Seconds rounded up: 20.5 s is 21, never 20 (a client that retries at 20 s would be denied again). */
