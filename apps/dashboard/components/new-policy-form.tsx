@@ -11,7 +11,7 @@ import type { PlanOption } from './plan-select';
 import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
 import { SubmitButton } from './submit-button';
 
-const FIELDS = ['planId', 'tenantId', 'name', 'method', 'pattern', ...POLICY_SETTINGS_FIELDS, ...limitErrorFields('limits.0.', true)];
+const FIELDS = ['planId', 'tenantId', 'name', 'method', 'pattern', ...POLICY_SETTINGS_FIELDS, ...limitErrorFields('limits.0.', 'whole')];
 
 /** A new policy: whose (a plan, or one tenant), its route, its settings and its first limit. */
 export function NewPolicyForm({ plans, tenants }: { plans: PlanOption[]; tenants: PlanOption[] }) {
@@ -88,7 +88,7 @@ function NewPolicyFields({ state, plans, tenants }: { state: FormState; plans: P
       </div>
       <h3 className="form-subheading">First limit</h3>
       <div className="form-row">
-        <LimitFields state={state} prefix="limits.0." whole testId={(field) => `policy-new-limit-${field}`} />
+        <LimitFields state={state} prefix="limits.0." fields="whole" testId={(field) => `policy-new-limit-${field}`} />
       </div>
     </>
   );

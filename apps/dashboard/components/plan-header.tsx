@@ -9,7 +9,7 @@ import { ConfirmForm } from './confirm-submit';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { useMutation } from './mutation-status';
-import { SubmitButton } from './submit-button';
+import { SubmitOrCancel } from './submit-button';
 
 /** A plan's name, slug and tenant count, with Rename and a two-step Delete plan. */
 export function PlanHeader({ plan }: { plan: Pick<Plan, 'id' | 'slug' | 'name' | 'tenantCount'> }) {
@@ -64,12 +64,7 @@ function RenamePlanForm({ plan, onDone }: { plan: Pick<Plan, 'id' | 'slug' | 'na
           className="field-wide"
           input={{ autoComplete: 'off', autoFocus: true }}
         />
-        <div className="form-row-buttons">
-          <SubmitButton label="Save name" pendingLabel="Saving…" testId={`plan-rename-save-${plan.slug}`} />
-          <button type="button" className="btn btn-secondary" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrCancel label="Save name" pendingLabel="Saving…" testId={`plan-rename-save-${plan.slug}`} onCancel={onDone} />
       </div>
     </form>
   );

@@ -9,7 +9,7 @@ import { FormAlert } from './form-messages';
 import { MutationStatus, useMutation, useSuccessMessage } from './mutation-status';
 import { PlanSelect, type PlanOption } from './plan-select';
 import { StatusBadge } from './status-badge';
-import { SubmitButton } from './submit-button';
+import { SubmitButton, SubmitOrCancel } from './submit-button';
 import { TimeZoneInput } from './time-zone-input';
 
 const COLUMNS = 6;
@@ -106,12 +106,7 @@ function EditTenantForm({ tenant, plans, statusKey, onDone }: TenantFormProps & 
           testId={`tenant-timezone-${tenant.slug}`}
           control={(props) => <TimeZoneInput {...props} />}
         />
-        <div className="form-row-buttons">
-          <SubmitButton label="Save" pendingLabel="Saving…" testId={`tenant-save-${tenant.slug}`} />
-          <button type="button" className="btn btn-secondary" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrCancel label="Save" pendingLabel="Saving…" testId={`tenant-save-${tenant.slug}`} onCancel={onDone} />
       </div>
     </form>
   );
