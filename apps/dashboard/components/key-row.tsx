@@ -7,6 +7,7 @@ import { DEFAULT_OVERLAP_S, KIND_LABELS, ROTATION_OVERLAPS, type KeyStatus } fro
 import { ConfirmSubmit } from './confirm-submit';
 import { KeySecret } from './key-secret';
 import { MutationStatus, useMutation, useSuccessMessage } from './mutation-status';
+import { ExpandedRow } from './expanded-row';
 import { SubmitButton } from './submit-button';
 
 const COLUMNS = 9;
@@ -78,21 +79,17 @@ export function KeyRow({ row }: { row: KeyRowView }) {
         </td>
       </tr>
       {!succeeded && failure?.status === 'failed' && (
-        <tr className="row-expanded">
-          <td colSpan={COLUMNS}>
-            <p className="form-alert" role="alert" data-testid={`key-error-${row.id}`}>
-              {failure.message}
-            </p>
-          </td>
-        </tr>
+        <ExpandedRow columns={COLUMNS}>
+          <p className="form-alert" role="alert" data-testid={`key-error-${row.id}`}>
+            {failure.message}
+          </p>
+        </ExpandedRow>
       )}
       {(succeeded || (rotation.status === 'done' && rotation.secret)) && (
-        <tr className="row-expanded">
-          <td colSpan={COLUMNS}>
-            <MutationStatus statusKey={statusKey} className="row-status" />
-            <KeySecret state={rotation} title={`New secret for ${row.name}`} />
-          </td>
-        </tr>
+        <ExpandedRow columns={COLUMNS}>
+          <MutationStatus statusKey={statusKey} className="row-status" />
+          <KeySecret state={rotation} title={`New secret for ${row.name}`} />
+        </ExpandedRow>
       )}
     </>
   );

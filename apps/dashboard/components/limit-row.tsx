@@ -6,6 +6,7 @@ import type { PlanLimit } from '@/lib/api-types';
 import { LimitEditor, LimitRemover } from './limit-editor';
 import { LimitForm } from './limit-save';
 import { LimitSummary } from './limit-summary';
+import { ToggleButton } from './toggle-button';
 
 interface LimitRowProps {
   plan: { id: string; slug: string; name: string };
@@ -22,15 +23,7 @@ export function LimitRow({ plan, limit }: LimitRowProps) {
       <LimitSummary name={limit.name} limit={limit} />
       <LimitForm planId={plan.id} planSlug={plan.slug} planName={plan.name} limit={limit} />
       <div className="row-actions">
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
-          aria-expanded={editing}
-          onClick={() => setEditing(!editing)}
-          data-testid={`limit-edit-${key}`}
-        >
-          Edit
-        </button>
+        <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`limit-edit-${key}`} />
         <LimitRemover
           action={removeLimit}
           statusKey={`plan-${plan.id}`}

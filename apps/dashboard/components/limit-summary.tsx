@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { formatAlgorithm, formatCount, formatWindow } from '@/lib/format';
+import { formatAlgorithm, formatCount, formatRate } from '@/lib/format';
 
 /** What a limit row shows of any limit (a plan's, a policy's, an override, or one in force for a tenant). */
 export interface LimitShape {
@@ -16,9 +16,7 @@ export function LimitSummary({ name, limit, note }: { name: ReactNode; limit: Li
     <>
       <div className="limit-cell">
         <div className="limit-name">{name}</div>
-        <div className="limit-window">
-          {formatCount(limit.limit)} {formatWindow(limit.windowS)}
-        </div>
+        <div className="limit-window">{formatRate(limit)}</div>
         {note}
       </div>
       <div className="limit-cell">

@@ -5,6 +5,7 @@ import { addPolicyLimit, editPolicyLimit, removePolicyLimit } from '@/lib/action
 import type { PlanLimit, Policy } from '@/lib/api-types';
 import { LimitAdder, LimitEditor, LimitRemover } from './limit-editor';
 import { LimitSummary } from './limit-summary';
+import { ToggleButton } from './toggle-button';
 
 /** A policy's limits (each with Edit and Remove) and "Add limit". */
 export function PolicyLimits({ policy }: { policy: Policy }) {
@@ -48,9 +49,7 @@ function PolicyLimitRow({ policy, limit }: { policy: Policy; limit: PlanLimit })
     <li className="limit-row" data-testid={`policy-limit-${key}`}>
       <LimitSummary name={`${policy.name}-${limit.name}`} limit={limit} />
       <div className="row-actions">
-        <button type="button" className="btn btn-secondary btn-sm" aria-expanded={editing} onClick={() => setEditing(!editing)} data-testid={`policy-limit-edit-${key}`}>
-          Edit
-        </button>
+        <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`policy-limit-edit-${key}`} />
         <LimitRemover
           action={removePolicyLimit}
           statusKey={`policy-${policy.id}`}

@@ -8,13 +8,21 @@ import { z } from 'zod';
 
 const id = z.union([z.string(), z.number()]).transform(String);
 
+export const USER_ROLES = ['operator', 'tenant'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** Who is signed in: an operator, or a tenant's user (who sees only `tenantId`'s own data). */
 export const userSchema = z.object({
   id,
   email: z.string(),
   name: z.string(),
-  role: z.enum(['operator', 'tenant']),
+  role: z.enum(USER_ROLES),
+  tenantId: z.string().nullable().default(null),
 });
 export type User = z.infer<typeof userSchema>;
+
+/** A slug-named thing another one points at: a plan, a tenant. */
+const namedRefSchema = z.object({ id, slug: z.string(), name: z.string() });
 
 export const loginResponseSchema = z.object({
   token: z.string().min(1),
@@ -70,7 +78,7 @@ export const tenantSchema = z.object({
   name: z.string(),
   status: z.enum(['active', 'suspended']),
   timeZone: z.string(),
-  plan: z.object({ id, slug: z.string(), name: z.string() }),
+  plan: namedRefSchema,
   overrides: z.array(limitOverrideSchema).default([]),
 });
 export type Tenant = z.infer<typeof tenantSchema>;
@@ -84,19 +92,19 @@ export type TenantPage = z.infer<typeof tenantPageSchema>;
 export const tenantResponseSchema = z.object({ tenant: tenantSchema, ruleVersion: z.number() });
 export type TenantResponse = z.infer<typeof tenantResponseSchema>;
 
+export const overrideResponseSchema = z.object({ override: limitOverrideSchema, ruleVersion: z.number() });
+export type OverrideResponse = z.infer<typeof overrideResponseSchema>;
 
 export const POLICY_METHODS = ['*', 'GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const satisfies readonly PolicyMethod[];
 export const POLICY_MODES = ['enforce', 'shadow', 'off'] as const satisfies readonly PolicyMode[];
 export const FAILURE_MODES = ['open', 'closed', 'local'] as const satisfies readonly FailureMode[];
 export const SUBJECT_SCOPES = ['tenant', 'subject', 'ip'] as const satisfies readonly SubjectScope[];
 
-const ownerRefSchema = z.object({ id, slug: z.string(), name: z.string() });
-
 /** An endpoint policy: of a plan or of one tenant (exactly one of `plan` and `tenant`). */
 export const policySchema = z.object({
   id,
-  plan: ownerRefSchema.nullable(),
-  tenant: ownerRefSchema.nullable(),
+  plan: namedRefSchema.nullable(),
+  tenant: namedRefSchema.nullable(),
   name: z.string(),
   method: z.enum(POLICY_METHODS),
   pattern: z.string(),

@@ -7,8 +7,10 @@ import {
   keySecretResponseSchema,
   loginResponseSchema,
   meResponseSchema,
+  overrideResponseSchema,
   planListSchema,
   planResponseSchema,
+  planSchema,
   policyPageSchema,
   policyResponseSchema,
   restoreRuleSetResponseSchema,
@@ -19,12 +21,15 @@ import {
   ruleSetVersionSchema,
   tenantPageSchema,
   tenantResponseSchema,
+  tenantSchema,
   updateLimitResponseSchema,
   type ApiKey,
   type KeyKind,
   type KeyResponse,
   type KeySecretResponse,
+  type LimitOverride,
   type LoginResponse,
+  type OverrideResponse,
   type Plan,
   type PlanResponse,
   type Policy,
@@ -142,8 +147,15 @@ export async function listPlans(token: string): Promise<Plan[]> {
   return (await apiRequest('/v1/admin/plans', planListSchema, { token })).items;
 }
 
-function planPath(planId: string, ...rest: string[]): string {
-  return ['/v1/admin/plans', planId, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
+/** `/v1/admin/<collection>/<id>/…`, every part after the collection encoded. */
+function adminPath(collection: 'plans' | 'tenants' | 'policies' | 'users', id: string, ...rest: string[]): string {
+  return [`/v1/admin/${collection}`, id, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
+}
+
+const planPath = (planId: string, ...rest: string[]) => adminPath('plans', planId, ...rest);
+
+export function getPlan(token: string, planId: string): Promise<Plan> {
+  return apiRequest(planPath(planId), planSchema, { token });
 }
 
 export interface NewLimit {
@@ -201,9 +213,25 @@ export function createTenant(token: string, tenant: NewTenant): Promise<TenantRe
   return apiRequest('/v1/admin/tenants', tenantResponseSchema, { method: 'POST', token, body: tenant });
 }
 
+const tenantPath = (tenantId: string, ...rest: string[]) => adminPath('tenants', tenantId, ...rest);
+
+export function getTenant(token: string, tenantId: string): Promise<Tenant> {
+  return apiRequest(tenantPath(tenantId), tenantSchema, { token });
+}
+
 /** Renames, moves to another plan, changes the time zone, suspends or resumes. */
 export function updateTenant(token: string, tenantId: string, patch: Partial<Omit<NewTenant, 'slug'>>): Promise<TenantResponse> {
-  return apiRequest(`/v1/admin/tenants/${encodeURIComponent(tenantId)}`, tenantResponseSchema, { method: 'PATCH', token, body: patch });
+  return apiRequest(tenantPath(tenantId), tenantResponseSchema, { method: 'PATCH', token, body: patch });
+}
+
+/** The tenant's own limit `name`: replaces its plan's limit of that name, or adds one. A bad name is a 400 without a field. */
+export function setTenantOverride(token: string, tenantId: string, name: string, override: Omit<LimitOverride, 'name'>): Promise<OverrideResponse> {
+  return apiRequest(tenantPath(tenantId, 'overrides', name), overrideResponseSchema, { method: 'PUT', token, body: override });
+}
+
+/** The plan's limit of that name applies again, if there is one. */
+export function removeTenantOverride(token: string, tenantId: string, name: string): Promise<RuleVersionResponse> {
+  return apiRequest(tenantPath(tenantId, 'overrides', name), ruleVersionResponseSchema, { method: 'DELETE', token });
 }
 
 export interface PolicyFilter {
@@ -225,9 +253,7 @@ export type NewPolicy = ({ planId: string } | { tenantId: string }) &
   Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'> & { limits: NewLimit[] };
 export type PolicyPatch = Partial<Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'>>;
 
-function policyPath(policyId: string, ...rest: string[]): string {
-  return ['/v1/admin/policies', policyId, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
-}
+const policyPath = (policyId: string, ...rest: string[]) => adminPath('policies', policyId, ...rest);
 
 /** A 409 `conflict` when the owner has a policy for this route or of this name; a 400 `rule_set_invalid` when it cannot run. */
 export function createPolicy(token: string, policy: NewPolicy): Promise<PolicyResponse> {
