@@ -9,6 +9,7 @@ const LINKS = [
   { href: '/rule-sets', label: 'Rule sets' },
   { href: '/tenants', label: 'Tenants' },
   { href: '/keys', label: 'Keys' },
+  { href: '/users', label: 'Users' },
 ] as const;
 
 export function NavLinks() {

@@ -24,6 +24,20 @@ export type User = z.infer<typeof userSchema>;
 /** A slug-named thing another one points at: a plan, a tenant. */
 const namedRefSchema = z.object({ id, slug: z.string(), name: z.string() });
 
+/** A dashboard account as the admin API lists it: never its password. */
+export const accountSchema = z.object({
+  id,
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(USER_ROLES),
+  tenant: namedRefSchema.nullable(),
+  createdAt: z.string(),
+});
+export type Account = z.infer<typeof accountSchema>;
+
+export const accountPageSchema = z.object({ items: z.array(accountSchema), nextCursor: z.string().nullable() });
+export type AccountPage = z.infer<typeof accountPageSchema>;
+
 export const loginResponseSchema = z.object({
   token: z.string().min(1),
   expiresAt: z.string(),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { config } from './config';
 import {
+  accountPageSchema,
+  accountSchema,
   errorBodySchema,
   keyListSchema,
   keyResponseSchema,
@@ -23,6 +25,8 @@ import {
   tenantResponseSchema,
   tenantSchema,
   updateLimitResponseSchema,
+  type Account,
+  type AccountPage,
   type ApiKey,
   type KeyKind,
   type KeyResponse,
@@ -46,6 +50,7 @@ import {
   type TenantResponse,
   type UpdateLimitResponse,
   type User,
+  type UserRole,
 } from './api-types';
 
 const REQUEST_TIMEOUT_MS = 8_000;
@@ -311,6 +316,36 @@ export function revokeKey(token: string, keyId: string): Promise<KeyResponse> {
 /** A new secret for the key; the old one keeps working for `overlapSeconds`. A 409 when revoked or expired. */
 export function rotateKey(token: string, keyId: string, overlapSeconds: number): Promise<KeySecretResponse> {
   return apiRequest(keyPath(keyId, 'rotate'), keySecretResponseSchema, { method: 'POST', token, body: { overlapSeconds } });
+}
+
+export interface AccountFilter {
+  role?: UserRole;
+  tenantId?: string;
+}
+
+/** Accounts by e-mail, a page at a time; `cursor` is the previous page's `nextCursor`. */
+export function listAccounts(token: string, filter: AccountFilter, cursor: string | undefined, pageSize = 50): Promise<AccountPage> {
+  const query = new URLSearchParams({ limit: String(pageSize) });
+  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
+  if (cursor) query.set('cursor', cursor);
+  return apiRequest(`/v1/admin/users?${query}`, accountPageSchema, { token });
+}
+
+export type NewAccount = { email: string; name: string; password: string } & ({ role: 'operator' } | { role: 'tenant'; tenantId: string });
+
+/** A taken e-mail is a 409 `conflict` on `email`; a short password a 400 on `password`. */
+export function createAccount(token: string, account: NewAccount): Promise<Account> {
+  return apiRequest('/v1/admin/users', accountSchema, { method: 'POST', token, body: account });
+}
+
+/** A new name, or a new password (which ends every session of the account). */
+export function updateAccount(token: string, userId: string, patch: { name?: string; password?: string }): Promise<Account> {
+  return apiRequest(adminPath('users', userId), accountSchema, { method: 'PATCH', token, body: patch });
+}
+
+/** A 409 `conflict` for the caller's own account. */
+export async function deleteAccount(token: string, userId: string): Promise<void> {
+  await apiRequest(adminPath('users', userId), z.unknown(), { method: 'DELETE', token });
 }
 
 /** The rule set every API node enforces now, or null before the first one is published. */
