@@ -109,6 +109,27 @@ export type TenantResponse = z.infer<typeof tenantResponseSchema>;
 export const overrideResponseSchema = z.object({ override: limitOverrideSchema, ruleVersion: z.number() });
 export type OverrideResponse = z.infer<typeof overrideResponseSchema>;
 
+/** A tenant as its own users see it (`GET /v1/tenant`). */
+export const ownTenantSchema = z.object({
+  id,
+  slug: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'suspended']),
+  timeZone: z.string(),
+  plan: z.object({ slug: z.string(), name: z.string() }),
+});
+export type OwnTenant = z.infer<typeof ownTenantSchema>;
+
+/** A limit as the rule set holds it: no id, and `burst` only where it is set. */
+const limitInForceSchema = z.object({
+  name: z.string(),
+  windowS: z.number(),
+  limit: z.number(),
+  algorithm: z.string(),
+  burst: z.number().optional(),
+});
+export type LimitInForce = z.infer<typeof limitInForceSchema>;
+
 export const POLICY_METHODS = ['*', 'GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const satisfies readonly PolicyMethod[];
 export const POLICY_MODES = ['enforce', 'shadow', 'off'] as const satisfies readonly PolicyMode[];
 export const FAILURE_MODES = ['open', 'closed', 'local'] as const satisfies readonly FailureMode[];
@@ -135,6 +156,16 @@ export type PolicyPage = z.infer<typeof policyPageSchema>;
 
 export const policyResponseSchema = z.object({ policy: policySchema, ruleVersion: z.number() });
 export type PolicyResponse = z.infer<typeof policyResponseSchema>;
+
+/** What a tenant is held to now (`GET /v1/tenant/limits`): its limits and policies in the rule set every node enforces. */
+export const ownLimitsSchema = z.object({
+  ruleVersion: z.number(),
+  limits: z.array(limitInForceSchema),
+  // A policy as the rule set holds it: its route (`GET /v1/items/*`), and no owner (it is the tenant's plan's, or its own).
+  policies: z.array(policySchema.omit({ plan: true, tenant: true, limits: true }).extend({ route: z.string(), limits: z.array(limitInForceSchema) })),
+});
+export type OwnLimits = z.infer<typeof ownLimitsSchema>;
+export type PolicyInForce = OwnLimits['policies'][number];
 
 export const KEY_KINDS = ['service', 'tenant', 'operator'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];

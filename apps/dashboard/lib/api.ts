@@ -10,6 +10,8 @@ import {
   loginResponseSchema,
   meResponseSchema,
   overrideResponseSchema,
+  ownLimitsSchema,
+  ownTenantSchema,
   planListSchema,
   planResponseSchema,
   planSchema,
@@ -34,6 +36,8 @@ import {
   type LimitOverride,
   type LoginResponse,
   type OverrideResponse,
+  type OwnLimits,
+  type OwnTenant,
   type Plan,
   type PlanResponse,
   type Policy,
@@ -346,6 +350,21 @@ export function updateAccount(token: string, userId: string, patch: { name?: str
 /** A 409 `conflict` for the caller's own account. */
 export async function deleteAccount(token: string, userId: string): Promise<void> {
   await apiRequest(adminPath('users', userId), z.unknown(), { method: 'DELETE', token });
+}
+
+/** The signed-in tenant user's own tenant; an operator is refused (403). */
+export function getOwnTenant(token: string): Promise<OwnTenant> {
+  return apiRequest('/v1/tenant', ownTenantSchema, { token });
+}
+
+/** The limits and policies every node holds the signed-in user's tenant to now. */
+export function getOwnLimits(token: string): Promise<OwnLimits> {
+  return apiRequest('/v1/tenant/limits', ownLimitsSchema, { token });
+}
+
+/** The tenant keys of the signed-in user's tenant, newest first: never a secret. */
+export async function listOwnKeys(token: string): Promise<ApiKey[]> {
+  return (await apiRequest('/v1/tenant/keys', keyListSchema, { token })).items;
 }
 
 /** The rule set every API node enforces now, or null before the first one is published. */

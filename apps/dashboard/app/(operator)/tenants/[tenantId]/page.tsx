@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { ErrorPanel } from '@/components/error-panel';
 import { MutationStatusProvider } from '@/components/mutation-status';
 import { PageHeading } from '@/components/page-heading';
-import { StatusBadge } from '@/components/status-badge';
+import { TenantFacts } from '@/components/tenant-facts';
 import { TenantLimits } from '@/components/tenant-limits';
 import { getPlan, getTenant } from '@/lib/api';
 import { tenantLimitRows } from '@/lib/overrides';
@@ -43,19 +43,15 @@ export default async function TenantPage({ params }: TenantPageProps) {
       >
         <BackLink />
       </PageHeading>
-      <p className="tenant-facts" data-testid="tenant-facts">
-        <span className="chip">{tenant.slug}</span>
-        <StatusBadge status={tenant.status} />
-        <span className="muted">
-          plan {plan.name} ({plan.slug}) · {tenant.timeZone}
-        </span>
-      </p>
       <MutationStatusProvider>
-        <TenantLimits
-          tenant={{ id: tenant.id, slug: tenant.slug }}
-          plan={{ slug: plan.slug, name: plan.name }}
-          rows={tenantLimitRows(plan.limits, tenant.overrides)}
-        />
+        <div className="plan-grid">
+          <TenantFacts tenant={tenant} plan={plan} />
+          <TenantLimits
+            tenant={{ id: tenant.id, slug: tenant.slug }}
+            plan={{ slug: plan.slug, name: plan.name }}
+            rows={tenantLimitRows(plan.limits, tenant.overrides)}
+          />
+        </div>
       </MutationStatusProvider>
     </>
   );
