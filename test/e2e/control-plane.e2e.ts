@@ -2,15 +2,10 @@ import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checker } from '../support/check';
 import { createServiceKey, sleep } from '../support/fixtures';
 import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
-
-interface CheckBody {
-  allowed: boolean;
-  ruleVersion: number;
-  limits: { name: string; limit: number; remaining: number }[];
-}
 
 // Every control-plane step in the dashboard, none through the admin API: a plan, a tenant on it, a limit change
 // and a rollback, each seen by /v1/check.
@@ -34,30 +29,8 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
     await stack?.stop();
   });
 
-  const check = async (subject: string, path = '/v1/check') => {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ tenant: 'umbrella', endpoint: 'GET /v1/items', subject }),
-    });
-    return { status: res.status, body: (await res.json()) as CheckBody };
-  };
-
-  /** The first check of a fresh subject once the API enforces `version` or later (it costs that subject one unit). */
-  const checkAtLeast = async (version: number) => {
-    let last: Awaited<ReturnType<typeof check>> | undefined;
-    await expect
-      .poll(
-        async () => {
-          // A peek: it answers with the version in force and charges nothing (the plan's quota is the tenant's).
-          last = await check('probe', '/v1/check/peek');
-          return last.status === 200 && last.body.ruleVersion >= version;
-        },
-        { timeout: 5_000, interval: 50 },
-      )
-      .toBe(true);
-    return last!.body;
-  };
+  const check = (subject: string) => checker(stack.apiUrl, serviceKey, 'umbrella').check(subject);
+  const checkAtLeast = (version: number) => checker(stack.apiUrl, serviceKey, 'umbrella').checkAtLeast(version);
 
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `control-${name}.png`), fullPage: true });
   const version = async (page: Page) => Number((await page.getByTestId('rule-version').textContent())?.replace(/^v/, ''));

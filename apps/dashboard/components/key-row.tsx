@@ -2,32 +2,15 @@
 
 import { useState } from 'react';
 import { revokeApiKey, rotateApiKey } from '@/lib/actions/keys';
-import type { KeyKind } from '@/lib/api-types';
-import { DEFAULT_OVERLAP_S, KIND_LABELS, ROTATION_OVERLAPS, type KeyStatus } from '@/lib/keys';
+import { DEFAULT_OVERLAP_S, ROTATION_OVERLAPS } from '@/lib/keys';
 import { ConfirmSubmit } from './confirm-submit';
+import { ExpandedRow } from './expanded-row';
+import { KeyCells, type KeyRowView } from './key-cells';
 import { KeySecret } from './key-secret';
 import { MutationStatus, useMutation, useSuccessMessage } from './mutation-status';
 import { SubmitButton } from './submit-button';
 
 const COLUMNS = 9;
-
-interface Moment {
-  text: string;
-  title: string | undefined;
-}
-
-/** A key as its row shows it, worked out on the server (times relative to the request, the status). */
-export interface KeyRowView {
-  id: string;
-  kind: KeyKind;
-  name: string;
-  prefix: string;
-  scope: { label: string } | { slugs: string[] };
-  created: Moment;
-  lastUsed: Moment;
-  expires: Moment;
-  status: KeyStatus;
-}
 
 /** One key with Rotate (a new secret, the old one working for the chosen overlap) and a two-step Revoke. */
 export function KeyRow({ row }: { row: KeyRowView }) {
@@ -40,34 +23,7 @@ export function KeyRow({ row }: { row: KeyRowView }) {
   return (
     <>
       <tr data-testid={`key-row-${row.id}`}>
-        <td>{row.name}</td>
-        <td>
-          <span className={`badge badge-kind-${row.kind}`}>{KIND_LABELS[row.kind]}</span>
-        </td>
-        <td>
-          <span className="mono">{row.prefix}…</span>
-        </td>
-        <td>
-          {'label' in row.scope ? (
-            <span className="muted">{row.scope.label}</span>
-          ) : (
-            <span className="chip-list">
-              {row.scope.slugs.map((slug) => (
-                <span key={slug} className="chip">
-                  {slug}
-                </span>
-              ))}
-            </span>
-          )}
-        </td>
-        <MomentCell moment={row.created} />
-        <MomentCell moment={row.lastUsed} />
-        <MomentCell moment={row.expires} />
-        <td>
-          <span className={`badge badge-${row.status}`} data-testid={`key-status-${row.id}`}>
-            {row.status}
-          </span>
-        </td>
+        <KeyCells row={row} />
         <td>
           {row.status === 'active' && (
             <div className="table-actions">
@@ -78,31 +34,19 @@ export function KeyRow({ row }: { row: KeyRowView }) {
         </td>
       </tr>
       {!succeeded && failure?.status === 'failed' && (
-        <tr className="row-expanded">
-          <td colSpan={COLUMNS}>
-            <p className="form-alert" role="alert" data-testid={`key-error-${row.id}`}>
-              {failure.message}
-            </p>
-          </td>
-        </tr>
+        <ExpandedRow columns={COLUMNS}>
+          <p className="form-alert" role="alert" data-testid={`key-error-${row.id}`}>
+            {failure.message}
+          </p>
+        </ExpandedRow>
       )}
       {(succeeded || (rotation.status === 'done' && rotation.secret)) && (
-        <tr className="row-expanded">
-          <td colSpan={COLUMNS}>
-            <MutationStatus statusKey={statusKey} className="row-status" />
-            <KeySecret state={rotation} title={`New secret for ${row.name}`} />
-          </td>
-        </tr>
+        <ExpandedRow columns={COLUMNS}>
+          <MutationStatus statusKey={statusKey} className="row-status" />
+          <KeySecret state={rotation} title={`New secret for ${row.name}`} />
+        </ExpandedRow>
       )}
     </>
-  );
-}
-
-function MomentCell({ moment }: { moment: Moment }) {
-  return (
-    <td className="muted" title={moment.title}>
-      {moment.text}
-    </td>
   );
 }
 

@@ -1,27 +1,37 @@
 import type { ApiKey } from '@/lib/api-types';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { keyStatus } from '@/lib/keys';
-import { KeyRow, type KeyRowView } from './key-row';
+import { KeyCells, type KeyRowView } from './key-cells';
+import { KeyRow } from './key-row';
 
 const when = (iso: string | null, none: string) =>
   iso ? { text: formatRelativeTime(iso), title: formatTimestamp(iso) } : { text: none, title: undefined };
 
-/** Every key of the filter, newest first as the API lists them; times and status are worked out here, on the server. */
-export function KeysTable({ keys, tenantSlugs }: { keys: ApiKey[]; tenantSlugs: Record<string, string> }) {
+function scopeOf(key: ApiKey, tenantSlugs: Record<string, string>): NonNullable<KeyRowView['scope']> {
+  if (key.kind === 'operator') return { label: 'admin API' };
+  if (key.kind === 'tenant') return { slugs: [key.tenantId ? (tenantSlugs[key.tenantId] ?? key.tenantId) : '—'] };
+  return key.tenants.length === 0 ? { label: 'all tenants' } : { slugs: key.tenants };
+}
+
+interface KeysTableProps {
+  keys: ApiKey[];
+  /**
+   * The operator's table: each key's kind and scope (a tenant key's tenant by slug), with Rotate and Revoke.
+   * Without it, a tenant's own keys, read only.
+   */
+  tenantSlugs?: Record<string, string>;
+}
+
+/** Keys newest first, as the API lists them; times and status are worked out here, on the server. */
+export function KeysTable({ keys, tenantSlugs }: KeysTableProps) {
   const now = Date.now();
+  const manage = tenantSlugs !== undefined;
   const rows: KeyRowView[] = keys.map((key) => ({
     id: key.id,
     kind: key.kind,
     name: key.name,
     prefix: key.prefix,
-    scope:
-      key.kind === 'operator'
-        ? { label: 'admin API' }
-        : key.kind === 'tenant'
-          ? { slugs: [key.tenantId ? (tenantSlugs[key.tenantId] ?? key.tenantId) : '—'] }
-          : key.tenants.length === 0
-            ? { label: 'all tenants' }
-            : { slugs: key.tenants },
+    ...(tenantSlugs ? { scope: scopeOf(key, tenantSlugs) } : {}),
     created: when(key.createdAt, '—'),
     lastUsed: when(key.lastUsedAt, 'never'),
     expires: key.expiresAt ? { text: formatTimestamp(key.expiresAt), title: formatRelativeTime(key.expiresAt, now) } : { text: 'never', title: undefined },
@@ -34,22 +44,30 @@ export function KeysTable({ keys, tenantSlugs }: { keys: ApiKey[]; tenantSlugs: 
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Kind</th>
+            {manage && <th scope="col">Kind</th>}
             <th scope="col">Key</th>
-            <th scope="col">Scope</th>
+            {manage && <th scope="col">Scope</th>}
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
             <th scope="col">Expires</th>
             <th scope="col">Status</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
+            {manage && (
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
-            <KeyRow key={row.id} row={row} />
-          ))}
+          {rows.map((row) =>
+            manage ? (
+              <KeyRow key={row.id} row={row} />
+            ) : (
+              <tr key={row.id} data-testid={`key-row-${row.id}`}>
+                <KeyCells row={row} />
+              </tr>
+            ),
+          )}
         </tbody>
       </table>
     </div>

@@ -9,25 +9,32 @@ import { Field } from './form-field';
 
 export type LimitField = 'name' | 'window' | 'unit' | 'limit' | 'algorithm' | 'burst';
 
+/**
+ * Which inputs a limit form shows: `whole`, a new limit (name, count and shape); `count`, a limit whose name is
+ * fixed (count and shape); `shape`, only window, algorithm and burst (a plan limit's count is saved inline).
+ */
+export type LimitFieldSet = 'whole' | 'count' | 'shape';
+
 interface LimitFieldsProps {
   state: FormState;
   /** Prefix of the posted names: `limits.0.` for a row of the new-plan form. */
   prefix?: string;
-  /** The limit being edited; a new limit starts at 1 minute, fixed window. */
-  limit?: Pick<PlanLimit, 'windowS' | 'algorithm' | 'burst'>;
-  /** Also the name and the count: a new limit. An edited one keeps its name, and its count is saved inline. */
-  whole?: boolean;
+  /** The limit being edited (or the one an override starts from); a new limit starts at 1 minute, fixed window. */
+  limit?: Pick<PlanLimit, 'windowS' | 'algorithm' | 'burst'> & { limit?: number };
+  fields?: LimitFieldSet;
   testId: (field: LimitField) => string;
 }
 
 /** The API's names of the fields a limit form posts, so a failure about any other goes to the top of the form. */
-export function limitErrorFields(prefix = '', whole = false): string[] {
+export function limitErrorFields(prefix = '', fields: LimitFieldSet = 'shape'): string[] {
   const shape = ['windowS', 'algorithm', 'burst'];
-  return (whole ? ['name', 'limit', ...shape] : shape).map((field) => `${prefix}${field}`);
+  const own = fields === 'whole' ? ['name', 'limit'] : fields === 'count' ? ['limit'] : [];
+  return [...own, ...shape].map((field) => `${prefix}${field}`);
 }
 
 /** A limit's inputs: window (a number and a unit), algorithm, and burst only for the algorithms that have one. */
-export function LimitFields({ state, prefix = '', limit, whole = false, testId }: LimitFieldsProps) {
+export function LimitFields({ state, prefix = '', limit, fields = 'shape', testId }: LimitFieldsProps) {
+  const whole = fields === 'whole';
   const shown = splitWindow(limit?.windowS ?? 60);
   const [algorithm, setAlgorithm] = useState(submittedValue(state, `${prefix}algorithm`, limit?.algorithm ?? 'fixed_window'));
 
@@ -69,11 +76,12 @@ export function LimitFields({ state, prefix = '', limit, whole = false, testId }
           </div>
         )}
       />
-      {whole && (
+      {fields !== 'shape' && (
         <Field
           label="Limit"
           name={`${prefix}limit`}
           state={state}
+          fallback={limit?.limit === undefined ? '' : String(limit.limit)}
           testId={testId('limit')}
           className="field-count"
           input={{ type: 'number', inputMode: 'numeric', min: 1, step: 1, className: 'input input-number' }}

@@ -12,7 +12,8 @@ interface Success {
 
 interface MutationStatusContextValue {
   last: Success | null;
-  report: (key: string, message: string, ruleVersion: number) => void;
+  /** A success under `key`; the rule set version it published, if it changed the rules. */
+  report: (key: string, message: string, ruleVersion?: number) => void;
   /** A failed attempt under `key` takes its earlier success off the screen. */
   clear: (key: string) => void;
 }
@@ -33,9 +34,9 @@ export function MutationStatusProvider({ children }: { children: ReactNode }) {
   const [last, setLast] = useState<Success | null>(null);
   const observeRuleVersion = useObserveRuleVersion();
   const report = useCallback(
-    (key: string, message: string, ruleVersion: number) => {
+    (key: string, message: string, ruleVersion?: number) => {
       setLast({ key, message });
-      observeRuleVersion(ruleVersion);
+      if (ruleVersion !== undefined) observeRuleVersion(ruleVersion);
     },
     [observeRuleVersion],
   );

@@ -2,26 +2,35 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import type { UserRole } from '@/lib/api-types';
 
-const LINKS = [
-  { href: '/plans', label: 'Plans' },
-  { href: '/policies', label: 'Policies' },
-  { href: '/rule-sets', label: 'Rule sets' },
-  { href: '/tenants', label: 'Tenants' },
-  { href: '/keys', label: 'Keys' },
-] as const;
+const LINKS: Record<UserRole, readonly { href: string; label: string; id: string }[]> = {
+  operator: [
+    { href: '/plans', label: 'Plans', id: 'plans' },
+    { href: '/policies', label: 'Policies', id: 'policies' },
+    { href: '/rule-sets', label: 'Rule sets', id: 'rule-sets' },
+    { href: '/tenants', label: 'Tenants', id: 'tenants' },
+    { href: '/keys', label: 'Keys', id: 'keys' },
+    { href: '/users', label: 'Users', id: 'users' },
+  ],
+  // A tenant's user sees its own tenant only: none of the operator's pages.
+  tenant: [
+    { href: '/portal', label: 'Limits', id: 'portal-limits' },
+    { href: '/portal/keys', label: 'Keys', id: 'portal-keys' },
+  ],
+};
 
-export function NavLinks() {
+/** The pages of the signed-in account's kind; the one shown is the link whose path is the longest prefix of it. */
+export function NavLinks({ role }: { role: UserRole }) {
   const pathname = usePathname();
+  const links = LINKS[role];
+  const current = links
+    .filter(({ href }) => pathname === href || pathname.startsWith(`${href}/`))
+    .reduce<string | undefined>((longest, { href }) => (longest && longest.length >= href.length ? longest : href), undefined);
   return (
     <nav className="nav" aria-label="Main">
-      {LINKS.map(({ href, label }) => (
-        <Link
-          key={href}
-          href={href}
-          aria-current={pathname === href || pathname.startsWith(`${href}/`) ? 'page' : undefined}
-          data-testid={`nav-${href.slice(1)}`}
-        >
+      {links.map(({ href, label, id }) => (
+        <Link key={href} href={href} aria-current={href === current ? 'page' : undefined} data-testid={`nav-${id}`}>
           {label}
         </Link>
       ))}

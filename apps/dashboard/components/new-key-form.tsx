@@ -9,15 +9,10 @@ import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { KeySecret } from './key-secret';
 import { MutationStatus, useMutation } from './mutation-status';
+import { NamedSelect, type NamedOption } from './named-select';
 import { SubmitButton } from './submit-button';
 
 const FIELDS = ['kind', 'name', 'tenants', 'tenantId', 'expiresAt'];
-
-export interface TenantOption {
-  id: string;
-  slug: string;
-  name: string;
-}
 
 const KIND_HINTS: Record<KeyKind, string> = {
   service: 'Calls the check API, for every tenant or only the ones listed.',
@@ -26,7 +21,7 @@ const KIND_HINTS: Record<KeyKind, string> = {
 };
 
 /** A new key of any kind; its secret is shown once, here, when the API answers. */
-export function NewKeyForm({ tenants }: { tenants: TenantOption[] }) {
+export function NewKeyForm({ tenants }: { tenants: NamedOption[] }) {
   const [state, action] = useMutation(newKey, 'key-new');
 
   return (
@@ -49,7 +44,7 @@ export function NewKeyForm({ tenants }: { tenants: TenantOption[] }) {
   );
 }
 
-function KeyFields({ state, tenants }: { state: FormState; tenants: TenantOption[] }) {
+function KeyFields({ state, tenants }: { state: FormState; tenants: NamedOption[] }) {
   const submitted = submittedValue(state, 'kind', 'service');
   const [kind, setKind] = useState<KeyKind>(isKeyKind(submitted) ? submitted : 'service');
 
@@ -101,16 +96,7 @@ function KeyFields({ state, tenants }: { state: FormState; tenants: TenantOption
             state={state}
             fallback={tenants[0]?.id}
             testId="key-new-tenant"
-            control={(props) => (
-              <select {...props} className="input">
-                {tenants.length === 0 && <option value="">No tenants yet</option>}
-                {tenants.map((tenant) => (
-                  <option key={tenant.id} value={tenant.id}>
-                    {tenant.name} ({tenant.slug})
-                  </option>
-                ))}
-              </select>
-            )}
+            control={(props) => <NamedSelect {...props} options={tenants} empty="No tenants yet" />}
           />
         )}
         <Field

@@ -42,7 +42,7 @@ function initialRows(state: FormState): number[] {
 function NewPlanFields({ state }: { state: FormState }) {
   // Stable ids keep each row's typed values when one above it is removed; names follow the position.
   const [rows, setRows] = useState(() => initialRows(state));
-  const errorFields = ['slug', 'name', ...rows.flatMap((_, i) => limitErrorFields(`limits.${i}.`, true))];
+  const errorFields = ['slug', 'name', ...rows.flatMap((_, i) => limitErrorFields(`limits.${i}.`, 'whole'))];
 
   return (
     <>
@@ -55,7 +55,7 @@ function NewPlanFields({ state }: { state: FormState }) {
       <ol className="limit-rows">
         {rows.map((row, i) => (
           <li key={row} className="form-row" data-testid={`plan-new-limit-${i}`}>
-            <LimitFields state={state} prefix={`limits.${i}.`} whole testId={(field) => `plan-new-limit-${field}-${i}`} />
+            <LimitFields state={state} prefix={`limits.${i}.`} fields="whole" testId={(field) => `plan-new-limit-${field}-${i}`} />
             {rows.length > 1 && (
               <button
                 type="button"

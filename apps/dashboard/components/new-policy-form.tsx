@@ -7,14 +7,14 @@ import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { limitErrorFields, LimitFields } from './limit-fields';
 import { MutationStatus, useMutation } from './mutation-status';
-import type { PlanOption } from './plan-select';
+import type { NamedOption } from './named-select';
 import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
 import { SubmitButton } from './submit-button';
 
-const FIELDS = ['planId', 'tenantId', 'name', 'method', 'pattern', ...POLICY_SETTINGS_FIELDS, ...limitErrorFields('limits.0.', true)];
+const FIELDS = ['planId', 'tenantId', 'name', 'method', 'pattern', ...POLICY_SETTINGS_FIELDS, ...limitErrorFields('limits.0.', 'whole')];
 
 /** A new policy: whose (a plan, or one tenant), its route, its settings and its first limit. */
-export function NewPolicyForm({ plans, tenants }: { plans: PlanOption[]; tenants: PlanOption[] }) {
+export function NewPolicyForm({ plans, tenants }: { plans: NamedOption[]; tenants: NamedOption[] }) {
   const [state, action] = useMutation(newPolicy, 'policy-new');
   return (
     <section className="card form-card" aria-labelledby="policy-new-title" data-testid="policy-new">
@@ -33,7 +33,7 @@ export function NewPolicyForm({ plans, tenants }: { plans: PlanOption[]; tenants
   );
 }
 
-function NewPolicyFields({ state, plans, tenants }: { state: FormState; plans: PlanOption[]; tenants: PlanOption[] }) {
+function NewPolicyFields({ state, plans, tenants }: { state: FormState; plans: NamedOption[]; tenants: NamedOption[] }) {
   const testId = (field: string) => `policy-new-${field}`;
   return (
     <>
@@ -88,7 +88,7 @@ function NewPolicyFields({ state, plans, tenants }: { state: FormState; plans: P
       </div>
       <h3 className="form-subheading">First limit</h3>
       <div className="form-row">
-        <LimitFields state={state} prefix="limits.0." whole testId={(field) => `policy-new-limit-${field}`} />
+        <LimitFields state={state} prefix="limits.0." fields="whole" testId={(field) => `policy-new-limit-${field}`} />
       </div>
     </>
   );

@@ -7,14 +7,14 @@ import { DEFAULT_TIME_ZONE } from '@/lib/time-zones';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { MutationStatus, useMutation } from './mutation-status';
-import { PlanSelect, type PlanOption } from './plan-select';
+import { NamedSelect, type NamedOption } from './named-select';
 import { SubmitButton } from './submit-button';
 import { TimeZoneInput } from './time-zone-input';
 
 const FIELDS = ['slug', 'name', 'planId', 'timeZone'];
 
 /** A new tenant on a plan, in a time zone (UTC unless chosen). */
-export function NewTenantForm({ plans }: { plans: PlanOption[] }) {
+export function NewTenantForm({ plans }: { plans: NamedOption[] }) {
   const [state, action] = useMutation(newTenant, 'tenant-new');
 
   return (
@@ -40,7 +40,7 @@ export function NewTenantForm({ plans }: { plans: PlanOption[] }) {
               state={state}
               fallback={plans[0]?.id}
               testId="tenant-new-plan"
-              control={(props) => <PlanSelect {...props} plans={plans} />}
+              control={(props) => <NamedSelect {...props} options={plans} />}
             />
             <Field
               label="Time zone"

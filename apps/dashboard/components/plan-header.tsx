@@ -9,7 +9,8 @@ import { ConfirmForm } from './confirm-submit';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { useMutation } from './mutation-status';
-import { SubmitButton } from './submit-button';
+import { SubmitOrCancel } from './submit-button';
+import { ToggleButton } from './toggle-button';
 
 /** A plan's name, slug and tenant count, with Rename and a two-step Delete plan. */
 export function PlanHeader({ plan }: { plan: Pick<Plan, 'id' | 'slug' | 'name' | 'tenantCount'> }) {
@@ -26,15 +27,7 @@ export function PlanHeader({ plan }: { plan: Pick<Plan, 'id' | 'slug' | 'name' |
           {formatCount(plan.tenantCount)} {plan.tenantCount === 1 ? 'tenant' : 'tenants'}
         </span>
         <div className="plan-card-actions">
-          <button
-            type="button"
-            className="btn btn-secondary btn-sm"
-            aria-expanded={renaming}
-            onClick={() => setRenaming(!renaming)}
-            data-testid={`plan-rename-${plan.slug}`}
-          >
-            Rename
-          </button>
+          <ToggleButton expanded={renaming} onToggle={() => setRenaming(!renaming)} label="Rename" testId={`plan-rename-${plan.slug}`} />
           <DeletePlanForm plan={plan} action={deleteAction} describedBy={deletion.status === 'failed' ? deleteMessageId : undefined} />
         </div>
       </header>
@@ -64,12 +57,7 @@ function RenamePlanForm({ plan, onDone }: { plan: Pick<Plan, 'id' | 'slug' | 'na
           className="field-wide"
           input={{ autoComplete: 'off', autoFocus: true }}
         />
-        <div className="form-row-buttons">
-          <SubmitButton label="Save name" pendingLabel="Saving…" testId={`plan-rename-save-${plan.slug}`} />
-          <button type="button" className="btn btn-secondary" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrCancel label="Save name" pendingLabel="Saving…" testId={`plan-rename-save-${plan.slug}`} onCancel={onDone} />
       </div>
     </form>
   );

@@ -11,7 +11,8 @@ import { FormAlert } from './form-messages';
 import { MutationStatus, useMutation } from './mutation-status';
 import { PolicyLimits } from './policy-limits';
 import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
-import { SubmitButton } from './submit-button';
+import { SubmitOrCancel } from './submit-button';
+import { ToggleButton } from './toggle-button';
 
 /** One policy: its route and owner, its settings (Edit), its limits, and a two-step Delete. */
 export function PolicyCard({ policy }: { policy: Policy }) {
@@ -32,15 +33,7 @@ export function PolicyCard({ policy }: { policy: Policy }) {
           {ownerLabel(policy)} · cost {formatCount(policy.cost)} · {SCOPE_LABELS[policy.scope].toLowerCase()} · fails {policy.failureMode}
         </span>
         <div className="plan-card-actions">
-          <button
-            type="button"
-            className="btn btn-secondary btn-sm"
-            aria-expanded={editing}
-            onClick={() => setEditing(!editing)}
-            data-testid={`policy-edit-${policy.name}`}
-          >
-            Edit
-          </button>
+          <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`policy-edit-${policy.name}`} />
           <DeletePolicyForm policy={policy} route={route} action={deleteAction} />
         </div>
       </header>
@@ -63,12 +56,7 @@ function EditPolicyForm({ policy, onDone }: { policy: Policy; onDone: () => void
       <FormAlert message={formError(state, POLICY_SETTINGS_FIELDS)} testId={`policy-edit-error-${policy.name}`} />
       <div className="form-row" key={attemptKey(state)}>
         <PolicySettingsFields state={state} policy={policy} testId={(field) => `policy-edit-${field}-${policy.name}`} />
-        <div className="form-row-buttons">
-          <SubmitButton label="Save" pendingLabel="Saving…" testId={`policy-edit-save-${policy.name}`} />
-          <button type="button" className="btn btn-secondary" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrCancel label="Save" pendingLabel="Saving…" testId={`policy-edit-save-${policy.name}`} onCancel={onDone} />
       </div>
       <MutationStatus statusKey={`policy-${policy.id}`} />
     </form>

@@ -15,10 +15,10 @@ export function SiteHeader({ user, ruleSet }: SiteHeaderProps) {
     <header className="topbar">
       <div className="topbar-inner">
         <Brand />
-        {user && <NavLinks />}
+        {user && <NavLinks role={user.role} />}
         {user && (
           <div className="topbar-right">
-            <RuleVersionBadge details={ruleSetDetails(ruleSet)} />
+            {user.role === 'operator' && <RuleVersionBadge details={ruleSetDetails(ruleSet)} />}
             <span className="user-email" data-testid="user-email">
               {user.email}
             </span>

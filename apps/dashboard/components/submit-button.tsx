@@ -18,3 +18,15 @@ export function SubmitButton({ label, pendingLabel, testId, className = 'btn' }:
     </button>
   );
 }
+
+/** The buttons of an inline form that closes: submit, and Cancel (nothing sent). */
+export function SubmitOrCancel({ onCancel, ...submit }: SubmitButtonProps & { onCancel: () => void }) {
+  return (
+    <div className="form-row-buttons">
+      <SubmitButton {...submit} />
+      <button type="button" className="btn btn-secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}

@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { useState } from 'react';
 import { editTenant, setTenantStatus } from '@/lib/actions/tenants';
 import type { Tenant } from '@/lib/api-types';
@@ -7,15 +8,17 @@ import { attemptKey, formError } from '@/lib/form-state';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { MutationStatus, useMutation, useSuccessMessage } from './mutation-status';
-import { PlanSelect, type PlanOption } from './plan-select';
+import { NamedSelect, type NamedOption } from './named-select';
 import { StatusBadge } from './status-badge';
-import { SubmitButton } from './submit-button';
+import { SubmitButton, SubmitOrCancel } from './submit-button';
 import { TimeZoneInput } from './time-zone-input';
+import { ExpandedRow } from './expanded-row';
+import { ToggleButton } from './toggle-button';
 
 const COLUMNS = 6;
 
 /** One tenant, its Edit (name, plan, time zone) expanding under it, and Suspend or Resume. */
-export function TenantRow({ tenant, plans }: { tenant: Tenant; plans: PlanOption[] }) {
+export function TenantRow({ tenant, plans }: { tenant: Tenant; plans: NamedOption[] }) {
   const [editing, setEditing] = useState(false);
   const statusKey = `tenant-${tenant.id}`;
   const succeeded = useSuccessMessage(statusKey) !== undefined;
@@ -36,32 +39,24 @@ export function TenantRow({ tenant, plans }: { tenant: Tenant; plans: PlanOption
         <td className="muted">{tenant.timeZone}</td>
         <td>
           <div className="table-actions">
-            <button
-              type="button"
-              className="btn btn-secondary btn-sm"
-              aria-expanded={editing}
-              onClick={() => setEditing(!editing)}
-              data-testid={`tenant-edit-${tenant.slug}`}
-            >
-              Edit
-            </button>
+            <Link href={`/tenants/${encodeURIComponent(tenant.id)}`} className="btn btn-secondary btn-sm" data-testid={`tenant-limits-${tenant.slug}`}>
+              Limits
+              {tenant.overrides.length > 0 && <span className="muted">· {tenant.overrides.length} overridden</span>}
+            </Link>
+            <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`tenant-edit-${tenant.slug}`} />
             <StatusForm tenant={tenant} statusKey={statusKey} />
           </div>
         </td>
       </tr>
       {editing && (
-        <tr className="row-expanded">
-          <td colSpan={COLUMNS}>
-            <EditTenantForm tenant={tenant} plans={plans} statusKey={statusKey} onDone={() => setEditing(false)} />
-          </td>
-        </tr>
+        <ExpandedRow columns={COLUMNS}>
+          <EditTenantForm tenant={tenant} plans={plans} statusKey={statusKey} onDone={() => setEditing(false)} />
+        </ExpandedRow>
       )}
       {succeeded && (
-        <tr className="row-expanded">
-          <td colSpan={COLUMNS}>
-            <MutationStatus statusKey={statusKey} className="row-status" />
-          </td>
-        </tr>
+        <ExpandedRow columns={COLUMNS}>
+          <MutationStatus statusKey={statusKey} className="row-status" />
+        </ExpandedRow>
       )}
     </>
   );
@@ -72,7 +67,7 @@ interface TenantFormProps {
   statusKey: string;
 }
 
-function EditTenantForm({ tenant, plans, statusKey, onDone }: TenantFormProps & { plans: PlanOption[]; onDone: () => void }) {
+function EditTenantForm({ tenant, plans, statusKey, onDone }: TenantFormProps & { plans: NamedOption[]; onDone: () => void }) {
   const [state, action] = useMutation(editTenant, statusKey, onDone);
   return (
     <form action={action} className="inline-panel" noValidate aria-label={`Edit tenant ${tenant.slug}`}>
@@ -95,7 +90,7 @@ function EditTenantForm({ tenant, plans, statusKey, onDone }: TenantFormProps & 
           state={state}
           fallback={tenant.plan.id}
           testId={`tenant-plan-${tenant.slug}`}
-          control={(props) => <PlanSelect {...props} plans={plans} />}
+          control={(props) => <NamedSelect {...props} options={plans} />}
         />
         <Field
           label="Time zone"
@@ -106,12 +101,7 @@ function EditTenantForm({ tenant, plans, statusKey, onDone }: TenantFormProps & 
           testId={`tenant-timezone-${tenant.slug}`}
           control={(props) => <TimeZoneInput {...props} />}
         />
-        <div className="form-row-buttons">
-          <SubmitButton label="Save" pendingLabel="Saving…" testId={`tenant-save-${tenant.slug}`} />
-          <button type="button" className="btn btn-secondary" onClick={onDone}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrCancel label="Save" pendingLabel="Saving…" testId={`tenant-save-${tenant.slug}`} onCancel={onDone} />
       </div>
     </form>
   );

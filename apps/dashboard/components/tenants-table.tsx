@@ -1,8 +1,8 @@
 import type { Tenant } from '@/lib/api-types';
-import type { PlanOption } from './plan-select';
+import type { NamedOption } from './named-select';
 import { TenantRow } from './tenant-row';
 
-export function TenantsTable({ tenants, plans }: { tenants: Tenant[]; plans: PlanOption[] }) {
+export function TenantsTable({ tenants, plans }: { tenants: Tenant[]; plans: NamedOption[] }) {
   return (
     <div className="card table-card">
       <table className="table" data-testid="tenants-table">

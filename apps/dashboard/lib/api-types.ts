@@ -8,13 +8,35 @@ import { z } from 'zod';
 
 const id = z.union([z.string(), z.number()]).transform(String);
 
+export const USER_ROLES = ['operator', 'tenant'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** Who is signed in: an operator, or a tenant's user (who sees only `tenantId`'s own data). */
 export const userSchema = z.object({
   id,
   email: z.string(),
   name: z.string(),
-  role: z.enum(['operator', 'tenant']),
+  role: z.enum(USER_ROLES),
+  tenantId: z.string().nullable().default(null),
 });
 export type User = z.infer<typeof userSchema>;
+
+/** A slug-named thing another one points at: a plan, a tenant. */
+const namedRefSchema = z.object({ id, slug: z.string(), name: z.string() });
+
+/** A dashboard account as the admin API lists it: never its password. */
+export const accountSchema = z.object({
+  id,
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(USER_ROLES),
+  tenant: namedRefSchema.nullable(),
+  createdAt: z.string(),
+});
+export type Account = z.infer<typeof accountSchema>;
+
+export const accountPageSchema = z.object({ items: z.array(accountSchema), nextCursor: z.string().nullable() });
+export type AccountPage = z.infer<typeof accountPageSchema>;
 
 export const loginResponseSchema = z.object({
   token: z.string().min(1),
@@ -70,7 +92,7 @@ export const tenantSchema = z.object({
   name: z.string(),
   status: z.enum(['active', 'suspended']),
   timeZone: z.string(),
-  plan: z.object({ id, slug: z.string(), name: z.string() }),
+  plan: namedRefSchema,
   overrides: z.array(limitOverrideSchema).default([]),
 });
 export type Tenant = z.infer<typeof tenantSchema>;
@@ -84,19 +106,40 @@ export type TenantPage = z.infer<typeof tenantPageSchema>;
 export const tenantResponseSchema = z.object({ tenant: tenantSchema, ruleVersion: z.number() });
 export type TenantResponse = z.infer<typeof tenantResponseSchema>;
 
+export const overrideResponseSchema = z.object({ override: limitOverrideSchema, ruleVersion: z.number() });
+export type OverrideResponse = z.infer<typeof overrideResponseSchema>;
+
+/** A tenant as its own users see it (`GET /v1/tenant`). */
+export const ownTenantSchema = z.object({
+  id,
+  slug: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'suspended']),
+  timeZone: z.string(),
+  plan: z.object({ slug: z.string(), name: z.string() }),
+});
+export type OwnTenant = z.infer<typeof ownTenantSchema>;
+
+/** A limit as the rule set holds it: no id, and `burst` only where it is set. */
+const limitInForceSchema = z.object({
+  name: z.string(),
+  windowS: z.number(),
+  limit: z.number(),
+  algorithm: z.string(),
+  burst: z.number().optional(),
+});
+export type LimitInForce = z.infer<typeof limitInForceSchema>;
 
 export const POLICY_METHODS = ['*', 'GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const satisfies readonly PolicyMethod[];
 export const POLICY_MODES = ['enforce', 'shadow', 'off'] as const satisfies readonly PolicyMode[];
 export const FAILURE_MODES = ['open', 'closed', 'local'] as const satisfies readonly FailureMode[];
 export const SUBJECT_SCOPES = ['tenant', 'subject', 'ip'] as const satisfies readonly SubjectScope[];
 
-const ownerRefSchema = z.object({ id, slug: z.string(), name: z.string() });
-
 /** An endpoint policy: of a plan or of one tenant (exactly one of `plan` and `tenant`). */
 export const policySchema = z.object({
   id,
-  plan: ownerRefSchema.nullable(),
-  tenant: ownerRefSchema.nullable(),
+  plan: namedRefSchema.nullable(),
+  tenant: namedRefSchema.nullable(),
   name: z.string(),
   method: z.enum(POLICY_METHODS),
   pattern: z.string(),
@@ -113,6 +156,16 @@ export type PolicyPage = z.infer<typeof policyPageSchema>;
 
 export const policyResponseSchema = z.object({ policy: policySchema, ruleVersion: z.number() });
 export type PolicyResponse = z.infer<typeof policyResponseSchema>;
+
+/** What a tenant is held to now (`GET /v1/tenant/limits`): its limits and policies in the rule set every node enforces. */
+export const ownLimitsSchema = z.object({
+  ruleVersion: z.number(),
+  limits: z.array(limitInForceSchema),
+  // A policy as the rule set holds it: its route (`GET /v1/items/*`), and no owner (it is the tenant's plan's, or its own).
+  policies: z.array(policySchema.omit({ plan: true, tenant: true, limits: true }).extend({ route: z.string(), limits: z.array(limitInForceSchema) })),
+});
+export type OwnLimits = z.infer<typeof ownLimitsSchema>;
+export type PolicyInForce = OwnLimits['policies'][number];
 
 export const KEY_KINDS = ['service', 'tenant', 'operator'] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];

@@ -1,14 +1,20 @@
 import { z } from 'zod';
 import { config } from './config';
 import {
+  accountPageSchema,
+  accountSchema,
   errorBodySchema,
   keyListSchema,
   keyResponseSchema,
   keySecretResponseSchema,
   loginResponseSchema,
   meResponseSchema,
+  overrideResponseSchema,
+  ownLimitsSchema,
+  ownTenantSchema,
   planListSchema,
   planResponseSchema,
+  planSchema,
   policyPageSchema,
   policyResponseSchema,
   restoreRuleSetResponseSchema,
@@ -19,12 +25,19 @@ import {
   ruleSetVersionSchema,
   tenantPageSchema,
   tenantResponseSchema,
+  tenantSchema,
   updateLimitResponseSchema,
+  type Account,
+  type AccountPage,
   type ApiKey,
   type KeyKind,
   type KeyResponse,
   type KeySecretResponse,
+  type LimitOverride,
   type LoginResponse,
+  type OverrideResponse,
+  type OwnLimits,
+  type OwnTenant,
   type Plan,
   type PlanResponse,
   type Policy,
@@ -41,6 +54,7 @@ import {
   type TenantResponse,
   type UpdateLimitResponse,
   type User,
+  type UserRole,
 } from './api-types';
 
 const REQUEST_TIMEOUT_MS = 8_000;
@@ -142,8 +156,15 @@ export async function listPlans(token: string): Promise<Plan[]> {
   return (await apiRequest('/v1/admin/plans', planListSchema, { token })).items;
 }
 
-function planPath(planId: string, ...rest: string[]): string {
-  return ['/v1/admin/plans', planId, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
+/** `/v1/admin/<collection>/<id>/…`, every part after the collection encoded. */
+function adminPath(collection: 'plans' | 'tenants' | 'policies' | 'users', id: string, ...rest: string[]): string {
+  return [`/v1/admin/${collection}`, id, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
+}
+
+const planPath = (planId: string, ...rest: string[]) => adminPath('plans', planId, ...rest);
+
+export function getPlan(token: string, planId: string): Promise<Plan> {
+  return apiRequest(planPath(planId), planSchema, { token });
 }
 
 export interface NewLimit {
@@ -201,9 +222,25 @@ export function createTenant(token: string, tenant: NewTenant): Promise<TenantRe
   return apiRequest('/v1/admin/tenants', tenantResponseSchema, { method: 'POST', token, body: tenant });
 }
 
+const tenantPath = (tenantId: string, ...rest: string[]) => adminPath('tenants', tenantId, ...rest);
+
+export function getTenant(token: string, tenantId: string): Promise<Tenant> {
+  return apiRequest(tenantPath(tenantId), tenantSchema, { token });
+}
+
 /** Renames, moves to another plan, changes the time zone, suspends or resumes. */
 export function updateTenant(token: string, tenantId: string, patch: Partial<Omit<NewTenant, 'slug'>>): Promise<TenantResponse> {
-  return apiRequest(`/v1/admin/tenants/${encodeURIComponent(tenantId)}`, tenantResponseSchema, { method: 'PATCH', token, body: patch });
+  return apiRequest(tenantPath(tenantId), tenantResponseSchema, { method: 'PATCH', token, body: patch });
+}
+
+/** The tenant's own limit `name`: replaces its plan's limit of that name, or adds one. A bad name is a 400 without a field. */
+export function setTenantOverride(token: string, tenantId: string, name: string, override: Omit<LimitOverride, 'name'>): Promise<OverrideResponse> {
+  return apiRequest(tenantPath(tenantId, 'overrides', name), overrideResponseSchema, { method: 'PUT', token, body: override });
+}
+
+/** The plan's limit of that name applies again, if there is one. */
+export function removeTenantOverride(token: string, tenantId: string, name: string): Promise<RuleVersionResponse> {
+  return apiRequest(tenantPath(tenantId, 'overrides', name), ruleVersionResponseSchema, { method: 'DELETE', token });
 }
 
 export interface PolicyFilter {
@@ -225,9 +262,7 @@ export type NewPolicy = ({ planId: string } | { tenantId: string }) &
   Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'> & { limits: NewLimit[] };
 export type PolicyPatch = Partial<Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'>>;
 
-function policyPath(policyId: string, ...rest: string[]): string {
-  return ['/v1/admin/policies', policyId, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
-}
+const policyPath = (policyId: string, ...rest: string[]) => adminPath('policies', policyId, ...rest);
 
 /** A 409 `conflict` when the owner has a policy for this route or of this name; a 400 `rule_set_invalid` when it cannot run. */
 export function createPolicy(token: string, policy: NewPolicy): Promise<PolicyResponse> {
@@ -285,6 +320,51 @@ export function revokeKey(token: string, keyId: string): Promise<KeyResponse> {
 /** A new secret for the key; the old one keeps working for `overlapSeconds`. A 409 when revoked or expired. */
 export function rotateKey(token: string, keyId: string, overlapSeconds: number): Promise<KeySecretResponse> {
   return apiRequest(keyPath(keyId, 'rotate'), keySecretResponseSchema, { method: 'POST', token, body: { overlapSeconds } });
+}
+
+export interface AccountFilter {
+  role?: UserRole;
+  tenantId?: string;
+}
+
+/** Accounts by e-mail, a page at a time; `cursor` is the previous page's `nextCursor`. */
+export function listAccounts(token: string, filter: AccountFilter, cursor: string | undefined, pageSize = 50): Promise<AccountPage> {
+  const query = new URLSearchParams({ limit: String(pageSize) });
+  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
+  if (cursor) query.set('cursor', cursor);
+  return apiRequest(`/v1/admin/users?${query}`, accountPageSchema, { token });
+}
+
+export type NewAccount = { email: string; name: string; password: string } & ({ role: 'operator' } | { role: 'tenant'; tenantId: string });
+
+/** A taken e-mail is a 409 `conflict` on `email`; a short password a 400 on `password`. */
+export function createAccount(token: string, account: NewAccount): Promise<Account> {
+  return apiRequest('/v1/admin/users', accountSchema, { method: 'POST', token, body: account });
+}
+
+/** A new name, or a new password (which ends every session of the account). */
+export function updateAccount(token: string, userId: string, patch: { name?: string; password?: string }): Promise<Account> {
+  return apiRequest(adminPath('users', userId), accountSchema, { method: 'PATCH', token, body: patch });
+}
+
+/** A 409 `conflict` for the caller's own account. */
+export async function deleteAccount(token: string, userId: string): Promise<void> {
+  await apiRequest(adminPath('users', userId), z.unknown(), { method: 'DELETE', token });
+}
+
+/** The signed-in tenant user's own tenant; an operator is refused (403). */
+export function getOwnTenant(token: string): Promise<OwnTenant> {
+  return apiRequest('/v1/tenant', ownTenantSchema, { token });
+}
+
+/** The limits and policies every node holds the signed-in user's tenant to now. */
+export function getOwnLimits(token: string): Promise<OwnLimits> {
+  return apiRequest('/v1/tenant/limits', ownLimitsSchema, { token });
+}
+
+/** The tenant keys of the signed-in user's tenant, newest first: never a secret. */
+export async function listOwnKeys(token: string): Promise<ApiKey[]> {
+  return (await apiRequest('/v1/tenant/keys', keyListSchema, { token })).items;
 }
 
 /** The rule set every API node enforces now, or null before the first one is published. */

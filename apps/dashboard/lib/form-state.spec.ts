@@ -16,6 +16,13 @@ describe('formValues', () => {
     data.set('file', new Blob(['x']));
     expect(formValues(data)).toEqual({ slug: 'gold' });
   });
+
+  it('never sends a password back to the browser', () => {
+    const data = new FormData();
+    data.set('email', 'ops@acme.example');
+    data.set('password', 'a long passphrase');
+    expect(formValues(data)).toEqual({ email: 'ops@acme.example' });
+  });
 });
 
 describe('fieldError', () => {

@@ -6,7 +6,8 @@ export type FormState =
   | { status: 'idle' }
   | {
       status: 'done';
-      ruleVersion: number;
+      /** The rule set version the change published; none for a change that is not a rule (a user account). */
+      ruleVersion?: number;
       message: string;
       /** A new key's secret: the API shows it once, so it lives in this answer only (never a URL, never storage). */
       secret?: string;
@@ -22,11 +23,14 @@ export type FormState =
 
 export const IDLE: FormState = { status: 'idle' };
 
-/** Every text field of a posted form (Next's own `$ACTION_…` fields left out). */
+/** Fields whose value never travels back to the browser in a form's state: a failed form shows them empty. */
+const SECRET_FIELDS: ReadonlySet<string> = new Set(['password']);
+
+/** Every text field of a posted form (Next's own `$ACTION_…` fields and secrets left out). */
 export function formValues(formData: FormData): Record<string, string> {
   const values: Record<string, string> = {};
   for (const [name, value] of formData) {
-    if (typeof value === 'string' && !name.startsWith('$')) values[name] = value;
+    if (typeof value === 'string' && !name.startsWith('$') && !SECRET_FIELDS.has(name)) values[name] = value;
   }
   return values;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAlgorithm, formatJsonValue, formatRelativeTime, formatWindow, safeReturnPath } from './format';
+import { formatAlgorithm, formatJsonValue, formatRate, formatRelativeTime, formatWindow, safeReturnPath } from './format';
 
 describe('formatWindow', () => {
   it.each([
@@ -13,6 +13,13 @@ describe('formatWindow', () => {
     [2_592_000, 'per 30 days'],
   ])('%i s reads %s', (windowS, expected) => {
     expect(formatWindow(windowS)).toBe(expected);
+  });
+});
+
+describe('formatRate', () => {
+  it('says the count with thousands separators, then the window', () => {
+    expect(formatRate({ limit: 1000, windowS: 86_400 })).toBe('1,000 per day');
+    expect(formatRate({ limit: 3, windowS: 7_200 })).toBe('3 per 2 hours');
   });
 });
 

@@ -14,6 +14,11 @@ export function formatWindow(windowS: number): string {
   return count === 1 ? `per ${unit.one}` : `per ${count.toLocaleString('en-US')} ${unit.many}`;
 }
 
+/** A limit as people say it: "1,000 per day". */
+export function formatRate({ limit, windowS }: { limit: number; windowS: number }): string {
+  return `${formatCount(limit)} ${formatWindow(windowS)}`;
+}
+
 /** `fixed_window` → "Fixed window"; an acronym stays one (`gcra` → "GCRA"). */
 export function formatAlgorithm(algorithm: string): string {
   if (algorithm === 'gcra') return 'GCRA';

@@ -20,22 +20,25 @@ export function rejected(formData: FormData, field: string | undefined, message:
   return { status: 'failed', message, values: formValues(formData), ...(field ? { field } : {}) };
 }
 
-interface MutateOptions<R> {
-  /** Where a 409 (a taken slug or name) is shown, and in what words. */
+interface WriteOptions {
+  /** Where a 409 (a taken slug, name or e-mail) is shown, and in what words. */
   conflict?: { field: string; message: string };
-  /** The secret the answer carries (a new key's), kept in the form's state only. */
-  secret?: (result: R) => string;
+  /** The field a 400 naming none is about: a value the request carries in its URL (an override's name). */
+  pathField?: string;
 }
 
+/** What a successful write tells its form. */
+type Done = Omit<Extract<FormState, { status: 'done' }>, 'status'>;
+
 /**
- * Runs one write with the operator's token. Every write publishes a new rule set: on success the page is
- * re-read and the form's state names the version (`success`); on failure it carries the API's message and field.
+ * Runs one write with the signed-in operator's token. On success the page is re-read and the form's state says
+ * what happened (`done`); on failure it carries the API's message and field, next to which the form shows it.
  */
-export async function mutate<R extends { ruleVersion: number }>(
+export async function submit<R>(
   formData: FormData,
   write: (token: string) => Promise<R>,
-  success: (ruleVersion: number) => string,
-  { conflict, secret }: MutateOptions<R> = {},
+  done: (result: R) => Done,
+  { conflict, pathField }: WriteOptions = {},
 ): Promise<FormState> {
   const token = await requireToken();
   let result: R;
@@ -44,11 +47,30 @@ export async function mutate<R extends { ruleVersion: number }>(
   } catch (error) {
     const failure = await apiFailure(error);
     if (conflict && failure.code === 'conflict') return rejected(formData, conflict.field, conflict.message);
-    return rejected(formData, failure.field, failure.message);
+    return rejected(formData, failure.field ?? (failure.code === 'validation_failed' ? pathField : undefined), failure.message);
   }
   refresh();
-  const { ruleVersion } = result;
-  return { status: 'done', ruleVersion, message: success(ruleVersion), ...(secret ? { secret: secret(result) } : {}) };
+  return { status: 'done', ...done(result) };
+}
+
+interface MutateOptions<R> extends WriteOptions {
+  /** The secret the answer carries (a new key's), kept in the form's state only. */
+  secret?: (result: R) => string;
+}
+
+/** A write that changes the rules: it publishes a new rule set, and its success names the version (`success`). */
+export function mutate<R extends { ruleVersion: number }>(
+  formData: FormData,
+  write: (token: string) => Promise<R>,
+  success: (ruleVersion: number) => string,
+  { secret, ...options }: MutateOptions<R> = {},
+): Promise<FormState> {
+  return submit(
+    formData,
+    write,
+    (result) => ({ ruleVersion: result.ruleVersion, message: success(result.ruleVersion), ...(secret ? { secret: secret(result) } : {}) }),
+    options,
+  );
 }
 
 /** The words every success ends with. */

@@ -7,7 +7,7 @@ export async function readToken(): Promise<string | undefined> {
   return (await cookies()).get(SESSION_COOKIE)?.value || undefined;
 }
 
-/** The operator's API token from the session cookie, or a redirect to the login page. */
+/** The signed-in user's API token from the session cookie, or a redirect to the login page. */
 export async function requireToken(): Promise<string> {
   const token = await readToken();
   if (!token) redirect('/login');
@@ -45,7 +45,7 @@ export interface Problem {
 export type Loaded<T> = { ok: true; data: T } | { ok: false; problem: Problem };
 
 /**
- * Runs a page's API reads with the session token. A 401 sends the operator back to the login page;
+ * Runs a page's API reads with the session token. A 401 sends the user back to the login page;
  * every other failure becomes a Problem the page renders as a panel, so an API outage never crashes a page.
  */
 export async function loadWithSession<T>(read: (token: string) => Promise<T>): Promise<Loaded<T>> {

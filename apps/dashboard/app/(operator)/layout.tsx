@@ -1,31 +1,26 @@
+import { redirect } from 'next/navigation';
 import type { ReactNode } from 'react';
-import { ErrorPanel } from '@/components/error-panel';
 import { RuleVersionProvider } from '@/components/rule-version';
+import { SessionProblem } from '@/components/session-problem';
 import { SiteHeader } from '@/components/site-header';
 import { getCurrentRuleSet, getMe } from '@/lib/api';
+import { homePath } from '@/lib/home';
 import { loadWithSession } from '@/lib/session';
 
 export default async function OperatorLayout({ children }: { children: ReactNode }) {
   const session = await loadWithSession((token) =>
     Promise.all([
       getMe(token),
-      // The badge is informative: a failing rule-set read must not take the whole dashboard down.
+      // The badge is informative: a failing rule-set read (or a tenant's user, refused it) must not take the page down.
       getCurrentRuleSet(token).catch(() => undefined),
     ]),
   );
 
-  if (!session.ok) {
-    return (
-      <>
-        <SiteHeader />
-        <main className="page">
-          <ErrorPanel problem={session.problem} />
-        </main>
-      </>
-    );
-  }
+  if (!session.ok) return <SessionProblem problem={session.problem} />;
 
   const [user, ruleSet] = session.data;
+  // A tenant's user is never shown an operator page (the API would refuse its data anyway): it goes to its own.
+  if (user.role !== 'operator') redirect(homePath(user.role));
   return (
     <RuleVersionProvider current={ruleSet?.version ?? null}>
       <SiteHeader user={user} ruleSet={ruleSet} />

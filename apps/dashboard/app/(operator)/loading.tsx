@@ -1,8 +1,1 @@
-export default function Loading() {
-  return (
-    <div aria-busy="true" aria-label="Loading">
-      <div className="skeleton" />
-      <div className="skeleton" />
-    </div>
-  );
-}
+export { PageLoading as default } from '@/components/page-loading';

@@ -17,8 +17,8 @@ export default async function LoginPage({ searchParams }: LoginPageProps) {
     <main className="login-page">
       <section className="card login-card">
         <Brand href="/login" />
-        <h1>Operator sign in</h1>
-        <p>Manage plans, limits and tenants.</p>
+        <h1>Sign in</h1>
+        <p>Operators manage plans, limits and tenants; a tenant’s users see their own limits and keys.</p>
         {params.expired && (
           <p className="form-notice" role="status" data-testid="session-expired">
             Your session has ended. Sign in again to continue.

@@ -4,7 +4,7 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { ApiError, login, logout } from '../api';
 import type { LoginResponse } from '../api-types';
-import { safeReturnPath } from '../format';
+import { landingPath } from '../home';
 import { describeFailure, endSession, readToken, startSession } from '../session';
 
 export interface SignInState {
@@ -29,13 +29,9 @@ export async function signIn(_previous: SignInState, formData: FormData): Promis
     return { error: signInFailureMessage(error), email };
   }
 
-  if (session.user.role !== 'operator') {
-    await logout(session.token).catch(() => undefined);
-    return { error: 'This account is not an operator account. Tenants sign in to their own portal.', email };
-  }
-
   await startSession(session.token, session.expiresAt);
-  redirect(safeReturnPath(formData.get('next')) ?? '/plans');
+  // An operator lands on the plans, a tenant's user on its own tenant's pages: never on the other's.
+  redirect(landingPath(session.user.role, formData.get('next')));
 }
 
 function signInFailureMessage(error: unknown): string {

@@ -1,7 +1,8 @@
 'use server';
 
-import { createTenant, updateTenant } from '../api';
+import { createTenant, removeTenantOverride, setTenantOverride, updateTenant } from '../api';
 import type { FormState } from '../form-state';
+import { isProblem, readLimit } from '../limits';
 import { live, mutate, rejected } from '../mutation';
 
 const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '').trim();
@@ -45,5 +46,29 @@ export async function setTenantStatus(_previous: FormState, formData: FormData):
     formData,
     (token) => updateTenant(token, read('tenantId'), { status }),
     (version) => `${read('tenantSlug')} ${status === 'suspended' ? 'suspended' : 'resumed'} — ${live(version)}`,
+  );
+}
+
+/** Sets the tenant's own version of limit `name` (its count, window, algorithm and burst), added or replaced. */
+export async function saveOverride(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const limit = readLimit(read);
+  if (isProblem(limit)) return rejected(formData, limit.field, limit.message);
+  const { name, ...override } = limit;
+  return mutate(
+    formData,
+    (token) => setTenantOverride(token, read('tenantId'), name, override),
+    (version) => `Override ${name} set — ${live(version)}`,
+    { pathField: 'name' },
+  );
+}
+
+/** Removes an override: the plan's limit of that name applies again. */
+export async function removeOverride(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  return mutate(
+    formData,
+    (token) => removeTenantOverride(token, read('tenantId'), read('limitName')),
+    (version) => `Override ${read('limitName')} removed — ${live(version)}`,
   );
 }

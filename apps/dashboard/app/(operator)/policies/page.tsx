@@ -8,6 +8,7 @@ import { PolicyCard } from '@/components/policy-card';
 import { PolicyFilters } from '@/components/policy-filters';
 import { listPlans, listPolicies, listTenants } from '@/lib/api';
 import { parsePolicyFilter } from '@/lib/policies';
+import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Policies' };
@@ -17,14 +18,13 @@ const PAGE_SIZE = 20;
 const TENANT_PAGE_SIZE = 200;
 
 interface PoliciesPageProps {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
+  searchParams: Promise<SearchParams>;
 }
 
 export default async function PoliciesPage({ searchParams }: PoliciesPageProps) {
   const params = await searchParams;
   const filter = parsePolicyFilter(params);
-  const after = params.after;
-  const trail = (Array.isArray(after) ? after : after ? [after] : []).filter(Boolean);
+  const trail = cursorTrail(params);
   const loaded = await loadWithSession(async (token) => {
     const [page, plans, tenants] = await Promise.all([
       listPolicies(token, filter, trail.at(-1), PAGE_SIZE),
@@ -34,7 +34,7 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
     const option = ({ id, slug, name }: { id: string; slug: string; name: string }) => ({ id, slug, name });
     return { page, plans: plans.map(option), tenants: tenants.items.map(option) };
   });
-  const filterQuery = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[0] !== 'after' && typeof e[1] === 'string'));
+  const filters = filterQuery(params);
 
   return (
     <>
@@ -52,7 +52,7 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
             <MutationStatus statusKey="policies" className="restore-status" />
             {loaded.data.page.items.length === 0 && trail.length === 0 ? (
               <p className="card panel muted" data-testid="policies-empty">
-                No policies{filterQuery.size > 0 ? ' match these filters' : ' yet'}.
+                No policies{filters.size > 0 ? ' match these filters' : ' yet'}.
               </p>
             ) : (
               <>
@@ -60,7 +60,7 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
                   <PolicyCard key={policy.id} policy={policy} />
                 ))}
                 <CursorPagination
-                  basePath={`/policies${filterQuery.size > 0 ? `?${filterQuery}` : ''}`}
+                  basePath={withQuery('/policies', filters)}
                   trail={trail}
                   nextCursor={loaded.data.page.nextCursor}
                   shown={loaded.data.page.items.length}

@@ -6,6 +6,7 @@ import { PageHeading } from '@/components/page-heading';
 import { CursorPagination } from '@/components/pagination';
 import { TenantsTable } from '@/components/tenants-table';
 import { listPlans, listTenants } from '@/lib/api';
+import { cursorTrail, type SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Tenants' };
@@ -13,12 +14,11 @@ export const metadata: Metadata = { title: 'Tenants' };
 const PAGE_SIZE = 50;
 
 interface TenantsPageProps {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
+  searchParams: Promise<SearchParams>;
 }
 
 export default async function TenantsPage({ searchParams }: TenantsPageProps) {
-  const after = (await searchParams).after;
-  const trail = (Array.isArray(after) ? after : after ? [after] : []).filter(Boolean);
+  const trail = cursorTrail(await searchParams);
   const loaded = await loadWithSession(async (token) => {
     const [page, plans] = await Promise.all([listTenants(token, trail.at(-1), PAGE_SIZE), listPlans(token)]);
     // Only what the plan selects need travels to the browser.

@@ -1,0 +1,71 @@
+import type { KeyKind } from '@/lib/api-types';
+import { KIND_LABELS, type KeyStatus } from '@/lib/keys';
+
+interface Moment {
+  text: string;
+  title: string | undefined;
+}
+
+/** A key as its row shows it, worked out on the server (times relative to the request, the status). */
+export interface KeyRowView {
+  id: string;
+  kind: KeyKind;
+  name: string;
+  prefix: string;
+  /** What the key may reach, in the operator's table; a tenant's own keys go without (and without their kind). */
+  scope?: { label: string } | { slugs: string[] };
+  created: Moment;
+  lastUsed: Moment;
+  expires: Moment;
+  status: KeyStatus;
+}
+
+/** A key's cells: name, kind, prefix (never the secret), scope, created, last used, expiry and status. */
+export function KeyCells({ row }: { row: KeyRowView }) {
+  return (
+    <>
+      <td>{row.name}</td>
+      {row.scope && (
+        <td>
+          <span className={`badge badge-kind-${row.kind}`}>{KIND_LABELS[row.kind]}</span>
+        </td>
+      )}
+      <td>
+        <span className="mono" data-testid={`key-prefix-${row.id}`}>
+          {row.prefix}…
+        </span>
+      </td>
+      {row.scope && (
+        <td>
+          {'label' in row.scope ? (
+            <span className="muted">{row.scope.label}</span>
+          ) : (
+            <span className="chip-list">
+              {row.scope.slugs.map((slug) => (
+                <span key={slug} className="chip">
+                  {slug}
+                </span>
+              ))}
+            </span>
+          )}
+        </td>
+      )}
+      <MomentCell moment={row.created} />
+      <MomentCell moment={row.lastUsed} />
+      <MomentCell moment={row.expires} />
+      <td>
+        <span className={`badge badge-${row.status}`} data-testid={`key-status-${row.id}`}>
+          {row.status}
+        </span>
+      </td>
+    </>
+  );
+}
+
+function MomentCell({ moment }: { moment: Moment }) {
+  return (
+    <td className="muted" title={moment.title}>
+      {moment.text}
+    </td>
+  );
+}

@@ -1,0 +1,24 @@
+import type { UserRole } from './api-types';
+import { safeReturnPath } from './format';
+
+/**
+ * Which pages each kind of account is shown. Operators manage everything from `/plans` on; a tenant's user sees
+ * only its own tenant, under `/portal`. Pure, so the layouts, the sign-in action and their tests share it.
+ */
+export const OPERATOR_HOME = '/plans';
+export const TENANT_HOME = '/portal';
+
+export function homePath(role: UserRole): string {
+  return role === 'tenant' ? TENANT_HOME : OPERATOR_HOME;
+}
+
+/** Whether `path` (with its query) is one of a tenant's own pages. */
+export function isTenantPath(path: string): boolean {
+  return path === TENANT_HOME || path.startsWith(`${TENANT_HOME}/`) || path.startsWith(`${TENANT_HOME}?`);
+}
+
+/** Where to go after signing in: the page that was asked for (`next`) when this account is shown it, else its home. */
+export function landingPath(role: UserRole, next: unknown): string {
+  const path = safeReturnPath(next);
+  return path !== undefined && isTenantPath(path) === (role === 'tenant') ? path : homePath(role);
+}
