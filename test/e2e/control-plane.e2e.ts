@@ -241,5 +241,13 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
     const resumedAt = await statusVersion(page, 'mutation-status');
     expect(resumedAt).toBeGreaterThan(suspendedAt);
     expect((await checkAtLeast(resumedAt)).allowed).toBe(true);
+
+    // Delete, in two clicks: the tenant leaves the list and /v1/check no longer knows it.
+    await page.getByTestId('tenant-delete-umbrella').click();
+    expect(await page.getByTestId('tenant-delete-umbrella').textContent()).toBe('Confirm delete');
+    await page.getByTestId('tenant-delete-umbrella').click();
+    await expect.poll(() => page.getByTestId('tenant-row-umbrella').count(), { timeout: 10_000 }).toBe(0);
+    await shot(page, '14-tenant-deleted');
+    await expect.poll(async () => (await check('after-delete')).status, { timeout: 5_000 }).toBe(404);
   });
 });

@@ -2,9 +2,10 @@
 
 import Link from 'next/link';
 import { useState } from 'react';
-import { editTenant, setTenantStatus } from '@/lib/actions/tenants';
+import { editTenant, removeTenant, setTenantStatus } from '@/lib/actions/tenants';
 import type { Tenant } from '@/lib/api-types';
 import { attemptKey, formError } from '@/lib/form-state';
+import { ConfirmForm } from './confirm-submit';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { MutationStatus, useMutation, useSuccessMessage } from './mutation-status';
@@ -45,6 +46,7 @@ export function TenantRow({ tenant, plans }: { tenant: Tenant; plans: NamedOptio
             </Link>
             <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`tenant-edit-${tenant.slug}`} />
             <StatusForm tenant={tenant} statusKey={statusKey} />
+            <DeleteTenantForm tenant={tenant} statusKey={statusKey} />
           </div>
         </td>
       </tr>
@@ -104,6 +106,32 @@ function EditTenantForm({ tenant, plans, statusKey, onDone }: TenantFormProps & 
         <SubmitOrCancel label="Save" pendingLabel="Saving…" testId={`tenant-save-${tenant.slug}`} onCancel={onDone} />
       </div>
     </form>
+  );
+}
+
+/** Delete, in two clicks: the tenant goes with its overrides, policies, keys and users. */
+function DeleteTenantForm({ tenant, statusKey }: TenantFormProps) {
+  const [state, action] = useMutation(removeTenant, statusKey);
+  const messageId = `tenant-delete-${tenant.slug}-message`;
+  return (
+    <>
+      <ConfirmForm
+        action={action}
+        fields={{ tenantId: tenant.id, tenantSlug: tenant.slug }}
+        label="Delete"
+        confirmLabel="Confirm delete"
+        pendingLabel="Deleting…"
+        title={`Delete tenant ${tenant.slug} with its keys, users, overrides and policies`}
+        describedBy={state.status === 'failed' ? messageId : undefined}
+        testId={`tenant-delete-${tenant.slug}`}
+        cancelTestId={`tenant-delete-cancel-${tenant.slug}`}
+      />
+      {state.status === 'failed' && (
+        <p id={messageId} className="form-message field-error" role="alert">
+          {state.message}
+        </p>
+      )}
+    </>
   );
 }
 

@@ -233,6 +233,11 @@ export function updateTenant(token: string, tenantId: string, patch: Partial<Omi
   return apiRequest(tenantPath(tenantId), tenantResponseSchema, { method: 'PATCH', token, body: patch });
 }
 
+/** Deletes the tenant with its overrides, policies, keys and users. */
+export function deleteTenant(token: string, tenantId: string): Promise<RuleVersionResponse> {
+  return apiRequest(tenantPath(tenantId), ruleVersionResponseSchema, { method: 'DELETE', token });
+}
+
 /** The tenant's own limit `name`: replaces its plan's limit of that name, or adds one. A bad name is a 400 without a field. */
 export function setTenantOverride(token: string, tenantId: string, name: string, override: Omit<LimitOverride, 'name'>): Promise<OverrideResponse> {
   return apiRequest(tenantPath(tenantId, 'overrides', name), overrideResponseSchema, { method: 'PUT', token, body: override });

@@ -1,6 +1,6 @@
 'use server';
 
-import { createTenant, removeTenantOverride, setTenantOverride, updateTenant } from '../api';
+import { createTenant, deleteTenant, removeTenantOverride, setTenantOverride, updateTenant } from '../api';
 import type { FormState } from '../form-state';
 import { isProblem, readLimit } from '../limits';
 import { live, mutate, rejected } from '../mutation';
@@ -70,5 +70,15 @@ export async function removeOverride(_previous: FormState, formData: FormData): 
     formData,
     (token) => removeTenantOverride(token, read('tenantId'), read('limitName')),
     (version) => `Override ${read('limitName')} removed — ${live(version)}`,
+  );
+}
+
+/** Deletes a tenant (`tenantId`, `tenantSlug`) with its overrides, policies, keys and users. */
+export async function removeTenant(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  return mutate(
+    formData,
+    (token) => deleteTenant(token, read('tenantId')),
+    (version) => `Tenant ${read('tenantSlug')} deleted, with its keys and users — ${live(version)}`,
   );
 }

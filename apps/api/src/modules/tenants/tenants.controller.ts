@@ -13,7 +13,7 @@ import { PRISMA } from '../../infra/infra.module';
 import { RemoveOverrideUseCase, SetOverrideUseCase } from './overrides.use-cases';
 import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './tenant.schemas';
 import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
-import { CreateTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
+import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
 
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -32,6 +32,7 @@ export class TenantsController {
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     private readonly createTenant: CreateTenantUseCase,
     private readonly updateTenant: UpdateTenantUseCase,
+    private readonly deleteTenant: DeleteTenantUseCase,
     private readonly setOverride: SetOverrideUseCase,
     private readonly removeOverride: RemoveOverrideUseCase,
   ) {}
@@ -79,6 +80,14 @@ export class TenantsController {
   @ApiJsonBody(tenantPatchSchema, { status: 'suspended' })
   update(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Body(new ZodPipe(tenantPatchSchema)) patch: TenantPatch) {
     return this.updateTenant.execute(actorOf(caller), tenantId, patch);
+  }
+
+  /** Deletes the tenant with its overrides, policies, keys and users (a new rule set version; audited with counts). */
+  @Delete(':tenantId')
+  @HttpCode(200)
+  @Access('operator')
+  remove(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string) {
+    return this.deleteTenant.execute(actorOf(caller), tenantId);
   }
 
   /** The tenant's own version of limit `name`: replaces the plan's limit of that name, or adds one. */

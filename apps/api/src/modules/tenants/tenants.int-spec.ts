@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL } from '../../../../../test/support/env';
-import { createServiceKey, createTenant, createUser } from '../../../../../test/support/fixtures';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
+import { createServiceKey, createTenant, createTenantKey, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 
 describe('GET /v1/admin/tenants', () => {
@@ -103,6 +103,27 @@ describe('tenant lifecycle', () => {
   it('answers 404 for an unknown tenant', async () => {
     expect((await call('GET', '/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await call('PATCH', '/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);
+    expect((await call('DELETE', '/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('deletes a tenant with its keys, users and overrides: from that version on it checks nothing, audited with counts', async () => {
+    const { tenant } = await createTenant(prisma);
+    const tenantKey = await createTenantKey(prisma, tenant.id);
+    await createUser(prisma, 'tenant', tenant.id);
+    await prisma.tenantLimitOverride.create({ data: { tenantId: tenant.id, name: 'minute', windowS: 60, limit: 5 } });
+    await publishRules(prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await check(tenant.slug)).status === 200);
+    const r = await call('DELETE', `/${tenant.id}`);
+    expect(r.status).toBe(200);
+    expect(r.body.ruleVersion).toBeGreaterThan(0);
+    expect((await check(tenant.slug)).status).toBe(404);
+    const byKey = await api.request('POST', '/v1/check', { token: key, body: { key: tenantKey.key, endpoint: 'GET /x' } });
+    expect(byKey.body).toMatchObject({ allowed: false, reason: 'key_invalid' });
+    expect(await prisma.apiKey.count({ where: { tenantId: tenant.id } })).toBe(0);
+    expect(await prisma.user.count({ where: { tenantId: tenant.id } })).toBe(0);
+    const audit = await prisma.auditLog.findFirst({ where: { entityId: tenant.id, action: 'tenant.deleted' } });
+    expect(audit?.before).toMatchObject({ slug: tenant.slug, deleted: { keys: 1, users: 1, policies: 0 } });
+    expect((await call('DELETE', `/${tenant.id}`)).status).toBe(404);
   });
 });
 

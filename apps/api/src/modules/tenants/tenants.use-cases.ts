@@ -46,3 +46,27 @@ export class UpdateTenantUseCase {
     return { tenant: toTenantView(result), ruleVersion };
   }
 }
+
+/**
+ * Deletes a tenant and everything that is only its own (overrides, policies, keys, users: the database cascades),
+ * as one audited rule change: from the new version on, its keys and slug check nothing.
+ */
+@Injectable()
+export class DeleteTenantUseCase {
+  constructor(private readonly changes: RuleChangeService) {}
+
+  async execute(actor: string, tenantId: string): Promise<{ ruleVersion: number }> {
+    const { ruleVersion } = await this.changes.commit(actor, async (tx) => {
+      const before = await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
+      if (!before) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
+      const [keys, users, policies] = await Promise.all([
+        tx.apiKey.count({ where: { tenantId } }),
+        tx.user.count({ where: { tenantId } }),
+        tx.endpointPolicy.count({ where: { tenantId } }),
+      ]);
+      await tx.tenant.delete({ where: { id: tenantId } });
+      await writeAudit(tx, { actor, action: 'tenant.deleted', entityType: 'tenant', entityId: tenantId, before: { ...toTenantView(before), deleted: { keys, users, policies } } });
+    });
+    return { ruleVersion };
+  }
+}
