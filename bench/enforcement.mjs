@@ -1,0 +1,430 @@
+#!/usr/bin/env node
+// Enforcement API under HTTP load (issue 5): Tollgate's built API (`POST /v1/check`, a tenant whose plan has 3
+// limits, and one with 1 limit) against a bare Nest + Fastify route doing one EVALSHA (the cost floor) and the same
+// endpoint on @nestjs/throttler and on rate-limiter-flexible (bench/apps/). Each server is its own process;
+// autocannon runs in this one with 64 connections, the same bodies for every target, BENCH_ROUNDS rounds (the
+// order reversed every other round), medians reported.
+// Run: `npm run build && node bench/enforcement.mjs [--markdown] [--profile]`. Env: BENCH_SECONDS (10),
+// BENCH_WARMUP_SECONDS (3), BENCH_ROUNDS (3), BENCH_DATABASE_URL (recreated), BENCH_REDIS_URL (that database is
+// flushed). `--profile` also takes a CPU profile of the API and of the bare app under the same load, afterwards
+// (kept in BENCH_PROFILE_DIR when set).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { migrate } from '../scripts/db/migrate.mjs';
+import { BIG } from './apps/nest.mjs';
+import { summarize } from './cpu-profile.mjs';
+import { fmt, machine } from './lib.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const markdown = process.argv.includes('--markdown');
+const profiling = process.argv.includes('--profile');
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_bench_enforcement';
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
+const CONNECTIONS = 64;
+const SUBJECTS = 16;
+const CLOCK_TICK_US = 10_000; // /proc/<pid>/stat counts CPU time in ticks of 1/100 s (USER_HZ on Linux)
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+// ---- processes ------------------------------------------------------------------------------------------
+
+const children = [];
+
+/** Starts `node <args>` as its own process; keeps the tail of its output for error messages. */
+function launch(name, args, env, { ipc = false } = {}) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])] });
+  const proc = { name, child, output: '' };
+  const keep = (chunk) => (proc.output = (proc.output + chunk.toString()).slice(-4000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  children.push(proc);
+  return proc;
+}
+
+async function stopAll() {
+  await Promise.all(
+    children.map(async ({ child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+async function until(proc, probe, what) {
+  for (let i = 0; i < 300; i += 1) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited ${proc.child.exitCode}:\n${proc.output}`);
+    try {
+      if (await probe()) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${proc.name}: ${what} not within 30 s:\n${proc.output}`);
+}
+
+/** CPU time (user + system) a process has used, in µs. */
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US; // utime, stime
+}
+
+// ---- set-up -------------------------------------------------------------------------------------------------
+
+function runNode(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}: ${err}`))));
+  });
+}
+
+async function prepareStores(redis) {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString() });
+  await admin.connect();
+  await admin.query(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+  await migrate(databaseUrl, () => undefined);
+  await redis.flushdb();
+  await runNode(['prisma/seed.ts'], { DATABASE_URL: databaseUrl }); // the operator login
+}
+
+/** The Tollgate API and the three small apps, each its own process on a free port. */
+async function startServers(profileDir) {
+  const profileArgs = (name) =>
+    profileDir
+      ? { args: ['--import', './bench/apps/cpu-profile.mjs'], env: { BENCH_CPU_PROFILE: join(profileDir, `${name}.cpuprofile`) }, ipc: true }
+      : { args: [], env: {}, ipc: false };
+  const start = async (name, script, env = {}) => {
+    const port = await freePort();
+    const p = profileArgs(name);
+    const proc = launch(name, [...p.args, script], { ...env, ...p.env, PORT: String(port), REDIS_URL: redisUrl, NODE_ENV: 'production' }, p);
+    return { proc, url: `http://127.0.0.1:${port}` };
+  };
+  const apiPort = await freePort();
+  const p = profileArgs('api');
+  const api = {
+    proc: launch('api', [...p.args, 'apps/api/dist/main.js'], {
+      ...p.env,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      API_PORT: String(apiPort),
+      API_HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+    }, p),
+    url: `http://127.0.0.1:${apiPort}`,
+  };
+  const servers = {
+    api,
+    bare: await start('bare', 'bench/apps/bare-evalsha.mjs'),
+    throttler: await start('throttler', 'bench/apps/throttler.mjs'),
+    flexible: await start('flexible', 'bench/apps/rate-limiter-flexible.mjs'),
+  };
+  await until(api.proc, async () => (await fetch(`${api.url}/health`)).status === 200, 'GET /health');
+  for (const s of [servers.bare, servers.throttler, servers.flexible]) {
+    await until(s.proc, async () => (await fetch(`${s.url}/v1/check`, { method: 'POST' })).status === 400, 'listening');
+  }
+  return servers;
+}
+
+async function json(res) {
+  const body = await res.json();
+  if (!res.ok) throw new Error(`${res.status} ${res.url}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/**
+ * Through the admin API: plan `bench-three` (a token bucket per second, a fixed window per minute, a daily fixed
+ * window), plan `bench-one` (the per-minute window alone), a tenant on each, and a service key for both. Limits
+ * are out of reach: every decision is an admission.
+ */
+async function createTenants(api) {
+  const post = (path, body, headers = {}) => fetch(`${api}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(json);
+  const { token } = await post('/v1/auth/login', { email: 'admin@tollgate.local', password: 'tollgate-demo' });
+  const auth = { authorization: `Bearer ${token}` };
+  const second = { name: 'second', algorithm: 'token_bucket', windowS: 1, limit: 1_000_000, burst: 1_000_000 };
+  const minute = { name: 'minute', algorithm: 'fixed_window', windowS: 60, limit: BIG };
+  const daily = { name: 'daily', algorithm: 'fixed_window', windowS: 86_400, limit: BIG };
+  for (const [slug, limits] of [['bench-three', [second, minute, daily]], ['bench-one', [minute]]]) {
+    const { plan } = await post('/v1/admin/plans', { slug, name: slug, limits }, auth);
+    await post('/v1/admin/tenants', { slug, name: slug, planId: plan.id }, auth);
+  }
+  const { key, ruleVersion } = await post('/v1/admin/keys', { kind: 'service', name: 'enforcement bench', tenants: ['bench-three', 'bench-one'] }, auth);
+  while ((await json(await fetch(`${api}/health`))).ruleVersion < ruleVersion) await sleep(50);
+  return key;
+}
+
+// ---- load ---------------------------------------------------------------------------------------------------
+
+const bodies = (tenant) => Array.from({ length: SUBJECTS }, (_, i) => JSON.stringify({ tenant, endpoint: 'GET /v1/items', subject: `user-${i}` }));
+
+/** Every answer must be an admission decided on Redis (Tollgate answers `degraded` when Redis did not decide in time). */
+const admitted = (body) => body.includes('"allowed":true') && !body.includes('"degraded"');
+
+function load(target, duration) {
+  return autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    duration,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
+    requests: bodies(target.tenant).map((body) => ({ method: 'POST', path: target.path, body })),
+    verifyBody: admitted,
+  });
+}
+
+async function scriptCalls(redis) {
+  const stats = await redis.info('commandstats');
+  return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+const redisCpuMicros = async (redis) => {
+  const info = await redis.info('cpu');
+  const get = (k) => Number(info.match(new RegExp(`${k}:([\\d.]+)`))[1]);
+  return (get('used_cpu_sys') + get('used_cpu_user')) * 1e6;
+};
+
+/** What Tollgate's daily window of a tenant has counted, read without charging (`/v1/check/peek`). */
+async function dailyUsed(target) {
+  for (let i = 0; ; i += 1) {
+    const res = await fetch(`${target.url}/v1/check/peek`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
+      body: bodies(target.tenant)[0],
+    });
+    const answer = await json(res);
+    const daily = answer.limits.find((l) => l.name === 'daily');
+    if (daily && !answer.degraded) return daily.limit - daily.remaining;
+    // Degraded: the API's circuit to Redis is open after decisions past their deadline; it retries after its cooldown.
+    if (i === 50) throw new Error(`peek stays degraded: ${JSON.stringify(answer)}\n${target.proc.output}`);
+    await sleep(100);
+  }
+}
+
+async function measure(target, redis) {
+  await load(target, warmupSeconds);
+  await sleep(300); // answers still in flight when autocannon stopped
+  const usedBefore = target.daily ? await dailyUsed(target) : 0;
+  const calls = await scriptCalls(redis);
+  const redisCpu = await redisCpuMicros(redis);
+  const cpu = cpuMicros(target.proc.child.pid);
+  const r = await load(target, seconds);
+  const serverCpu = cpuMicros(target.proc.child.pid) - cpu;
+  const redisCpuUsed = (await redisCpuMicros(redis)) - redisCpu;
+  const callsMade = (await scriptCalls(redis)) - calls;
+  await sleep(300);
+  const charged = target.daily ? (await dailyUsed(target)) - usedBefore : null;
+  return {
+    requestsPerSecond: r.requests.total / r.duration,
+    // Admissions decided on Redis: a degraded answer (the API's circuit open) skips Redis and is not one.
+    decidedPerSecond: (r['2xx'] - r.mismatches) / r.duration,
+    p50: r.latency.p50,
+    p975: r.latency.p97_5,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    ok: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    notAdmitted: r.mismatches,
+    charged,
+    scriptCallsPerRequest: callsMade / r.requests.total,
+    serverCpuUsPerRequest: serverCpu / r.requests.total,
+    redisCpuUsPerRequest: redisCpuUsed / r.requests.total,
+  };
+}
+
+/** Parts of a request's work whose inclusive CPU time the profiles report. */
+const WATCH = [
+  ['body: JSON parse (secure-json-parse)', (f, part) => part === 'secure-json-parse'],
+  ['body: validation (`ZodPipe`, zod)', (f) => f.url.endsWith('common/zod.pipe.js')],
+  ['service key check (`AuthGuard`, SHA-256 of the key)', (f) => f.url.endsWith('auth/auth.guard.js')],
+  ['Nest middleware (@fastify/middie)', (f, part) => part === '@fastify/middie'],
+  ['decision up to Redis (`ResilientLimiter` → `RedisEngine` → ioredis)', (f) => f.url.endsWith('check/resilient-limiter.service.js')],
+  ['ioredis (commands and replies)', (f, part) => part === 'ioredis'],
+  ['`RateLimit`/`X-RateLimit-*` headers (`rateLimitHeaders`, structured-headers)', (f) => f.functionName === 'rateLimitHeaders'],
+  ['metrics (prom-client)', (f, part) => part === 'prom-client'],
+  ['socket writes (`writeUtf8String`: the kernel\'s loopback TCP)', (f) => f.functionName === 'writeUtf8String'],
+  ['garbage collector', (f) => f.functionName === '(garbage collector)'],
+].map(([label, match]) => ({ label, match }));
+
+/** One profiled run of `target` (after the measured rounds): the process's profiler runs for the load only. */
+async function profile(target, file) {
+  rmSync(file, { force: true });
+  await load(target, warmupSeconds);
+  target.proc.child.send('cpu-profile');
+  const r = await load(target, seconds);
+  target.proc.child.send('cpu-profile');
+  for (let i = 0; !existsSync(file); i += 1) {
+    if (i > 200) throw new Error(`${target.proc.name}: no profile written to ${file}`);
+    await sleep(100);
+  }
+  const failed = r.non2xx + r.errors + r.timeouts + r.mismatches;
+  return { requests: r.requests.total, requestsPerSecond: r.requests.total / r.duration, failed, ...summarize(JSON.parse(readFileSync(file, 'utf8')), root, { watch: WATCH }) };
+}
+
+// ---- the run -------------------------------------------------------------------------------------------------
+
+const redis = new Redis(redisUrl);
+const keptProfiles = process.env.BENCH_PROFILE_DIR; // keep the .cpuprofile files there (open them in DevTools)
+const profileDir = profiling ? (keptProfiles ? (mkdirSync(keptProfiles, { recursive: true }), keptProfiles) : mkdtempSync(join(tmpdir(), 'tollgate-enforcement-'))) : null;
+const loadBefore = loadavg();
+let results;
+try {
+  await prepareStores(redis);
+  const s = await startServers(profileDir);
+  const key = await createTenants(s.api.url);
+  const target = (id, label, server, path, extra = {}) => ({ id, label, url: server.url, proc: server.proc, path, key, tenant: 'bench-three', ...extra });
+  const targets = [
+    target('tollgate3', 'Tollgate `/v1/check`, plan of 3 limits', s.api, '/v1/check', { daily: true }),
+    target('tollgate1', 'Tollgate `/v1/check`, plan of 1 limit', s.api, '/v1/check', { tenant: 'bench-one' }),
+    target('bare', 'bare Nest + Fastify route, one `EVALSHA` (baseline)', s.bare, '/v1/check'),
+    target('throttler3', '@nestjs/throttler, 3 named throttlers', s.throttler, '/v1/check'),
+    target('throttler1', '@nestjs/throttler, 1 throttler', s.throttler, '/v1/check/one'),
+    target('flexible3', 'rate-limiter-flexible, `RateLimiterUnion` of 3', s.flexible, '/v1/check'),
+    target('flexible1', 'rate-limiter-flexible, 1 `RateLimiterRedis`', s.flexible, '/v1/check/one'),
+  ];
+  const perRound = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    const measured = {};
+    for (const t of order) measured[t.id] = await measure(t, redis);
+    perRound.push(measured);
+  }
+  let profiles = null;
+  if (profileDir) {
+    profiles = {
+      api: await profile(targets[0], join(profileDir, 'api.cpuprofile')),
+      bare: await profile(targets[2], join(profileDir, 'bare.cpuprofile')),
+    };
+  }
+  const medians = Object.fromEntries(
+    targets.map((t) => {
+      const runs = perRound.map((r) => r[t.id]);
+      const keys = Object.keys(runs[0]).filter((k) => k !== 'charged');
+      const m = Object.fromEntries(keys.map((k) => [k, median(runs.map((r) => r[k]))]));
+      return [t.id, { label: t.label, ...m, total: sumOf(runs) }];
+    }),
+  );
+  results = { machine: machine(), seconds, warmupSeconds, rounds, connections: CONNECTIONS, loadBefore, loadAfter: loadavg(), perRound, medians, profiles };
+} finally {
+  await stopAll();
+  await redis.flushdb().catch(() => undefined);
+  redis.disconnect();
+  if (profileDir && !keptProfiles) rmSync(profileDir, { recursive: true, force: true });
+}
+
+/** Totals over the rounds, for the correctness line: every answer a 2xx admission, every admission charged. */
+function sumOf(runs) {
+  const sum = (k) => runs.reduce((a, r) => a + (r[k] ?? 0), 0);
+  return { ok: sum('ok'), non2xx: sum('non2xx'), errors: sum('errors'), timeouts: sum('timeouts'), notAdmitted: sum('notAdmitted'), charged: runs[0].charged === null ? null : sum('charged') };
+}
+
+if (!markdown) console.log(JSON.stringify(results, null, 2));
+else console.log(report(results));
+
+function report(r) {
+  const m = r.medians;
+  const ratio = (a, b) => `${fmt(a / b, 2)}×`;
+  const row = (id, vs) => {
+    const x = m[id];
+    const cmp = vs ? `**${ratio(m[vs.id].decidedPerSecond, x.decidedPerSecond)}** (goal ≥ ${vs.goal})` : '';
+    return `| ${x.label} | ${fmt(x.requestsPerSecond)} | ${fmt(x.decidedPerSecond)} | ${fmt(x.p50)} | ${fmt(x.p975)} | ${fmt(x.p99)} | ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts)} | ${fmt(x.total.notAdmitted)} | ${fmt(x.scriptCallsPerRequest, 2)} | ${fmt(x.serverCpuUsPerRequest)} | ${fmt(x.redisCpuUsPerRequest)} | ${cmp} |`;
+  };
+  const t3 = m.tollgate3;
+  const bare = m.bare;
+  const roundRatios = r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)}× / ${fmt(x.tollgate3.p99 / x.bare.p99, 2)}×`).join('; ');
+  const allTotals = Object.values(m).map((x) => x.total);
+  const load = (l) => l.map((x) => fmt(x, 2)).join(' / ');
+  const profileTable = (p) =>
+    p
+      ? `${fmt(p.requestsPerSecond)} requests/s while profiled, ${fmt(p.failed)} answers not an admission (or degraded); the thread was busy ${fmt(p.busyMs)} ms of ${fmt(p.totalMs)} ms.
+
+| by package / part (self) | share | by package / part (inclusive) | share |
+|---|---:|---|---:|
+${p.self
+  .slice(0, 14)
+  .map((s, i) => `| ${s.name} | ${fmt(s.share * 100, 1)} % | ${p.inclusive[i]?.name ?? ''} | ${p.inclusive[i] ? `${fmt(p.inclusive[i].share * 100, 1)} %` : ''} |`)
+  .join('\n')}
+
+| part of the work (inclusive) | share of busy CPU | µs per request |
+|---|---:|---:|
+${p.watched.map((w) => `| ${w.name} | ${fmt(w.share * 100, 1)} % | ${fmt((w.ms * 1000) / p.requests, 1)} |`).join('\n')}
+
+Functions with the most self time: ${p.functions.slice(0, 12).map((f) => `\`${f.name}\` ${fmt(f.share * 100, 1)} %`).join(', ')}.`
+      : '';
+  return `## Enforcement API (issue 5)
+
+Command: \`npm run build && node bench/enforcement.mjs --markdown${r.profiles ? ' --profile' : ''}\` (BENCH_SECONDS=${r.seconds}, warm-up ${r.warmupSeconds} s, ${r.rounds} rounds).
+Machine: ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, Redis ${r.machine.redis} (local), ${r.machine.date}; load
+average (1/5/15 min) ${load(r.loadBefore)} before, ${load(r.loadAfter)} after.
+
+autocannon, ${r.connections} connections, from the bench process; every server is its own process on the same machine (2 CPUs
+shared by autocannon, the server and Redis). Same requests for every target: \`POST /v1/check\` with a service key and
+\`{ tenant, endpoint: 'GET /v1/items', subject }\`, ${SUBJECTS} subjects in turn. The limits (a token bucket of 1,000,000/s —
+a fixed window of 1,000,000/s for the peers, which have no bucket —, 10⁹ per minute, 10⁹ per day) are never reached;
+they count per tenant, as a Tollgate plan's limits do. Figures are medians over the rounds; targets run one after
+another, in reverse order every other round.
+
+| target | requests/s | decided on Redis /s | p50 ms | p97.5 ms | p99 ms | non-2xx + errors | not admitted / degraded | script calls / request | server CPU µs / request | Redis CPU µs / request | Tollgate 3 limits vs it |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+${row('tollgate3')}
+${row('tollgate1')}
+${row('bare', { id: 'tollgate3', goal: '0.90×' })}
+${row('throttler3', { id: 'tollgate3', goal: '1.5×' })}
+${row('throttler1', { id: 'tollgate1', goal: '1.5×, with 1 limit' })}
+${row('flexible3', { id: 'tollgate3', goal: '1.5×' })}
+${row('flexible1', { id: 'tollgate1', goal: '1.5×, with 1 limit' })}
+
+Against the bare EVALSHA route: decisions/s **${ratio(t3.decidedPerSecond, bare.decidedPerSecond)}** (goal ≥ 0.90×), p99 **${ratio(t3.p99, bare.p99)}** (goal ≤ 1.25×);
+per round (decisions/s / p99): ${roundRatios}. With 1 limit: ${ratio(m.tollgate1.decidedPerSecond, bare.decidedPerSecond)} / ${ratio(m.tollgate1.p99, bare.p99)}.
+Ratios compare admissions decided on Redis per second (for the peers, every 2xx).
+
+Correctness over all rounds: ${fmt(allTotals.reduce((a, t) => a + t.ok, 0))} answers 2xx, ${fmt(allTotals.reduce((a, t) => a + t.non2xx, 0))} non-2xx,
+${fmt(allTotals.reduce((a, t) => a + t.errors + t.timeouts, 0))} errors or timeouts, ${fmt(allTotals.reduce((a, t) => a + t.notAdmitted, 0))} answers that were not an admission
+(Tollgate's: \`allowed: true\` and not \`degraded\`). Tollgate's own counters (daily window, read with \`/v1/check/peek\` before and
+after each measured run, 3 limits) went up by ${fmt(t3.total.charged)} for ${fmt(t3.total.ok)} 2xx answers (answers still in flight when
+autocannon stops are charged but not counted: at most ${r.connections} a run).
+"Script calls / request" and "Redis CPU" come from Redis's \`INFO\` (the whole server, other databases included).
+${r.profiles ? `
+### CPU profile of the API under the same load (3 limits, ${r.seconds} s)
+${profileTable(r.profiles.api)}
+
+### CPU profile of the bare EVALSHA app, same load
+${profileTable(r.profiles.bare)}
+` : ''}`;
+}
