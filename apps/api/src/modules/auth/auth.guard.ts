@@ -21,6 +21,22 @@ export class AuthGuard implements CanActivate {
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
+  /**
+   * SHA-256 of recently seen service keys (a pure function of the key, so nothing here outlives a revocation: the
+   * hash is looked up in the rule set in force on every request). Bounded: cleared when full.
+   */
+  private readonly hashes = new Map<string, string>();
+
+  private hashOf(token: string): string {
+    let hash = this.hashes.get(token);
+    if (hash === undefined) {
+      if (this.hashes.size >= 10_000) this.hashes.clear();
+      hash = sha256Hex(token);
+      this.hashes.set(token, hash);
+    }
+    return hash;
+  }
+
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const access = this.reflector.getAllAndOverride<AccessKind[] | undefined>(ACCESS_KEY, [ctx.getHandler(), ctx.getClass()]);
     if (!access || access.length === 0) throw new AppError(ErrorCode.FORBIDDEN, 'route has no access rule');
@@ -63,7 +79,7 @@ export class AuthGuard implements CanActivate {
       return true;
     }
 
-    const key = this.rules.serviceKey(sha256Hex(token));
+    const key = this.rules.serviceKey(this.hashOf(token));
     if (!key || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
     }

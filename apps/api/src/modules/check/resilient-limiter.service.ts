@@ -69,8 +69,10 @@ export class ResilientLimiter {
     const { deadlineMs, breakerFailures, breakerCooldownMs } = config.failover;
     this.cooldownMs = breakerCooldownMs;
     this.deadlineMs = deadlineMs;
-    // Input errors (AppError: a cost above a capacity, …) are answers, not failures of Redis.
-    const failures = handleWhen((err) => !(err instanceof AppError));
+    // Failures of Redis open the circuit: errors, including ioredis's own command timeout. Input errors (AppError)
+    // are answers, and a missed deadline is not counted: under a burst the process's own event loop can be late,
+    // and that must cost the late request its answer from Redis, not every request for a cooldown.
+    const failures = handleWhen((err) => !(err instanceof AppError) && !(err instanceof DeadlineExceeded));
     this.breaker = circuitBreaker(failures, { halfOpenAfter: breakerCooldownMs, breaker: new ConsecutiveBreaker(breakerFailures) });
     this.breaker.onStateChange((state) => this.metrics.breakerOpen.set(state === CircuitState.Closed ? 0 : 1));
   }
@@ -103,7 +105,7 @@ export class ResilientLimiter {
   private async guarded<T>(call: () => Promise<T>): Promise<T> {
     const stop = this.metrics.decisionSeconds.startTimer();
     try {
-      return await this.breaker.execute(() => withDeadline(call(), this.deadlineMs));
+      return await withDeadline(this.breaker.execute(call), this.deadlineMs);
     } catch (err) {
       if (err instanceof AppError) throw err;
       throw new QuotaStoreUnavailable(this.cooldownMs, { cause: err });
