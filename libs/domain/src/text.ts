@@ -9,7 +9,8 @@ const encoder = new TextEncoder();
 export const safeText = z
   .string()
   .min(1, 'must not be empty')
-  .refine((s) => encoder.encode(s).length <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES} bytes`)
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short strings (every check's endpoint and subject, usually) need no encoding.
+  .refine((s) => s.length * 3 <= MAX_TEXT_BYTES || encoder.encode(s).length <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES} bytes`)
   .refine((s) => !CONTROL_CHARS.test(s), 'must not contain control characters');
 
 /** Lower-case identifiers used in URLs and rule sets (`acme`, `starter`). */
