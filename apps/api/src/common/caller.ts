@@ -21,9 +21,14 @@ export const CurrentCaller = createParamDecorator((_data: unknown, ctx: Executio
 });
 
 /** The bearer token of an `Authorization: Bearer …` header, or null. */
-export function bearerToken(req: RequestWithCaller): string | null {
-  const header = req.headers['authorization'];
-  const value = Array.isArray(header) ? header[0] : header;
-  const match = value ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
+export function bearerToken(req: Pick<RequestWithCaller, 'headers'>): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headerValue(req, 'authorization') ?? '');
   return match?.[1] ?? null;
+}
+
+/** A request header's (first) value, trimmed; null when absent or empty. `name` in lower case. */
+export function headerValue(req: Pick<RequestWithCaller, 'headers'>, name: string): string | null {
+  const value = req.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.trim() || null;
 }

@@ -3,7 +3,7 @@ import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { Reflector } from '@nestjs/core';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import { ACCESS_KEY, type AccessKind, GATEWAY_CREDENTIAL_KEY } from '../../common/access.decorator';
-import { bearerToken, type RequestWithCaller } from '../../common/caller';
+import { bearerToken, headerValue, type RequestWithCaller } from '../../common/caller';
 import { RuleCache, sha256Hex } from '../rules/rule-cache.service';
 import { hasValidChecksum } from '../keys/key-format';
 import { SESSION_PREFIX, SessionService } from './session.service';
@@ -95,10 +95,4 @@ export class AuthGuard implements CanActivate {
  */
 function isKeyOfKind(token: string, kind: 'o' | 't'): boolean {
   return token.startsWith(`tg_live_${kind}_`) || token.startsWith(`tg_test_${kind}_`) ? hasValidChecksum(token) : false;
-}
-
-function headerValue(req: RequestWithCaller, name: string): string | null {
-  const value = req.headers[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return first?.trim() || null;
 }

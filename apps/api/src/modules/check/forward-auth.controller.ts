@@ -3,7 +3,7 @@ import { ApiHeader, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, type CheckResult } from '@tollgate/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Access, GatewayCredential } from '../../common/access.decorator';
-import { type Caller, CurrentCaller } from '../../common/caller';
+import { bearerToken, type Caller, CurrentCaller, headerValue as header } from '../../common/caller';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { CheckQuota } from './use-cases/check-quota.use-case';
 
@@ -48,7 +48,7 @@ export class ForwardAuthController {
     const denyStatus = parseDenyStatus(denyStatusParam) ?? this.config.forwardAuth.denyStatus;
     const method = header(req, 'x-forwarded-method') ?? header(req, 'x-original-method') ?? req.method;
     const uri = header(req, 'x-forwarded-uri') ?? header(req, 'x-original-uri') ?? (suffix || '/');
-    const key = header(req, this.config.forwardAuth.keyHeader) ?? bearer(req);
+    const key = header(req, this.config.forwardAuth.keyHeader) ?? bearerToken(req);
     if (!key) {
       void reply.code(401).send({ allowed: false, reason: 'key_missing' });
       return;
@@ -68,17 +68,6 @@ export class ForwardAuthController {
     const status = result.reason?.startsWith('key_') ? 401 : denyStatus;
     void reply.code(status).send({ allowed: false, retryAfterMs: result.retryAfterMs, ...(result.reason ? { reason: result.reason } : {}) });
   }
-}
-
-function header(req: FastifyRequest, name: string): string | null {
-  const value = req.headers[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return first?.trim() || null;
-}
-
-function bearer(req: FastifyRequest): string | null {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header(req, 'authorization') ?? '');
-  return match?.[1] ?? null;
 }
 
 function parseDenyStatus(value: string | undefined): number | null {
