@@ -73,5 +73,8 @@ describe('TollgateClient against a real API', () => {
     const batch = await client.batch([{ ...at, cost: 2 }, { ...at, cost: 1 }, { key, endpoint: 'GET /x' }]);
     expect(batch.results.map((r) => ('allowed' in r ? r.allowed : r.error.code))).toEqual([true, false, false]);
     expect((await client.check({ key, endpoint: 'GET /x' })).tenant).toBe(fresh.slug);
+    expect(await client.check({ key: 'tg_test_t_nobody', endpoint: 'GET /x' })).toMatchObject({ allowed: false, reason: 'key_invalid' });
+    const many = Array.from({ length: 101 }, () => at);
+    await expect(client.batch(many)).rejects.toMatchObject({ code: 'validation_failed', field: 'checks' });
   });
 });

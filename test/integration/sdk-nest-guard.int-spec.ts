@@ -161,6 +161,6 @@ describe('NestJS guard with the tenant key from a header (enforcement contract s
     expect((await get('tg_test_t_acme')).status).toBe(429);
     const unknown = await get('tg_test_t_nobody');
     expect(unknown.status).toBe(401);
-    expect(await unknown.json()).toMatchObject({ error: { code: 'unauthenticated', message: expect.stringContaining('key_unknown') } });
+    expect(await unknown.json()).toMatchObject({ error: { code: 'unauthenticated', message: expect.stringContaining('key_invalid') } });
   });
 });

@@ -32,7 +32,7 @@ export interface EnforcementServer {
 export interface EnforcementServerOptions {
   /** Tenant slug → its limits. */
   tenants: Record<string, LimitRule[]>;
-  /** Tenant API key → tenant slug (keys not listed are denied with `key_unknown`). */
+  /** Tenant API key → tenant slug (keys not listed are denied with `key_invalid`). */
   keys?: Record<string, string>;
   clock?: Clock;
   serviceKey?: string;
@@ -52,7 +52,7 @@ export async function startEnforcementServer(options: EnforcementServerOptions):
     const schema = op === 'lease' ? leaseRequestSchema : checkRequestSchema;
     const body = parse(schema, raw) as z.infer<typeof checkRequestSchema> & { max?: number };
     const tenant = body.tenant ?? options.keys?.[body.key ?? ''];
-    if (tenant === undefined) return { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion: 1, limits: [], headers: {}, reason: 'key_unknown', ...(op === 'lease' ? { granted: 0 } : {}) };
+    if (tenant === undefined) return { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion: 1, limits: [], headers: {}, reason: 'key_invalid', ...(op === 'lease' ? { granted: 0 } : {}) };
     const rules = options.tenants[tenant];
     if (!rules) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
     const request = { tenantId: tenant, subject: [body.endpoint, body.subject ?? '', body.ip ?? ''].join('|'), rules };
