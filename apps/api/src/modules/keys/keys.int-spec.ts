@@ -1,28 +1,16 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../../../../../test/support/api';
-import { TEST_DATABASE_URL } from '../../../../../test/support/env';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../../../../../test/support/context';
 import { createTenant, createUser, waitFor } from '../../../../../test/support/fixtures';
 
 describe('API keys', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
-  let session: string;
+  const ctx = useOperatorApi();
   let fixture: Awaited<ReturnType<typeof createTenant>>;
-
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    fixture = await createTenant(prisma);
-    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    fixture = await createTenant(ctx.prisma);
   });
 
-  const admin = (method: string, path: string, body?: unknown, token = session) => api.request(method, `/v1/admin/keys${path}`, { token, body });
-  const check = (key: string) => api.request('POST', '/v1/check', { token: key, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x' } });
+  const admin = (method: string, path: string, body?: unknown, token = ctx.session) => ctx.api.request(method, `/v1/admin/keys${path}`, { token, body });
+  const check = (key: string) => ctx.api.request('POST', '/v1/check', { token: key, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x' } });
 
   describe('happy', () => {
     it('creates a service key shown once, stores only its hash, and the key checks at once', async () => {
@@ -31,7 +19,7 @@ describe('API keys', () => {
       expect(r.body.key).toMatch(/^tg_live_s_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/);
       expect(r.body.apiKey).toMatchObject({ kind: 'service', name: 'gateway', prefix: r.body.key.slice(0, 14), tenants: [fixture.tenant.slug] });
       expect(JSON.stringify((await admin('GET', '')).body)).not.toContain(r.body.key);
-      const row = await prisma.apiKey.findUnique({ where: { id: r.body.apiKey.id } });
+      const row = await ctx.prisma.apiKey.findUnique({ where: { id: r.body.apiKey.id } });
       expect(row!.hash).not.toContain(r.body.key.slice(14));
       expect((await check(r.body.key)).status).toBe(200);
       expect((await admin('GET', `/${r.body.apiKey.id}`)).body.id).toBe(r.body.apiKey.id);
@@ -61,11 +49,11 @@ describe('API keys', () => {
     it('operator keys automate the admin API and nothing else', async () => {
       const { key, apiKey } = (await admin('POST', '', { kind: 'operator', name: 'terraform' })).body;
       expect(key).toMatch(/^tg_live_o_/);
-      expect((await api.request('GET', '/v1/admin/plans', { token: key })).status).toBe(200);
+      expect((await ctx.api.request('GET', '/v1/admin/plans', { token: key })).status).toBe(200);
       expect((await check(key)).status).toBe(403);
       await admin('POST', `/${apiKey.id}/revoke`);
-      expect((await api.request('GET', '/v1/admin/plans', { token: key })).status).toBe(401);
-      expect((await prisma.apiKey.findUnique({ where: { id: apiKey.id } }))!.lastUsedAt).not.toBeNull();
+      expect((await ctx.api.request('GET', '/v1/admin/plans', { token: key })).status).toBe(401);
+      expect((await ctx.prisma.apiKey.findUnique({ where: { id: apiKey.id } }))!.lastUsedAt).not.toBeNull();
     });
 
     it('creates a tenant key bound to its tenant', async () => {
@@ -76,7 +64,7 @@ describe('API keys', () => {
     });
 
     it('pages through keys newest first with nextCursor, filters included', async () => {
-      const { tenant } = await createTenant(prisma);
+      const { tenant } = await createTenant(ctx.prisma);
       for (let i = 0; i < 5; i += 1) expect((await admin('POST', '', { kind: 'tenant', name: `k${i}`, tenantId: tenant.id })).status).toBe(201);
       const names: string[] = [];
       let cursor: string | null = null;
@@ -113,7 +101,7 @@ describe('API keys', () => {
     });
 
     it('rate limits key creation per operator (a bucket of 30, refilled 30 a minute) with Tollgate\'s own limiter', async () => {
-      const own = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
+      const own = (await ctx.api.request('POST', '/v1/auth/login', { body: await createUser(ctx.prisma) })).body.token;
       const statuses: number[] = [];
       // Creations are faster than the refill (one every 2 s), so the bucket runs dry a few past 30.
       while (statuses.length < 45 && !statuses.includes(429)) statuses.push((await admin('POST', '', { kind: 'operator', name: `k${statuses.length}` }, own)).status);

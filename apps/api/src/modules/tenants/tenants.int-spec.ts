@@ -1,23 +1,12 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../../../../../test/support/context';
+import { TEST_REDIS_URL } from '../../../../../test/support/env';
 import { createServiceKey, createTenant, createTenantKey, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
-import { startApi, type TestApi } from '../../../../../test/support/api';
 
 describe('GET /v1/admin/tenants', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
-  let session: string;
-
+  const ctx = useOperatorApi();
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    await Promise.all([createTenant(prisma), createTenant(prisma), createTenant(prisma)]);
-    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    await Promise.all([createTenant(ctx.prisma), createTenant(ctx.prisma), createTenant(ctx.prisma)]);
   });
 
   it('pages through every tenant in slug order with nextCursor', async () => {
@@ -25,50 +14,40 @@ describe('GET /v1/admin/tenants', () => {
     let cursor: string | null = null;
     do {
       const r: { status: number; body: { items: { slug: string; plan: { slug: string } }[]; nextCursor: string | null } } =
-        await api.request('GET', `/v1/admin/tenants?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: session });
+        await ctx.api.request('GET', `/v1/admin/tenants?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: ctx.session });
       expect(r.status).toBe(200);
       expect(r.body.items.length).toBeLessThanOrEqual(2);
       seen.push(...r.body.items.map((t) => t.slug));
       cursor = r.body.nextCursor;
     } while (cursor);
     expect(seen).toEqual([...seen].sort());
-    expect(seen.length).toBe(await prisma.tenant.count());
+    expect(seen.length).toBe(await ctx.prisma.tenant.count());
   });
 
   it('refuses a bad page size with 400 naming the field', async () => {
-    const r = await api.request('GET', '/v1/admin/tenants?limit=0', { token: session });
+    const r = await ctx.api.request('GET', '/v1/admin/tenants?limit=0', { token: ctx.session });
     expect(r.status).toBe(400);
     expect(r.body.error.field).toBe('limit');
   });
 
   it('answers 401 without a session', async () => {
-    expect((await api.request('GET', '/v1/admin/tenants')).status).toBe(401);
+    expect((await ctx.api.request('GET', '/v1/admin/tenants')).status).toBe(401);
   });
 });
 
 describe('tenant lifecycle', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
-  let session: string;
+  const ctx = useOperatorApi();
   let key: string;
-
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    key = await createServiceKey(prisma);
-    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    key = await createServiceKey(ctx.prisma);
   });
 
-  const call = (method: string, path: string, body?: unknown) => api.request(method, `/v1/admin/tenants${path}`, { token: session, body });
-  const check = (tenant: string) => api.request('POST', '/v1/check', { token: key, body: { tenant, endpoint: 'GET /x' } });
+  const call = (method: string, path: string, body?: unknown) => ctx.api.request(method, `/v1/admin/tenants${path}`, { token: ctx.session, body });
+  const check = (tenant: string) => ctx.api.request('POST', '/v1/check', { token: key, body: { tenant, endpoint: 'GET /x' } });
 
   it('creates a tenant that is enforced at once, moves it to another plan, suspends and resumes it', async () => {
-    const { plan: small } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]);
-    const { plan: large } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 300 }]);
+    const { plan: small } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 3 }]);
+    const { plan: large } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 300 }]);
     const slug = `new-${Date.now().toString(36)}`;
     const created = await call('POST', '', { slug, name: 'New Co', planId: small.id, timeZone: 'Asia/Tokyo' });
     expect(created.status).toBe(201);
@@ -94,7 +73,7 @@ describe('tenant lifecycle', () => {
     ['a bad status', { status: 'deleted' }, 'status'],
     ['an empty change', {}, undefined],
   ])('refuses %s with 400', async (_label, patch, field) => {
-    const { tenant } = await createTenant(prisma);
+    const { tenant } = await createTenant(ctx.prisma);
     const r = await call('PATCH', `/${tenant.id}`, patch);
     expect(r.status).toBe(400);
     if (field) expect(r.body.error.field).toBe(field);
@@ -107,49 +86,39 @@ describe('tenant lifecycle', () => {
   });
 
   it('deletes a tenant with its keys, users and overrides: from that version on it checks nothing, audited with counts', async () => {
-    const { tenant } = await createTenant(prisma);
-    const tenantKey = await createTenantKey(prisma, tenant.id);
-    await createUser(prisma, 'tenant', tenant.id);
-    await prisma.tenantLimitOverride.create({ data: { tenantId: tenant.id, name: 'minute', windowS: 60, limit: 5 } });
-    await publishRules(prisma, TEST_REDIS_URL);
+    const { tenant } = await createTenant(ctx.prisma);
+    const tenantKey = await createTenantKey(ctx.prisma, tenant.id);
+    await createUser(ctx.prisma, 'tenant', tenant.id);
+    await ctx.prisma.tenantLimitOverride.create({ data: { tenantId: tenant.id, name: 'minute', windowS: 60, limit: 5 } });
+    await publishRules(ctx.prisma, TEST_REDIS_URL);
     await waitFor(async () => (await check(tenant.slug)).status === 200);
     const r = await call('DELETE', `/${tenant.id}`);
     expect(r.status).toBe(200);
     expect(r.body.ruleVersion).toBeGreaterThan(0);
     expect((await check(tenant.slug)).status).toBe(404);
-    const byKey = await api.request('POST', '/v1/check', { token: key, body: { key: tenantKey.key, endpoint: 'GET /x' } });
+    const byKey = await ctx.api.request('POST', '/v1/check', { token: key, body: { key: tenantKey.key, endpoint: 'GET /x' } });
     expect(byKey.body).toMatchObject({ allowed: false, reason: 'key_invalid' });
-    expect(await prisma.apiKey.count({ where: { tenantId: tenant.id } })).toBe(0);
-    expect(await prisma.user.count({ where: { tenantId: tenant.id } })).toBe(0);
-    const audit = await prisma.auditLog.findFirst({ where: { entityId: tenant.id, action: 'tenant.deleted' } });
+    expect(await ctx.prisma.apiKey.count({ where: { tenantId: tenant.id } })).toBe(0);
+    expect(await ctx.prisma.user.count({ where: { tenantId: tenant.id } })).toBe(0);
+    const audit = await ctx.prisma.auditLog.findFirst({ where: { entityId: tenant.id, action: 'tenant.deleted' } });
     expect(audit?.before).toMatchObject({ slug: tenant.slug, deleted: { keys: 1, users: 1, policies: 0 } });
     expect((await call('DELETE', `/${tenant.id}`)).status).toBe(404);
   });
 });
 
 describe('tenant limit overrides', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
-  let session: string;
+  const ctx = useOperatorApi();
   let key: string;
-
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    key = await createServiceKey(prisma);
-    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    key = await createServiceKey(ctx.prisma);
   });
 
   it('replaces a plan limit of the same name, adds a limit of a new name, and falls back to the plan when removed', async () => {
-    const { tenant } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
+    const { tenant } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
     const override = (name: string, body?: unknown) =>
-      api.request(body === undefined ? 'DELETE' : 'PUT', `/v1/admin/tenants/${tenant.id}/overrides/${name}`, { token: session, body });
+      ctx.api.request(body === undefined ? 'DELETE' : 'PUT', `/v1/admin/tenants/${tenant.id}/overrides/${name}`, { token: ctx.session, body });
     const limits = async () =>
-      (await api.request('POST', '/v1/check', { token: key, body: { tenant: tenant.slug, endpoint: 'GET /x', subject: 'o' } })).body.limits.map(
+      (await ctx.api.request('POST', '/v1/check', { token: key, body: { tenant: tenant.slug, endpoint: 'GET /x', subject: 'o' } })).body.limits.map(
         (l: { name: string; limit: number }) => `${l.name}=${l.limit}`,
       );
 
@@ -159,15 +128,15 @@ describe('tenant limit overrides', () => {
     expect(await limits()).toEqual(['minute=500']);
     await override('second', { windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 8 });
     expect(await limits()).toEqual(['second=8', 'minute=500']);
-    expect((await api.request('GET', `/v1/admin/tenants/${tenant.id}`, { token: session })).body.overrides.map((o: { name: string }) => o.name)).toEqual(['minute', 'second']);
+    expect((await ctx.api.request('GET', `/v1/admin/tenants/${tenant.id}`, { token: ctx.session })).body.overrides.map((o: { name: string }) => o.name)).toEqual(['minute', 'second']);
     expect((await override('minute')).status).toBe(200);
     expect(await limits()).toEqual(['second=8', 'minute=10']);
     expect((await override('minute')).status).toBe(404);
   });
 
   it('refuses a bad override with 400, and one the engine cannot run with rule_set_invalid', async () => {
-    const { tenant } = await createTenant(prisma);
-    const put = (body: unknown, name = 'minute') => api.request('PUT', `/v1/admin/tenants/${tenant.id}/overrides/${name}`, { token: session, body });
+    const { tenant } = await createTenant(ctx.prisma);
+    const put = (body: unknown, name = 'minute') => ctx.api.request('PUT', `/v1/admin/tenants/${tenant.id}/overrides/${name}`, { token: ctx.session, body });
     expect((await put({ windowS: 0, limit: 5 })).body.error.field).toBe('windowS');
     expect((await put({ windowS: 60, limit: 5 }, 'Bad Name')).status).toBe(400);
     const tooBig = await put({ windowS: 60, limit: 50_000, algorithm: 'sliding_log' });
