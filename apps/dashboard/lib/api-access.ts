@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { apiRequest, adminPath } from './api-client';
+import {
+  accountPageSchema,
+  accountSchema,
+  keyListSchema,
+  keyResponseSchema,
+  keySecretResponseSchema,
+  ownLimitsSchema,
+  ownTenantSchema,
+  type Account,
+  type AccountPage,
+  type ApiKey,
+  type KeyKind,
+  type KeyResponse,
+  type KeySecretResponse,
+  type OwnLimits,
+  type OwnTenant,
+  type UserRole,
+} from './api-types';
+
+// API keys, dashboard accounts, and a tenant user's own tenant (the portal).
+export async function listKeys(token: string, filter: { kind?: KeyKind; tenantId?: string; revoked?: boolean } = {}): Promise<ApiKey[]> {
+  const query = new URLSearchParams();
+  if (filter.kind) query.set('kind', filter.kind);
+  if (filter.tenantId) query.set('tenantId', filter.tenantId);
+  if (filter.revoked !== undefined) query.set('revoked', String(filter.revoked));
+  const search = query.toString();
+  return (await apiRequest(`/v1/admin/keys${search ? `?${search}` : ''}`, keyListSchema, { token })).items;
+}
+
+export type NewKey =
+  | { kind: 'service'; name: string; tenants?: string[]; expiresAt?: string }
+  | { kind: 'tenant'; name: string; tenantId: string; expiresAt?: string }
+  | { kind: 'operator'; name: string; expiresAt?: string };
+
+/** A new key; its secret is in this answer only. Bad input is a 400 on its field, too many in a minute a 429. */
+export function createKey(token: string, key: NewKey): Promise<KeySecretResponse> {
+  return apiRequest('/v1/admin/keys', keySecretResponseSchema, { method: 'POST', token, body: key });
+}
+
+function keyPath(keyId: string, action: 'revoke' | 'rotate'): string {
+  return `/v1/admin/keys/${encodeURIComponent(keyId)}/${action}`;
+}
+
+/** A 409 when the key is already revoked or expired. */
+export function revokeKey(token: string, keyId: string): Promise<KeyResponse> {
+  return apiRequest(keyPath(keyId, 'revoke'), keyResponseSchema, { method: 'POST', token });
+}
+
+/** A new secret for the key; the old one keeps working for `overlapSeconds`. A 409 when revoked or expired. */
+export function rotateKey(token: string, keyId: string, overlapSeconds: number): Promise<KeySecretResponse> {
+  return apiRequest(keyPath(keyId, 'rotate'), keySecretResponseSchema, { method: 'POST', token, body: { overlapSeconds } });
+}
+
+export interface AccountFilter {
+  role?: UserRole;
+  tenantId?: string;
+}
+
+/** Accounts by e-mail, a page at a time; `cursor` is the previous page's `nextCursor`. */
+export function listAccounts(token: string, filter: AccountFilter, cursor: string | undefined, pageSize = 50): Promise<AccountPage> {
+  const query = new URLSearchParams({ limit: String(pageSize) });
+  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
+  if (cursor) query.set('cursor', cursor);
+  return apiRequest(`/v1/admin/users?${query}`, accountPageSchema, { token });
+}
+
+export type NewAccount = { email: string; name: string; password: string } & ({ role: 'operator' } | { role: 'tenant'; tenantId: string });
+
+/** A taken e-mail is a 409 `conflict` on `email`; a short password a 400 on `password`. */
+export function createAccount(token: string, account: NewAccount): Promise<Account> {
+  return apiRequest('/v1/admin/users', accountSchema, { method: 'POST', token, body: account });
+}
+
+/** A new name, or a new password (which ends every session of the account). */
+export function updateAccount(token: string, userId: string, patch: { name?: string; password?: string }): Promise<Account> {
+  return apiRequest(adminPath('users', userId), accountSchema, { method: 'PATCH', token, body: patch });
+}
+
+/** A 409 `conflict` for the caller's own account. */
+export async function deleteAccount(token: string, userId: string): Promise<void> {
+  await apiRequest(adminPath('users', userId), z.unknown(), { method: 'DELETE', token });
+}
+
+/** The signed-in tenant user's own tenant; an operator is refused (403). */
+export function getOwnTenant(token: string): Promise<OwnTenant> {
+  return apiRequest('/v1/tenant', ownTenantSchema, { token });
+}
+
+/** The limits and policies every node holds the signed-in user's tenant to now. */
+export function getOwnLimits(token: string): Promise<OwnLimits> {
+  return apiRequest('/v1/tenant/limits', ownLimitsSchema, { token });
+}
+
+/** The tenant keys of the signed-in user's tenant, newest first: never a secret. */
+export async function listOwnKeys(token: string): Promise<ApiKey[]> {
+  return (await apiRequest('/v1/tenant/keys', keyListSchema, { token })).items;
+}

@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+import { config } from './config';
+import {
+  errorBodySchema,
+} from './api-types';
+
+/** The dashboard's one way to the API: JSON over HTTP with a session token, every failure an ApiError. */
+const REQUEST_TIMEOUT_MS = 8_000;
+
+/**
+ * Why a call to the API failed. `unreachable`: no HTTP answer at all (refused, DNS, timeout);
+ * `http`: the API answered with an error body; `contract`: the API answered 2xx with JSON we can't read.
+ */
+export type ApiFailureKind = 'unreachable' | 'http' | 'contract';
+
+interface ApiErrorDetails {
+  kind: ApiFailureKind;
+  /** HTTP status, or 0 when the API never answered. */
+  status: number;
+  code: string;
+  message: string;
+  field?: string;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly kind: ApiFailureKind;
+  readonly status: number;
+  readonly code: string;
+  readonly field?: string;
+
+  constructor({ kind, status, code, message, field, cause }: ApiErrorDetails) {
+    super(message, { cause });
+    this.name = 'ApiError';
+    this.kind = kind;
+    this.status = status;
+    this.code = code;
+    this.field = field;
+  }
+
+  get isUnauthenticated(): boolean {
+    return this.status === 401;
+  }
+}
+
+interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  token?: string;
+  body?: unknown;
+}
+
+/** The one HTTP helper: JSON in and out, Bearer token, never cached, every failure turned into an ApiError. */
+export async function apiRequest<T>(path: string, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+
+  let response: Response;
+  try {
+    response = await fetch(`${config.api.baseUrl}${path}`, {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      cache: 'no-store',
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch (cause) {
+    const message = `Could not reach the Tollgate API at ${config.api.baseUrl}.`;
+    throw new ApiError({ kind: 'unreachable', status: 0, code: 'api_unreachable', message, cause });
+  }
+
+  if (!response.ok) throw await errorFromResponse(response);
+  const payload: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) {
+    const message = `The API's answer to ${path} was not in the expected shape.`;
+    throw new ApiError({ kind: 'contract', status: response.status, code: 'unexpected_response', message, cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+async function errorFromResponse(response: Response): Promise<ApiError> {
+  const body = errorBodySchema.safeParse(await response.json().catch(() => undefined));
+  if (body.success) {
+    return new ApiError({ kind: 'http', status: response.status, ...body.data.error });
+  }
+  const message = `The API answered ${response.status} ${response.statusText}.`;
+  return new ApiError({ kind: 'http', status: response.status, code: `http_${response.status}`, message });
+}
+
+/** `/v1/admin/<collection>/<id>/…`, every part after the collection encoded. */
+export function adminPath(collection: 'plans' | 'tenants' | 'policies' | 'users', id: string, ...rest: string[]): string {
+  return [`/v1/admin/${collection}`, id, ...rest].map((part, i) => (i === 0 ? part : encodeURIComponent(part))).join('/');
+}

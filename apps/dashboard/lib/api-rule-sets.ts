@@ -1,0 +1,46 @@
+import { ApiError, apiRequest } from './api-client';
+import {
+  restoreRuleSetResponseSchema,
+  ruleSetDiffSchema,
+  ruleSetPageSchema,
+  ruleSetSummarySchema,
+  ruleSetVersionSchema,
+  type RestoreRuleSetResponse,
+  type RuleSetDiff,
+  type RuleSetPage,
+  type RuleSetSummary,
+  type RuleSetVersion,
+} from './api-types';
+
+// Rule set versions: the one in force, history, diff, restore.
+/** The rule set every API node enforces now, or null before the first one is published. */
+export async function getCurrentRuleSet(token: string): Promise<RuleSetSummary | null> {
+  try {
+    return await apiRequest('/v1/admin/rule-sets/current', ruleSetSummarySchema, { token });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') return null;
+    throw error;
+  }
+}
+
+/** Rule set versions, newest first; `before` is the previous page's `nextBefore`. */
+export function listRuleSets(token: string, before: string | undefined, pageSize = 20): Promise<RuleSetPage> {
+  const query = new URLSearchParams({ limit: String(pageSize) });
+  if (before) query.set('before', before);
+  return apiRequest(`/v1/admin/rule-sets?${query}`, ruleSetPageSchema, { token });
+}
+
+/** One version with its diff against the version before it. */
+export function getRuleSet(token: string, version: number): Promise<RuleSetVersion> {
+  return apiRequest(`/v1/admin/rule-sets/${version}`, ruleSetVersionSchema, { token });
+}
+
+export function diffRuleSets(token: string, from: number, to: number): Promise<RuleSetDiff> {
+  const query = new URLSearchParams({ from: String(from), to: String(to) });
+  return apiRequest(`/v1/admin/rule-sets/diff?${query}`, ruleSetDiffSchema, { token });
+}
+
+/** Puts the plans, limits and plan assignments of `version` back, published as a new version. */
+export function restoreRuleSet(token: string, version: number): Promise<RestoreRuleSetResponse> {
+  return apiRequest(`/v1/admin/rule-sets/${version}/restore`, restoreRuleSetResponseSchema, { method: 'POST', token });
+}
