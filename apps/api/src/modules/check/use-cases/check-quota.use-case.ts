@@ -63,7 +63,8 @@ export class CheckQuota {
     const policy = matched && matched.mode !== 'off' ? matched : null;
     const plan = this.rules.decisionRules(tenant, policy);
     const policySubject = policy ? this.subjectFor(policy, request) : undefined;
-    const ruleSubjects = plan.rules.map((_, i) => (i < plan.tenantRules ? undefined : policySubject));
+    // Every rule counts the tenant as a whole unless a policy counts a subject or an address: only then per rule.
+    const ruleSubjects = policySubject === undefined ? undefined : plan.rules.map((_, i) => (i < plan.tenantRules ? undefined : policySubject));
     // A lease takes units of the limits themselves; every other operation counts calls of the endpoint.
     const cost = operation === 'lease' ? amount : amount * (policy?.cost ?? 1);
     const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects };
