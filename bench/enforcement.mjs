@@ -318,9 +318,12 @@ try {
     target('flexible3', 'rate-limiter-flexible, `RateLimiterUnion` of 3', s.flexible, '/v1/check'),
     target('flexible1', 'rate-limiter-flexible, 1 `RateLimiterRedis`', s.flexible, '/v1/check/one'),
   ];
+  // BENCH_TARGETS=tollgate3,bare measures only those (a quick comparison; the report needs all of them).
+  const only = process.env.BENCH_TARGETS?.split(',');
+  const measuredTargets = only ? targets.filter((t) => only.includes(t.id)) : targets;
   const perRound = [];
   for (let round = 0; round < rounds; round += 1) {
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    const order = round % 2 === 0 ? measuredTargets : [...measuredTargets].reverse();
     const measured = {};
     for (const t of order) measured[t.id] = await measure(t, redis);
     perRound.push(measured);
@@ -333,7 +336,7 @@ try {
     };
   }
   const medians = Object.fromEntries(
-    targets.map((t) => {
+    measuredTargets.map((t) => {
       const runs = perRound.map((r) => r[t.id]);
       const keys = Object.keys(runs[0]).filter((k) => k !== 'charged');
       const m = Object.fromEntries(keys.map((k) => [k, median(runs.map((r) => r[k]))]));
@@ -355,7 +358,20 @@ function sumOf(runs) {
 }
 
 if (!markdown) console.log(JSON.stringify(results, null, 2));
+else if (process.env.BENCH_TARGETS) console.log(brief(results));
 else console.log(report(results));
+
+/** The measured targets only, one line each (for BENCH_TARGETS runs). */
+function brief(r) {
+  const lines = Object.entries(r.medians).map(([id, x]) => `${id}: ${fmt(x.decidedPerSecond)} decided/s, p99 ${fmt(x.p99)} ms, server CPU ${fmt(x.serverCpuUsPerRequest)} µs/request, ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts + x.total.notAdmitted)} failed`);
+  const { tollgate3: t, bare: b } = r.medians;
+  if (t && b) lines.push(`tollgate3 vs bare: ${fmt(t.decidedPerSecond / b.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / b.p99, 2)}× p99; per round ${r.perRound.map((x) => fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)).join(' ')}`);
+  for (const [name, p] of Object.entries(r.profiles ?? {})) {
+    lines.push(`${name} profile: ${fmt(p.requestsPerSecond)} requests/s; ${p.watched.map((w) => `${w.name} ${fmt((w.ms * 1000) / p.requests, 1)} µs`).join('; ')}`);
+    lines.push(`  top self: ${p.functions.slice(0, 15).map((f) => `${f.name} ${fmt(f.share * 100, 1)}%`).join(', ')}`);
+  }
+  return lines.join('\n');
+}
 
 function report(r) {
   const m = r.medians;

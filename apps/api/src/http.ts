@@ -4,6 +4,7 @@ import { Logger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
+import { enforcementOpenApiPaths } from './modules/check/enforcement.openapi';
 import type { ApiConfig } from './config/config';
 
 /** Builds the HTTP application (used by main.ts and by the tests, which listen on a free port). */
@@ -23,6 +24,9 @@ export async function createApp(config: ApiConfig): Promise<NestFastifyApplicati
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'service key (tg_…) or dashboard session (tg_sess_…)' })
     .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openApi));
+  SwaggerModule.setup('docs', app, () => {
+    const document = SwaggerModule.createDocument(app, openApi);
+    return { ...document, paths: { ...enforcementOpenApiPaths(), ...document.paths } };
+  });
   return app;
 }

@@ -64,13 +64,18 @@ export function sendError(reply: FastifyReply, err: AppError): void {
   void reply.status(err.status).type('application/json').send(body);
 }
 
+/** Answers anything thrown as its error body; a 5xx is logged (with its cause) on `log`. */
+export function replyWithError(log: Logger, reply: FastifyReply, exception: unknown): void {
+  const err = toAppError(exception);
+  if (err.status >= 500) log.error({ err: err.cause ?? err, code: err.code }, err.message);
+  sendError(reply, err);
+}
+
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly log = new Logger('ErrorFilter');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const err = toAppError(exception);
-    if (err.status >= 500) this.log.error({ err: err.cause ?? err, code: err.code }, err.message);
-    sendError(host.switchToHttp().getResponse<FastifyReply>(), err);
+    replyWithError(this.log, host.switchToHttp().getResponse<FastifyReply>(), exception);
   }
 }

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
-import { CheckController } from './check.controller';
-import { ForwardAuthController } from './forward-auth.controller';
+import { AuthModule } from '../auth/auth.module';
+import { EnforcementRoutes } from './enforcement.routes';
 import { ResilientLimiter } from './resilient-limiter.service';
 import { CheckQuota } from './use-cases/check-quota.use-case';
 
-@Module({ controllers: [CheckController, ForwardAuthController], providers: [CheckQuota, ResilientLimiter] })
+/** Enforcement: served by Fastify routes of their own (EnforcementRoutes), not by Nest controllers. */
+@Module({ imports: [AuthModule], providers: [CheckQuota, ResilientLimiter, EnforcementRoutes] })
 export class CheckModule {}

@@ -1,0 +1,153 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import {
+  AppError,
+  batchCheckRequestSchema,
+  checkRequestSchema,
+  ErrorCode,
+  leaseRequestSchema,
+  parseOrThrow,
+  type BatchCheckResult,
+  type CheckResult,
+  type LeaseResult,
+} from '@tollgate/domain';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessKind } from '../../common/access.decorator';
+import { bearerToken, type Caller, headerValue as header } from '../../common/caller';
+import { replyWithError } from '../../common/error.filter';
+import { API_CONFIG, type ApiConfig } from '../../config/config';
+import { Authenticator } from '../auth/authenticator.service';
+import { type CheckOperation, type CheckScope, CheckQuota } from './use-cases/check-quota.use-case';
+
+/** Who may call the enforcement routes: service keys only (the Authenticator refuses every other caller). */
+const SERVICE: readonly AccessKind[] = ['service'];
+
+/** The forward-auth route; Envoy's `ext_authz` with `path_prefix` appends the original path to it. */
+export const FORWARD_AUTH_ROUTE = '/v1/forward-auth';
+
+/** Methods Fastify does not route unless told to (as Nest's `@All()` adds them). */
+const WEBDAV_METHODS = ['SEARCH', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];
+
+type Handler = (req: FastifyRequest, reply: FastifyReply, caller: Caller) => unknown;
+
+/**
+ * The enforcement routes — `/v1/check` (and `/peek`, `/refund`, `/lease`, `/batch`) for services and
+ * `/v1/forward-auth` for gateways — served by Fastify directly, not through Nest's request pipeline (guards,
+ * pipes, interceptors, parameter decorators): they are called on every request of every service, and that pipeline
+ * was a third of a check's CPU (ADR 0007). What the pipeline did for them is done here, once per request: the
+ * caller is authenticated by the same Authenticator as the global guard (service keys only), the body is
+ * validated by the same zod schemas, errors are answered by the same mapping as the global filter, and the
+ * OpenAPI document describes them (`enforcementOpenApiPaths`). Everything else stays a Nest controller.
+ */
+@Injectable()
+export class EnforcementRoutes implements OnModuleInit {
+  private readonly log = new Logger('Enforcement');
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly authenticator: Authenticator,
+    private readonly checkQuota: CheckQuota,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    const errorHandler = (err: unknown, _req: FastifyRequest, reply: FastifyReply) => replyWithError(this.log, reply, err);
+    const route = (method: string | string[], url: string, handler: Handler, gateway = false) =>
+      fastify.route({ method, url, errorHandler, handler: this.authenticated(handler, gateway) });
+
+    route('POST', '/v1/check', (req, reply, caller) => this.decide(caller, req.body, 'consume', reply));
+    route('POST', '/v1/check/peek', (req, reply, caller) => this.decide(caller, req.body, 'peek', reply));
+    route('POST', '/v1/check/refund', (req, reply, caller) => this.decide(caller, req.body, 'refund', reply));
+    route('POST', '/v1/check/lease', (req, reply, caller) => this.lease(caller, req.body, reply));
+    route('POST', '/v1/check/batch', (req, _reply, caller) => this.batch(caller, req.body));
+    // Every method, WebDAV's too: the gateway asks with the original request's.
+    for (const method of WEBDAV_METHODS) if (!fastify.supportedMethods.includes(method)) fastify.addHttpMethod(method, { hasBody: true });
+    const everyMethod = fastify.supportedMethods;
+    route(everyMethod, FORWARD_AUTH_ROUTE, (req, reply, caller) => this.forwardAuth(caller, req, reply, ''), true);
+    route(everyMethod, `${FORWARD_AUTH_ROUTE}/*`, (req, reply, caller) => this.forwardAuth(caller, req, reply, (req.url.slice(FORWARD_AUTH_ROUTE.length).split('?')[0] ?? '') || '/'), true);
+  }
+
+  /** The handler, for its caller once authenticated (synchronously for a service key: no promise on the hot path). */
+  private authenticated(handler: Handler, gateway: boolean) {
+    return (req: FastifyRequest, reply: FastifyReply): unknown => {
+      const caller = this.authenticator.authenticate(req, SERVICE, gateway);
+      return caller instanceof Promise ? caller.then((c) => handler(req, reply, c)) : handler(req, reply, caller);
+    };
+  }
+
+  /** May this request pass, at this cost (consume); what would a check answer now (peek); give cost back (refund). */
+  private async decide(caller: Caller, body: unknown, operation: Exclude<CheckOperation, 'lease'>, reply: FastifyReply): Promise<CheckResult> {
+    const { cost, ...target } = parseOrThrow(checkRequestSchema, body);
+    const result = await this.checkQuota.execute(scopeOf(caller), target, cost, operation);
+    void reply.headers(result.headers);
+    return result;
+  }
+
+  /** Takes up to `max` units from every limit at once (as many as all can give), to spend locally. */
+  private async lease(caller: Caller, body: unknown, reply: FastifyReply): Promise<LeaseResult> {
+    const { max, ...target } = parseOrThrow(leaseRequestSchema, body);
+    const result = await this.checkQuota.execute(scopeOf(caller), target, max, 'lease');
+    void reply.headers(result.headers);
+    return result;
+  }
+
+  /** Several checks, each decided on its own (atomically, in order per tenant); a bad check gets its own error. */
+  private async batch(caller: Caller, body: unknown): Promise<BatchCheckResult> {
+    const { checks } = parseOrThrow(batchCheckRequestSchema, body);
+    const scope = scopeOf(caller);
+    const results = await Promise.all(
+      checks.map(async (input, i) => {
+        try {
+          const { cost, ...target } = parseOrThrow(checkRequestSchema, input);
+          return await this.checkQuota.execute(scope, target, cost, 'consume');
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          return { error: { code: err.code, message: `checks.${i}: ${err.message}`, ...(err.field ? { field: `checks.${i}.${err.field}` } : {}) } };
+        }
+      }),
+    );
+    // The quota store being away fails the whole batch (503), as it fails a single check.
+    const unavailable = results.find((r) => 'error' in r && r.error.code === ErrorCode.REDIS_UNAVAILABLE);
+    if (unavailable) throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly');
+    return { results };
+  }
+
+  /**
+   * Forward-auth for gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, Envoy `ext_authz`):
+   * 2xx lets the request through, a denial answers with the configured status (429 by default; nginx needs
+   * `?deny_status=403`) and the rate-limit headers. The original method and URI come from
+   * `X-Forwarded-Method`/`X-Forwarded-Uri` or `X-Original-Method`/`X-Original-URI`, or (Envoy, with a path prefix)
+   * from this request's own method and the path after the route (`suffix`). The tenant comes from its API key in
+   * the original request (`FORWARD_AUTH_KEY_HEADER`, or `Authorization: Bearer`), the subject from
+   * `FORWARD_AUTH_SUBJECT_HEADER` or else the client's address (X-Forwarded-For through `TRUST_PROXY` only).
+   */
+  private async forwardAuth(caller: Caller, req: FastifyRequest, reply: FastifyReply, suffix: string): Promise<FastifyReply> {
+    const { forwardAuth } = this.config;
+    const denyStatus = parseDenyStatus((req.query as Record<string, string | undefined>)['deny_status']) ?? forwardAuth.denyStatus;
+    const method = header(req, 'x-forwarded-method') ?? header(req, 'x-original-method') ?? req.method;
+    const uri = header(req, 'x-forwarded-uri') ?? header(req, 'x-original-uri') ?? (suffix || '/');
+    const key = header(req, forwardAuth.keyHeader) ?? bearerToken(req);
+    if (!key) return reply.code(401).send({ allowed: false, reason: 'key_missing' });
+    const subject = forwardAuth.subjectHeader ? header(req, forwardAuth.subjectHeader) : null;
+    const result = await this.checkQuota.execute(scopeOf(caller), { key, endpoint: `${method.toUpperCase()} ${uri.split('?')[0] || '/'}`, ...(subject ? { subject } : {}), ip: req.ip }, 1);
+    void reply.headers(result.headers);
+    if (result.allowed) return reply.code(200).send({ allowed: true, ...(result.degraded ? { degraded: true } : {}) });
+    // A key that is unknown, revoked or expired is the client's credential failing: 401, whatever deny_status says.
+    const status = result.reason?.startsWith('key_') ? 401 : denyStatus;
+    return reply.code(status).send({ allowed: false, retryAfterMs: result.retryAfterMs, ...(result.reason ? { reason: result.reason } : {}) });
+  }
+}
+
+function scopeOf(caller: Caller): CheckScope {
+  return { tenants: caller.kind === 'service' ? caller.tenants : [] };
+}
+
+function parseDenyStatus(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const status = Number(value);
+  if (!Number.isInteger(status) || status < 400 || status > 499) {
+    throw new AppError(ErrorCode.VALIDATION_FAILED, 'deny_status must be a 4xx status', 'deny_status');
+  }
+  return status;
+}
