@@ -160,7 +160,19 @@ async function startServers(profileDir) {
   for (const s of [servers.bare, servers.throttler, servers.flexible]) {
     await until(s.proc, async () => (await fetch(`${s.url}/v1/check`, { method: 'POST' })).status === 400, 'listening');
   }
+  servers.start = start;
   return servers;
+}
+
+/** The HTTP floor (bench/apps/http-floor.mjs), answering what Tollgate answers `body` with, as a constant. */
+async function startFloor(servers, api, key, body) {
+  const res = await fetch(`${api}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
+  const answer = await res.text();
+  if (!res.ok || !admitted(answer)) throw new Error(`the floor's answer: ${res.status} ${answer}`);
+  const headers = Object.fromEntries(['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'].filter((h) => res.headers.has(h)).map((h) => [h, res.headers.get(h)]));
+  const floor = await servers.start('floor', 'bench/apps/http-floor.mjs', { FLOOR_ANSWER: answer, FLOOR_HEADERS: JSON.stringify(headers) });
+  await until(floor.proc, async () => (await fetch(`${floor.url}/v1/check`, { method: 'POST' })).status === 400, 'listening');
+  return floor;
 }
 
 async function json(res) {
@@ -308,11 +320,13 @@ try {
   await prepareStores(redis);
   const s = await startServers(profileDir);
   const key = await createTenants(s.api.url);
+  s.floor = await startFloor(s, s.api.url, key, bodies('bench-three')[0]);
   const target = (id, label, server, path, extra = {}) => ({ id, label, url: server.url, proc: server.proc, path, key, tenant: 'bench-three', ...extra });
   const targets = [
     target('tollgate3', 'Tollgate `/v1/check`, plan of 3 limits', s.api, '/v1/check', { daily: true }),
     target('tollgate1', 'Tollgate `/v1/check`, plan of 1 limit', s.api, '/v1/check', { tenant: 'bench-one' }),
     target('bare', 'bare Nest + Fastify route, one `EVALSHA` (baseline)', s.bare, '/v1/check'),
+    target('floor', 'HTTP floor: plain Fastify answering Tollgate\'s answer as a constant (no Redis)', s.floor, '/v1/check'),
     target('throttler3', '@nestjs/throttler, 3 named throttlers', s.throttler, '/v1/check'),
     target('throttler1', '@nestjs/throttler, 1 throttler', s.throttler, '/v1/check/one'),
     target('flexible3', 'rate-limiter-flexible, `RateLimiterUnion` of 3', s.flexible, '/v1/check'),
@@ -365,6 +379,8 @@ else console.log(report(results));
 function brief(r) {
   const lines = Object.entries(r.medians).map(([id, x]) => `${id}: ${fmt(x.decidedPerSecond)} decided/s, p99 ${fmt(x.p99)} ms, server CPU ${fmt(x.serverCpuUsPerRequest)} µs/request, ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts + x.total.notAdmitted)} failed`);
   const { tollgate3: t, bare: b } = r.medians;
+  const f = r.medians.floor;
+  if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);
   if (t && b) lines.push(`tollgate3 vs bare: ${fmt(t.decidedPerSecond / b.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / b.p99, 2)}× p99; per round ${r.perRound.map((x) => fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)).join(' ')}`);
   for (const [name, p] of Object.entries(r.profiles ?? {})) {
     lines.push(`${name} profile: ${fmt(p.requestsPerSecond)} requests/s; ${p.watched.map((w) => `${w.name} ${fmt((w.ms * 1000) / p.requests, 1)} µs`).join('; ')}`);
@@ -421,6 +437,7 @@ another, in reverse order every other round.
 ${row('tollgate3')}
 ${row('tollgate1')}
 ${row('bare', { id: 'tollgate3', goal: '0.90×' })}
+${row('floor')}
 ${row('throttler3', { id: 'tollgate3', goal: '1.5×' })}
 ${row('throttler1', { id: 'tollgate1', goal: '1.5×, with 1 limit' })}
 ${row('flexible3', { id: 'tollgate3', goal: '1.5×' })}

@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadApiConfig } from '../../apps/api/src/config/config';
 import { createApp } from '../../apps/api/src/http';
+import { EnforcementHttp } from '../../apps/api/src/modules/check/enforcement-http';
 import { testEnv } from './env';
 
 export interface TestApi {
@@ -18,9 +19,12 @@ export async function startApi(extraEnv: Record<string, string> = {}): Promise<T
   const config = loadApiConfig(testEnv({ API_PORT: '1', API_HOST: '127.0.0.1', RULES_POLL_MS: '200', ...extraEnv }));
   const app = await createApp(config);
   const routes: { method: string; url: string }[] = [];
-  app.getHttpAdapter().getInstance().addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
-  });
+  // Nest's Fastify instance and the enforcement routes' own (ADR 0007), on one server.
+  for (const instance of [app.getHttpAdapter().getInstance(), app.get(EnforcementHttp).fastify]) {
+    instance.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    });
+  }
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

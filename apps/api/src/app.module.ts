@@ -5,6 +5,7 @@ import { InfraModule } from './infra/infra.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CheckModule } from './modules/check/check.module';
+import type { EnforcementHttp } from './modules/check/enforcement-http';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { PlansModule } from './modules/plans/plans.module';
@@ -16,7 +17,7 @@ import { TenantsModule } from './modules/tenants/tenants.module';
 
 @Module({})
 export class AppModule {
-  static register(config: ApiConfig): DynamicModule {
+  static register(config: ApiConfig, enforcementHttp: EnforcementHttp): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -40,7 +41,7 @@ export class AppModule {
         RulesModule,
         AuthModule,
         HealthModule,
-        CheckModule,
+        CheckModule.register(enforcementHttp),
         PlansModule,
         TenantsModule,
         KeysModule,

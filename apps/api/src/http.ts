@@ -4,13 +4,17 @@ import { Logger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
+import { EnforcementHttp } from './modules/check/enforcement-http';
 import { enforcementOpenApiPaths } from './modules/check/enforcement.openapi';
 import type { ApiConfig } from './config/config';
 
 /** Builds the HTTP application (used by main.ts and by the tests, which listen on a free port). */
 export async function createApp(config: ApiConfig): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, { bufferLogs: true });
+  const options = { bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy };
+  // The enforcement routes have a Fastify instance of their own on the same server (ADR 0007).
+  const enforcement = new EnforcementHttp(options);
+  const adapter = new FastifyAdapter({ ...options, serverFactory: enforcement.serverFactory() });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, enforcement), adapter, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   // JSON routes take JSON only: `text/plain` is a 415, not a string body.

@@ -1,9 +1,19 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { EnforcementHttp } from './enforcement-http';
 import { EnforcementRoutes } from './enforcement.routes';
 import { ResilientLimiter } from './resilient-limiter.service';
 import { CheckQuota } from './use-cases/check-quota.use-case';
 
-/** Enforcement: served by Fastify routes of their own (EnforcementRoutes), not by Nest controllers. */
-@Module({ imports: [AuthModule], providers: [CheckQuota, ResilientLimiter, EnforcementRoutes] })
-export class CheckModule {}
+/** Enforcement: served by a Fastify instance of its own (`http`, on the API's server), not by Nest controllers. */
+@Module({})
+export class CheckModule {
+  static register(http: EnforcementHttp): DynamicModule {
+    return {
+      module: CheckModule,
+      imports: [AuthModule],
+      providers: [{ provide: EnforcementHttp, useValue: http }, CheckQuota, ResilientLimiter, EnforcementRoutes],
+      exports: [EnforcementHttp],
+    };
+  }
+}

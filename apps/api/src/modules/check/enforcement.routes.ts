@@ -1,5 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import {
   AppError,
   batchCheckRequestSchema,
@@ -11,12 +10,12 @@ import {
   type CheckResult,
   type LeaseResult,
 } from '@tollgate/domain';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessKind } from '../../common/access.decorator';
 import { bearerToken, type Caller, headerValue as header } from '../../common/caller';
-import { replyWithError } from '../../common/error.filter';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { Authenticator } from '../auth/authenticator.service';
+import { EnforcementHttp } from './enforcement-http';
 import { type CheckOperation, type CheckScope, CheckQuota } from './use-cases/check-quota.use-case';
 
 /** Who may call the enforcement routes: service keys only (the Authenticator refuses every other caller). */
@@ -32,29 +31,26 @@ type Handler = (req: FastifyRequest, reply: FastifyReply, caller: Caller) => unk
 
 /**
  * The enforcement routes — `/v1/check` (and `/peek`, `/refund`, `/lease`, `/batch`) for services and
- * `/v1/forward-auth` for gateways — served by Fastify directly, not through Nest's request pipeline (guards,
- * pipes, interceptors, parameter decorators): they are called on every request of every service, and that pipeline
- * was a third of a check's CPU (ADR 0007). What the pipeline did for them is done here, once per request: the
- * caller is authenticated by the same Authenticator as the global guard (service keys only), the body is
- * validated by the same zod schemas, errors are answered by the same mapping as the global filter, and the
- * OpenAPI document describes them (`enforcementOpenApiPaths`). Everything else stays a Nest controller.
+ * `/v1/forward-auth` for gateways — served by a Fastify instance of their own on the API's port (EnforcementHttp),
+ * not through Nest's request pipeline (guards, pipes, interceptors, parameter decorators, middleware): they are
+ * called on every request of every service, and that pipeline was a third of a check's CPU (ADR 0007). What the
+ * pipeline did for them is done here, once per request: the caller is authenticated by the same Authenticator as
+ * the global guard (service keys only), the body is validated by the same zod schemas, errors are answered by the
+ * same mapping as the global filter, and the OpenAPI document describes them (`enforcementOpenApiPaths`).
+ * Everything else stays a Nest controller.
  */
 @Injectable()
-export class EnforcementRoutes implements OnModuleInit {
-  private readonly log = new Logger('Enforcement');
-
+export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly http: EnforcementHttp,
     private readonly authenticator: Authenticator,
     private readonly checkQuota: CheckQuota,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    const errorHandler = (err: unknown, _req: FastifyRequest, reply: FastifyReply) => replyWithError(this.log, reply, err);
-    const route = (method: string | string[], url: string, handler: Handler, gateway = false) =>
-      fastify.route({ method, url, errorHandler, handler: this.authenticated(handler, gateway) });
+  async onModuleInit(): Promise<void> {
+    const { fastify } = this.http;
+    const route = (method: string | string[], url: string, handler: Handler, gateway = false) => fastify.route({ method, url, handler: this.authenticated(handler, gateway) });
 
     route('POST', '/v1/check', (req, reply, caller) => this.decide(caller, req.body, 'consume', reply));
     route('POST', '/v1/check/peek', (req, reply, caller) => this.decide(caller, req.body, 'peek', reply));
@@ -66,6 +62,12 @@ export class EnforcementRoutes implements OnModuleInit {
     const everyMethod = fastify.supportedMethods;
     route(everyMethod, FORWARD_AUTH_ROUTE, (req, reply, caller) => this.forwardAuth(caller, req, reply, ''), true);
     route(everyMethod, `${FORWARD_AUTH_ROUTE}/*`, (req, reply, caller) => this.forwardAuth(caller, req, reply, (req.url.slice(FORWARD_AUTH_ROUTE.length).split('?')[0] ?? '') || '/'), true);
+    // Before the server listens: Nest's listen() comes after the modules' init hooks.
+    await fastify.ready();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.http.fastify.close();
   }
 
   /** The handler, for its caller once authenticated (synchronously for a service key: no promise on the hot path). */
