@@ -158,6 +158,14 @@ describe('Caddy forward_auth in front of a service, with Tollgate deciding', () 
     expect((await postOrder(0)).status).toBe(429);
   });
 
+  it("passes the client's query string to the upstream only, so Tollgate's own parameters cannot be set by a client", async () => {
+    const before = seenUpstream.length;
+    const res = await fetch(`${caddyUrl}/v1/items/42?deny_status=nope&page=2`, { headers: { 'x-api-key': tenantKey } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ upstream: true, path: '/v1/items/42?deny_status=nope&page=2' });
+    expect(seenUpstream).toHaveLength(before + 1);
+  });
+
   it('answers 401 for a request without a tenant key or with an unknown one, without reaching the upstream', async () => {
     const before = seenUpstream.length;
     expect((await fetch(`${caddyUrl}/v1/items/1`)).status).toBe(401);
