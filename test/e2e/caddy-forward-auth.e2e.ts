@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,5 +173,11 @@ describe('Caddy forward_auth in front of a service, with Tollgate deciding', () 
     const unknown = await fetch(`${caddyUrl}/v1/items/1`, { headers: { 'x-api-key': generateKey('tenant', 'test').key } });
     expect(unknown.status).toBe(401);
     expect(seenUpstream).toHaveLength(before);
+  });
+
+  it("keeps the gateway's service key out of the configuration Caddy saves to disk", () => {
+    const saved = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(saved.map((entry) => entry.name)).toContain('autosave.json');
+    for (const entry of saved) expect(readFileSync(join(entry.parentPath, entry.name), 'utf8').includes(gatewayKey), `the service key in ${entry.name}`).toBe(false);
   });
 });
