@@ -447,6 +447,15 @@ Against the bare EVALSHA route: decisions/s **${ratio(t3.decidedPerSecond, bare.
 per round (decisions/s / p99): ${roundRatios}. With 1 limit: ${ratio(m.tollgate1.decidedPerSecond, bare.decidedPerSecond)} / ${ratio(m.tollgate1.p99, bare.p99)}.
 Ratios compare admissions decided on Redis per second (for the peers, every 2xx).
 
+The HTTP floor (bench/apps/http-floor.mjs: plain Fastify, no Nest, no Redis, answering Tollgate's own answer body
+and rate-limit headers as a constant) is what receiving this request and sending that answer costs on this stack:
+${fmt(m.floor.serverCpuUsPerRequest)} µs of server CPU per request. The bare route uses ${fmt(bare.serverCpuUsPerRequest)} µs, Tollgate ${fmt(t3.serverCpuUsPerRequest)} µs
+(plus ${fmt(t3.redisCpuUsPerRequest)} µs of Redis against the bare route's ${fmt(bare.redisCpuUsPerRequest)}). The server's one thread is the bottleneck of every
+target, so requests per second follow server CPU per request: 0.90× the bare route leaves Tollgate about
+${fmt(bare.serverCpuUsPerRequest / 0.9)} µs per request, i.e. ${fmt(bare.serverCpuUsPerRequest / 0.9 - m.floor.serverCpuUsPerRequest)} µs above the floor for authentication, validation, the policy match, the decision's
+share of a script call, the answer and metrics, where the bare route spends ${fmt(bare.serverCpuUsPerRequest - m.floor.serverCpuUsPerRequest)} µs above it on Nest and one
+\`EVALSHA\` alone, and Tollgate ${fmt(t3.serverCpuUsPerRequest - m.floor.serverCpuUsPerRequest)} µs.
+
 Correctness over all rounds: ${fmt(allTotals.reduce((a, t) => a + t.ok, 0))} answers 2xx, ${fmt(allTotals.reduce((a, t) => a + t.non2xx, 0))} non-2xx,
 ${fmt(allTotals.reduce((a, t) => a + t.errors + t.timeouts, 0))} errors or timeouts, ${fmt(allTotals.reduce((a, t) => a + t.notAdmitted, 0))} answers that were not an admission
 (Tollgate's: \`allowed: true\` and not \`degraded\`). Tollgate's own counters (daily window, read with \`/v1/check/peek\` before and
