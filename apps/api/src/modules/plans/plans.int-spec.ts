@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
+import { useOperatorApi } from '../../../../../test/support/context';
 
 describe('plans admin API', () => {
   let prisma: PrismaClient;
@@ -156,23 +157,14 @@ describe('plans admin API', () => {
 });
 
 describe('plan lifecycle', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
-  let session: string;
+  const ctx = useOperatorApi();
   let key: string;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    key = await createServiceKey(prisma);
-    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    key = await createServiceKey(ctx.prisma);
   });
 
-  const call = (method: string, path: string, body?: unknown) => api.request(method, `/v1/admin/plans${path}`, { token: session, body });
+  const call = (method: string, path: string, body?: unknown) => ctx.api.request(method, `/v1/admin/plans${path}`, { token: ctx.session, body });
 
   it('creates a plan with limits of any algorithm, changes and removes limits, and deletes it once nobody is on it', async () => {
     const slug = `life-${Date.now().toString(36)}`;
@@ -203,18 +195,18 @@ describe('plan lifecycle', () => {
     expect((await call('PATCH', `/${planId}`, { name: 'Lifecycle 2' })).body.plan.name).toBe('Lifecycle 2');
 
     // A tenant on it: the plan's limits are enforced with their algorithms; the plan cannot be deleted.
-    const tenant = await prisma.tenant.create({ data: { slug: `${slug}-t`, name: 'T', planId } });
-    const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
-    const check = await api.request('POST', '/v1/check', { token: key, body: { tenant: tenant.slug, endpoint: 'GET /x' } });
+    const tenant = await ctx.prisma.tenant.create({ data: { slug: `${slug}-t`, name: 'T', planId } });
+    const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);
+    const check = await ctx.api.request('POST', '/v1/check', { token: key, body: { tenant: tenant.slug, endpoint: 'GET /x' } });
     expect(check.body.limits.map((l: { name: string; limit: number }) => [l.name, l.limit])).toEqual([['second', 10], ['daily', 1000]]);
     const refused = await call('DELETE', `/${planId}`);
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toMatch(/1 tenant/);
-    await prisma.tenant.delete({ where: { id: tenant.id } });
+    await ctx.prisma.tenant.delete({ where: { id: tenant.id } });
     expect((await call('DELETE', `/${planId}`)).status).toBe(200);
     expect((await call('GET', `/${planId}`)).status).toBe(404);
-    const actions = (await prisma.auditLog.findMany({ where: { entityId: planId }, select: { action: true } })).map((a) => a.action);
+    const actions = (await ctx.prisma.auditLog.findMany({ where: { entityId: planId }, select: { action: true } })).map((a) => a.action);
     expect(actions).toEqual(expect.arrayContaining(['plan.created', 'plan.updated', 'plan.deleted']));
   });
 
@@ -225,10 +217,10 @@ describe('plan lifecycle', () => {
     ['a huge limit', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 60, limit: 2e9 }] }, 'limits.0.limit'],
     ['duplicate limit names', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 60, limit: 5 }, { name: 'm', windowS: 1, limit: 1 }] }, 'limits'],
   ])('refuses %s with 400 naming the field, and writes no version', async (_label, input, field) => {
-    const before = (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version;
+    const before = (await ctx.api.request('GET', '/v1/admin/rule-sets/current', { token: ctx.session })).body.version;
     const r = await call('POST', '', input);
     expect(r.status).toBe(400);
     expect(r.body.error.field).toBe(field);
-    expect((await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version).toBe(before);
+    expect((await ctx.api.request('GET', '/v1/admin/rule-sets/current', { token: ctx.session })).body.version).toBe(before);
   });
 });

@@ -1,33 +1,22 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL } from '../../../../../test/support/env';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../../../../../test/support/context';
 import { createServiceKey, createTenant, createUser, waitFor } from '../../../../../test/support/fixtures';
-import { startApi, type TestApi } from '../../../../../test/support/api';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 describe('endpoint policies admin API', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
-  let session: string;
+  const ctx = useOperatorApi();
   let serviceKey: string;
   let fixture: Awaited<ReturnType<typeof createTenant>>;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    fixture = await createTenant(prisma);
-    serviceKey = await createServiceKey(prisma);
-    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    fixture = await createTenant(ctx.prisma);
+    serviceKey = await createServiceKey(ctx.prisma);
   });
 
-  const call = (method: string, path = '', body?: unknown, token = session) => api.request(method, `/v1/admin/policies${path}`, { token, body });
-  const currentVersion = async () => (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version as number;
-  const version = async (v: number) => (await api.request('GET', `/v1/admin/rule-sets/${v}`, { token: session })).body;
+  const call = (method: string, path = '', body?: unknown, token = ctx.session) => ctx.api.request(method, `/v1/admin/policies${path}`, { token, body });
+  const currentVersion = async () => (await ctx.api.request('GET', '/v1/admin/rule-sets/current', { token: ctx.session })).body.version as number;
+  const version = async (v: number) => (await ctx.api.request('GET', `/v1/admin/rule-sets/${v}`, { token: ctx.session })).body;
   const newPolicy = (over: Record<string, unknown> = {}) => ({
     planId: fixture.plan.id,
     name: 'items',
@@ -60,7 +49,7 @@ describe('endpoint policies admin API', () => {
       const v1 = await version(created.body.ruleVersion);
       expect(v1.compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*']).toMatchObject({ id, name: 'items', mode: 'shadow', scope: 'subject' });
       expect(v1.diff).toContainEqual(expect.objectContaining({ path: `policies.plans.${fixture.plan.slug}` }));
-      expect(await prisma.auditLog.findFirst({ where: { action: 'policy.created', entityId: id } })).toMatchObject({ entityType: 'policy', actor: expect.stringMatching(/^user:/) });
+      expect(await ctx.prisma.auditLog.findFirst({ where: { action: 'policy.created', entityId: id } })).toMatchObject({ entityType: 'policy', actor: expect.stringMatching(/^user:/) });
       expect((await call('GET', `/${id}`)).body).toEqual(created.body.policy);
 
       const changed = await call('PATCH', `/${id}`, { mode: 'enforce', cost: 2, failureMode: 'closed' });
@@ -73,7 +62,7 @@ describe('endpoint policies admin API', () => {
           { path: `${route}.failureMode`, before: 'open', after: 'closed' },
         ]),
       );
-      const audit = await prisma.auditLog.findFirst({ where: { action: 'policy.updated', entityId: id } });
+      const audit = await ctx.prisma.auditLog.findFirst({ where: { action: 'policy.updated', entityId: id } });
       expect(audit).toMatchObject({ before: expect.objectContaining({ mode: 'shadow' }), after: expect.objectContaining({ mode: 'enforce' }) });
 
       const added = await call('POST', `/${id}/limits`, { name: 'second', windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 10 });
@@ -85,17 +74,17 @@ describe('endpoint policies admin API', () => {
       expect((await version(patched.body.ruleVersion)).diff).toContainEqual({ path: `${route}.limits.0.limit`, before: 5, after: 8 });
       expect((await call('GET', `/${id}`)).body.limits.map((l: { name: string }) => l.name)).toEqual(['second', 'minute']);
       expect((await call('DELETE', `/${id}/limits/${limitId}`)).status).toBe(200);
-      expect(await prisma.auditLog.count({ where: { entityId: limitId, action: { in: ['policy_limit.created', 'policy_limit.updated', 'policy_limit.deleted'] } } })).toBe(3);
+      expect(await ctx.prisma.auditLog.count({ where: { entityId: limitId, action: { in: ['policy_limit.created', 'policy_limit.updated', 'policy_limit.deleted'] } } })).toBe(3);
 
       const deleted = await call('DELETE', `/${id}`);
       expect(deleted.status).toBe(200);
       expect((await version(deleted.body.ruleVersion)).compiled.policies.plans[fixture.plan.slug]).toBeUndefined();
-      expect(await prisma.auditLog.findFirst({ where: { action: 'policy.deleted', entityId: id } })).not.toBeNull();
+      expect(await ctx.prisma.auditLog.findFirst({ where: { action: 'policy.deleted', entityId: id } })).not.toBeNull();
       expect((await call('GET', `/${id}`)).status).toBe(404);
     });
 
     it('compiles a tenant\'s own policy under the tenant, replacing its plan\'s policy of the same route', async () => {
-      const { plan, tenant } = await createTenant(prisma);
+      const { plan, tenant } = await createTenant(ctx.prisma);
       await call('POST', '', newPolicy({ planId: plan.id, cost: 1 }));
       const own = await call('POST', '', newPolicy({ planId: undefined, tenantId: tenant.id, cost: 3 }));
       expect(own.status).toBe(201);
@@ -106,10 +95,10 @@ describe('endpoint policies admin API', () => {
     });
 
     it('is enforced by /v1/check once its version is in force: the tenant\'s limits and the policy\'s together', async () => {
-      const { plan, tenant } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 7 }]);
+      const { plan, tenant } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 7 }]);
       const created = await call('POST', '', newPolicy({ planId: plan.id, limits: [{ name: 'minute', windowS: 60, limit: 1 }] }));
-      await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= created.body.ruleVersion);
-      const check = () => api.request('POST', '/v1/check', { token: serviceKey, body: { tenant: tenant.slug, endpoint: 'GET /v1/items/1' } });
+      await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= created.body.ruleVersion);
+      const check = () => ctx.api.request('POST', '/v1/check', { token: serviceKey, body: { tenant: tenant.slug, endpoint: 'GET /v1/items/1' } });
       const first = await check();
       expect(first.body.limits.map((l: { name: string; limit: number }) => `${l.name}=${l.limit}`)).toEqual(['minute=7', 'items-minute=1']);
       expect(first.body).toMatchObject({ allowed: true, policy: 'items' });
@@ -120,7 +109,7 @@ describe('endpoint policies admin API', () => {
   describe('list', () => {
     let owner: Awaited<ReturnType<typeof createTenant>>;
     beforeAll(async () => {
-      owner = await createTenant(prisma);
+      owner = await createTenant(ctx.prisma);
       for (const [method, pattern, mode] of [
         ['GET', '/a', 'enforce'],
         ['POST', '/a', 'shadow'],
@@ -147,9 +136,9 @@ describe('endpoint policies admin API', () => {
         seen.push(...r.body.items);
         cursor = r.body.nextCursor;
       } while (cursor);
-      expect(seen.length).toBe(await prisma.endpointPolicy.count());
+      expect(seen.length).toBe(await ctx.prisma.endpointPolicy.count());
       expect(new Set(seen.map((p) => p.id)).size).toBe(seen.length);
-      const ordered = await prisma.endpointPolicy.findMany({ orderBy: [{ pattern: 'asc' }, { method: 'asc' }, { id: 'asc' }], select: { id: true } });
+      const ordered = await ctx.prisma.endpointPolicy.findMany({ orderBy: [{ pattern: 'asc' }, { method: 'asc' }, { id: 'asc' }], select: { id: true } });
       expect(seen.map((p) => p.id)).toEqual(ordered.map((p) => p.id));
     });
 
@@ -179,11 +168,11 @@ describe('endpoint policies admin API', () => {
 
   describe('errors', () => {
     const unchanged = async (write: () => Promise<{ status: number; body: { error: { code: string; field?: string } } }>) => {
-      const [versionBefore, policiesBefore, auditBefore] = await Promise.all([currentVersion(), prisma.endpointPolicy.count(), prisma.auditLog.count({ where: { entityType: { in: ['policy', 'policy_limit'] } } })]);
+      const [versionBefore, policiesBefore, auditBefore] = await Promise.all([currentVersion(), ctx.prisma.endpointPolicy.count(), ctx.prisma.auditLog.count({ where: { entityType: { in: ['policy', 'policy_limit'] } } })]);
       const r = await write();
       expect(await currentVersion()).toBe(versionBefore);
-      expect(await prisma.endpointPolicy.count()).toBe(policiesBefore);
-      expect(await prisma.auditLog.count({ where: { entityType: { in: ['policy', 'policy_limit'] } } })).toBe(auditBefore);
+      expect(await ctx.prisma.endpointPolicy.count()).toBe(policiesBefore);
+      expect(await ctx.prisma.auditLog.count({ where: { entityType: { in: ['policy', 'policy_limit'] } } })).toBe(auditBefore);
       return r;
     };
 
@@ -224,7 +213,7 @@ describe('endpoint policies admin API', () => {
       ['a change of owner', { planId: UNKNOWN }, undefined],
       ['a bad mode', { mode: 'loud' }, 'mode'],
     ])('refuses a change with %s: 400, nothing changed', async (_label, patch, field) => {
-      const { plan } = await createTenant(prisma);
+      const { plan } = await createTenant(ctx.prisma);
       const id = (await call('POST', '', newPolicy({ planId: plan.id }))).body.policy.id;
       const r = await unchanged(() => call('PATCH', `/${id}`, patch));
       expect(r.status).toBe(400);
@@ -232,7 +221,7 @@ describe('endpoint policies admin API', () => {
     });
 
     it('answers 409 for a second policy of one owner with the same route or name, and changes nothing', async () => {
-      const { plan } = await createTenant(prisma);
+      const { plan } = await createTenant(ctx.prisma);
       const first = await call('POST', '', newPolicy({ planId: plan.id }));
       const sameRoute = await unchanged(() => call('POST', '', newPolicy({ planId: plan.id, name: 'other' })));
       expect(sameRoute.status).toBe(409);
@@ -246,7 +235,7 @@ describe('endpoint policies admin API', () => {
     });
 
     it('answers 404 for an unknown or malformed policy or limit id, and changes nothing', async () => {
-      const { plan } = await createTenant(prisma);
+      const { plan } = await createTenant(ctx.prisma);
       const id = (await call('POST', '', newPolicy({ planId: plan.id }))).body.policy.id;
       for (const [method, path, body] of [
         ['GET', `/${UNKNOWN}`],
@@ -280,22 +269,22 @@ describe('endpoint policies admin API', () => {
         /both named items/,
       ],
     ])('refuses %s with rule_set_invalid, keeps the version in force, audits the refusal', async (_label, setup, write, message) => {
-      const { plan, tenant } = await createTenant(prisma);
+      const { plan, tenant } = await createTenant(ctx.prisma);
       const owners = { planId: plan.id, tenantId: tenant.id };
       await setup(owners);
       const r = (await unchanged(() => write(owners) as never)) as { status: number; body: { error: { code: string; message: string } } };
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('rule_set_invalid');
       expect(r.body.error.message).toMatch(message);
-      const rejection = await prisma.auditLog.findFirst({ where: { action: 'rule_set.rejected' }, orderBy: { id: 'desc' } });
+      const rejection = await ctx.prisma.auditLog.findFirst({ where: { action: 'rule_set.rejected' }, orderBy: { id: 'desc' } });
       expect((rejection!.after as { reason: string }).reason).toMatch(message);
     });
   });
 
   describe('security', () => {
     it('answers 401 to anonymous callers and 403 to service keys and tenant users', async () => {
-      const tenantUser = await createUser(prisma, 'tenant', fixture.tenant.id);
-      const tenantToken = (await api.request('POST', '/v1/auth/login', { body: tenantUser })).body.token;
+      const tenantUser = await createUser(ctx.prisma, 'tenant', fixture.tenant.id);
+      const tenantToken = (await ctx.api.request('POST', '/v1/auth/login', { body: tenantUser })).body.token;
       for (const [method, body] of [['GET'], ['POST', newPolicy()]] as const) {
         expect((await call(method, '', body, '')).status).toBe(401);
         expect((await call(method, '', body, serviceKey)).status).toBe(403);

@@ -1,51 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../../../../../test/support/api';
-import { TEST_DATABASE_URL } from '../../../../../test/support/env';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../../../../../test/support/context';
 import { createTenant, createUser } from '../../../../../test/support/fixtures';
 
 describe('admin API: users', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
-  let operator: string;
-  let operatorEmail: string;
+  const ctx = useOperatorApi();
   let tenant: Awaited<ReturnType<typeof createTenant>>['tenant'];
   const email = (what: string) => `${what}-${randomUUID().slice(0, 8)}@example.test`;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    ({ tenant } = await createTenant(prisma));
-    const account = await createUser(prisma, 'operator');
-    operatorEmail = account.email;
-    operator = (await api.request('POST', '/v1/auth/login', { body: account })).body.token;
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    ({ tenant } = await createTenant(ctx.prisma));
   });
 
-  const audits = (entityId: string) => prisma.auditLog.findMany({ where: { entityId }, orderBy: { id: 'asc' } });
+  const audits = (entityId: string) => ctx.prisma.auditLog.findMany({ where: { entityId }, orderBy: { id: 'asc' } });
 
   it('creates a tenant\'s user who can sign in and sees only that tenant; the audit log has it, the hash is nowhere', async () => {
     const body = { email: email('Ops'), name: 'Acme ops', role: 'tenant', tenantId: tenant.id, password: 'correct horse battery' };
-    const r = await api.request('POST', '/v1/admin/users', { token: operator, body });
+    const r = await ctx.api.request('POST', '/v1/admin/users', { token: ctx.session, body });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ email: body.email.toLowerCase(), name: 'Acme ops', role: 'tenant', tenant: { id: tenant.id, slug: tenant.slug } });
     expect(JSON.stringify(r.body)).not.toMatch(/password|argon/i);
     const [audit] = await audits(r.body.id);
-    expect(audit).toMatchObject({ action: 'user.created', actor: `user:${operatorEmail}` });
+    expect(audit).toMatchObject({ action: 'user.created', actor: `user:${ctx.operatorEmail}` });
     expect(JSON.stringify([audit?.before, audit?.after])).not.toMatch(/argon|correct horse/);
 
-    const login = await api.request('POST', '/v1/auth/login', { body: { email: body.email, password: body.password } });
+    const login = await ctx.api.request('POST', '/v1/auth/login', { body: { email: body.email, password: body.password } });
     expect(login.status).toBe(200);
-    expect((await api.request('GET', '/v1/tenant', { token: login.body.token })).body.slug).toBe(tenant.slug);
-    expect((await api.request('GET', '/v1/admin/users', { token: login.body.token })).status).toBe(403);
+    expect((await ctx.api.request('GET', '/v1/tenant', { token: login.body.token })).body.slug).toBe(tenant.slug);
+    expect((await ctx.api.request('GET', '/v1/admin/users', { token: login.body.token })).status).toBe(403);
   });
 
   it('refuses bad input with 400 and a field, and creates nothing', async () => {
-    const before = await prisma.user.count();
+    const before = await ctx.prisma.user.count();
     const cases: [Record<string, unknown>, string][] = [
       [{ email: 'not-an-email', name: 'x', role: 'operator', password: 'long enough password' }, 'email'],
       [{ email: email('short'), name: 'x', role: 'operator', password: 'short' }, 'password'],
@@ -57,71 +43,71 @@ describe('admin API: users', () => {
       [{ email: email('n'), name: ' ', role: 'operator', password: 'long enough password' }, 'name'],
     ];
     for (const [body, field] of cases) {
-      const r = await api.request('POST', '/v1/admin/users', { token: operator, body });
+      const r = await ctx.api.request('POST', '/v1/admin/users', { token: ctx.session, body });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.code).toBe('validation_failed');
       if (field) expect(r.body.error.field).toBe(field);
     }
-    expect(await prisma.user.count()).toBe(before);
+    expect(await ctx.prisma.user.count()).toBe(before);
   });
 
   it('answers 409 for an e-mail in use (in any case), 404 for an unknown id', async () => {
     const body = { email: email('dup'), name: 'Dup', role: 'operator', password: 'long enough password' };
-    expect((await api.request('POST', '/v1/admin/users', { token: operator, body })).status).toBe(201);
-    const again = await api.request('POST', '/v1/admin/users', { token: operator, body: { ...body, email: body.email.toUpperCase() } });
+    expect((await ctx.api.request('POST', '/v1/admin/users', { token: ctx.session, body })).status).toBe(201);
+    const again = await ctx.api.request('POST', '/v1/admin/users', { token: ctx.session, body: { ...body, email: body.email.toUpperCase() } });
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({ code: 'conflict', field: 'email' });
     for (const [method, body2] of [['GET'], ['PATCH', { name: 'x' }], ['DELETE']] as const) {
-      const r = await api.request(method, `/v1/admin/users/${randomUUID()}`, { token: operator, body: body2 });
+      const r = await ctx.api.request(method, `/v1/admin/users/${randomUUID()}`, { token: ctx.session, body: body2 });
       expect(r.status).toBe(404);
     }
-    expect((await api.request('GET', '/v1/admin/users/not-a-uuid', { token: operator })).status).toBe(404);
+    expect((await ctx.api.request('GET', '/v1/admin/users/not-a-uuid', { token: ctx.session })).status).toBe(404);
   });
 
   it('changes a password: the old sessions end, the new password signs in, the old one does not', async () => {
-    const account = await createUser(prisma, 'tenant', tenant.id);
-    const session = (await api.request('POST', '/v1/auth/login', { body: account })).body.token;
-    const user = await prisma.user.findUniqueOrThrow({ where: { email: account.email } });
-    const r = await api.request('PATCH', `/v1/admin/users/${user.id}`, { token: operator, body: { password: 'a brand new passphrase' } });
+    const account = await createUser(ctx.prisma, 'tenant', tenant.id);
+    const session = (await ctx.api.request('POST', '/v1/auth/login', { body: account })).body.token;
+    const user = await ctx.prisma.user.findUniqueOrThrow({ where: { email: account.email } });
+    const r = await ctx.api.request('PATCH', `/v1/admin/users/${user.id}`, { token: ctx.session, body: { password: 'a brand new passphrase' } });
     expect(r.status).toBe(200);
-    expect((await api.request('GET', '/v1/tenant', { token: session })).status).toBe(401);
-    expect((await api.request('POST', '/v1/auth/login', { body: account })).status).toBe(401);
-    expect((await api.request('POST', '/v1/auth/login', { body: { email: account.email, password: 'a brand new passphrase' } })).status).toBe(200);
+    expect((await ctx.api.request('GET', '/v1/tenant', { token: session })).status).toBe(401);
+    expect((await ctx.api.request('POST', '/v1/auth/login', { body: account })).status).toBe(401);
+    expect((await ctx.api.request('POST', '/v1/auth/login', { body: { email: account.email, password: 'a brand new passphrase' } })).status).toBe(200);
     const audit = (await audits(user.id)).at(-1);
     expect(audit).toMatchObject({ action: 'user.updated', after: expect.objectContaining({ passwordChanged: true }) });
-    expect((await api.request('PATCH', `/v1/admin/users/${user.id}`, { token: operator, body: {} })).status).toBe(400);
-    expect((await api.request('PATCH', `/v1/admin/users/${user.id}`, { token: operator, body: { role: 'operator' } })).status).toBe(400);
+    expect((await ctx.api.request('PATCH', `/v1/admin/users/${user.id}`, { token: ctx.session, body: {} })).status).toBe(400);
+    expect((await ctx.api.request('PATCH', `/v1/admin/users/${user.id}`, { token: ctx.session, body: { role: 'operator' } })).status).toBe(400);
   });
 
   it('lists users a page at a time, filtered by role and tenant', async () => {
-    for (let i = 0; i < 3; i += 1) await createUser(prisma, 'tenant', tenant.id);
-    const first = await api.request('GET', `/v1/admin/users?role=tenant&tenantId=${tenant.id}&limit=2`, { token: operator });
+    for (let i = 0; i < 3; i += 1) await createUser(ctx.prisma, 'tenant', tenant.id);
+    const first = await ctx.api.request('GET', `/v1/admin/users?role=tenant&tenantId=${tenant.id}&limit=2`, { token: ctx.session });
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(2);
     expect(first.body.nextCursor).toBe(first.body.items[1].email);
     const seen = [...first.body.items];
     let cursor = first.body.nextCursor;
     while (cursor) {
-      const page = await api.request('GET', `/v1/admin/users?role=tenant&tenantId=${tenant.id}&limit=2&cursor=${encodeURIComponent(cursor)}`, { token: operator });
+      const page = await ctx.api.request('GET', `/v1/admin/users?role=tenant&tenantId=${tenant.id}&limit=2&cursor=${encodeURIComponent(cursor)}`, { token: ctx.session });
       seen.push(...page.body.items);
       cursor = page.body.nextCursor;
     }
-    expect(seen.length).toBe(await prisma.user.count({ where: { tenantId: tenant.id } }));
+    expect(seen.length).toBe(await ctx.prisma.user.count({ where: { tenantId: tenant.id } }));
     expect(seen.every((u) => u.role === 'tenant' && u.tenant.id === tenant.id)).toBe(true);
-    expect((await api.request('GET', '/v1/admin/users?role=root', { token: operator })).status).toBe(400);
-    expect((await api.request('GET', '/v1/admin/users?limit=0', { token: operator })).status).toBe(400);
+    expect((await ctx.api.request('GET', '/v1/admin/users?role=root', { token: ctx.session })).status).toBe(400);
+    expect((await ctx.api.request('GET', '/v1/admin/users?limit=0', { token: ctx.session })).status).toBe(400);
   });
 
   it('deletes a user (their sessions end) but never the operator deleting', async () => {
-    const account = await createUser(prisma, 'operator');
-    const session = (await api.request('POST', '/v1/auth/login', { body: account })).body.token;
-    const user = await prisma.user.findUniqueOrThrow({ where: { email: account.email } });
-    expect((await api.request('DELETE', `/v1/admin/users/${user.id}`, { token: operator })).status).toBe(204);
-    expect((await api.request('GET', '/v1/auth/me', { token: session })).status).toBe(401);
+    const account = await createUser(ctx.prisma, 'operator');
+    const session = (await ctx.api.request('POST', '/v1/auth/login', { body: account })).body.token;
+    const user = await ctx.prisma.user.findUniqueOrThrow({ where: { email: account.email } });
+    expect((await ctx.api.request('DELETE', `/v1/admin/users/${user.id}`, { token: ctx.session })).status).toBe(204);
+    expect((await ctx.api.request('GET', '/v1/auth/me', { token: session })).status).toBe(401);
     expect((await audits(user.id)).at(-1)).toMatchObject({ action: 'user.deleted' });
-    const me = await prisma.user.findUniqueOrThrow({ where: { email: operatorEmail } });
-    const self = await api.request('DELETE', `/v1/admin/users/${me.id}`, { token: operator });
+    const me = await ctx.prisma.user.findUniqueOrThrow({ where: { email: ctx.operatorEmail } });
+    const self = await ctx.api.request('DELETE', `/v1/admin/users/${me.id}`, { token: ctx.session });
     expect(self.status).toBe(409);
-    expect(await prisma.user.count({ where: { id: me.id } })).toBe(1);
+    expect(await ctx.prisma.user.count({ where: { id: me.id } })).toBe(1);
   });
 });
