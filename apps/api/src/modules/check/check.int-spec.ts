@@ -1,43 +1,32 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
-import { startApi, type TestApi } from '../../../../../test/support/api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../../../../../test/support/context';
+import { TEST_REDIS_URL } from '../../../../../test/support/env';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../../../../../test/support/fixtures';
 
 describe('POST /v1/check', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
+  const ctx = useOperatorApi();
   let key: string;
   let scopedKey: string;
   let tenant: string;
   let other: string;
-  let session: string;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    ({ tenant: { slug: tenant } } = await createTenant(prisma));
-    ({ tenant: { slug: other } } = await createTenant(prisma));
-    key = await createServiceKey(prisma);
-    scopedKey = await createServiceKey(prisma, [tenant]);
-    const user = await createUser(prisma);
-    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
-    session = (await api.request('POST', '/v1/auth/login', { body: user })).body.token;
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    ({ tenant: { slug: tenant } } = await createTenant(ctx.prisma));
+    ({ tenant: { slug: other } } = await createTenant(ctx.prisma));
+    key = await createServiceKey(ctx.prisma);
+    scopedKey = await createServiceKey(ctx.prisma, [tenant]);
+    const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
   });
 
   const check = (body: unknown, token = key, headers?: Record<string, string>) =>
-    api.request('POST', '/v1/check', { token, body, headers });
+    ctx.api.request('POST', '/v1/check', { token, body, headers });
 
   /** A tenant of its own (plan: 10 a minute, 1000 a day), in force on the API: tests that count never share one. */
   const freshTenant = async () => {
-    const { tenant: t } = await createTenant(prisma);
-    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    const { tenant: t } = await createTenant(ctx.prisma);
+    const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
     return t.slug;
   };
 
@@ -134,25 +123,25 @@ describe('POST /v1/check', () => {
   describe('security', () => {
     it('answers 401 without a key, with a malformed key and with an unknown key', async () => {
       for (const token of [undefined, 'not-a-key', 'tg_test_unknownunknownunknown']) {
-        const r = await api.request('POST', '/v1/check', { token, body: { tenant, endpoint: 'GET /x' } });
+        const r = await ctx.api.request('POST', '/v1/check', { token, body: { tenant, endpoint: 'GET /x' } });
         expect(r.status).toBe(401);
         expect(r.body.error.code).toBe('unauthenticated');
       }
     });
 
     it('answers 403 to an operator session on the enforcement route', async () => {
-      const r = await check({ tenant, endpoint: 'GET /x' }, session);
+      const r = await check({ tenant, endpoint: 'GET /x' }, ctx.session);
       expect(r.status).toBe(403);
     });
 
     it('stops accepting a revoked key once the rule set without it is in force', async () => {
-      const doomed = await createServiceKey(prisma);
-      let ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-      await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+      const doomed = await createServiceKey(ctx.prisma);
+      let ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
+      await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
       const fresh = await freshTenant();
       expect((await check({ tenant: fresh, endpoint: 'GET /x' }, doomed)).status).toBe(200);
-      await prisma.apiKey.updateMany({ where: { prefix: doomed.slice(0, 12) }, data: { revokedAt: new Date() } });
-      ruleSet = await publishRules(prisma, TEST_REDIS_URL);
+      await ctx.prisma.apiKey.updateMany({ where: { prefix: doomed.slice(0, 12) }, data: { revokedAt: new Date() } });
+      ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
       await waitFor(async () => (await check({ tenant: fresh, endpoint: 'GET /x' }, doomed)).status === 401);
     });
   });
