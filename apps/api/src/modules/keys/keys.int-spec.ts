@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../../../../../test/support/context';
-import { createTenant, createUser, waitFor } from '../../../../../test/support/fixtures';
+import { createTenant, waitFor } from '../../../../../test/support/fixtures';
 
 describe('API keys', () => {
   const ctx = useOperatorApi();
@@ -101,7 +101,7 @@ describe('API keys', () => {
     });
 
     it('rate limits key creation per operator (a bucket of 30, refilled 30 a minute) with Tollgate\'s own limiter', async () => {
-      const own = (await ctx.api.request('POST', '/v1/auth/login', { body: await createUser(ctx.prisma) })).body.token;
+      const own = await ctx.signIn();
       const statuses: number[] = [];
       // Creations are faster than the refill (one every 2 s), so the bucket runs dry a few past 30.
       while (statuses.length < 45 && !statuses.includes(429)) statuses.push((await admin('POST', '', { kind: 'operator', name: `k${statuses.length}` }, own)).status);

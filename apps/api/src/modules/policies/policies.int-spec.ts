@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../../../../../test/support/context';
-import { createServiceKey, createTenant, createUser, waitFor } from '../../../../../test/support/fixtures';
+import { createServiceKey, createTenant, waitFor } from '../../../../../test/support/fixtures';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -283,8 +283,7 @@ describe('endpoint policies admin API', () => {
 
   describe('security', () => {
     it('answers 401 to anonymous callers and 403 to service keys and tenant users', async () => {
-      const tenantUser = await createUser(ctx.prisma, 'tenant', fixture.tenant.id);
-      const tenantToken = (await ctx.api.request('POST', '/v1/auth/login', { body: tenantUser })).body.token;
+      const tenantToken = await ctx.signIn('tenant', fixture.tenant.id);
       for (const [method, body] of [['GET'], ['POST', newPolicy()]] as const) {
         expect((await call(method, '', body, '')).status).toBe(401);
         expect((await call(method, '', body, serviceKey)).status).toBe(403);
