@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../support/api';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, createTenantKey, createUser, publishRules, waitFor } from '../support/fixtures';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../support/context';
+import { TEST_REDIS_URL } from '../support/env';
+import { createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
 
 // RELIABILITY.md scenario 17: every route × every kind of caller gets the expected status; guards deny by
 // default. A route missing from MATRIX fails the test. Callers: anonymous; tenant A's service key (restricted
@@ -134,16 +133,13 @@ const MATRIX: Row[] = [
 const isDocs = (url: string) => url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs-');
 
 describe('route × caller matrix', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
+  const ctx = useOperatorApi();
   let ids: Ids;
   let tokens: Record<Caller, string | undefined>;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    const fixture = await createTenant(prisma);
-    const policy = await prisma.endpointPolicy.create({
+    const fixture = await createTenant(ctx.prisma);
+    const policy = await ctx.prisma.endpointPolicy.create({
       data: { planId: fixture.plan.id, name: 'matrix', method: 'GET', pattern: '/matrix/*', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
     });
     ids = {
@@ -153,29 +149,23 @@ describe('route × caller matrix', () => {
       tenant: fixture.tenant.slug,
       policyId: policy.id,
     };
-    const other = await createTenant(prisma);
-    const service = await createServiceKey(prisma, [fixture.tenant.slug]);
-    const tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
-    const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
-    const login = async (role: 'operator' | 'tenant', tenantId?: string) =>
-      (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma, role, tenantId) })).body.token as string;
+    const other = await createTenant(ctx.prisma);
+    const service = await createServiceKey(ctx.prisma, [fixture.tenant.slug]);
+    const tenantKey = (await createTenantKey(ctx.prisma, fixture.tenant.id)).key;
+    const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);
     tokens = {
       anonymous: undefined,
       service,
-      tenantUser: await login('tenant', fixture.tenant.id),
+      tenantUser: await ctx.signIn('tenant', fixture.tenant.id),
       tenantKey,
-      otherTenant: await login('tenant', other.tenant.id),
-      operator: await login('operator'),
+      otherTenant: await ctx.signIn('tenant', other.tenant.id),
+      operator: ctx.session,
     };
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
   });
 
   it('has a row for every route the API serves', () => {
-    const served = api.routes.filter((r) => r.method !== 'HEAD' && !isDocs(r.url)).map((r) => `${r.method} ${r.url}`);
+    const served = ctx.api.routes.filter((r) => r.method !== 'HEAD' && !isDocs(r.url)).map((r) => `${r.method} ${r.url}`);
     const known = MATRIX.map((r) => `${r.method} ${r.url}`);
     expect(served.filter((r) => !known.includes(r))).toEqual([]);
     expect(known.filter((r) => !served.includes(r))).toEqual([]);
@@ -185,7 +175,7 @@ describe('route × caller matrix', () => {
     for (const caller of CALLERS) {
       it(`${row.method} ${row.url} as ${caller} → ${row.expect[caller]}`, async () => {
         const { path, body } = row.call(ids);
-        const r = await api.request(row.method, path, { token: tokens[caller], body });
+        const r = await ctx.api.request(row.method, path, { token: tokens[caller], body });
         expect(r.status, JSON.stringify(r.body)).toBe(row.expect[caller]);
       });
     }
