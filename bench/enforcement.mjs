@@ -283,8 +283,8 @@ async function measure(target, redis) {
 /** Parts of a request's work whose inclusive CPU time the profiles report. */
 const WATCH = [
   ['body: JSON parse (secure-json-parse)', (f, part) => part === 'secure-json-parse'],
-  ['body: validation (`ZodPipe`, zod)', (f) => f.url.endsWith('common/zod.pipe.js')],
-  ['service key check (`AuthGuard`, SHA-256 of the key)', (f) => f.url.endsWith('auth/auth.guard.js')],
+  ['body: validation (zod)', (f, part) => part === 'zod'],
+  ['service key check (`Authenticator`)', (f) => f.url.endsWith('auth/authenticator.service.js')],
   ['Nest middleware (@fastify/middie)', (f, part) => part === '@fastify/middie'],
   ['decision up to Redis (`ResilientLimiter` → `RedisEngine` → ioredis)', (f) => f.url.endsWith('check/resilient-limiter.service.js')],
   ['ioredis (commands and replies)', (f, part) => part === 'ioredis'],
