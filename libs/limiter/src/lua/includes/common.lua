@@ -22,21 +22,18 @@ end
 
 -- State of several numbers is stored as one decimal integer, so that Redis keeps it as an 8-byte integer
 -- instead of a string (MEMORY USAGE ~88 instead of ~120 bytes a key): the first number, then the others
--- zero-padded to `width` digits (the digits of the largest value the rule allows, 1-10; the engine sends it),
--- then one digit that says the width (width - 1). Times in it count from EPOCH (2025-01-01 UTC) to stay
--- short. Numbers that do not fit (wider rules, or state kept from a larger limit) are written as
--- `<first>:<second>[:<third>]`. Both forms are exact and say how to read them.
+-- zero-padded to `width` digits (the digits of the largest value the rule allows, 1-10), then one digit that
+-- says the width (width - 1). The engine sends the rule's `string.format` pattern for that, e.g. '%d%07d6'
+-- for two numbers of width 7 ('%d%07d%07d6' for three), or '' when the width is above 10. Times in it count
+-- from EPOCH (2025-01-01 UTC) to stay short. Numbers that do not fit (no pattern, or `fits` false: state
+-- kept from a larger limit) are written as `<first>:<second>[:<third>]`. Both forms are exact and say how to
+-- read them.
 local EPOCH = 1735689600000
 
-local function joinDigits(width, first, second, third)
-  local bound = 10 ^ width
-  if width > 10 or second >= bound or (third and third >= bound) then
-    if third then return string.format('%d:%d:%d', first, second, third) end
-    return string.format('%d:%d', first, second)
-  end
-  local padded = '%0' .. width .. 'd'
-  if third then return string.format('%d' .. padded .. padded .. '%d', first, second, third, width - 1) end
-  return string.format('%d' .. padded .. '%d', first, second, width - 1)
+local function joinDigits(pattern, fits, first, second, third)
+  if fits and pattern ~= '' then return string.format(pattern, first, second, third) end
+  if third then return string.format('%d:%d:%d', first, second, third) end
+  return string.format('%d:%d', first, second)
 end
 
 -- The numbers of a joinDigits value (`count` of 2 or 3), or nil when `stored` is not one.

@@ -1,5 +1,5 @@
 -- Token bucket (algorithms/token-bucket.ts): tokens counted in parts (one token = `unit` parts; the refill is
--- `rate` parts per ms) as of a ms, stored as joinDigits(width, ms - EPOCH, tokens). No key = a full bucket.
+-- `rate` parts per ms) as of a ms, stored as joinDigits(pattern, .., ms - EPOCH, tokens). No key = a full bucket.
 -- The view: the tokens, as of `at` (= now, unless the clock went back).
 
 local function tokenBucketOpen(stored, rate, unit, capacity)
@@ -16,7 +16,7 @@ local function tokenBucketOpen(stored, rate, unit, capacity)
   return floor(tokens / unit), tokens, at
 end
 
-local function tokenBucketClose(key, rate, unit, capacity, width, tokens, at, cost, mode)
+local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, cost, mode)
   local full = capacity * unit
   local retryAfter = 0
   if mode == 'deny' then
@@ -28,6 +28,7 @@ local function tokenBucketClose(key, rate, unit, capacity, width, tokens, at, co
   end
   local reset = 0
   if tokens < full then reset = at - now + ceilDiv(full - tokens, rate) end
-  if mode == 'take' or mode == 'give' then store(key, joinDigits(width, at - EPOCH, tokens), reset) end
+  -- tokens <= full, whose digits are the pattern's width: the packed form always fits.
+  if mode == 'take' or mode == 'give' then store(key, joinDigits(pattern, true, at - EPOCH, tokens), reset) end
   return floor(tokens / unit), reset, retryAfter, 0
 end
