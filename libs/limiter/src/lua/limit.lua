@@ -41,10 +41,10 @@
 -- The decision's clock, read once; every algorithm below works on `now` and writes TTLs with `keep`.
 local now, keep
 if ARGV[1] ~= '' then
-  now, keep = tonumber(ARGV[1]), tonumber(ARGV[2])
+  now, keep = ARGV[1] + 0, ARGV[2] + 0
 else
   local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  now = time[1] * 1000 + math.floor(time[2] / 1000)
 end
 
 --- @include "common"
@@ -75,13 +75,13 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
     return granted, cost, arg
   end
 
-  local code, limit, window, key = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), KEYS[first + i]
+  local code, limit, window, key = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, KEYS[first + i]
   local capacity, pattern, available, a, b, c = 0, '', 0, 0, 0, 0
   arg = arg + 3
   if code == 'fw' then
     local calStart, calEnd, calNextEnd, finish
     if window == 0 then
-      calStart, calEnd, calNextEnd, arg = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), arg + 3
+      calStart, calEnd, calNextEnd, arg = ARGV[arg] + 0, ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, arg + 3
     end
     key, finish = fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
     available, a, b = fixedWindowOpen(redis.call('GET', key), limit, finish)
@@ -91,7 +91,7 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   elseif code == 'sl' then
     available, a, b = slidingLogOpen(key, limit, window)
   else
-    capacity, pattern, arg = tonumber(ARGV[arg]), ARGV[arg + 1], arg + 2
+    capacity, pattern, arg = ARGV[arg] + 0, ARGV[arg + 1], arg + 2
     if code == 'tb' then
       available, a, b = tokenBucketOpen(redis.call('GET', key), limit, window, capacity)
     elseif code == 'gc' then
@@ -138,13 +138,13 @@ end
 
 local reply, arg, first, rules, rulesAt = { now }, 3, 0, 0, 0
 while arg <= #ARGV do
-  local operation, amount, count = ARGV[arg], tonumber(ARGV[arg + 1]), ARGV[arg + 2]
+  local operation, amount, count = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2]
   if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease' then
     return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
   end
   arg = arg + 3
   if count ~= '=' then
-    rules, rulesAt = tonumber(count), arg
+    rules, rulesAt = count + 0, arg
   elseif rulesAt == 0 then
     return redis.error_reply('ERR the first decision of a call must send its rules')
   end
