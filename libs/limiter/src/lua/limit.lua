@@ -24,7 +24,9 @@
   Reply: { nowMs, then per decision: granted (a lease: the units granted; else 1; 0 = denied),
            then per rule: remaining, resetMs, and retryAfterMs when denied or delayMs when admitted }
            -- integers only (an admitted decision has no retry-after, a denied one no delay)
-  consume/lease write only when every rule admits; peek never writes; refund gives back to every rule.
+  consume/lease write only when every rule admits (a token bucket's consume writes while it reads, and
+  undoes that when the decision does not admit: see tokenBucketRead); peek never writes; refund gives back
+  to every rule.
   Every key written gets a TTL that ends when its state would read as empty again.
 
   Redis runs this whole chunk on every call, so it defines only plain local functions (no tables of
@@ -76,7 +78,7 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   end
 
   local code, limit, window, key = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, KEYS[first + i]
-  local capacity, pattern, available, a, b, c = 0, '', 0, 0, 0, 0
+  local capacity, pattern, available, a, b, c, stored, written = 0, '', 0, 0, 0, 0, nil, false
   arg = arg + 3
   if code == 'fw' then
     local calStart, calEnd, calNextEnd, finish
@@ -93,7 +95,12 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   else
     capacity, pattern, arg = ARGV[arg] + 0, ARGV[arg + 1], arg + 2
     if code == 'tb' then
-      available, a, b = tokenBucketOpen(redis.call('GET', key), limit, window, capacity)
+      if operation == 'consume' then
+        stored, written = tokenBucketRead(key, limit, window, capacity, pattern, amount)
+      else
+        stored = redis.call('GET', key)
+      end
+      available, a, b = tokenBucketOpen(stored, limit, window, capacity)
     elseif code == 'gc' then
       available, a = gcraOpen(redis.call('GET', key), limit, window, capacity)
     elseif code == 'lb' or code == 'ls' then
@@ -120,7 +127,7 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   if code == 'fw' then
     remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a, b, cost, mode)
   elseif code == 'tb' then
-    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, pattern, a, b, cost, mode)
+    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, pattern, a, b, cost, mode, written)
   elseif code == 'sw' then
     remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, pattern, a, b, c, cost, mode)
   elseif code == 'gc' then
