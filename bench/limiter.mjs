@@ -36,20 +36,28 @@ function scriptArgs(rules) {
   return ['', '0', 'consume', '1', String(rules.length), ...rules.flatMap((rule, i) => ruleArgs(resolveRule(rule, i)))];
 }
 
-/** redis-benchmark of the script with 1 and 3 limits, interleaved `ROUNDS` times (medians; the ratio per round). */
-const ROUNDS = 3;
+/**
+ * redis-benchmark of the script with 1 and 3 limits, interleaved `ROUNDS` times (medians; the ratio per round).
+ * The order alternates (1 then 3, 3 then 1, …) so that a change in the machine's load during a round does not
+ * always fall on the same side of its ratio (the machine is shared).
+ */
+const ROUNDS = 5;
 async function scriptOpsPerSecond() {
   await redis.script('LOAD', limitScript.source);
   const tag = 'tg:{bench}';
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const rounds = [];
   for (let i = 0; i < ROUNDS; i += 1) {
-    const single = redisBenchmark(['EVALSHA', limitScript.sha, '1', `${tag}:fw:minute:__rand_int__`, ...scriptArgs([minute])]);
-    const three = redisBenchmark([
-      'EVALSHA', limitScript.sha, '3',
-      `${tag}:tb1:second:__rand_int__`, `${tag}:fw:minute:__rand_int__`, `${tag}:fw:daily:__rand_int__`,
-      ...scriptArgs([perSecond, minute, daily]),
-    ]);
+    const runSingle = () => redisBenchmark(['EVALSHA', limitScript.sha, '1', `${tag}:fw:minute:__rand_int__`, ...scriptArgs([minute])]);
+    const runThree = () =>
+      redisBenchmark([
+        'EVALSHA', limitScript.sha, '3',
+        `${tag}:tb1:second:__rand_int__`, `${tag}:fw:minute:__rand_int__`, `${tag}:fw:daily:__rand_int__`,
+        ...scriptArgs([perSecond, minute, daily]),
+      ]);
+    let single, three;
+    if (i % 2 === 0) [single, three] = [runSingle(), runThree()];
+    else [three, single] = [runThree(), runSingle()];
     rounds.push({ single, three, ratio: three / single });
   }
   const incr = redisBenchmark(['INCR', `${tag}:incr:__rand_int__`]);
@@ -161,7 +169,7 @@ Command: \`npm run build && node bench/limiter.mjs --markdown\` (BENCH_SECONDS=$
 ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, Redis ${r.machine.redis} (Debian, local, single instance), ${r.machine.date}.
 Everything below was measured in the same run; ratios compare figures of this run only.
 
-### One script per decision vs a bare command (redis-benchmark -P 16 -c 50, random keys; script figures: medians of ${ROUNDS} interleaved rounds)
+### One script per decision vs a bare command (redis-benchmark -P 16 -c 50, random keys; script figures: medians of ${ROUNDS} interleaved rounds, alternating which runs first)
 | command | ops/s | ratio |
 |---|---:|---:|
 | \`INCR\` (baseline) | ${fmt(rb.incr)} | 1.00× |

@@ -59,17 +59,17 @@ export function evaluate(
   return { allowed, granted, rules };
 }
 
-/** The contract's `Decision` from per-rule numbers (shared by both engines). */
+/** The contract's `Decision` from per-rule numbers (shared by both engines; loops, as it runs on every decision). */
 export function toDecision(nowMs: number, allowed: boolean, rules: readonly ResolvedRule[], numbers: readonly RuleNumbers[]): Decision {
-  const outcomes = rules.map((rule, i) => {
+  const outcomes: Decision['rules'] = [];
+  let retryAfterMs = 0;
+  let delayMs = 0;
+  for (let i = 0; i < rules.length; i += 1) {
+    const rule = rules[i] as ResolvedRule;
     const n = numbers[i] ?? { remaining: 0, resetMs: 0, retryAfterMs: 0, delayMs: 0 };
-    return { name: rule.name, algorithm: rule.algorithm, limit: rule.capacity, remaining: n.remaining, resetMs: n.resetMs, retryAfterMs: n.retryAfterMs };
-  });
-  return {
-    allowed,
-    retryAfterMs: allowed ? 0 : Math.max(0, ...numbers.map((n) => n.retryAfterMs)),
-    delayMs: allowed ? Math.max(0, ...numbers.map((n) => n.delayMs)) : 0,
-    nowMs,
-    rules: outcomes,
-  };
+    outcomes.push({ name: rule.name, algorithm: rule.algorithm, limit: rule.capacity, remaining: n.remaining, resetMs: n.resetMs, retryAfterMs: n.retryAfterMs });
+    retryAfterMs = Math.max(retryAfterMs, n.retryAfterMs);
+    delayMs = Math.max(delayMs, n.delayMs);
+  }
+  return { allowed, retryAfterMs: allowed ? 0 : retryAfterMs, delayMs: allowed ? delayMs : 0, nowMs, rules: outcomes };
 }

@@ -12,21 +12,26 @@
                    own now, since it cannot follow the injected time (stale state reads as empty anyway).
                    On Redis TIME (production) every key expires exactly when its state empties (PXAT).
   ARGV[3 ..]       then per decision: operation (consume | peek | refund | lease), the cost (or, for a lease,
-                   the most units to take), the number of rules, and per rule, in the order of its keys:
-                   algorithm code (fw sl sw tb lb ls gc), limit, window ms;
-                   a sliding window counter adds the width of its stored counts (see joinDigits in common);
-                   a bucket (tb lb ls gc) sends its rate and unit (limit and window ms divided by their
-                   greatest common divisor) instead of limit and window, then its capacity (the burst, or the
-                   limit) and the width of its stored parts; a fixed window on a calendar has window 0 and
-                   adds the calendar window's start, its end and the next one's end
+                   the most units to take), then either the number of rules followed by the rules, or '='
+                   when its rules are exactly those of the decision before it in this call (the same ARGV;
+                   its keys are its own). Per rule: algorithm code (fw sl sw tb lb ls gc), limit, window ms;
+                   a sliding window counter adds the string.format pattern of its stored counts (see
+                   joinDigits in common); a bucket (tb lb ls gc) sends its rate and unit (limit and window ms
+                   divided by their greatest common divisor) instead of limit and window, then its capacity
+                   (the burst, or the limit) and the pattern of its stored parts; a fixed window on a calendar
+                   has window 0 and adds the calendar window's start, its end and the next one's end
 
-  Reply: { nowMs, then per decision: allowed (1|0), granted (lease; else 0),
-           then per rule: remaining, resetMs, retryAfterMs, delayMs }   -- integers only
-  consume/lease write only when every rule admits; peek never writes; refund gives back to every rule.
+  Reply: { nowMs, then per decision: granted (a lease: the units granted; else 1; 0 = denied),
+           then per rule: remaining, resetMs, and retryAfterMs when denied or delayMs when admitted }
+           -- integers only (an admitted decision has no retry-after, a denied one no delay)
+  consume/lease write only when every rule admits (a token bucket's consume writes while it reads, and
+  undoes that when the decision does not admit: see tokenBucketRead); peek never writes; refund gives back
+  to every rule.
   Every key written gets a TTL that ends when its state would read as empty again.
 
   Redis runs this whole chunk on every call, so it defines only plain local functions (no tables of
-  functions, no per-rule tables). Each algorithm has an `<algorithm>Open` that turns the rule's stored
+  functions, no per-rule tables: a decision's rules are opened by a recursion that keeps each rule's view
+  in locals). Each algorithm has an `<algorithm>Open` that turns the rule's stored
   value into the units it has available and its view (up to three values), and an `<algorithm>Close`
   that applies the decision to the view in one of these modes, writes it when the mode says so, and
   returns the rule's remaining, resetMs, retryAfterMs and delayMs:
@@ -38,10 +43,10 @@
 -- The decision's clock, read once; every algorithm below works on `now` and writes TTLs with `keep`.
 local now, keep
 if ARGV[1] ~= '' then
-  now, keep = tonumber(ARGV[1]), tonumber(ARGV[2])
+  now, keep = ARGV[1] + 0, ARGV[2] + 0
 else
   local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  now = time[1] * 1000 + math.floor(time[2] / 1000)
 end
 
 --- @include "common"
@@ -52,103 +57,107 @@ end
 --- @include "leaky_bucket"
 --- @include "gcra"
 
--- One decision: its ARGV start at `arg`, its keys after KEYS[first]; appends its numbers to `reply` and
--- returns where the next decision's ARGV start, or an error reply.
-local function decide(arg, first, reply)
-  local operation, amount, rules = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
-  if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease' then
-    return nil, redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
+-- Rule i (from 1) of a decision over `rules` rules, whose ARGV start at `arg` and whose keys follow
+-- KEYS[first]: opens it, then (recursively) the rules after it, so that each rule's view stays in locals;
+-- the innermost call decides over all of them (`least` is the fewest units any rule has available) and puts
+-- the decision's numbers in `reply` from n + 1 on. Once that is known, each rule is closed and its numbers
+-- written to its place. Returns granted (0 = denied), the cost charged, and where the ARGV after the
+-- decision's rules start; or nil and an error reply.
+local function decideFrom(reply, n, operation, amount, rules, first, i, arg, least)
+  if i > rules then
+    local cost, granted = amount, 1
+    if operation == 'lease' then
+      granted = min(amount, least)
+      if granted < 1 then cost, granted = 1, 0 else cost = granted end
+    elseif operation ~= 'refund' and amount > least then
+      granted = 0
+    end
+    reply[n + 1] = granted
+    for j = n + 2, n + 1 + 3 * rules do reply[j] = 0 end
+    return granted, cost, arg
   end
+
+  local code, limit, window, key = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, KEYS[first + i]
+  local capacity, pattern, available, a, b, c, stored, written = 0, '', 0, 0, 0, 0, nil, false
   arg = arg + 3
-
-  -- Every rule opened at `now`, kept in one flat table (a table per field would grow, and be rehashed, with
-  -- every rule): per rule at o = (i - 1) * 10, its code, the key its state is in (a fixed window's is the
-  -- current window's), limit, window, capacity, width, the units it has available and its view (a, b, c).
-  local open = {}
-  local least = math.huge
-  for i = 1, rules do
-    local code, limit, window, key = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), KEYS[first + i]
-    local capacity, width, available, a, b, c = 0, 0, 0, 0, 0, 0
-    arg = arg + 3
-    if code == 'fw' then
-      local calStart, calEnd, calNextEnd, finish
-      if window == 0 then
-        calStart, calEnd, calNextEnd, arg = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), arg + 3
-      end
-      key, finish = fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
-      available, a, b = fixedWindowOpen(redis.call('GET', key), limit, finish)
-    elseif code == 'sw' then
-      width, arg = tonumber(ARGV[arg]), arg + 1
-      available, a, b, c = slidingWindowOpen(redis.call('GET', key), limit, window)
-    elseif code == 'sl' then
-      available, a, b = slidingLogOpen(key, limit, window)
-    else
-      capacity, width, arg = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), arg + 2
-      if code == 'tb' then
-        available, a, b = tokenBucketOpen(redis.call('GET', key), limit, window, capacity)
-      elseif code == 'gc' then
-        available, a = gcraOpen(redis.call('GET', key), limit, window, capacity)
-      elseif code == 'lb' or code == 'ls' then
-        available, a, b = leakyBucketOpen(redis.call('GET', key), limit, window, capacity)
+  if code == 'fw' then
+    local calStart, calEnd, calNextEnd, finish
+    if window == 0 then
+      calStart, calEnd, calNextEnd, arg = ARGV[arg] + 0, ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, arg + 3
+    end
+    key, finish = fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
+    available, a, b = fixedWindowOpen(redis.call('GET', key), limit, finish)
+  elseif code == 'sw' then
+    pattern, arg = ARGV[arg], arg + 1
+    available, a, b, c = slidingWindowOpen(redis.call('GET', key), limit, window)
+  elseif code == 'sl' then
+    available, a, b = slidingLogOpen(key, limit, window)
+  else
+    capacity, pattern, arg = ARGV[arg] + 0, ARGV[arg + 1], arg + 2
+    if code == 'tb' then
+      if operation == 'consume' then
+        stored, written = tokenBucketRead(key, limit, window, capacity, pattern, amount)
       else
-        return nil, redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
+        stored = redis.call('GET', key)
       end
-    end
-    local o = (i - 1) * 10
-    open[o + 1], open[o + 2], open[o + 3], open[o + 4], open[o + 5] = code, key, limit, window, capacity
-    open[o + 6], open[o + 7], open[o + 8], open[o + 9], open[o + 10] = width, available, a, b, c
-    least = min(least, available)
-  end
-
-  local cost, allowed, granted = amount, 1, 0
-  if operation == 'lease' then
-    granted = min(amount, least)
-    if granted < 1 then cost, allowed = 1, 0 else cost = granted end
-  elseif operation ~= 'refund' and amount > least then
-    allowed = 0
-  end
-
-  local n = #reply
-  reply[n + 1], reply[n + 2], n = allowed, granted, n + 2
-  for i = 1, rules do
-    local o = (i - 1) * 10
-    local code, key, limit, window, capacity = open[o + 1], open[o + 2], open[o + 3], open[o + 4], open[o + 5]
-    local width, available, a, b, c = open[o + 6], open[o + 7], open[o + 8], open[o + 9], open[o + 10]
-    local mode
-    if operation == 'refund' then
-      mode = 'give'
-    elseif allowed == 0 then
-      if cost > available then mode = 'deny' else mode = 'hold' end
-    elseif operation == 'peek' then
-      mode = 'peek'
-    else
-      mode = 'take'
-    end
-    local remaining, reset, retryAfter, delay
-    if code == 'fw' then
-      remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a, b, cost, mode)
-    elseif code == 'tb' then
-      remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, width, a, b, cost, mode)
-    elseif code == 'sw' then
-      remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, width, a, b, c, cost, mode)
+      available, a, b = tokenBucketOpen(stored, limit, window, capacity)
     elseif code == 'gc' then
-      remaining, reset, retryAfter, delay = gcraClose(key, limit, window, capacity, width, a, cost, mode)
-    elseif code == 'sl' then
-      remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a, b, cost, mode)
+      available, a = gcraOpen(redis.call('GET', key), limit, window, capacity)
+    elseif code == 'lb' or code == 'ls' then
+      available, a, b = leakyBucketOpen(redis.call('GET', key), limit, window, capacity)
     else
-      remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, capacity, width, a, b, cost, mode, code == 'ls')
+      return nil, redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
     end
-    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4] = remaining, reset, retryAfter, delay
-    n = n + 4
   end
-  return arg
+
+  local granted, cost, after = decideFrom(reply, n, operation, amount, rules, first, i + 1, arg, min(least, available))
+  if not granted then return nil, cost end
+
+  local mode
+  if operation == 'refund' then
+    mode = 'give'
+  elseif granted == 0 then
+    if cost > available then mode = 'deny' else mode = 'hold' end
+  elseif operation == 'peek' then
+    mode = 'peek'
+  else
+    mode = 'take'
+  end
+  local remaining, reset, retryAfter, delay
+  if code == 'fw' then
+    remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a, b, cost, mode)
+  elseif code == 'tb' then
+    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, pattern, a, b, cost, mode, written)
+  elseif code == 'sw' then
+    remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, pattern, a, b, c, cost, mode)
+  elseif code == 'gc' then
+    remaining, reset, retryAfter, delay = gcraClose(key, limit, window, capacity, pattern, a, cost, mode)
+  elseif code == 'sl' then
+    remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a, b, cost, mode)
+  else
+    remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, capacity, pattern, a, b, cost, mode, code == 'ls')
+  end
+  local o = n + 3 * i - 1
+  reply[o], reply[o + 1] = remaining, reset
+  if granted == 0 then reply[o + 2] = retryAfter else reply[o + 2] = delay end
+  return granted, cost, after
 end
 
-local reply, arg, first = { now }, 3, 0
+local reply, arg, first, rules, rulesAt = { now }, 3, 0, 0, 0
 while arg <= #ARGV do
-  local next, err = decide(arg, first, reply)
-  if not next then return err end
-  first = first + tonumber(ARGV[arg + 2])
-  arg = next
+  local operation, amount, count = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2]
+  if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease' then
+    return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
+  end
+  arg = arg + 3
+  if count ~= '=' then
+    rules, rulesAt = count + 0, arg
+  elseif rulesAt == 0 then
+    return redis.error_reply('ERR the first decision of a call must send its rules')
+  end
+  local granted, result, after = decideFrom(reply, #reply, operation, amount, rules, first, 1, rulesAt, math.huge)
+  if not granted then return result end -- the error reply
+  if count ~= '=' then arg = after end
+  first = first + rules
 end
 return reply

@@ -94,6 +94,33 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
     expect(fromRedis).toEqual(fromMemory);
   });
 
+  it('sends the rules of a decision once when the one before it had the same (the script reads them there)', async () => {
+    const t = tenant();
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 23, 59, 59));
+    const sent: (string | number)[][] = [];
+    const client: ScriptClient = {
+      evalsha: (sha, numKeys, ...rest) => {
+        sent.push(rest.slice(numKeys));
+        return redis.evalsha(sha, numKeys, ...rest);
+      },
+      eval: (script, numKeys, ...rest) => redis.eval(script, numKeys, ...rest),
+    };
+    const engine = new RedisEngine(client, { clock });
+    const memory = new MemoryEngine({ clock });
+    const daily: LimitRule[] = [{ name: 'day', algorithm: 'fixed_window', limit: 3, windowMs: 0, calendar: { unit: 'day', timeZone: 'Europe/Berlin' } }];
+    const other: LimitRule[] = [{ name: 'sw', algorithm: 'sliding_window', limit: 4, windowMs: 1_000 }];
+    const order = [rules, rules, other, rules, daily, daily, other, other, rules];
+    const steps = (e: RedisEngine | MemoryEngine) => order.map((r, i) => e.consume({ tenantId: t, subject: `s${i % 2}`, cost: 1, rules: r }));
+    const fromRedis = await Promise.all(steps(engine));
+    const fromMemory: Decision[] = [];
+    for (const step of steps(memory)) fromMemory.push(await step);
+    expect(fromRedis).toEqual(fromMemory);
+    expect(sent).toHaveLength(1);
+    // Per decision: operation, cost, then the number of rules and their ARGV, or '=' for the same as before:
+    // decisions 2, 6 (the same calendar window) and 8.
+    expect(sent[0]?.filter((arg) => arg === '=')).toHaveLength(3);
+  });
+
   it('fails every decision of a call whose script call fails, and a bad request alone', async () => {
     const t = tenant();
     const engine = new RedisEngine(counting(true).client);

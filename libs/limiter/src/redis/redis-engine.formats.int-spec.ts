@@ -96,6 +96,22 @@ describe('RedisEngine stored state', () => {
     expect(changed.rules[0]?.remaining).toBe(119);
   });
 
+  it('writes a full token bucket as it reads it for a consume, and takes the write back when another rule denies', async () => {
+    const tenantId = `f-${randomUUID()}`;
+    tenants.push(tenantId);
+    const engine = new RedisEngine(redis);
+    const bucket: LimitRule = { name: 'tb', algorithm: 'token_bucket', limit: 10, windowMs: 1_000 };
+    const window: LimitRule = { name: 'fw', algorithm: 'fixed_window', limit: 1, windowMs: 60_000 };
+    const request = { tenantId, subject: 'user-1', cost: 1, rules: [bucket, window] };
+    expect((await engine.consume(request)).rules[0]).toMatchObject({ remaining: 9, resetMs: 100 });
+    expect(await redis.pttl(ruleKey(tenantId, bucket, 'user-1'))).toBeGreaterThan(0);
+    await redis.del(ruleKey(tenantId, bucket, 'user-1')); // as if 100 ms had passed: a full bucket again
+    const denied = await engine.consume(request);
+    expect(denied.allowed).toBe(false);
+    expect(denied.rules[0]).toMatchObject({ remaining: 10, resetMs: 0 });
+    expect(await redis.exists(ruleKey(tenantId, bucket, 'user-1'))).toBe(0);
+  });
+
   it('works on a clock before its epoch (2025-01-01): the time in the packed state is negative', async () => {
     const { clock, step } = engines(1_000);
     const rules: LimitRule[] = [

@@ -43,24 +43,29 @@ export interface RedisEngineOptions {
 /** The most decisions one script call makes, by default. */
 export const MAX_BATCH = 16;
 
-/** What a rule sends to the script on every call, worked out once per rule. */
-interface RulePlan {
-  /** `<algorithm code>:<rule name>:` (see keys.ts). */
-  keyPart: string;
-  /** ARGV that never changes (see the header of lua/limit.lua); a calendar window adds its bounds per call. */
-  args: string[];
-  rule: ResolvedRule;
+/** What a rule array sends to the script on every call, worked out once per array. */
+interface RulesPlan {
+  /** Per rule `<algorithm code>:<rule name>:` (see keys.ts). */
+  keyParts: string[];
+  /** The number of rules, then every rule's ARGV (see the header of lua/limit.lua). */
+  args: readonly string[];
+  /** Whether a rule follows the calendar: its ARGV add the window's bounds, computed per call. */
+  calendar: boolean;
 }
 
 /** Plans per resolved rule array (`resolveRequest` hands out the same array for the same rules). */
-const plans = new WeakMap<readonly ResolvedRule[], RulePlan[]>();
+const plans = new WeakMap<readonly ResolvedRule[], RulesPlan>();
 
 /** One decision waiting for its batch's script call. */
 interface Pending {
+  operation: Operation;
+  amount: number;
   keys: string[];
-  args: (string | number)[];
+  /** The rules' ARGV: the plan's own array unless a calendar window added its bounds. */
+  ruleArgs: readonly (string | number)[];
   rules: readonly ResolvedRule[];
-  resolve: (lease: Lease) => void;
+  /** Settles `consume`/`peek`/`refund` with the decision, `lease` with the lease. */
+  resolve: (outcome: Decision | Lease) => void;
   reject: (err: unknown) => void;
 }
 
@@ -78,23 +83,24 @@ export class RedisEngine implements Limiter {
     private readonly options: RedisEngineOptions = {},
   ) {}
 
-  async consume(request: LimitRequest): Promise<Decision> {
-    return (await this.run('consume', request, request.cost)).decision;
+  consume(request: LimitRequest): Promise<Decision> {
+    return this.run('consume', request, request.cost);
   }
 
-  async peek(request: LimitRequest): Promise<Decision> {
-    return (await this.run('peek', request, request.cost)).decision;
+  peek(request: LimitRequest): Promise<Decision> {
+    return this.run('peek', request, request.cost);
   }
 
-  async refund(request: LimitRequest): Promise<Decision> {
-    return (await this.run('refund', request, request.cost)).decision;
+  refund(request: LimitRequest): Promise<Decision> {
+    return this.run('refund', request, request.cost);
   }
 
   lease(request: LeaseRequest): Promise<Lease> {
     return this.run('lease', request, request.max);
   }
 
-  private run(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): Promise<Lease> {
+  /** The decision (a `Lease` for `lease`, else a `Decision`), from the batch's script call. */
+  private run<T extends Decision | Lease>(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): Promise<T> {
     let rules: readonly ResolvedRule[];
     try {
       rules = resolveRequest(operation, request, amount);
@@ -102,24 +108,17 @@ export class RedisEngine implements Limiter {
       return Promise.reject(err);
     }
     const injected = this.options.clock && Math.floor(this.options.clock.now());
-    const callerNow = injected ?? systemClock.now();
     const prefix = tenantKeyPrefix(request.tenantId);
     const subject = request.ruleSubjects ? undefined : subjectHash(request.subject);
+    const plan = planOf(rules);
     const keys: string[] = [];
-    const args: (string | number)[] = [operation, amount, rules.length];
-    const plans = planOf(rules);
-    for (let i = 0; i < plans.length; i += 1) {
-      const plan = plans[i] as RulePlan;
-      keys.push(prefix + plan.keyPart + (subject ?? subjectHash(subjectOf(request, i))));
-      for (const arg of plan.args) args.push(arg);
-      const calendar = plan.rule.calendar;
-      if (calendar) {
-        const windows = calendarWindowsFrom(calendar, callerNow - CALENDAR_SKEW_MS);
-        args.push(windows.start, windows.end, windows.nextEnd);
-      }
+    for (let i = 0; i < rules.length; i += 1) {
+      keys.push(prefix + (plan.keyParts[i] as string) + (subject ?? subjectHash(subjectOf(request, i))));
     }
-    return new Promise<Lease>((resolve, reject) => {
-      const pending: Pending = { keys, args, rules, resolve, reject };
+    const ruleArgs = plan.calendar ? withCalendarWindows(rules, injected ?? systemClock.now()) : plan.args;
+    return new Promise<T>((resolve, reject) => {
+      // Settled by `send` with a Decision or a Lease as `operation` says, which is what T is.
+      const pending: Pending = { operation, amount, keys, ruleArgs, rules, resolve: resolve as (outcome: Decision | Lease) => void, reject };
       if (this.options.batch === false) return void this.send(injected, [pending]);
       const batchKey = injected === undefined ? prefix : `${prefix}${injected}`;
       const batch = this.batches.get(batchKey);
@@ -145,9 +144,14 @@ export class RedisEngine implements Limiter {
   private async send(injected: number | undefined, batch: Pending[]): Promise<void> {
     const keys: string[] = [];
     const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS];
+    let previous: Pending | undefined;
     for (const pending of batch) {
       for (const key of pending.keys) keys.push(key);
-      for (const arg of pending.args) args.push(arg);
+      args.push(pending.operation, pending.amount);
+      // The same rules as the decision before: the script reads them from there ('=').
+      if (previous && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs)) args.push('=');
+      else for (const arg of pending.ruleArgs) args.push(arg);
+      previous = pending;
     }
     let reply: unknown;
     try {
@@ -159,22 +163,47 @@ export class RedisEngine implements Limiter {
     let offset = 1;
     for (const pending of batch) {
       try {
-        pending.resolve(parseDecision(reply, offset, pending.rules));
+        const lease = parseDecision(reply, offset, pending.rules, pending.operation);
+        pending.resolve(pending.operation === 'lease' ? lease : lease.decision);
       } catch (err) {
         pending.reject(err);
       }
-      offset += 2 + 4 * pending.rules.length;
+      offset += 1 + 3 * pending.rules.length;
     }
   }
 }
 
-function planOf(rules: readonly ResolvedRule[]): RulePlan[] {
+function planOf(rules: readonly ResolvedRule[]): RulesPlan {
   let plan = plans.get(rules);
   if (!plan) {
-    plan = rules.map((rule) => ({ keyPart: ruleKeyPart(rule), args: ruleArgs(rule), rule }));
+    plan = {
+      keyParts: rules.map(ruleKeyPart),
+      args: [String(rules.length), ...rules.flatMap(ruleArgs)],
+      calendar: rules.some((rule) => rule.calendar),
+    };
     plans.set(rules, plan);
   }
   return plan;
+}
+
+/** The rules' ARGV with each calendar window's bounds, computed from `callerNow` (see lua/limit.lua). */
+function withCalendarWindows(rules: readonly ResolvedRule[], callerNow: number): (string | number)[] {
+  const args: (string | number)[] = [String(rules.length)];
+  for (const rule of rules) {
+    for (const arg of ruleArgs(rule)) args.push(arg);
+    if (rule.calendar) {
+      const windows = calendarWindowsFrom(rule.calendar, callerNow - CALENDAR_SKEW_MS);
+      args.push(windows.start, windows.end, windows.nextEnd);
+    }
+  }
+  return args;
+}
+
+function sameArgs(a: readonly (string | number)[], b: readonly (string | number)[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** The ARGV of a rule but a calendar window's bounds (see the header of lua/limit.lua; exported for bench/). */
@@ -183,30 +212,44 @@ export function ruleArgs(rule: ResolvedRule): string[] {
   if (BUCKET_ALGORITHMS.includes(rule.algorithm)) {
     // The widest number the bucket stores: its parts when full, or (GCRA) a remainder below the rate.
     const widest = rule.algorithm === 'gcra' ? rule.rate - 1 : rule.capacity * rule.unit;
-    return [code, String(rule.rate), String(rule.unit), String(rule.capacity), String(String(widest).length)];
+    return [code, String(rule.rate), String(rule.unit), String(rule.capacity), packPattern(widest, 2)];
   }
   const args = [code, String(rule.limit), rule.calendar ? '0' : String(rule.windowMs)];
-  if (rule.algorithm === 'sliding_window') args.push(String(String(rule.limit).length));
+  if (rule.algorithm === 'sliding_window') args.push(packPattern(rule.limit, 3));
   return args;
 }
 
+/**
+ * The `string.format` pattern that packs `count` numbers of a rule's state into one integer: the first as it
+ * is, the others zero-padded to the digits of `widest`, then that width - 1; '' when the width is above 10
+ * (the state is then written as `a:b[:c]`). See joinDigits in lua/includes/common.lua.
+ */
+export function packPattern(widest: number, count: 2 | 3): string {
+  const width = String(widest).length;
+  if (width > 10) return '';
+  return `%d${`%0${width}d`.repeat(count - 1)}${width - 1}`;
+}
+
 /** The decision at `offset` of the script's reply (after `nowMs` at 0; see lua/limit.lua). */
-function parseDecision(reply: unknown, offset: number, rules: readonly ResolvedRule[]): Lease {
-  const end = offset + 2 + 4 * rules.length;
-  if (!Array.isArray(reply) || reply.length < end || typeof reply[0] !== 'number') {
-    throw new Error(`limit.lua: unexpected reply ${JSON.stringify(reply)}`);
-  }
+function parseDecision(reply: unknown, offset: number, rules: readonly ResolvedRule[], operation: Operation): Lease {
+  if (!Array.isArray(reply) || reply.length < offset + 1 + 3 * rules.length) unexpected(reply);
   const n = reply as unknown[];
-  const at = (i: number): number => {
-    const value = n[i];
-    if (typeof value !== 'number') throw new Error(`limit.lua: unexpected reply ${JSON.stringify(reply)}`);
-    return value;
-  };
-  const numbers: RuleNumbers[] = rules.map((_, i) => ({
-    remaining: at(offset + 2 + 4 * i),
-    resetMs: at(offset + 3 + 4 * i),
-    retryAfterMs: at(offset + 4 + 4 * i),
-    delayMs: at(offset + 5 + 4 * i),
-  }));
-  return { granted: at(offset + 1), decision: toDecision(at(0), at(offset) === 1, rules, numbers) };
+  const granted = integerAt(n, offset);
+  const allowed = granted > 0;
+  const numbers: RuleNumbers[] = [];
+  for (let i = 0, o = offset + 1; i < rules.length; i += 1, o += 3) {
+    const wait = integerAt(n, o + 2);
+    numbers.push({ remaining: integerAt(n, o), resetMs: integerAt(n, o + 1), retryAfterMs: allowed ? 0 : wait, delayMs: allowed ? wait : 0 });
+  }
+  return { granted: operation === 'lease' ? granted : 0, decision: toDecision(integerAt(n, 0), allowed, rules, numbers) };
+}
+
+function integerAt(reply: unknown[], i: number): number {
+  const value = reply[i];
+  if (typeof value !== 'number') unexpected(reply);
+  return value;
+}
+
+function unexpected(reply: unknown): never {
+  throw new Error(`limit.lua: unexpected reply ${JSON.stringify(reply)}`);
 }

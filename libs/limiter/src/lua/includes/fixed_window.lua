@@ -20,7 +20,8 @@ local function fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
 end
 
 local function fixedWindowOpen(stored, limit, finish)
-  local count = tonumber(stored or '0')
+  local count = 0
+  if stored then count = stored + 0 end
   return max(0, limit - count), count, finish
 end
 
@@ -36,9 +37,13 @@ local function fixedWindowClose(key, limit, count, finish, cost, mode)
   -- A window's key expires when the window ends: it gets its TTL when it is created, and a write to a key
   -- that exists keeps it (INCRBY / DECRBY), which is cheaper for Redis than setting it again.
   if mode == 'take' then
-    if count == cost then store(key, count, finish - now) else redis.call('INCRBY', key, cost) end
+    if count == cost then
+      store(key, string.format('%d', count), finish - now)
+    else
+      redis.call('INCRBY', key, string.format('%d', cost))
+    end
   elseif mode == 'give' and stored > 0 then
-    if count == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, stored - count) end
+    if count == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, string.format('%d', stored - count)) end
   end
   return max(0, limit - count), finish - now, retryAfter, 0
 end

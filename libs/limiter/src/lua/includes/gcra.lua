@@ -1,5 +1,5 @@
 -- GCRA (algorithms/gcra.ts): one number, the theoretical arrival time, exact: ms + r / rate, stored as
--- joinDigits(width, ms - EPOCH, r). With the emission interval T = unit / rate ms, one request unit is `unit` ticks of 1/rate ms, so the level
+-- joinDigits(pattern, .., ms - EPOCH, r). With the emission interval T = unit / rate ms, one request unit is `unit` ticks of 1/rate ms, so the level
 -- d = (max(tat, now) - now) * rate is an integer; admitted iff d + cost * unit <= capacity * unit, i.e.
 -- newTat - now <= capacity * T. The view: the level d, as of now.
 
@@ -15,7 +15,7 @@ local function gcraOpen(stored, rate, unit, capacity)
   return max(0, floor((capacity * unit - level) / unit)), level
 end
 
-local function gcraClose(key, rate, unit, capacity, width, level, cost, mode)
+local function gcraClose(key, rate, unit, capacity, pattern, level, cost, mode)
   local retryAfter = 0
   if mode == 'deny' then
     retryAfter = ceilDiv(level + cost * unit - capacity * unit, rate)
@@ -26,9 +26,9 @@ local function gcraClose(key, rate, unit, capacity, width, level, cost, mode)
   end
   local reset = ceilDiv(level, rate)
   if mode == 'take' or mode == 'give' then
-    -- The TAT, `level` ticks after now: whole ms, and the rest in ticks.
+    -- The TAT, `level` ticks after now: whole ms, and the rest in ticks (below the rate: it always fits).
     local ms = floor(level / rate)
-    store(key, joinDigits(width, now + ms - EPOCH, level - ms * rate), reset)
+    store(key, joinDigits(pattern, true, now + ms - EPOCH, level - ms * rate), reset)
   end
   return max(0, floor((capacity * unit - level) / unit)), reset, retryAfter, 0
 end

@@ -1,5 +1,5 @@
 -- Leaky bucket (algorithms/leaky-bucket.ts): the level in parts (one request unit = `unit` parts; the leak is
--- `rate` parts per ms) as of a ms, stored as joinDigits(width, ms - EPOCH, level). No key = an empty bucket.
+-- `rate` parts per ms) as of a ms, stored as joinDigits(pattern, .., ms - EPOCH, level). No key = an empty bucket.
 -- The meter admits or denies; the shaper (a queue) also tells an admitted request how long to wait: until
 -- its last unit has leaked. The view: the level, as of `at` (= now, unless the clock went back).
 
@@ -16,7 +16,7 @@ local function leakyBucketOpen(stored, rate, unit, capacity)
   return max(0, floor((capacity * unit - level) / unit)), level, at
 end
 
-local function leakyBucketClose(key, rate, unit, capacity, width, level, at, cost, mode, shaper)
+local function leakyBucketClose(key, rate, unit, capacity, pattern, level, at, cost, mode, shaper)
   local retryAfter, delay = 0, 0
   if mode == 'deny' then
     retryAfter = at - now + ceilDiv(level + cost * unit - capacity * unit, rate)
@@ -28,6 +28,9 @@ local function leakyBucketClose(key, rate, unit, capacity, width, level, at, cos
   local reset = 0
   if level > 0 then reset = at - now + ceilDiv(level, rate) end
   if shaper and (mode == 'take' or mode == 'peek') then delay = reset end
-  if mode == 'take' or mode == 'give' then store(key, joinDigits(width, at - EPOCH, level), reset) end
+  -- A level above capacity (kept from a larger burst) may not fit the pattern's width.
+  if mode == 'take' or mode == 'give' then
+    store(key, joinDigits(pattern, level <= capacity * unit, at - EPOCH, level), reset)
+  end
   return max(0, floor((capacity * unit - level) / unit)), reset, retryAfter, delay
 end

@@ -1,4 +1,4 @@
--- Sliding window counter (algorithms/sliding-window.ts): joinDigits(width, index, previous, current), the
+-- Sliding window counter (algorithms/sliding-window.ts): joinDigits(pattern, .., index, previous, current), the
 -- counts of the previous and the current epoch-aligned window (index = floor(now / window)). The estimate
 -- previous * (window - elapsed) / window + current is compared multiplied by window: integers only.
 -- The view: the window index and both counts.
@@ -25,7 +25,7 @@ local function slidingWindowOpen(stored, limit, w)
   return slidingWindowAvailable(limit, w, now - index * w, previous, current), index, previous, current
 end
 
-local function slidingWindowClose(key, limit, w, width, index, previous, current, cost, mode)
+local function slidingWindowClose(key, limit, w, pattern, index, previous, current, cost, mode)
   local elapsed = now - index * w
   local retryAfter = 0
   if mode == 'deny' then
@@ -52,6 +52,9 @@ local function slidingWindowClose(key, limit, w, width, index, previous, current
   elseif previous > 0 then
     reset = w - elapsed
   end
-  if mode == 'take' or mode == 'give' then store(key, joinDigits(width, index, previous, current), reset) end
+  -- Counts above the limit (kept from a larger one) may not fit the pattern's width.
+  if mode == 'take' or mode == 'give' then
+    store(key, joinDigits(pattern, previous <= limit and current <= limit, index, previous, current), reset)
+  end
   return slidingWindowAvailable(limit, w, elapsed, previous, current), reset, retryAfter, 0
 end

@@ -1,6 +1,17 @@
 -- Token bucket (algorithms/token-bucket.ts): tokens counted in parts (one token = `unit` parts; the refill is
--- `rate` parts per ms) as of a ms, stored as joinDigits(width, ms - EPOCH, tokens). No key = a full bucket.
+-- `rate` parts per ms) as of a ms, stored as joinDigits(pattern, .., ms - EPOCH, tokens). No key = a full bucket.
 -- The view: the tokens, as of `at` (= now, unless the clock went back).
+
+-- The stored value, read for a consume of `cost` with one command instead of GET now and SET later: no key
+-- means a full bucket, so SET NX GET writes what taking `cost` from a full bucket leaves (the very value and
+-- TTL tokenBucketClose would write) when there is no key, and returns the value (writing nothing) when
+-- there is one. A bucket that refills fast, or a subject that is seldom seen, is usually full. Returns the
+-- value and whether it wrote; tokenBucketClose keeps or undoes the write once the decision is known.
+local function tokenBucketRead(key, rate, unit, capacity, pattern, cost)
+  local mode, at = expiry(ceilDiv(cost * unit, rate))
+  local stored = redis.call('SET', key, joinDigits(pattern, true, now - EPOCH, (capacity - cost) * unit), 'NX', 'GET', mode, at)
+  return stored, not stored
+end
 
 local function tokenBucketOpen(stored, rate, unit, capacity)
   local full = capacity * unit
@@ -16,7 +27,7 @@ local function tokenBucketOpen(stored, rate, unit, capacity)
   return floor(tokens / unit), tokens, at
 end
 
-local function tokenBucketClose(key, rate, unit, capacity, width, tokens, at, cost, mode)
+local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, cost, mode, written)
   local full = capacity * unit
   local retryAfter = 0
   if mode == 'deny' then
@@ -28,6 +39,12 @@ local function tokenBucketClose(key, rate, unit, capacity, width, tokens, at, co
   end
   local reset = 0
   if tokens < full then reset = at - now + ceilDiv(full - tokens, rate) end
-  if mode == 'take' or mode == 'give' then store(key, joinDigits(width, at - EPOCH, tokens), reset) end
+  -- tokens <= full, whose digits are the pattern's width: the packed form always fits.
+  if written then
+    -- tokenBucketRead already wrote the take; a decision that does not take leaves no key (a full bucket).
+    if mode ~= 'take' then redis.call('DEL', key) end
+  elseif mode == 'take' or mode == 'give' then
+    store(key, joinDigits(pattern, true, at - EPOCH, tokens), reset)
+  end
   return floor(tokens / unit), reset, retryAfter, 0
 end
