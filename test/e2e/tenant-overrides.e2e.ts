@@ -105,6 +105,20 @@ describe("a tenant's overrides in the dashboard, enforced by /v1/check", () => {
     expect(limitNamed(await checkAtLeast(added), 'burst')).toMatchObject({ limit: 8 });
     await shot(page, '5-added');
 
+    // Adding a name the tenant already overrides is refused: the existing override is not replaced unseen.
+    await page.getByTestId('override-add').click();
+    await page.getByTestId('override-add-name').fill('burst');
+    await page.getByTestId('override-add-window').fill('1');
+    await page.getByTestId('override-add-unit').selectOption('minutes');
+    await page.getByTestId('override-add-limit').fill('1');
+    await page.getByTestId('override-add-submit').click();
+    await expect.poll(() => page.getByTestId('override-add-name').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    expect(await page.locator('form[aria-label^="Add a limit of tenant"] [role="alert"]').first().textContent()).toContain('already overrides “burst”');
+    expect(await page.getByTestId('tenant-limit-burst').textContent()).toContain('5 per second');
+    expect(await page.getByTestId('rule-version').textContent()).toBe(`v${added}`);
+    await shot(page, '6-refused-duplicate');
+    await page.locator('form[aria-label^="Add a limit of tenant"]').getByRole('button', { name: 'Cancel' }).click();
+
     // Removing the override puts the plan's minute limit back.
     await page.getByTestId('override-remove-minute').click();
     await page.getByTestId('override-remove-minute').click();

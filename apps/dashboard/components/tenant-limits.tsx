@@ -49,7 +49,7 @@ export function TenantLimits({ tenant, plan, rows }: TenantLimitsProps) {
           <LimitEditor
             action={saveOverride}
             statusKey={statusKey}
-            hidden={{ tenantId: tenant.id }}
+            hidden={{ tenantId: tenant.id, adding: '1' }}
             show="whole"
             label={`Add a limit of tenant ${tenant.slug}`}
             submit={{ label: 'Add override', pendingLabel: 'Adding…', testPart: 'submit' }}

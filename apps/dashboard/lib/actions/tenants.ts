@@ -1,6 +1,6 @@
 'use server';
 
-import { createTenant, deleteTenant, removeTenantOverride, setTenantOverride, updateTenant } from '../api';
+import { ApiError, createTenant, deleteTenant, getTenant, removeTenantOverride, setTenantOverride, updateTenant } from '../api';
 import type { FormState } from '../form-state';
 import { isProblem, readLimit } from '../limits';
 import { live, mutate, rejected } from '../mutation';
@@ -49,17 +49,27 @@ export async function setTenantStatus(_previous: FormState, formData: FormData):
   );
 }
 
-/** Sets the tenant's own version of limit `name` (its count, window, algorithm and burst), added or replaced. */
+/**
+ * Sets the tenant's own version of limit `name` (its count, window, algorithm and burst). From the Add form
+ * (`adding`), a name the tenant already overrides is refused instead of replacing that override unseen: it is
+ * changed with Edit on its row.
+ */
 export async function saveOverride(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
   const limit = readLimit(read);
   if (isProblem(limit)) return rejected(formData, limit.field, limit.message);
   const { name, ...override } = limit;
+  const tenantId = read('tenantId');
   return mutate(
     formData,
-    (token) => setTenantOverride(token, read('tenantId'), name, override),
+    async (token) => {
+      if (read('adding') === '1' && (await getTenant(token, tenantId)).overrides.some((o) => o.name === name)) {
+        throw new ApiError({ kind: 'http', status: 409, code: 'conflict', message: `override ${name} exists` });
+      }
+      return setTenantOverride(token, tenantId, name, override);
+    },
     (version) => `Override ${name} set — ${live(version)}`,
-    { pathField: 'name' },
+    { pathField: 'name', conflict: { field: 'name', message: `This tenant already overrides “${name}”: change it with Edit on its row.` } },
   );
 }
 
