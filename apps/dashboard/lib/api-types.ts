@@ -67,7 +67,7 @@ export const planSchema = z.object({
 });
 export type Plan = z.infer<typeof planSchema>;
 
-export const planListSchema = z.object({ items: z.array(planSchema) });
+export const planListSchema = z.object({ items: z.array(planSchema), nextCursor: z.string().nullable() });
 
 export const updateLimitResponseSchema = z.object({
   limit: planLimitSchema,

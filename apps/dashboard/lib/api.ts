@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
+import { allPages } from './pagination';
 import {
   loginResponseSchema,
   meResponseSchema,
@@ -48,8 +49,10 @@ export async function getMe(token: string): Promise<User> {
   return (await apiRequest('/v1/auth/me', meResponseSchema, { token })).user;
 }
 
+/** Every plan (page after page; at most MAX_LISTED). */
 export async function listPlans(token: string): Promise<Plan[]> {
-  return (await apiRequest('/v1/admin/plans', planListSchema, { token })).items;
+  const query = (cursor: string | undefined) => new URLSearchParams({ limit: '200', ...(cursor ? { cursor } : {}) });
+  return (await allPages((cursor) => apiRequest(`/v1/admin/plans?${query(cursor)}`, planListSchema, { token }))).items;
 }
 
 
@@ -99,6 +102,11 @@ export function listTenants(token: string, cursor: string | undefined, pageSize 
   const query = new URLSearchParams({ limit: String(pageSize) });
   if (cursor) query.set('cursor', cursor);
   return apiRequest(`/v1/admin/tenants?${query}`, tenantPageSchema, { token });
+}
+
+/** Every tenant, for pickers (page after page of the API's largest page; at most MAX_LISTED, `truncated` beyond). */
+export function listAllTenants(token: string): Promise<{ items: TenantPage['items']; truncated: boolean }> {
+  return allPages((cursor) => listTenants(token, cursor, 200));
 }
 
 export interface NewTenant {

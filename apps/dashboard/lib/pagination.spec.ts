@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cursorTrail, filterQuery, withQuery } from './pagination';
+import { allPages, cursorTrail, filterQuery, withQuery } from './pagination';
 
 describe('cursorTrail', () => {
   it('reads one cursor, several, or none', () => {
@@ -16,5 +16,23 @@ describe('filterQuery', () => {
     expect(query.toString()).toBe('role=tenant');
     expect(withQuery('/users', query)).toBe('/users?role=tenant');
     expect(withQuery('/users', filterQuery({ after: 'a' }))).toBe('/users');
+  });
+});
+
+describe('allPages', () => {
+  const pages: Record<string, { items: number[]; nextCursor: string | null }> = {
+    start: { items: [1, 2], nextCursor: 'a' },
+    a: { items: [3, 4], nextCursor: 'b' },
+    b: { items: [5], nextCursor: null },
+  };
+  const fetchPage = async (cursor: string | undefined) => pages[cursor ?? 'start']!;
+
+  it('follows every cursor to the last page', async () => {
+    expect(await allPages(fetchPage)).toEqual({ items: [1, 2, 3, 4, 5], truncated: false });
+  });
+
+  it('stops at the cap and says there is more', async () => {
+    expect(await allPages(fetchPage, 3)).toEqual({ items: [1, 2, 3], truncated: true });
+    expect(await allPages(fetchPage, 5)).toEqual({ items: [1, 2, 3, 4, 5], truncated: false });
   });
 });

@@ -16,3 +16,25 @@ export function filterQuery(params: SearchParams, param = 'after'): URLSearchPar
 export function withQuery(path: string, query: URLSearchParams): string {
   return query.size > 0 ? `${path}?${query}` : path;
 }
+
+/** The most items a list that follows every page loads (pickers, the plans page): 25 API pages of 200. */
+export const MAX_LISTED = 5_000;
+
+/**
+ * Every item of a paginated API list, page after page (`fetchPage(cursor)`), up to `max`: pickers must offer every
+ * tenant or plan, not only the first page's. `truncated` says that more exist than were loaded.
+ */
+export async function allPages<T>(
+  fetchPage: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
+  max = MAX_LISTED,
+): Promise<{ items: T[]; truncated: boolean }> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await fetchPage(cursor);
+    items.push(...page.items);
+    if (page.nextCursor === null) return { items, truncated: false };
+    if (items.length >= max) return { items: items.slice(0, max), truncated: true };
+    cursor = page.nextCursor;
+  }
+}

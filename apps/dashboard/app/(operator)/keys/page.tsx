@@ -5,15 +5,13 @@ import { KeysTable } from '@/components/keys-table';
 import { MutationStatusProvider } from '@/components/mutation-status';
 import { NewKeyForm } from '@/components/new-key-form';
 import { PageHeading } from '@/components/page-heading';
-import { listKeys, listTenants } from '@/lib/api';
+import { listKeys, listAllTenants } from '@/lib/api';
 import { KEY_KINDS, type KeyKind } from '@/lib/api-types';
 import { keysHref, KIND_LABELS, parseKindFilter } from '@/lib/keys';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Keys' };
 
-/** The tenants a tenant key can belong to: the API's largest page. */
-const TENANT_PAGE_SIZE = 200;
 
 interface KeysPageProps {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
@@ -22,7 +20,7 @@ interface KeysPageProps {
 export default async function KeysPage({ searchParams }: KeysPageProps) {
   const kind = parseKindFilter(await searchParams);
   const loaded = await loadWithSession(async (token) => {
-    const [keys, tenants] = await Promise.all([listKeys(token, { kind }), listTenants(token, undefined, TENANT_PAGE_SIZE)]);
+    const [keys, tenants] = await Promise.all([listKeys(token, { kind }), listAllTenants(token)]);
     // Only what the tenant select and the scope column need travels to the browser.
     return { keys, tenants: tenants.items.map(({ id, slug, name }) => ({ id, slug, name })) };
   });

@@ -6,7 +6,7 @@ import { PageHeading } from '@/components/page-heading';
 import { CursorPagination } from '@/components/pagination';
 import { PolicyCard } from '@/components/policy-card';
 import { PolicyFilters } from '@/components/policy-filters';
-import { listPlans, listPolicies, listTenants } from '@/lib/api';
+import { listPlans, listPolicies, listAllTenants } from '@/lib/api';
 import { parsePolicyFilter } from '@/lib/policies';
 import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
@@ -14,8 +14,6 @@ import { loadWithSession } from '@/lib/session';
 export const metadata: Metadata = { title: 'Policies' };
 
 const PAGE_SIZE = 20;
-/** The tenants a policy can belong to: the API's largest page. */
-const TENANT_PAGE_SIZE = 200;
 
 interface PoliciesPageProps {
   searchParams: Promise<SearchParams>;
@@ -29,7 +27,7 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
     const [page, plans, tenants] = await Promise.all([
       listPolicies(token, filter, trail.at(-1), PAGE_SIZE),
       listPlans(token),
-      listTenants(token, undefined, TENANT_PAGE_SIZE),
+      listAllTenants(token),
     ]);
     const option = ({ id, slug, name }: { id: string; slug: string; name: string }) => ({ id, slug, name });
     return { page, plans: plans.map(option), tenants: tenants.items.map(option) };

@@ -6,7 +6,7 @@ import { NewUserForm } from '@/components/new-user-form';
 import { PageHeading } from '@/components/page-heading';
 import { CursorPagination } from '@/components/pagination';
 import { UsersTable } from '@/components/users-table';
-import { getMe, listAccounts, listTenants } from '@/lib/api';
+import { getMe, listAccounts, listAllTenants } from '@/lib/api';
 import { USER_ROLES } from '@/lib/api-types';
 import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
@@ -15,8 +15,6 @@ import { parseAccountFilter, ROLE_LABELS, USERS_PATH } from '@/lib/users';
 export const metadata: Metadata = { title: 'Users' };
 
 const PAGE_SIZE = 50;
-/** The tenants a user can belong to: the API's largest page. */
-const TENANT_PAGE_SIZE = 200;
 
 interface UsersPageProps {
   searchParams: Promise<SearchParams>;
@@ -29,7 +27,7 @@ export default async function UsersPage({ searchParams }: UsersPageProps) {
   const loaded = await loadWithSession(async (token) => {
     const [page, tenants, me] = await Promise.all([
       listAccounts(token, filter, trail.at(-1), PAGE_SIZE),
-      listTenants(token, undefined, TENANT_PAGE_SIZE),
+      listAllTenants(token),
       getMe(token),
     ]);
     // Only what the tenant selects need travels to the browser.
