@@ -91,7 +91,7 @@ export async function checkServices(env) {
   const down = [];
   if (!pgUp) down.push(`PostgreSQL at ${pg.hostname}:${pg.port || 5432} (DATABASE_URL)`);
   if (!redisUp) down.push(`Redis at ${redis.hostname}:${redis.port || 6379} (REDIS_URL)`);
-  if (down.length === 0) return;
+  if (down.length === 0) return checkRedisVersion(env.REDIS_URL);
   fail(
     `cannot reach ${down.join(' and ')}.\n\n` +
       `Start them, then run the command again:\n` +
@@ -101,6 +101,29 @@ export async function checkServices(env) {
       `                          redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no\n` +
       `  • or point DATABASE_URL / REDIS_URL (environment or .env) at servers you have.`,
   );
+}
+
+/** The oldest Redis the limiter's script runs on (`SET … NX GET`, see libs/limiter/README.md). */
+const MIN_REDIS = [7, 0];
+
+/** Refuses a Redis older than MIN_REDIS with a clear message, instead of every decision failing later. */
+async function checkRedisVersion(url) {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  let info = '';
+  try {
+    await redis.connect();
+    info = await redis.info('server');
+  } catch {
+    return; // reachable but not answering INFO (ACLs): the API's own errors will say more
+  } finally {
+    redis.disconnect();
+  }
+  const version = /redis_version:(\d+)\.(\d+)/.exec(info);
+  if (!version) return;
+  const [major, minor] = [Number(version[1]), Number(version[2])];
+  if (major > MIN_REDIS[0] || (major === MIN_REDIS[0] && minor >= MIN_REDIS[1])) return;
+  fail(`Redis at ${new URL(url).host} is ${major}.${minor}; Tollgate needs Redis ${MIN_REDIS.join('.')} or later (REDIS_URL).`);
 }
 
 /** Generates the Prisma client and builds every project (libraries, api, worker, dashboard). */
