@@ -10,6 +10,8 @@ import type { LimitState } from './limits';
 export function rateLimitHeaders(
   limits: readonly LimitState[],
   decision: { allowed: boolean; retryAfterMs: number; nowMs: number },
+  /** `rateLimitPolicy(limits)` when the caller keeps it (it changes only with the limits). */
+  policy?: string,
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   const tightest = mostRestrictive(limits);
@@ -17,11 +19,16 @@ export function rateLimitHeaders(
     headers['X-RateLimit-Limit'] = String(tightest.limit);
     headers['X-RateLimit-Remaining'] = String(tightest.remaining);
     headers['X-RateLimit-Reset'] = String(Math.ceil((decision.nowMs + tightest.resetMs) / 1000));
-    headers['RateLimit-Policy'] = namedList(limits.map((l) => [l.name, 'q', l.limit, 'w', l.windowS]));
+    headers['RateLimit-Policy'] = policy ?? rateLimitPolicy(limits);
     headers['RateLimit'] = namedList(limits.map((l) => [l.name, 'r', l.remaining, 't', secondsUp(l.resetMs)]));
   }
   if (!decision.allowed) headers['Retry-After'] = String(Math.max(1, secondsUp(decision.retryAfterMs)));
   return headers;
+}
+
+/** The `RateLimit-Policy` value of these limits: one named item per limit, with its quota and window. */
+export function rateLimitPolicy(limits: readonly Pick<LimitState, 'name' | 'limit' | 'windowS'>[]): string {
+  return namedList(limits.map((l) => [l.name, 'q', l.limit, 'w', l.windowS]));
 }
 
 /** One list item: a string and two integer parameters (`"minute";q=10;w=60`). */

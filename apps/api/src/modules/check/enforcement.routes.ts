@@ -80,8 +80,8 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
 
   /** May this request pass, at this cost (consume); what would a check answer now (peek); give cost back (refund). */
   private async decide(caller: Caller, body: unknown, operation: Exclude<CheckOperation, 'lease'>, reply: FastifyReply): Promise<CheckResult> {
-    const { cost, ...target } = parseOrThrow(checkRequestSchema, body);
-    const result = await this.checkQuota.execute(scopeOf(caller), target, cost, operation);
+    const check = parseOrThrow(checkRequestSchema, body);
+    const result = await this.checkQuota.execute(scopeOf(caller), check, check.cost, operation);
     void reply.headers(result.headers);
     return result;
   }

@@ -23,6 +23,7 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
   private limitRules = new Map<string, LimitRule[]>();
   private policyIndex: PolicyIndex | null = null;
   private decisionRulesCache = new Map<string, DecisionRules>();
+  private endpointCache = new Map<string, CompiledPolicy | null>();
   private subscriber: Redis | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
@@ -84,6 +85,23 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * The policy for a check's `endpoint` (`METHOD /path?query`; anything else names no route, so no policy), remembered
+   * per tenant and endpoint for the rule set in force: services ask about the same few endpoints over and over.
+   * Bounded: forgotten at once when full (endpoints with ids in their paths can be many).
+   */
+  policyForEndpoint(tenant: CompiledTenant, endpoint: string): CompiledPolicy | null {
+    const key = `${tenant.slug}\u0000${endpoint}`;
+    let policy = this.endpointCache.get(key);
+    if (policy === undefined) {
+      const route = parseEndpoint(endpoint);
+      policy = route ? this.policyFor(tenant, route.method, route.path) : null;
+      if (this.endpointCache.size >= ENDPOINT_CACHE_SIZE) this.endpointCache.clear();
+      this.endpointCache.set(key, policy);
+    }
+    return policy;
+  }
+
+  /**
    * The rules of a decision for a tenant and the policy that applies (if any): the tenant's limits (plan with
    * overrides), then the policy's, named `<policy>-<limit>`. One array per (tenant, policy) and rule set version,
    * so the limiter validates it once, not on every check.
@@ -128,6 +146,7 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
       this.limitRules = new Map(Object.values(next.tenants).map((t) => [t.slug, t.limits.map((l) => toLimitRule(l, t.timeZone))]));
       this.policyIndex = buildPolicyIndex(next.policies);
       this.decisionRulesCache = new Map();
+      this.endpointCache = new Map();
       this.ruleSet = next;
       this.metrics.ruleVersion.set(next.version);
       this.log.log(`rule set v${next.version} in force`);
@@ -138,6 +157,15 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
 }
 
 /** The limits of one decision for the engine, each one's window in seconds (for answers). */
+/** The most (tenant, endpoint) → policy answers remembered at once. */
+const ENDPOINT_CACHE_SIZE = 50_000;
+
+/** `POST /v1/messages?x=1` → method and path; anything else names no route (no policy applies). */
+export function parseEndpoint(endpoint: string): { method: string; path: string } | null {
+  const match = /^([A-Za-z]+) (\/[^?#\s]*)/.exec(endpoint);
+  return match ? { method: match[1]!.toUpperCase(), path: match[2]! } : null;
+}
+
 export interface DecisionRules {
   rules: LimitRule[];
   windowS: number[];

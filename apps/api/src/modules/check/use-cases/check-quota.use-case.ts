@@ -4,6 +4,7 @@ import {
   ErrorCode,
   ipSubject,
   rateLimitHeaders,
+  rateLimitPolicy,
   type CheckRequest,
   type CheckResult,
   type CompiledPolicy,
@@ -27,12 +28,6 @@ export type CheckOperation = 'consume' | 'peek' | 'refund' | 'lease';
 
 /** A check's body without its amount: `cost` (consume, peek, refund) or `max` (lease) is passed apart. */
 export type CheckTarget = Omit<CheckRequest, 'cost'>;
-
-/** `POST /v1/messages?x=1` → method and path; anything else names no route (no policy applies). */
-export function parseEndpoint(endpoint: string): { method: string; path: string } | null {
-  const match = /^([A-Za-z]+) (\/[^?#\s]*)/.exec(endpoint);
-  return match ? { method: match[1]!.toUpperCase(), path: match[2]! } : null;
-}
 
 /**
  * Decides one check. The tenant comes from the request's slug or is resolved from the tenant's API key (hashes
@@ -58,8 +53,7 @@ export class CheckQuota {
     const { tenant } = found;
     if (tenant.status !== 'active') return this.refused(ruleSet, 'tenant_suspended', operation, tenant.slug);
 
-    const route = parseEndpoint(request.endpoint);
-    const matched = route ? this.rules.policyFor(tenant, route.method, route.path) : null;
+    const matched = this.rules.policyForEndpoint(tenant, request.endpoint);
     const policy = matched && matched.mode !== 'off' ? matched : null;
     const plan = this.rules.decisionRules(tenant, policy);
     const policySubject = policy ? this.subjectFor(policy, request) : undefined;
@@ -190,8 +184,19 @@ export class CheckQuota {
       tenant: tenant.slug,
       ...(policy ? { policy: policy.name } : {}),
       limits,
-      headers: rateLimitHeaders(limits, { allowed, retryAfterMs: decision.retryAfterMs, nowMs: decision.nowMs }),
+      headers: rateLimitHeaders(limits, { allowed, retryAfterMs: decision.retryAfterMs, nowMs: decision.nowMs }, this.policyHeader(plan, limits)),
     };
+  }
+
+  /** `RateLimit-Policy` of a decision's rules, kept per rules while the limits it names stay the same. */
+  private readonly policyHeaders = new WeakMap<DecisionRules, { limits: number[]; header: string }>();
+
+  private policyHeader(plan: DecisionRules, limits: readonly LimitState[]): string {
+    const kept = this.policyHeaders.get(plan);
+    if (kept && kept.limits.length === limits.length && kept.limits.every((limit, i) => limit === limits[i]!.limit)) return kept.header;
+    const header = rateLimitPolicy(limits);
+    this.policyHeaders.set(plan, { limits: limits.map((l) => l.limit), header });
+    return header;
   }
 
   /** A denial decided without counting (suspended tenant, bad key). */
