@@ -50,3 +50,11 @@ export class LeaseNotSupportedError extends AppError {
     this.name = 'LeaseNotSupportedError';
   }
 }
+
+/** Redis had not answered a decision's script call by its deadline (`RedisEngineOptions.deadlineMs`). */
+export class DeadlineExceeded extends Error {
+  constructor(readonly ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+    this.name = 'DeadlineExceeded';
+  }
+}

@@ -5,6 +5,7 @@ import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from
 import { toDecision, type RuleNumbers } from '../evaluate';
 import { BUCKET_ALGORITHMS, resolveRequest, subjectOf, type Operation, type ResolvedRule } from '../rules';
 import { ALGORITHM_CODES, ruleKeyPart, subjectHash, tenantKeyPrefix } from './keys';
+import { DeadlineExceeded } from '../errors';
 import { LuaScript, type ScriptClient } from './lua-script';
 
 export const limitScript = LuaScript.load(join(__dirname, '..', 'lua'), 'limit');
@@ -38,6 +39,15 @@ export interface RedisEngineOptions {
    * flight, so Node reads one reply while Redis runs the next call.
    */
   maxBatch?: number;
+  /**
+   * A script call not answered within this many ms fails each of its decisions with `DeadlineExceeded` (its
+   * reply, should it come later, is ignored; Redis may still have applied it). One timer per call, not per
+   * decision. The deadline gives the reply one more turn of the event loop: timers run before I/O in a turn, so a
+   * reply already waiting on the socket while the process was busy is read before it counts as late. Default: none.
+   */
+  deadlineMs?: number;
+  /** Called once per script call with its duration in ms (until its reply, its error or its deadline). */
+  onScriptCall?: (ms: number) => void;
 }
 
 /** The most decisions one script call makes, by default. */
@@ -154,12 +164,35 @@ export class RedisEngine implements Limiter {
       previous = pending;
     }
     let reply: unknown;
+    const started = this.options.onScriptCall ? performance.now() : 0;
+    let timer: NodeJS.Timeout | undefined;
+    const { deadlineMs } = this.options;
+    let late = false;
+    if (deadlineMs !== undefined) {
+      timer = setTimeout(() => {
+        setImmediate(() => {
+          if (timer === undefined) return; // answered in the grace turn
+          late = true;
+          this.options.onScriptCall?.(performance.now() - started);
+          const err = new DeadlineExceeded(deadlineMs);
+          for (const pending of batch) pending.reject(err);
+        });
+      }, deadlineMs);
+    }
     try {
       reply = await limitScript.run(this.redis, keys, args);
     } catch (err) {
+      if (late) return;
+      clearTimeout(timer);
+      timer = undefined;
+      this.options.onScriptCall?.(performance.now() - started);
       for (const pending of batch) pending.reject(err);
       return;
     }
+    if (late) return;
+    clearTimeout(timer);
+    timer = undefined;
+    this.options.onScriptCall?.(performance.now() - started);
     let offset = 1;
     for (const pending of batch) {
       try {

@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '@tollgate/domain';
-import { type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
+import { DeadlineExceeded, type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
+import type { Redis } from 'ioredis';
 import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleWhen } from 'cockatiel';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
+import { REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
 
 /** Redis did not decide: it failed, missed the deadline, or the circuit is open. The failure mode decides instead. */
@@ -17,39 +19,11 @@ export class QuotaStoreUnavailable extends Error {
 
 export type Operation = 'consume' | 'peek' | 'refund';
 
-/** Redis had not answered by the deadline. */
-export class DeadlineExceeded extends Error {
-  constructor(ms: number) {
-    super(`Redis did not answer within ${ms} ms`);
-  }
-}
-
 /**
- * `promise`, or DeadlineExceeded once `ms` have passed without it settling. The deadline gives the answer one
- * more turn of the event loop: timers run before I/O in a turn, so a reply already waiting on the socket while
- * the process was busy (a burst of requests) is read before the deadline counts it as late.
- */
-export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      fn();
-    };
-    const timer = setTimeout(() => setImmediate(() => settle(() => reject(new DeadlineExceeded(ms)))), ms);
-    promise.then(
-      (value) => settle(() => resolve(value)),
-      (err: unknown) => settle(() => reject(err)),
-    );
-  });
-}
-
-/**
- * The limiter with the failure handling of scenarios 8 and 10: every Redis decision has a short deadline
- * (`DECISION_DEADLINE_MS`); failures and missed deadlines count towards a circuit breaker that, once open, answers
- * at once without asking Redis for `BREAKER_COOLDOWN_MS`, then lets one decision try again. When Redis does not
+ * The limiter with the failure handling of scenarios 8 and 10: every script call to Redis has a short deadline
+ * (`DECISION_DEADLINE_MS`: one timer per call, which decides a batch of one tenant's decisions); Redis's failures
+ * count towards a circuit breaker that, once open, answers at once without asking Redis for `BREAKER_COOLDOWN_MS`,
+ * then lets one decision try again. When Redis does not
  * decide, `QuotaStoreUnavailable` says so; the caller applies the policy's failure mode, and `local` decides on
  * this node's memory engine at limit ÷ `LOCAL_FAILOVER_NODES`.
  */
@@ -59,16 +33,17 @@ export class ResilientLimiter {
   private readonly localRules = new WeakMap<readonly LimitRule[], LimitRule[]>();
   private readonly breaker;
   private readonly cooldownMs: number;
-  private readonly deadlineMs: number;
+  /** The engine of the checks: every script call has the decision deadline, and its duration is observed. */
+  private readonly redis: RedisEngine;
 
   constructor(
-    private readonly redis: RedisEngine,
+    @Inject(REDIS) client: Redis,
     private readonly metrics: MetricsService,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {
     const { deadlineMs, breakerFailures, breakerCooldownMs } = config.failover;
     this.cooldownMs = breakerCooldownMs;
-    this.deadlineMs = deadlineMs;
+    this.redis = new RedisEngine(client, { deadlineMs, onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000) });
     // Failures of Redis open the circuit: errors, including ioredis's own command timeout. Input errors (AppError)
     // are answers, and a missed deadline is not counted: under a burst the process's own event loop can be late,
     // and that must cost the late request its answer from Redis, not every request for a cooldown.
@@ -103,14 +78,11 @@ export class ResilientLimiter {
   }
 
   private async guarded<T>(call: () => Promise<T>): Promise<T> {
-    const stop = this.metrics.decisionSeconds.startTimer();
     try {
-      return await withDeadline(this.breaker.execute(call), this.deadlineMs);
+      return await this.breaker.execute(call);
     } catch (err) {
       if (err instanceof AppError) throw err;
       throw new QuotaStoreUnavailable(this.cooldownMs, { cause: err });
-    } finally {
-      stop();
     }
   }
 

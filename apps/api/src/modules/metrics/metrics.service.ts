@@ -15,7 +15,7 @@ export class MetricsService {
 
   readonly decisionSeconds = new Histogram({
     name: 'tollgate_decision_redis_seconds',
-    help: 'Time of the one Redis script call of a decision (until its answer, its deadline or an open circuit)',
+    help: 'Time of the Redis script calls of the checks (one call decides a batch of one tenant\'s decisions), until the answer, an error or the deadline',
     buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
     registers: [this.registry],
   });
