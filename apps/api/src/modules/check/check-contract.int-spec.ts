@@ -130,6 +130,8 @@ describe('enforcement API: the check contract', () => {
       expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="allowed",mode="enforce"} 4`);
       expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="denied",mode="enforce"} 1`);
       expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="-",result="allowed",mode="enforce"} 1`);
+      // Read again: the same counts (the hot path's tallies are handed over once).
+      expect(String((await api.request('GET', '/metrics')).body)).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="allowed",mode="enforce"} 4`);
     });
 
     it('counts a subject-scoped policy per subject and an IP-scoped one per address (IPv6 per /64, IPv4-mapped as IPv4)', async () => {

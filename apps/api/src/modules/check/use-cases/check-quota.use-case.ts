@@ -208,20 +208,6 @@ export class CheckQuota {
 
   private count(tenant: CompiledTenant, policy: CompiledPolicy | null, result: CheckResult): void {
     const outcome = result.degraded ? (result.allowed ? 'degraded_allowed' : 'degraded_denied') : result.wouldDeny ? 'would_deny' : result.allowed ? 'allowed' : 'denied';
-    this.counter(tenant.slug, policy?.name ?? '-', outcome, result.mode).inc();
-  }
-
-  /** The counter of one label set, looked up once (prom-client hashes the labels on every `inc` otherwise). */
-  private readonly counters = new Map<string, ReturnType<MetricsService['decisions']['labels']>>();
-
-  private counter(tenant: string, endpoint: string, result: string, mode: string) {
-    const key = `${tenant}\u0000${endpoint}\u0000${result}\u0000${mode}`;
-    let counter = this.counters.get(key);
-    if (!counter) {
-      if (this.counters.size >= 100_000) this.counters.clear();
-      counter = this.metrics.decisions.labels(tenant, endpoint, result, mode);
-      this.counters.set(key, counter);
-    }
-    return counter;
+    this.metrics.decisionTally(tenant.slug, policy?.name ?? '-', outcome, result.mode).count += 1;
   }
 }
