@@ -156,11 +156,17 @@ export class RedisEngine implements Limiter {
     const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS];
     let previous: Pending | undefined;
     for (const pending of batch) {
-      for (const key of pending.keys) keys.push(key);
       args.push(pending.operation, pending.amount);
-      // The same rules as the decision before: the script reads them from there ('=').
-      if (previous && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs)) args.push('=');
-      else for (const arg of pending.ruleArgs) args.push(arg);
+      // The same rules as the decision before: the script reads them from there ('='); on the same keys as well
+      // (a tenant-wide decision of the same tenant, the usual case in a batch), it reads those too ('==').
+      const sameRules = previous !== undefined && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs);
+      if (sameRules && sameArgs(previous!.keys, pending.keys)) {
+        args.push('==');
+      } else {
+        for (const key of pending.keys) keys.push(key);
+        if (sameRules) args.push('=');
+        else for (const arg of pending.ruleArgs) args.push(arg);
+      }
       previous = pending;
     }
     let reply: unknown;
