@@ -15,7 +15,9 @@
                    the most units to take), then either the number of rules followed by the rules, or '='
                    when its rules are exactly those of the decision before it in this call (the same ARGV;
                    its keys are its own, next in KEYS), or '==' when its keys are those of the decision before
-                   it as well (no keys of its own in KEYS: a tenant-wide decision of the same tenant). Per rule: algorithm code (fw sl sw tb lb ls gc), limit, window ms;
+                   it as well (no keys of its own in KEYS: a tenant-wide decision of the same tenant).
+                   Instead of a decision, '+' and n: n more decisions exactly like the one before (the same
+                   operation, amount, rules and keys), each made and answered on its own. Per rule: algorithm code (fw sl sw tb lb ls gc), limit, window ms;
                    a sliding window counter adds the string.format pattern of its stored counts (see
                    joinDigits in common); a bucket (tb lb ls gc) sends its rate and unit (limit and window ms
                    divided by their greatest common divisor) instead of limit and window, then its capacity
@@ -144,23 +146,34 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   return granted, cost, after
 end
 
-local reply, arg, first, rules, rulesAt, keysAt = { now }, 3, 0, 0, 0, 0
+local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { now }, 3, 0, 0, 0, 0, '', 0
 while arg <= #ARGV do
-  local operation, amount, count = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2]
-  if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease' then
-    return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
+  local times, fresh = 1, false
+  if ARGV[arg] == '+' then
+    -- '+', n: n more decisions exactly like the one before (its operation, amount, rules and keys).
+    if rulesAt == 0 then return redis.error_reply('ERR the first decision of a call must send its rules') end
+    times, arg = ARGV[arg + 1] + 0, arg + 2
+  else
+    local count
+    operation, amount, count = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2]
+    if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease' then
+      return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
+    end
+    arg = arg + 3
+    if count ~= '=' and count ~= '==' then
+      rules, rulesAt, fresh = count + 0, arg, true
+    elseif rulesAt == 0 then
+      return redis.error_reply('ERR the first decision of a call must send its rules')
+    end
+    -- '==': the keys of the decision before too; otherwise this decision's own follow.
+    if count ~= '==' then keysAt, first = first, first + rules end
   end
-  arg = arg + 3
-  local again = count == '=' or count == '=='
-  if not again then
-    rules, rulesAt = count + 0, arg
-  elseif rulesAt == 0 then
-    return redis.error_reply('ERR the first decision of a call must send its rules')
+  local after
+  for _ = 1, times do
+    local granted, result
+    granted, result, after = decideFrom(reply, #reply, operation, amount, rules, keysAt, 1, rulesAt, math.huge)
+    if not granted then return result end -- the error reply
   end
-  -- '==': the keys of the decision before too; otherwise this decision's own follow.
-  if count ~= '==' then keysAt, first = first, first + rules end
-  local granted, result, after = decideFrom(reply, #reply, operation, amount, rules, keysAt, 1, rulesAt, math.huge)
-  if not granted then return result end -- the error reply
-  if not again then arg = after end
+  if fresh then arg = after end
 end
 return reply

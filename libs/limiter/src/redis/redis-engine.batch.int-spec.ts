@@ -121,7 +121,7 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
     expect(sent[0]?.filter((arg) => arg === '=')).toHaveLength(3);
   });
 
-  it('sends the keys of a decision once when the one before it had the same rules and keys (\'==\')', async () => {
+  it('sends no keys for a decision on the keys of the one before (\'==\'), nothing but a count for its repeats (\'+\')', async () => {
     const t = tenant();
     const clock = new ManualClock(Date.UTC(2026, 10, 30, 12, 0, 1));
     const sent: { keys: string[]; args: (string | number)[] }[] = [];
@@ -134,18 +134,20 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
     };
     const engine = new RedisEngine(client, { clock });
     const memory = new MemoryEngine({ clock });
-    // Tenant-wide (no subject) decisions of one tenant, as a plan's limits are, with one of another subject between.
-    const subjects = [undefined, undefined, undefined, 'x', undefined, undefined];
-    const steps = (e: RedisEngine | MemoryEngine) => subjects.map((subject) => e.consume({ tenantId: t, ...(subject ? { subject } : {}), cost: 40, rules }));
+    // Tenant-wide (no subject) decisions of one tenant, as a plan's limits are, and one of a subject between.
+    const asked: { subject?: string; cost: number }[] = [{ cost: 40 }, { cost: 40 }, { cost: 10 }, { subject: 'x', cost: 40 }, { cost: 40 }, { cost: 40 }];
+    const steps = (e: RedisEngine | MemoryEngine) => asked.map((a) => e.consume({ tenantId: t, ...a, rules }));
     const fromRedis = await Promise.all(steps(engine));
     const fromMemory: Decision[] = [];
     for (const step of steps(memory)) fromMemory.push(await step);
     expect(fromRedis).toEqual(fromMemory);
-    expect(fromRedis.map((d) => d.allowed)).toEqual([true, true, false, true, false, false]);
+    expect(fromRedis.map((d) => d.allowed)).toEqual([true, true, true, true, false, false]);
     expect(sent).toHaveLength(1);
-    // Decisions 2, 3 and 6 repeat the keys before them: keys of decisions 1, 4 and 5 only.
-    expect(sent[0]?.args.filter((arg) => arg === '==')).toHaveLength(3);
-    expect(sent[0]?.keys).toHaveLength(3 * rules.length);
+    const args = sent[0]!.args;
+    // 2 repeats 1 ('+', 1); 3 has 1's keys at another cost ('=='); 4 and 5 have keys of their own; 6 repeats 5.
+    expect(args.filter((arg) => arg === '+')).toHaveLength(2);
+    expect(args.filter((arg) => arg === '==')).toHaveLength(1);
+    expect(sent[0]!.keys).toHaveLength(3 * rules.length);
   });
 
   it('fails every decision of a call whose script call fails, and a bad request alone', async () => {

@@ -155,12 +155,25 @@ export class RedisEngine implements Limiter {
     const keys: string[] = [];
     const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS];
     let previous: Pending | undefined;
+    let repeats = 0;
+    const flushRepeats = () => {
+      if (repeats > 0) args.push('+', repeats);
+      repeats = 0;
+    };
     for (const pending of batch) {
-      args.push(pending.operation, pending.amount);
       // The same rules as the decision before: the script reads them from there ('='); on the same keys as well
-      // (a tenant-wide decision of the same tenant, the usual case in a batch), it reads those too ('==').
+      // (a tenant-wide decision of the same tenant, the usual case in a batch), it reads those too ('=='); and the
+      // same operation and amount too: it makes the decision before again ('+', counted).
       const sameRules = previous !== undefined && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs);
-      if (sameRules && sameArgs(previous!.keys, pending.keys)) {
+      const sameKeys = sameRules && sameArgs(previous!.keys, pending.keys);
+      if (sameKeys && previous!.operation === pending.operation && previous!.amount === pending.amount) {
+        repeats += 1;
+        previous = pending;
+        continue;
+      }
+      flushRepeats();
+      args.push(pending.operation, pending.amount);
+      if (sameKeys) {
         args.push('==');
       } else {
         for (const key of pending.keys) keys.push(key);
@@ -169,6 +182,7 @@ export class RedisEngine implements Limiter {
       }
       previous = pending;
     }
+    flushRepeats();
     let reply: unknown;
     const started = this.options.onScriptCall ? performance.now() : 0;
     let timer: NodeJS.Timeout | undefined;
