@@ -152,67 +152,14 @@ export class RedisEngine implements Limiter {
 
   /** One script call for `batch` (decisions of one tenant on one clock); settles each decision's promise. */
   private async send(injected: number | undefined, batch: Pending[]): Promise<void> {
-    const keys: string[] = [];
-    const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS];
-    let previous: Pending | undefined;
-    let repeats = 0;
-    const flushRepeats = () => {
-      if (repeats > 0) args.push('+', repeats);
-      repeats = 0;
-    };
-    for (const pending of batch) {
-      // The same rules as the decision before: the script reads them from there ('='); on the same keys as well
-      // (a tenant-wide decision of the same tenant, the usual case in a batch), it reads those too ('=='); and the
-      // same operation and amount too: it makes the decision before again ('+', counted).
-      const sameRules = previous !== undefined && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs);
-      const sameKeys = sameRules && sameArgs(previous!.keys, pending.keys);
-      if (sameKeys && previous!.operation === pending.operation && previous!.amount === pending.amount) {
-        repeats += 1;
-        previous = pending;
-        continue;
-      }
-      flushRepeats();
-      args.push(pending.operation, pending.amount);
-      if (sameKeys) {
-        args.push('==');
-      } else {
-        for (const key of pending.keys) keys.push(key);
-        if (sameRules) args.push('=');
-        else for (const arg of pending.ruleArgs) args.push(arg);
-      }
-      previous = pending;
-    }
-    flushRepeats();
+    const { keys, args } = encodeBatch(injected, batch);
     let reply: unknown;
-    const started = this.options.onScriptCall ? performance.now() : 0;
-    let timer: NodeJS.Timeout | undefined;
-    const { deadlineMs } = this.options;
-    let late = false;
-    if (deadlineMs !== undefined) {
-      timer = setTimeout(() => {
-        setImmediate(() => {
-          if (timer === undefined) return; // answered in the grace turn
-          late = true;
-          this.options.onScriptCall?.(performance.now() - started);
-          const err = new DeadlineExceeded(deadlineMs);
-          for (const pending of batch) pending.reject(err);
-        });
-      }, deadlineMs);
-    }
     try {
-      reply = await limitScript.run(this.redis, keys, args);
+      reply = await this.timedCall(keys, args);
     } catch (err) {
-      if (late) return;
-      clearTimeout(timer);
-      timer = undefined;
-      this.options.onScriptCall?.(performance.now() - started);
       for (const pending of batch) pending.reject(err);
       return;
     }
-    if (late) return;
-    clearTimeout(timer);
-    timer = undefined;
-    this.options.onScriptCall?.(performance.now() - started);
     let offset = 1;
     for (const pending of batch) {
       try {
@@ -224,6 +171,66 @@ export class RedisEngine implements Limiter {
       offset += 1 + 3 * pending.rules.length;
     }
   }
+
+  /**
+   * The script call, with `deadlineMs` (one timer per call; one more event-loop turn of grace, so that a reply
+   * already waiting on the socket is read first; a late reply is ignored) and `onScriptCall` told its duration.
+   */
+  private timedCall(keys: string[], args: (string | number)[]): Promise<unknown> {
+    const { deadlineMs, onScriptCall } = this.options;
+    const call = limitScript.run(this.redis, keys, args);
+    if (deadlineMs === undefined && onScriptCall === undefined) return call;
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (finish: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        onScriptCall?.(performance.now() - started);
+        finish();
+      };
+      const timer = deadlineMs === undefined ? undefined : setTimeout(() => setImmediate(() => settle(() => reject(new DeadlineExceeded(deadlineMs)))), deadlineMs);
+      call.then(
+        (reply) => settle(() => resolve(reply)),
+        (err: unknown) => settle(() => reject(err)),
+      );
+    });
+  }
+}
+
+/**
+ * The KEYS and ARGV of one call for `batch` (see the header of lua/limit.lua). The same rules as the decision before:
+ * the script reads them from there ('='); on the same keys as well (a tenant-wide decision of the same tenant, the
+ * usual case in a batch), it reads those too ('=='); and the same operation and amount too: it makes the decision
+ * before again ('+' and how many times).
+ */
+function encodeBatch(injected: number | undefined, batch: readonly Pending[]): { keys: string[]; args: (string | number)[] } {
+  const keys: string[] = [];
+  const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS];
+  let previous: Pending | undefined;
+  let repeats = 0;
+  for (const pending of batch) {
+    const sameRules = previous !== undefined && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs);
+    const sameKeys = sameRules && sameArgs(previous!.keys, pending.keys);
+    if (sameKeys && previous!.operation === pending.operation && previous!.amount === pending.amount) {
+      repeats += 1;
+      continue;
+    }
+    if (repeats > 0) args.push('+', repeats);
+    repeats = 0;
+    args.push(pending.operation, pending.amount);
+    if (sameKeys) {
+      args.push('==');
+    } else {
+      for (const key of pending.keys) keys.push(key);
+      if (sameRules) args.push('=');
+      else for (const arg of pending.ruleArgs) args.push(arg);
+    }
+    previous = pending;
+  }
+  if (repeats > 0) args.push('+', repeats);
+  return { keys, args };
 }
 
 function planOf(rules: readonly ResolvedRule[]): RulesPlan {

@@ -4,7 +4,7 @@ import type { AccessKind } from '../../common/access.decorator';
 import { bearerToken, type Caller, headerValue, type RequestWithCaller } from '../../common/caller';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { hasValidChecksum } from '../keys/key-format';
-import { RuleCache, sha256Hex } from '../rules/rule-cache.service';
+import { RuleCache } from '../rules/rule-cache.service';
 import { SESSION_PREFIX, SessionService } from './session.service';
 
 /**
@@ -22,12 +22,6 @@ export class Authenticator {
   ) {}
 
   /**
-   * SHA-256 of recently seen service keys (a pure function of the key, so nothing here outlives a revocation: the
-   * hash is looked up in the rule set in force on every request). Bounded: cleared when full.
-   */
-  private readonly hashes = new Map<string, string>();
-
-  /**
    * The caller of `req`, for a route open to `access` (never `public`). `gateway`: the credential is in the
    * gateway's own header (`FORWARD_AUTH_SERVICE_KEY_HEADER`), not in `Authorization`, which is the client's.
    */
@@ -39,7 +33,7 @@ export class Authenticator {
     if (isKeyOfKind(token, 'o')) return this.operatorKey(token, access);
     if (isKeyOfKind(token, 't')) return this.tenantKey(token, access);
 
-    const key = this.rules.serviceKey(this.hashOf(token));
+    const key = this.rules.serviceKey(this.rules.keyHash(token));
     if (!key || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
     }
@@ -71,16 +65,6 @@ export class Authenticator {
     if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
     if (!access.includes('tenant')) throw new AppError(ErrorCode.FORBIDDEN, 'tenant keys may only read their own tenant');
     return { kind: 'tenant', tenantId: key.tenantId, sessionId: '', user: null, keyPrefix: key.prefix };
-  }
-
-  private hashOf(token: string): string {
-    let hash = this.hashes.get(token);
-    if (hash === undefined) {
-      if (this.hashes.size >= 10_000) this.hashes.clear();
-      hash = sha256Hex(token);
-      this.hashes.set(token, hash);
-    }
-    return hash;
   }
 }
 

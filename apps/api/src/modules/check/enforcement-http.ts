@@ -4,8 +4,11 @@ import { AppError, ErrorCode } from '@tollgate/domain';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { replyWithError } from '../../common/error.filter';
 
+/** The forward-auth route; Envoy's `ext_authz` with `path_prefix` appends the original path to it. */
+export const FORWARD_AUTH_ROUTE = '/v1/forward-auth';
+
 /** Route prefixes the enforcement instance serves: the route itself and anything below it. */
-const PREFIXES = ['/v1/check', '/v1/forward-auth'];
+const PREFIXES = ['/v1/check', FORWARD_AUTH_ROUTE];
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 

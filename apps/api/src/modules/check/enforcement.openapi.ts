@@ -1,7 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { batchCheckRequestSchema, checkRequestSchema, leaseRequestSchema } from '@tollgate/domain';
 import { z } from 'zod';
-import { FORWARD_AUTH_ROUTE } from './enforcement.routes';
+import { FORWARD_AUTH_ROUTE } from './enforcement-http';
 
 type Paths = OpenAPIObject['paths'];
 type Operation = NonNullable<Paths[string]['post']>;

@@ -15,14 +15,11 @@ import type { AccessKind } from '../../common/access.decorator';
 import { bearerToken, type Caller, headerValue as header } from '../../common/caller';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { Authenticator } from '../auth/authenticator.service';
-import { EnforcementHttp } from './enforcement-http';
+import { EnforcementHttp, FORWARD_AUTH_ROUTE } from './enforcement-http';
 import { type CheckOperation, type CheckScope, CheckQuota } from './use-cases/check-quota.use-case';
 
 /** Who may call the enforcement routes: service keys only (the Authenticator refuses every other caller). */
 const SERVICE: readonly AccessKind[] = ['service'];
-
-/** The forward-auth route; Envoy's `ext_authz` with `path_prefix` appends the original path to it. */
-export const FORWARD_AUTH_ROUTE = '/v1/forward-auth';
 
 /** Methods Fastify does not route unless told to (as Nest's `@All()` adds them). */
 const WEBDAV_METHODS = ['SEARCH', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'];

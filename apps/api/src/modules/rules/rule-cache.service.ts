@@ -69,6 +69,23 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
     return this.limitRules.get(tenantSlug) ?? [];
   }
 
+  /**
+   * SHA-256 of recently seen keys (service keys, tenant keys in checks), as the rule set indexes them. A pure
+   * function of the key, so nothing here outlives a revocation: the hash is looked up in the rule set in force on
+   * every request. Bounded: cleared when full.
+   */
+  private readonly keyHashes = new Map<string, string>();
+
+  keyHash(key: string): string {
+    let hash = this.keyHashes.get(key);
+    if (hash === undefined) {
+      if (this.keyHashes.size >= KEY_HASH_CACHE_SIZE) this.keyHashes.clear();
+      hash = sha256Hex(key);
+      this.keyHashes.set(key, hash);
+    }
+    return hash;
+  }
+
   /** The service key with this SHA-256 hash, if it exists in the rule set in force. */
   serviceKey(hash: string): CompiledServiceKey | undefined {
     return this.serviceKeys.get(hash);
@@ -157,6 +174,9 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
 }
 
 /** The limits of one decision for the engine, each one's window in seconds (for answers). */
+/** The most key hashes remembered at once. */
+const KEY_HASH_CACHE_SIZE = 10_000;
+
 /** The most (tenant, endpoint) → policy answers remembered at once. */
 const ENDPOINT_CACHE_SIZE = 50_000;
 

@@ -16,7 +16,7 @@ import {
 import type { Decision } from '@tollgate/limiter';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
-import { type DecisionRules, RuleCache, sha256Hex } from '../../rules/rule-cache.service';
+import { type DecisionRules, RuleCache } from '../../rules/rule-cache.service';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
 
 /** What the service key that asks may see: null = every tenant. */
@@ -147,7 +147,7 @@ export class CheckQuota {
       if (!tenant || !visible(tenant.slug)) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
       return { tenant };
     }
-    const key = request.key === undefined ? undefined : this.rules.tenantKey(sha256Hex(request.key));
+    const key = request.key === undefined ? undefined : this.rules.tenantKey(this.rules.keyHash(request.key));
     const tenant = key ? ruleSet.tenants[key.tenant] : undefined;
     // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
     if (!key || !tenant || !visible(tenant.slug)) return { reason: 'key_invalid' };
@@ -201,7 +201,7 @@ export class CheckQuota {
 
   /** A denial decided without counting (suspended tenant, bad key). */
   private refused(ruleSet: RuleSet, reason: string, operation: CheckOperation, tenant?: string): CheckResult | LeaseResult {
-    this.metrics.decisions.inc({ tenant: tenant ?? '-', endpoint: '-', result: reason, mode: 'enforce' });
+    this.metrics.decisionTally(tenant ?? '-', '-', reason, 'enforce').count += 1;
     const result: CheckResult = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion: ruleSet.version, ...(tenant ? { tenant } : {}), limits: [], headers: {}, reason };
     return operation === 'lease' ? { ...result, granted: 0 } : result;
   }
