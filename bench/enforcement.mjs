@@ -377,7 +377,7 @@ else console.log(report(results));
 
 /** The measured targets only, one line each (for BENCH_TARGETS runs). */
 function brief(r) {
-  const lines = Object.entries(r.medians).map(([id, x]) => `${id}: ${fmt(x.decidedPerSecond)} decided/s, p99 ${fmt(x.p99)} ms, server CPU ${fmt(x.serverCpuUsPerRequest)} µs/request, Redis CPU ${fmt(x.redisCpuUsPerRequest)} µs/request, ${fmt(x.scriptCallsPerRequest, 3)} script calls/request, ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts + x.total.notAdmitted)} failed`);
+  const lines = Object.entries(r.medians).map(([id, x]) => `${id}: ${fmt(x.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(x.p50)}/${fmt(x.p975)}/${fmt(x.p99)} ms, server CPU ${fmt(x.serverCpuUsPerRequest)} µs/request, Redis CPU ${fmt(x.redisCpuUsPerRequest)} µs/request, ${fmt(x.scriptCallsPerRequest, 3)} script calls/request, ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts + x.total.notAdmitted)} failed`);
   const { tollgate3: t, bare: b } = r.medians;
   const f = r.medians.floor;
   if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);

@@ -24,9 +24,12 @@
                    (the burst, or the limit) and the pattern of its stored parts; a fixed window on a calendar
                    has window 0 and adds the calendar window's start, its end and the next one's end
 
-  Reply: { nowMs, then per decision: granted (a lease: the units granted; else 1; 0 = denied),
-           then per rule: remaining, resetMs, and retryAfterMs when denied or delayMs when admitted }
-           -- integers only (an admitted decision has no retry-after, a denied one no delay)
+  Reply: one string of integers, each after one space but the first: nowMs, then per decision: granted (a
+           lease: the units granted; else 1; 0 = denied), then per rule: remaining, resetMs, and retryAfterMs
+           when denied or delayMs when admitted (an admitted decision has no retry-after, a denied one no
+           delay). One string rather than an array of integers: a client decodes one reply element instead of
+           ten a decision (ioredis's cost is per element), and Redis formats each rule's three with one
+           string.format('%d %d %d') (exact below 2^53; table.concat would format Lua numbers with '%.14g').
   consume/lease write only when every rule admits (a token bucket's consume writes while it reads, and
   undoes that when the decision does not admit: see tokenBucketRead); peek never writes; refund gives back
   to every rule.
@@ -63,7 +66,7 @@ end
 -- Rule i (from 1) of a decision over `rules` rules, whose ARGV start at `arg` and whose keys follow
 -- KEYS[first]: opens it, then (recursively) the rules after it, so that each rule's view stays in locals;
 -- the innermost call decides over all of them (`least` is the fewest units any rule has available) and puts
--- the decision's numbers in `reply` from n + 1 on. Once that is known, each rule is closed and its numbers
+-- the decision's part of the reply in `reply` from n + 1 on: granted, then one string per rule. Once that is known, each rule is closed and its numbers
 -- written to its place. Returns granted (0 = denied), the cost charged, and where the ARGV after the
 -- decision's rules start; or nil and an error reply.
 local function decideFrom(reply, n, operation, amount, rules, first, i, arg, least)
@@ -75,8 +78,8 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
     elseif operation ~= 'refund' and amount > least then
       granted = 0
     end
-    reply[n + 1] = granted
-    for j = n + 2, n + 1 + 3 * rules do reply[j] = 0 end
+    reply[n + 1] = string.format('%d', granted)
+    for j = n + 2, n + 1 + rules do reply[j] = '' end
     return granted, cost, arg
   end
 
@@ -140,13 +143,12 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   else
     remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, capacity, pattern, a, b, cost, mode, code == 'ls')
   end
-  local o = n + 3 * i - 1
-  reply[o], reply[o + 1] = remaining, reset
-  if granted == 0 then reply[o + 2] = retryAfter else reply[o + 2] = delay end
+  if granted == 0 then delay = retryAfter end
+  reply[n + 1 + i] = string.format('%d %d %d', remaining, reset, delay)
   return granted, cost, after
 end
 
-local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { now }, 3, 0, 0, 0, 0, '', 0
+local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 3, 0, 0, 0, 0, '', 0
 while arg <= #ARGV do
   local times, fresh = 1, false
   if ARGV[arg] == '+' then
@@ -176,4 +178,4 @@ while arg <= #ARGV do
   end
   if fresh then arg = after end
 end
-return reply
+return table.concat(reply, ' ')

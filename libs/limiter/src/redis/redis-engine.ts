@@ -153,9 +153,9 @@ export class RedisEngine implements Limiter {
   /** One script call for `batch` (decisions of one tenant on one clock); settles each decision's promise. */
   private async send(injected: number | undefined, batch: Pending[]): Promise<void> {
     const { keys, args } = encodeBatch(injected, batch);
-    let reply: unknown;
+    let reply: number[];
     try {
-      reply = await this.timedCall(keys, args);
+      reply = replyNumbers(await this.timedCall(keys, args));
     } catch (err) {
       for (const pending of batch) pending.reject(err);
       return;
@@ -290,24 +290,51 @@ export function packPattern(widest: number, count: 2 | 3): string {
   return `%d${`%0${width}d`.repeat(count - 1)}${width - 1}`;
 }
 
-/** The decision at `offset` of the script's reply (after `nowMs` at 0; see lua/limit.lua). */
-function parseDecision(reply: unknown, offset: number, rules: readonly ResolvedRule[], operation: Operation): Lease {
-  if (!Array.isArray(reply) || reply.length < offset + 1 + 3 * rules.length) unexpected(reply);
-  const n = reply as unknown[];
-  const granted = integerAt(n, offset);
+/**
+ * The integers of the script's reply: one string of integers separated by single spaces (see lua/limit.lua), read
+ * without a string per number; anything else is not a reply of this script.
+ */
+function replyNumbers(reply: unknown): number[] {
+  if (typeof reply !== 'string' || reply.length === 0) unexpected(reply);
+  const numbers: number[] = [];
+  let value = 0;
+  let sign = 1;
+  let digits = 0;
+  for (let i = 0; i <= reply.length; i += 1) {
+    const c = i < reply.length ? reply.charCodeAt(i) : SPACE;
+    if (c >= DIGIT_0 && c <= DIGIT_9) {
+      value = value * 10 + (c - DIGIT_0);
+      digits += 1;
+    } else if (c === SPACE && digits > 0) {
+      numbers.push(sign * value);
+      value = 0;
+      sign = 1;
+      digits = 0;
+    } else if (c === MINUS && digits === 0 && sign === 1) {
+      sign = -1;
+    } else {
+      unexpected(reply);
+    }
+  }
+  return numbers;
+}
+
+const SPACE = 0x20;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/** The decision at `offset` of the script's reply numbers (after `nowMs` at 0; see lua/limit.lua). */
+function parseDecision(reply: readonly number[], offset: number, rules: readonly ResolvedRule[], operation: Operation): Lease {
+  if (reply.length < offset + 1 + 3 * rules.length) unexpected(reply);
+  const granted = reply[offset] as number;
   const allowed = granted > 0;
   const numbers: RuleNumbers[] = [];
   for (let i = 0, o = offset + 1; i < rules.length; i += 1, o += 3) {
-    const wait = integerAt(n, o + 2);
-    numbers.push({ remaining: integerAt(n, o), resetMs: integerAt(n, o + 1), retryAfterMs: allowed ? 0 : wait, delayMs: allowed ? wait : 0 });
+    const wait = reply[o + 2] as number;
+    numbers.push({ remaining: reply[o] as number, resetMs: reply[o + 1] as number, retryAfterMs: allowed ? 0 : wait, delayMs: allowed ? wait : 0 });
   }
-  return { granted: operation === 'lease' ? granted : 0, decision: toDecision(integerAt(n, 0), allowed, rules, numbers) };
-}
-
-function integerAt(reply: unknown[], i: number): number {
-  const value = reply[i];
-  if (typeof value !== 'number') unexpected(reply);
-  return value;
+  return { granted: operation === 'lease' ? granted : 0, decision: toDecision(reply[0] as number, allowed, rules, numbers) };
 }
 
 function unexpected(reply: unknown): never {
