@@ -162,4 +162,26 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
     expect(results.slice(0, 2).map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(['connection lost', 'connection lost']);
     expect((results[2] as PromiseRejectedResult).reason.name).toBe('InvalidLimitRequestError');
   });
+
+  it('runs each script call once through the guard (a circuit breaker), whose refusal fails every decision of the call', async () => {
+    const t = tenant();
+    const { client, calls } = counting();
+    let guarded = 0;
+    let refuse = false;
+    const engine = new RedisEngine(client, {
+      guard: (call) => {
+        guarded += 1;
+        return refuse ? Promise.reject(new Error('circuit open')) : call();
+      },
+    });
+    const admitted = await Promise.all([1, 2, 3].map(() => engine.consume({ tenantId: t, cost: 1, rules })));
+    expect(admitted.map((d) => d.allowed)).toEqual([true, true, true]);
+    expect([guarded, calls.length]).toEqual([1, 1]);
+    refuse = true;
+    const refused = await Promise.allSettled([1, 2, 3].map(() => engine.consume({ tenantId: t, cost: 1, rules })));
+    expect(refused.map((r) => (r as PromiseRejectedResult).reason?.message)).toEqual(['circuit open', 'circuit open', 'circuit open']);
+    expect([guarded, calls.length]).toEqual([2, 1]); // refused before Redis: nothing sent, nothing charged
+    refuse = false;
+    expect((await engine.peek({ tenantId: t, cost: 1, rules })).rules[1]?.remaining).toBe(100 - 3 - 1); // a peek answers as if charged
+  });
 });

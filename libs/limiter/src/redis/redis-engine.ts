@@ -48,6 +48,12 @@ export interface RedisEngineOptions {
   deadlineMs?: number;
   /** Called once per script call with its duration in ms (until its reply, its error or its deadline). */
   onScriptCall?: (ms: number) => void;
+  /**
+   * Runs every script call, e.g. through a circuit breaker: what it throws fails each decision of the call. Per call,
+   * not per decision: a batch of decisions is one request to Redis, and one failure of it. The deadline is not inside
+   * it (a late call is whatever Redis makes of it). Default: the call alone.
+   */
+  guard?: <T>(call: () => Promise<T>) => Promise<T>;
 }
 
 /** The most decisions one script call makes, by default. */
@@ -177,8 +183,8 @@ export class RedisEngine implements Limiter {
    * already waiting on the socket is read first; a late reply is ignored) and `onScriptCall` told its duration.
    */
   private timedCall(keys: string[], args: (string | number)[]): Promise<unknown> {
-    const { deadlineMs, onScriptCall } = this.options;
-    const call = limitScript.run(this.redis, keys, args);
+    const { deadlineMs, onScriptCall, guard } = this.options;
+    const call = guard ? guard(() => limitScript.run(this.redis, keys, args)) : limitScript.run(this.redis, keys, args);
     if (deadlineMs === undefined && onScriptCall === undefined) return call;
     const started = performance.now();
     return new Promise((resolve, reject) => {

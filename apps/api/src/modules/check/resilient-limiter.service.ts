@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '@tollgate/domain';
-import { DeadlineExceeded, type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
+import { type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
 import type { Redis } from 'ioredis';
-import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleWhen } from 'cockatiel';
+import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -23,7 +23,8 @@ export type Operation = 'consume' | 'peek' | 'refund';
  * The limiter with the failure handling of scenarios 8 and 10: every script call to Redis has a short deadline
  * (`DECISION_DEADLINE_MS`: one timer per call, which decides a batch of one tenant's decisions); Redis's failures
  * count towards a circuit breaker that, once open, answers at once without asking Redis for `BREAKER_COOLDOWN_MS`,
- * then lets one decision try again. When Redis does not
+ * then lets one call try again. The breaker, like the deadline, is per script call (the engine's `guard`): a
+ * batch of decisions is one request to Redis and one failure of it. When Redis does not
  * decide, `QuotaStoreUnavailable` says so; the caller applies the policy's failure mode, and `local` decides on
  * this node's memory engine at limit ÷ `LOCAL_FAILOVER_NODES`.
  */
@@ -43,13 +44,16 @@ export class ResilientLimiter {
   ) {
     const { deadlineMs, breakerFailures, breakerCooldownMs } = config.failover;
     this.cooldownMs = breakerCooldownMs;
-    this.redis = new RedisEngine(client, { deadlineMs, onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000) });
-    // Failures of Redis open the circuit: errors, including ioredis's own command timeout. Input errors (AppError)
-    // are answers, and a missed deadline is not counted: under a burst the process's own event loop can be late,
-    // and that must cost the late request its answer from Redis, not every request for a cooldown.
-    const failures = handleWhen((err) => !(err instanceof AppError) && !(err instanceof DeadlineExceeded));
-    this.breaker = circuitBreaker(failures, { halfOpenAfter: breakerCooldownMs, breaker: new ConsecutiveBreaker(breakerFailures) });
+    // Failures of Redis open the circuit: errors of the script call, including ioredis's own command timeout. A
+    // missed deadline is not one (the deadline is outside the breaker): under a burst the process's own event loop
+    // can be late, and that must cost the late decisions their answer from Redis, not every check for a cooldown.
+    this.breaker = circuitBreaker(handleAll, { halfOpenAfter: breakerCooldownMs, breaker: new ConsecutiveBreaker(breakerFailures) });
     this.breaker.onStateChange((state) => this.metrics.breakerOpen.set(state === CircuitState.Closed ? 0 : 1));
+    this.redis = new RedisEngine(client, {
+      deadlineMs,
+      onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000),
+      guard: (call) => this.breaker.execute(call),
+    });
   }
 
   consume(request: LimitRequest): Promise<Decision> {
@@ -64,8 +68,8 @@ export class ResilientLimiter {
     return this.onRedis('refund', request);
   }
 
-  async lease(request: LeaseRequest): Promise<Lease> {
-    return this.guarded(() => this.redis.lease(request));
+  lease(request: LeaseRequest): Promise<Lease> {
+    return this.redis.lease(request).catch(this.unavailable);
   }
 
   /** The `local` failure mode: this node's share of every limit, on its own memory. */
@@ -74,17 +78,14 @@ export class ResilientLimiter {
   }
 
   private onRedis(operation: Operation, request: LimitRequest): Promise<Decision> {
-    return this.guarded(() => this.redis[operation](request));
+    return this.redis[operation](request).catch(this.unavailable);
   }
 
-  private async guarded<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await this.breaker.execute(call);
-    } catch (err) {
-      if (err instanceof AppError) throw err;
-      throw new QuotaStoreUnavailable(this.cooldownMs, { cause: err });
-    }
-  }
+  /** Redis did not decide (an input error is an answer, and stays one). */
+  private readonly unavailable = (err: unknown): never => {
+    if (err instanceof AppError) throw err;
+    throw new QuotaStoreUnavailable(this.cooldownMs, { cause: err });
+  };
 
   /** Each limit ÷ the number of nodes, at least 1 (buckets: their burst too). */
   private shareOf(rules: readonly LimitRule[]): LimitRule[] {
