@@ -20,7 +20,7 @@ export function rateLimitHeaders(
     headers['X-RateLimit-Remaining'] = String(tightest.remaining);
     headers['X-RateLimit-Reset'] = String(Math.ceil((decision.nowMs + tightest.resetMs) / 1000));
     headers['RateLimit-Policy'] = policy ?? rateLimitPolicy(limits);
-    headers['RateLimit'] = namedList(limits.map((l) => [l.name, 'r', l.remaining, 't', secondsUp(l.resetMs)]));
+    headers['RateLimit'] = namedList(limits, RATE_LIMIT_ITEM);
   }
   if (!decision.allowed) headers['Retry-After'] = String(Math.max(1, secondsUp(decision.retryAfterMs)));
   return headers;
@@ -28,28 +28,42 @@ export function rateLimitHeaders(
 
 /** The `RateLimit-Policy` value of these limits: one named item per limit, with its quota and window. */
 export function rateLimitPolicy(limits: readonly Pick<LimitState, 'name' | 'limit' | 'windowS'>[]): string {
-  return namedList(limits.map((l) => [l.name, 'q', l.limit, 'w', l.windowS]));
+  return namedList(limits, POLICY_ITEM);
 }
 
-/** One list item: a string and two integer parameters (`"minute";q=10;w=60`). */
-type NamedItem = [name: string, key1: string, value1: number, key2: string, value2: number];
+/** How a value becomes one list item: a string and two integer parameters (`"minute";q=10;w=60`). */
+export interface NamedItemOf<T> {
+  name: (value: T) => string;
+  key1: string;
+  value1: (value: T) => number;
+  key2: string;
+  value2: (value: T) => number;
+}
+
+const POLICY_ITEM: NamedItemOf<Pick<LimitState, 'name' | 'limit' | 'windowS'>> = { name: (l) => l.name, key1: 'q', value1: (l) => l.limit, key2: 'w', value2: (l) => l.windowS };
+const RATE_LIMIT_ITEM: NamedItemOf<LimitState> = { name: (l) => l.name, key1: 'r', value1: (l) => l.remaining, key2: 't', value2: (l) => secondsUp(l.resetMs) };
 
 /** Printable ASCII but `"` and `\`: a string whose Structured Fields form is itself in quotes. */
 const PLAIN_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const MAX_SF_INTEGER = 999_999_999_999_999;
 
 /**
- * A Structured Fields list of string items with integer parameters. This runs on every check, so the common case
- * (names without quotes or backslashes, integers in range) is written directly, which is what the structured-headers
- * library writes for it (a unit test compares the two); anything else goes through the library.
+ * A Structured Fields list of string items with integer parameters, one item per value. This runs on every check,
+ * so the common case (names without quotes or backslashes, integers in range) is written directly, which is what
+ * the structured-headers library writes for it (a unit test compares the two); anything else goes through the
+ * library.
  */
-export function namedList(items: readonly NamedItem[]): string {
+export function namedList<T>(values: readonly T[], item: NamedItemOf<T>): string {
+  const { name: nameOf, key1, value1: valueOf1, key2, value2: valueOf2 } = item;
   let out = '';
-  for (const [name, k1, v1, k2, v2] of items) {
+  for (const value of values) {
+    const name = nameOf(value);
+    const v1 = valueOf1(value);
+    const v2 = valueOf2(value);
     if (!PLAIN_STRING.test(name) || !sfInteger(v1) || !sfInteger(v2)) {
-      return serializeList(items.map(([n, a, x, b, y]) => [n, new Map<string, number>([[a, x], [b, y]])]));
+      return serializeList(values.map((v) => [nameOf(v), new Map<string, number>([[key1, valueOf1(v)], [key2, valueOf2(v)]])]));
     }
-    out += `${out ? ', ' : ''}"${name}";${k1}=${v1};${k2}=${v2}`;
+    out += `${out ? ', ' : ''}"${name}";${key1}=${v1};${key2}=${v2}`;
   }
   return out;
 }

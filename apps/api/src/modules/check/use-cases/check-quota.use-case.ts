@@ -175,14 +175,16 @@ export class CheckQuota {
     }));
     // A shadow decision never denies: its headers say what the limits are, not "retry after".
     const allowed = decision.allowed || mode === 'shadow';
+    // Every answer has the same fields in the same order (one object shape for the serializer); an absent one is
+    // undefined, which JSON leaves out.
     return {
       allowed,
       mode,
       retryAfterMs: allowed ? 0 : decision.retryAfterMs,
-      ...(decision.delayMs > 0 ? { delayMs: decision.delayMs } : {}),
+      delayMs: decision.delayMs > 0 ? decision.delayMs : undefined,
       ruleVersion: ruleSet.version,
       tenant: tenant.slug,
-      ...(policy ? { policy: policy.name } : {}),
+      policy: policy?.name,
       limits,
       headers: rateLimitHeaders(limits, { allowed, retryAfterMs: decision.retryAfterMs, nowMs: decision.nowMs }, this.policyHeader(plan, limits)),
     };
