@@ -16,7 +16,7 @@ const envSchema = z.object({
   RULES_POLL_MS: ms.default(1000),
   /** A decision that Redis has not answered within this many ms is decided by the policy's failure mode. */
   DECISION_DEADLINE_MS: ms.default(50),
-  /** After this many decisions in a row failed on Redis, stop asking it (the circuit opens)… */
+  /** After this many script calls in a row failed on Redis, stop asking it (the circuit opens)… */
   BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   /** …for this many ms; then one decision tries Redis again. */
   BREAKER_COOLDOWN_MS: ms.default(1000),
