@@ -1,5 +1,6 @@
 /**
- * Integer arithmetic shared by every algorithm, mirrored line for line by `lua/includes/common.lua`.
+ * Integer arithmetic shared by every algorithm, mirrored by `lua/includes/common.lua` (the same results; Lua's
+ * ceilDiv computes them with `%`, cheaper there than a call of math.floor).
  * Every number stays an integer below 2^53 (rule validation keeps products of capacity and window at or
  * below 2^52), which doubles hold exactly in both languages; `floor(a / b)` is then exact as well.
  */

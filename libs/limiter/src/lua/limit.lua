@@ -116,7 +116,8 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
     end
   end
 
-  local granted, cost, after = decideFrom(reply, n, operation, amount, rules, first, i + 1, arg, min(least, available))
+  if available < least then least = available end
+  local granted, cost, after = decideFrom(reply, n, operation, amount, rules, first, i + 1, arg, least)
   if not granted then return nil, cost end
 
   local mode

@@ -7,11 +7,11 @@
 -- `now` and `keep` are the decision's clock (limit.lua reads it before this snippet).
 local floor, max, min = math.floor, math.max, math.min
 
--- ceil(a / b) for integers, b > 0.
+-- ceil(a / b) for integers, b > 0 (algorithms/integers.ts's ceilDiv). Lua 5.1's `%` is a - floor(a / b) * b,
+-- exact here like floor(a / b), so a + (-a) % b is the next multiple of b; arithmetic only, which costs
+-- Redis less than a call of math.floor.
 local function ceilDiv(a, b)
-  local q = floor(a / b)
-  if q * b < a then q = q + 1 end
-  return q
+  return (a + (-a) % b) / b
 end
 
 -- How a key written now expires `ttl` ms later: exactly then (PXAT) on Redis's clock; with an injected

@@ -6,18 +6,21 @@
 -- means a full bucket, so SET NX GET writes what taking `cost` from a full bucket leaves (the very value and
 -- TTL tokenBucketClose would write) when there is no key, and returns the value (writing nothing) when
 -- there is one. A bucket that refills fast, or a subject that is seldom seen, is usually full. Returns the
--- value and whether it wrote; tokenBucketClose keeps or undoes the write once the decision is known.
+-- value, or false and the TTL it wrote (the take's reset, which tokenBucketClose then needs not work out
+-- again); tokenBucketClose keeps or undoes the write once the decision is known.
 local function tokenBucketRead(key, rate, unit, capacity, pattern, cost)
-  local mode, at = expiry(ceilDiv(cost * unit, rate))
+  local ttl = ceilDiv(cost * unit, rate)
+  local mode, at = expiry(ttl)
   local stored = redis.call('SET', key, joinDigits(pattern, true, now - EPOCH, (capacity - cost) * unit), 'NX', 'GET', mode, at)
-  return stored, not stored
+  if stored then return stored, false end
+  return false, ttl
 end
 
 local function tokenBucketOpen(stored, rate, unit, capacity)
   local full = capacity * unit
+  if not stored then return capacity, full, now end
   local tokens, at = full, now
-  local since, kept
-  if stored then since, kept = splitDigits(stored, 2) end
+  local since, kept = splitDigits(stored, 2)
   if since and kept then
     since, kept = since + EPOCH, min(kept, full)
     local elapsed = max(0, now - since)
@@ -27,7 +30,14 @@ local function tokenBucketOpen(stored, rate, unit, capacity)
   return floor(tokens / unit), tokens, at
 end
 
+-- `written`: the TTL tokenBucketRead wrote with, or false when it did not write.
 local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, cost, mode, written)
+  if written then
+    -- tokenBucketRead already wrote the take, from a full bucket: the take's numbers are known. A decision
+    -- that does not take leaves no key (a full bucket).
+    if mode == 'take' then return capacity - cost, written, 0, 0 end
+    redis.call('DEL', key)
+  end
   local full = capacity * unit
   local retryAfter = 0
   if mode == 'deny' then
@@ -40,10 +50,7 @@ local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, 
   local reset = 0
   if tokens < full then reset = at - now + ceilDiv(full - tokens, rate) end
   -- tokens <= full, whose digits are the pattern's width: the packed form always fits.
-  if written then
-    -- tokenBucketRead already wrote the take; a decision that does not take leaves no key (a full bucket).
-    if mode ~= 'take' then redis.call('DEL', key) end
-  elseif mode == 'take' or mode == 'give' then
+  if not written and (mode == 'take' or mode == 'give') then
     store(key, joinDigits(pattern, true, at - EPOCH, tokens), reset)
   end
   return floor(tokens / unit), reset, retryAfter, 0
