@@ -41,7 +41,7 @@ function scriptArgs(rules) {
  * The order alternates (1 then 3, 3 then 1, …) so that a change in the machine's load during a round does not
  * always fall on the same side of its ratio (the machine is shared).
  */
-const ROUNDS = 5;
+const ROUNDS = 7;
 async function scriptOpsPerSecond() {
   await redis.script('LOAD', limitScript.source);
   const tag = 'tg:{bench}';
