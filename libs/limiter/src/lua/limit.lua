@@ -66,9 +66,9 @@ end
 -- Rule i (from 1) of a decision over `rules` rules, whose ARGV start at `arg` and whose keys follow
 -- KEYS[first]: opens it, then (recursively) the rules after it, so that each rule's view stays in locals;
 -- the innermost call decides over all of them (`least` is the fewest units any rule has available) and puts
--- the decision's part of the reply in `reply` from n + 1 on: granted, then one string per rule. Once that is known, each rule is closed and its numbers
--- written to its place. Returns granted (0 = denied), the cost charged, and where the ARGV after the
--- decision's rules start; or nil and an error reply.
+-- the decision's part of the reply in `reply` from n + 1 on: granted, then one string per rule. Once that is
+-- known, each rule is closed and its numbers written to its place. Returns granted (0 = denied), the cost
+-- charged, and where the ARGV after the decision's rules start; or nil and an error reply.
 local function decideFrom(reply, n, operation, amount, rules, first, i, arg, least)
   if i > rules then
     local cost, granted = amount, 1
