@@ -24,8 +24,8 @@ const minute = { name: 'minute', algorithm: 'fixed_window', limit: BIG, windowMs
 const daily = { name: 'daily', algorithm: 'fixed_window', limit: BIG, windowMs: 86_400_000 };
 const perSecond = { name: 'second', algorithm: 'token_bucket', limit: 1_000_000, windowMs: 1_000, burst: 1_000_000 };
 
-function redisBenchmark(args) {
-  const out = execFileSync('redis-benchmark', ['-h', url.hostname, '-p', url.port || '6379', '--dbnum', String(db), '-P', '16', '-c', '50', '-n', String(400_000 * (seconds / 5)), '-r', '100000', '-q', ...args]).toString();
+function redisBenchmark(args, { requests = 400_000 * (seconds / 5), keys = 100_000 } = {}) {
+  const out = execFileSync('redis-benchmark', ['-h', url.hostname, '-p', url.port || '6379', '--dbnum', String(db), '-P', '16', '-c', '50', '-n', String(Math.round(requests)), '-r', String(keys), '-q', ...args]).toString();
   const m = out.match(/([\d.]+) requests per second/);
   if (!m) throw new Error(`redis-benchmark: ${out}`);
   return Number(m[1]);
@@ -37,28 +37,44 @@ function scriptArgs(rules) {
 }
 
 /**
- * redis-benchmark of the script with 1 and 3 limits, interleaved `ROUNDS` times (medians; the ratio per round).
- * The order alternates (1 then 3, 3 then 1, …) so that a change in the machine's load during a round does not
- * always fall on the same side of its ratio (the machine is shared).
+ * redis-benchmark of the script with 1 and 3 limits, interleaved `ROUNDS` times (medians; the ratio per round), in
+ * the steady state of subjects that come back: `SCRIPT_KEYS` subjects, and before each round both scripts run over
+ * every subject (4 calls a subject on average) so that every window key of the minute and the day exists (the
+ * token bucket's key never outlives a call: 1 ms). A round that a minute boundary cuts (new minute windows: a
+ * round where the 1-limit script creates its keys and the other does not) is made again. The order alternates
+ * (1 then 3, 3 then 1, …) so that a change in the machine's load during a round does not always fall on the same
+ * side of its ratio (the machine is shared).
  */
 const ROUNDS = 7;
+const SCRIPT_KEYS = 20_000;
 async function scriptOpsPerSecond() {
   await redis.script('LOAD', limitScript.source);
   const tag = 'tg:{bench}';
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const minuteNow = async () => Math.floor(Number((await redis.time())[0]) / 60);
+  const single = ['EVALSHA', limitScript.sha, '1', `${tag}:fw:minute:__rand_int__`, ...scriptArgs([minute])];
+  const three = [
+    'EVALSHA', limitScript.sha, '3',
+    `${tag}:tb1:second:__rand_int__`, `${tag}:fw:minute:__rand_int__`, `${tag}:fw:daily:__rand_int__`,
+    ...scriptArgs([perSecond, minute, daily]),
+  ];
+  const run = (args, requests) => redisBenchmark(args, { keys: SCRIPT_KEYS, requests });
   const rounds = [];
-  for (let i = 0; i < ROUNDS; i += 1) {
-    const runSingle = () => redisBenchmark(['EVALSHA', limitScript.sha, '1', `${tag}:fw:minute:__rand_int__`, ...scriptArgs([minute])]);
-    const runThree = () =>
-      redisBenchmark([
-        'EVALSHA', limitScript.sha, '3',
-        `${tag}:tb1:second:__rand_int__`, `${tag}:fw:minute:__rand_int__`, `${tag}:fw:daily:__rand_int__`,
-        ...scriptArgs([perSecond, minute, daily]),
-      ]);
-    let single, three;
-    if (i % 2 === 0) [single, three] = [runSingle(), runThree()];
-    else [three, single] = [runThree(), runSingle()];
-    rounds.push({ single, three, ratio: three / single });
+  let cut = 0;
+  for (let i = 0; rounds.length < ROUNDS; i += 1) {
+    if (i >= 3 * ROUNDS) throw new Error('the script rounds keep crossing minute boundaries');
+    const started = await minuteNow();
+    run(single, 4 * SCRIPT_KEYS);
+    run(three, 4 * SCRIPT_KEYS);
+    const measured = {};
+    for (const [name, args] of rounds.length % 2 === 0 ? [['single', single], ['three', three]] : [['three', three], ['single', single]]) {
+      measured[name] = run(args, 200_000 * (seconds / 5)); // ~4 s and ~8 s: short rounds, seldom cut by a minute
+    }
+    if ((await minuteNow()) !== started) {
+      cut += 1;
+      continue;
+    }
+    rounds.push({ ...measured, ratio: measured.three / measured.single });
   }
   const incr = redisBenchmark(['INCR', `${tag}:incr:__rand_int__`]);
   return {
@@ -67,6 +83,7 @@ async function scriptOpsPerSecond() {
     threeLimits: median(rounds.map((r) => r.three)),
     ratios: rounds.map((r) => r.ratio),
     medianRatio: median(rounds.map((r) => r.ratio)),
+    roundsCutByAMinute: cut,
   };
 }
 
@@ -169,7 +186,7 @@ Command: \`npm run build && node bench/limiter.mjs --markdown\` (BENCH_SECONDS=$
 ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, Redis ${r.machine.redis} (Debian, local, single instance), ${r.machine.date}.
 Everything below was measured in the same run; ratios compare figures of this run only.
 
-### One script per decision vs a bare command (redis-benchmark -P 16 -c 50, random keys; script figures: medians of ${ROUNDS} interleaved rounds, alternating which runs first)
+### One script per decision vs a bare command (redis-benchmark -P 16 -c 50, random keys; script figures: medians of ${ROUNDS} interleaved rounds, alternating which runs first, over ${fmt(SCRIPT_KEYS)} subjects whose window keys exist; ${r.redisBenchmark.roundsCutByAMinute} round(s) cut by a minute boundary made again)
 | command | ops/s | ratio |
 |---|---:|---:|
 | \`INCR\` (baseline) | ${fmt(rb.incr)} | 1.00× |
