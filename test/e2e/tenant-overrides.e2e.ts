@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checker, type CheckBody } from '../support/check';
 import { awayFromMinuteBoundary, createServiceKey, createTenant } from '../support/fixtures';
-import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { launchBrowser, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 // A tenant's overrides set in the dashboard, next to its plan's limits, each enforced by /v1/check.
@@ -89,7 +89,7 @@ describe("a tenant's overrides in the dashboard, enforced by /v1/check", () => {
     await page.getByTestId('override-add-algorithm').selectOption('token_bucket');
     await page.getByTestId('override-add-burst').fill('8');
     await page.getByTestId('override-add-submit').click();
-    await expect.poll(() => page.getByTestId('override-add-name').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    await untilInvalid(page, 'override-add-name');
     expect(await page.locator('form[aria-label^="Add a limit of tenant"] [role="alert"]').first().textContent()).toContain('lower-case');
     expect(await page.getByTestId('override-add-burst').inputValue()).toBe('8');
     await shot(page, '4-bad-name');
@@ -112,7 +112,7 @@ describe("a tenant's overrides in the dashboard, enforced by /v1/check", () => {
     await page.getByTestId('override-add-unit').selectOption('minutes');
     await page.getByTestId('override-add-limit').fill('1');
     await page.getByTestId('override-add-submit').click();
-    await expect.poll(() => page.getByTestId('override-add-name').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    await untilInvalid(page, 'override-add-name');
     expect(await page.locator('form[aria-label^="Add a limit of tenant"] [role="alert"]').first().textContent()).toContain('already overrides “burst”');
     expect(await page.getByTestId('tenant-limit-burst').textContent()).toContain('5 per second');
     expect(await page.getByTestId('rule-version').textContent()).toBe(`v${added}`);

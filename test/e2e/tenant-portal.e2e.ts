@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
 import { createTenantKey } from '../support/fixtures';
-import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { launchBrowser, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 const TENANT_USER = { email: 'ops@acme.example', name: 'Acme operations', password: 'acme-portal-passphrase' };
@@ -67,7 +67,7 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     await page.getByTestId('user-new-tenant').selectOption({ label: 'Acme Corp (acme)' });
     await page.getByTestId('user-new-password').fill('too short');
     await page.getByTestId('user-new-submit').click();
-    await expect.poll(() => page.getByTestId('user-new-password').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    await untilInvalid(page, 'user-new-password');
     expect(await page.locator('[data-testid="user-new"] [role="alert"]').first().textContent()).toContain('at least 12 characters');
     expect(await page.getByTestId('user-new-password').inputValue()).toBe('');
     expect(await page.getByTestId('user-new-email').inputValue()).toBe(TENANT_USER.email);
@@ -84,7 +84,7 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     await page.getByTestId('user-new-name').fill('Someone else');
     await page.getByTestId('user-new-password').fill('another-long-passphrase');
     await page.getByTestId('user-new-submit').click();
-    await expect.poll(() => page.getByTestId('user-new-email').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    await untilInvalid(page, 'user-new-email');
     expect(await page.locator('[data-testid="user-new"] [role="alert"]').first().textContent()).toContain('already exists');
     await shot(page, '2-email-taken');
 
@@ -106,7 +106,7 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     await page.getByTestId(`user-password-${other}`).click();
     await page.getByTestId(`user-password-input-${other}`).fill('short');
     await page.getByTestId(`user-password-save-${other}`).click();
-    await expect.poll(() => page.getByTestId(`user-password-input-${other}`).getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    await untilInvalid(page, `user-password-input-${other}`);
     await page.getByTestId(`user-password-input-${other}`).fill('a-new-night-passphrase');
     await page.getByTestId(`user-password-save-${other}`).click();
     await expect.poll(() => page.getByTestId('mutation-status').textContent(), { timeout: 10_000 }).toContain(`New password set for ${other}`);

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
 
 /** Debian's Chromium, headless, without the background connections this closed network refuses. */
@@ -21,4 +22,9 @@ export async function signInAsDemoOperator(page: Page, dashboardUrl: string): Pr
   await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
   await page.getByTestId('login-submit').click();
   await page.waitForURL(/\/plans/);
+}
+
+/** Waits until the dashboard marks the field `testId` invalid (`aria-invalid`): the form was refused. */
+export async function untilInvalid(page: Page, testId: string): Promise<void> {
+  await expect.poll(() => page.getByTestId(testId).getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
 }
