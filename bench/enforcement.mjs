@@ -5,12 +5,14 @@
 // autocannon runs in this one with 64 connections, the same bodies for every target, BENCH_ROUNDS rounds (the
 // order reversed every other round), medians reported.
 // Run: `npm run build && node bench/enforcement.mjs [--markdown] [--profile]`. Env: BENCH_SECONDS (10),
-// BENCH_WARMUP_SECONDS (3), BENCH_ROUNDS (3), BENCH_DATABASE_URL (recreated), BENCH_REDIS_URL (that database is
+// BENCH_WARMUP_SECONDS (3, before each measured run), BENCH_INITIAL_WARMUP_SECONDS (10, each server once before the
+// rounds), BENCH_ROUNDS (3), BENCH_DATABASE_URL (recreated), BENCH_REDIS_URL (that database is
 // flushed). `--profile` also takes a CPU profile of the API and of the bare app under the same load, afterwards
 // (kept in BENCH_PROFILE_DIR when set).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +29,7 @@ const markdown = process.argv.includes('--markdown');
 const profiling = process.argv.includes('--profile');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const initialWarmupSeconds = Number(process.env.BENCH_INITIAL_WARMUP_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_bench_enforcement';
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
@@ -209,17 +212,69 @@ const bodies = (tenant) => Array.from({ length: SUBJECTS }, (_, i) => JSON.strin
 /** Every answer must be an admission decided on Redis (Tollgate answers `degraded` when Redis did not decide in time). */
 const admitted = (body) => body.includes('"allowed":true') && !body.includes('"degraded"');
 
-/** autocannon on `target`: as fast as it answers, or (`rate`) that many requests per second across the connections. */
-function load(target, duration, rate) {
-  return autocannon({
+/**
+ * autocannon on `target` for `warmup` + `duration` seconds on the same 64 connections: as fast as it answers, or
+ * (`rate`) that many requests per second across them. Only the answers completed in the last `duration` seconds
+ * are measured (`window`): a run that opens its connections starts with a burst of slow answers (64 connections
+ * at once, each one's first request), a transient of the load generator that would otherwise be a sizeable part
+ * of the slowest 1 % in a run of seconds. `atWindow()` runs when the window opens (counters read then).
+ * Correctness (errors, timeouts, answers that were not admissions) counts over the whole run.
+ */
+async function load(target, { warmup, duration, rate, connections = CONNECTIONS, atWindow = () => undefined }) {
+  const latencies = [];
+  let opened = Infinity;
+  let ok = 0;
+  let notAdmitted = 0;
+  // How late this process's own event loop ran during the window: autocannon's clock starts and stops in it, so an
+  // answer that arrives while it is held up (the two CPUs busy with the server and Redis) is timed late.
+  const clientDelay = monitorEventLoopDelay({ resolution: 1 });
+  const instance = autocannon({
     url: target.url,
-    connections: CONNECTIONS,
-    duration,
+    connections,
+    duration: warmup + duration,
     ...(rate ? { overallRate: rate } : {}),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
     requests: bodies(target.tenant).map((body) => ({ method: 'POST', path: target.path, body })),
-    verifyBody: admitted,
+    // Called right after the answer's 'response' event, for the same answer.
+    verifyBody: (body) => {
+      const fine = admitted(body);
+      if (!fine && performance.now() >= opened) notAdmitted += 1;
+      return fine;
+    },
   });
+  instance.on('response', (client, status, bytes, ms) => {
+    if (performance.now() < opened) return;
+    latencies.push(ms);
+    if (status >= 200 && status < 300) ok += 1;
+  });
+  const timer = setTimeout(async () => {
+    await atWindow();
+    opened = performance.now();
+    clientDelay.enable();
+  }, warmup * 1000);
+  const r = await instance;
+  clearTimeout(timer);
+  clientDelay.disable();
+  const windowSeconds = (performance.now() - opened) / 1000;
+  if (!(windowSeconds > 0)) throw new Error(`${target.id}: the measured window never opened`);
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return {
+    r,
+    window: {
+      seconds: windowSeconds,
+      answers: latencies.length,
+      requestsPerSecond: latencies.length / windowSeconds,
+      // Admissions decided on Redis: a degraded answer (the API's circuit open) skips Redis and is not one.
+      decidedPerSecond: (ok - notAdmitted) / windowSeconds,
+      p50: at(0.5),
+      p975: at(0.975),
+      p99: at(0.99),
+      max: latencies.at(-1),
+      clientDelayP99: clientDelay.percentile(99) / 1e6,
+      clientDelayMax: clientDelay.max / 1e6,
+    },
+  };
 }
 
 async function scriptCalls(redis) {
@@ -250,35 +305,31 @@ async function dailyUsed(target) {
 }
 
 async function measure(target, redis) {
-  await load(target, warmupSeconds);
-  await sleep(300); // answers still in flight when autocannon stopped
   const usedBefore = target.daily ? await dailyUsed(target) : 0;
-  const calls = await scriptCalls(redis);
-  const redisCpu = await redisCpuMicros(redis);
-  const cpu = cpuMicros(target.proc.child.pid);
-  const r = await load(target, seconds);
-  const serverCpu = cpuMicros(target.proc.child.pid) - cpu;
-  const redisCpuUsed = (await redisCpuMicros(redis)) - redisCpu;
-  const callsMade = (await scriptCalls(redis)) - calls;
-  await sleep(300);
+  let before;
+  const { r, window } = await load(target, {
+    warmup: warmupSeconds,
+    duration: seconds,
+    atWindow: async () => {
+      before = { cpu: cpuMicros(target.proc.child.pid), calls: await scriptCalls(redis), redisCpu: await redisCpuMicros(redis) };
+    },
+  });
+  const serverCpu = cpuMicros(target.proc.child.pid) - before.cpu;
+  const redisCpuUsed = (await redisCpuMicros(redis)) - before.redisCpu;
+  const callsMade = (await scriptCalls(redis)) - before.calls;
+  await sleep(300); // answers still in flight when autocannon stopped
   const charged = target.daily ? (await dailyUsed(target)) - usedBefore : null;
   return {
-    requestsPerSecond: r.requests.total / r.duration,
-    // Admissions decided on Redis: a degraded answer (the API's circuit open) skips Redis and is not one.
-    decidedPerSecond: (r['2xx'] - r.mismatches) / r.duration,
-    p50: r.latency.p50,
-    p975: r.latency.p97_5,
-    p99: r.latency.p99,
-    max: r.latency.max,
+    ...window,
     ok: r['2xx'],
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
     notAdmitted: r.mismatches,
     charged,
-    scriptCallsPerRequest: callsMade / r.requests.total,
-    serverCpuUsPerRequest: serverCpu / r.requests.total,
-    redisCpuUsPerRequest: redisCpuUsed / r.requests.total,
+    scriptCallsPerRequest: callsMade / window.answers,
+    serverCpuUsPerRequest: serverCpu / window.answers,
+    redisCpuUsPerRequest: redisCpuUsed / window.answers,
   };
 }
 
@@ -293,15 +344,42 @@ async function equalLoad(a, b, rate) {
   const runs = { [a.id]: [], [b.id]: [] };
   for (let round = 0; round < rounds; round += 1) {
     for (const t of round % 2 === 0 ? [a, b] : [b, a]) {
-      await load(t, warmupSeconds, rate);
-      const r = await load(t, seconds, rate);
+      const { r, window } = await load(t, { warmup: warmupSeconds, duration: seconds, rate });
       if (r.non2xx + r.errors + r.timeouts + r.mismatches > 0) throw new Error(`${t.id} at ${rate}/s: answers that were not admissions`);
-      runs[t.id].push({ requestsPerSecond: r.requests.total / r.duration, p50: r.latency.p50, p975: r.latency.p97_5, p99: r.latency.p99 });
+      runs[t.id].push(window);
     }
   }
   const mid = (id, k) => median(runs[id].map((x) => x[k]));
   const summary = (id) => ({ requestsPerSecond: mid(id, 'requestsPerSecond'), p50: mid(id, 'p50'), p975: mid(id, 'p975'), p99: mid(id, 'p99'), p99Rounds: runs[id].map((x) => x.p99) });
   return { rate, [a.id]: summary(a.id), [b.id]: summary(b.id) };
+}
+
+/**
+ * Tollgate (3 limits) and the bare route loaded at the same time, half the connections each, `rounds` times. Run
+ * one after another, two targets meet different moments of a machine whose speed changes by ±15 % from one minute
+ * to the next (a shared VM); at the same time they meet the same moments, and compete for the same two CPUs: the
+ * one that needs less CPU per request answers more. A check on the sequential ratio, not the goal's measurement.
+ */
+async function paired(a, b) {
+  const runs = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const out = await Promise.all(
+      [a, b].map(async (t) => {
+        let cpu = 0;
+        const { r, window } = await load(t, { warmup: warmupSeconds, duration: seconds, connections: CONNECTIONS / 2, atWindow: () => (cpu = cpuMicros(t.proc.child.pid)) });
+        if (r.non2xx + r.errors + r.timeouts + r.mismatches > 0) throw new Error(`${t.id}, paired: answers that were not admissions`);
+        return { ...window, serverCpuUsPerRequest: (cpuMicros(t.proc.child.pid) - cpu) / window.answers };
+      }),
+    );
+    runs.push({ [a.id]: out[0], [b.id]: out[1] });
+  }
+  const mid = (id, k) => median(runs.map((x) => x[id][k]));
+  const summary = (id) => ({ decidedPerSecond: mid(id, 'decidedPerSecond'), p50: mid(id, 'p50'), p975: mid(id, 'p975'), p99: mid(id, 'p99'), serverCpuUsPerRequest: mid(id, 'serverCpuUsPerRequest') });
+  return {
+    [a.id]: summary(a.id),
+    [b.id]: summary(b.id),
+    ratios: runs.map((x) => ({ decided: x[a.id].decidedPerSecond / x[b.id].decidedPerSecond, p99: x[a.id].p99 / x[b.id].p99 })),
+  };
 }
 
 /** Parts of a request's work whose inclusive CPU time the profiles report. */
@@ -321,16 +399,14 @@ const WATCH = [
 /** One profiled run of `target` (after the measured rounds): the process's profiler runs for the load only. */
 async function profile(target, file) {
   rmSync(file, { force: true });
-  await load(target, warmupSeconds);
-  target.proc.child.send('cpu-profile');
-  const r = await load(target, seconds);
+  const { r, window } = await load(target, { warmup: warmupSeconds, duration: seconds, atWindow: () => target.proc.child.send('cpu-profile') });
   target.proc.child.send('cpu-profile');
   for (let i = 0; !existsSync(file); i += 1) {
     if (i > 200) throw new Error(`${target.proc.name}: no profile written to ${file}`);
     await sleep(100);
   }
   const failed = r.non2xx + r.errors + r.timeouts + r.mismatches;
-  return { requests: r.requests.total, requestsPerSecond: r.requests.total / r.duration, failed, ...summarize(JSON.parse(readFileSync(file, 'utf8')), root, { watch: WATCH }) };
+  return { requests: window.answers, requestsPerSecond: window.requestsPerSecond, failed, ...summarize(JSON.parse(readFileSync(file, 'utf8')), root, { watch: WATCH }) };
 }
 
 // ---- the run -------------------------------------------------------------------------------------------------
@@ -359,6 +435,10 @@ try {
   // BENCH_TARGETS=tollgate3,bare measures only those (a quick comparison; the report needs all of them).
   const only = process.env.BENCH_TARGETS?.split(',');
   const measuredTargets = only ? targets.filter((t) => only.includes(t.id)) : targets;
+  // Once per server before the rounds: the JIT's tiers, and the heap grown to its working size (the API's young
+  // generation grows to ~50 MB and its old one to ~55 MB under this load, with mark-compacts on the way), which
+  // otherwise land in the first round of a freshly started server.
+  for (const t of measuredTargets) await load(t, { warmup: initialWarmupSeconds, duration: 1 });
   const perRound = [];
   for (let round = 0; round < rounds; round += 1) {
     const order = round % 2 === 0 ? measuredTargets : [...measuredTargets].reverse();
@@ -367,9 +447,11 @@ try {
     perRound.push(measured);
   }
   let sameLoad = null;
+  let together = null;
   if (perRound[0].tollgate3 && perRound[0].bare) {
     const slower = Math.min(median(perRound.map((r) => r.tollgate3.decidedPerSecond)), median(perRound.map((r) => r.bare.decidedPerSecond)));
     sameLoad = await equalLoad(targets[0], targets[2], Math.round(slower * EQUAL_LOAD_SHARE));
+    together = await paired(targets[0], targets[2]);
   }
   let profiles = null;
   if (profileDir) {
@@ -386,7 +468,7 @@ try {
       return [t.id, { label: t.label, ...m, total: sumOf(runs) }];
     }),
   );
-  results = { machine: machine(), seconds, warmupSeconds, rounds, connections: CONNECTIONS, loadBefore, loadAfter: loadavg(), perRound, medians, sameLoad, profiles };
+  results = { machine: machine(), seconds, warmupSeconds, initialWarmupSeconds, rounds, connections: CONNECTIONS, loadBefore, loadAfter: loadavg(), perRound, medians, sameLoad, together, profiles };
 } finally {
   await stopAll();
   await redis.flushdb().catch(() => undefined);
@@ -406,13 +488,15 @@ else console.log(report(results));
 
 /** The measured targets only, one line each (for BENCH_TARGETS runs). */
 function brief(r) {
-  const lines = Object.entries(r.medians).map(([id, x]) => `${id}: ${fmt(x.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(x.p50)}/${fmt(x.p975)}/${fmt(x.p99)} ms, server CPU ${fmt(x.serverCpuUsPerRequest)} µs/request, Redis CPU ${fmt(x.redisCpuUsPerRequest)} µs/request, ${fmt(x.scriptCallsPerRequest, 3)} script calls/request, ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts + x.total.notAdmitted)} failed`);
+  const lines = Object.entries(r.medians).map(([id, x]) => `${id}: ${fmt(x.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(x.p50, 1)}/${fmt(x.p975, 1)}/${fmt(x.p99, 1)} ms, server CPU ${fmt(x.serverCpuUsPerRequest)} µs/request, Redis CPU ${fmt(x.redisCpuUsPerRequest)} µs/request, ${fmt(x.scriptCallsPerRequest, 3)} script calls/request, load generator's event loop late by p99 ${fmt(x.clientDelayP99, 1)} / max ${fmt(x.clientDelayMax, 1)} ms, ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts + x.total.notAdmitted)} failed`);
   const { tollgate3: t, bare: b } = r.medians;
   const f = r.medians.floor;
   if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);
-  if (t && b) lines.push(`tollgate3 vs bare: ${fmt(t.decidedPerSecond / b.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / b.p99, 2)}× p99; per round ${r.perRound.map((x) => fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)).join(' ')}`);
+  if (t && b) lines.push(`tollgate3 vs bare: ${fmt(t.decidedPerSecond / b.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / b.p99, 2)}× p99; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)}× (p99 ${fmt(x.tollgate3.p99, 1)} vs ${fmt(x.bare.p99, 1)} ms)`).join(', ')}`);
+  const p = r.together;
+  if (p) lines.push(`loaded together (32 connections each): tollgate3 ${fmt(p.tollgate3.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(p.tollgate3.p50, 1)}/${fmt(p.tollgate3.p975, 1)}/${fmt(p.tollgate3.p99, 1)} ms, ${fmt(p.tollgate3.serverCpuUsPerRequest)} µs/request; bare ${fmt(p.bare.decidedPerSecond)}, ${fmt(p.bare.p50, 1)}/${fmt(p.bare.p975, 1)}/${fmt(p.bare.p99, 1)} ms, ${fmt(p.bare.serverCpuUsPerRequest)} µs/request; rounds ${p.ratios.map((x) => `${fmt(x.decided, 2)}×/${fmt(x.p99, 2)}×`).join(', ')}`);
   const e = r.sameLoad;
-  if (e) lines.push(`both at ${fmt(e.rate)} requests/s: tollgate3 p50/p97.5/p99 ${fmt(e.tollgate3.p50)}/${fmt(e.tollgate3.p975)}/${fmt(e.tollgate3.p99)} ms, bare ${fmt(e.bare.p50)}/${fmt(e.bare.p975)}/${fmt(e.bare.p99)} ms: p99 ${fmt(e.tollgate3.p99 / e.bare.p99, 2)}× (rounds ${e.tollgate3.p99Rounds.join('/')} vs ${e.bare.p99Rounds.join('/')} ms)`);
+  if (e) lines.push(`both at ${fmt(e.rate)} requests/s: tollgate3 p50/p97.5/p99 ${fmt(e.tollgate3.p50, 1)}/${fmt(e.tollgate3.p975, 1)}/${fmt(e.tollgate3.p99, 1)} ms, bare ${fmt(e.bare.p50, 1)}/${fmt(e.bare.p975, 1)}/${fmt(e.bare.p99, 1)} ms: p99 ${fmt(e.tollgate3.p99 / e.bare.p99, 2)}× (rounds ${e.tollgate3.p99Rounds.map((x) => fmt(x, 1)).join('/')} vs ${e.bare.p99Rounds.map((x) => fmt(x, 1)).join('/')} ms)`);
   for (const [name, p] of Object.entries(r.profiles ?? {})) {
     lines.push(`${name} profile: ${fmt(p.requestsPerSecond)} requests/s; ${p.watched.map((w) => `${w.name} ${fmt((w.ms * 1000) / p.requests, 1)} µs`).join('; ')}`);
     lines.push(`  top self: ${p.functions.slice(0, 15).map((f) => `${f.name} ${fmt(f.share * 100, 1)}%`).join(', ')}`);
@@ -426,7 +510,7 @@ function report(r) {
   const row = (id, vs) => {
     const x = m[id];
     const cmp = vs ? `**${ratio(m[vs.id].decidedPerSecond, x.decidedPerSecond)}** (goal ≥ ${vs.goal})` : '';
-    return `| ${x.label} | ${fmt(x.requestsPerSecond)} | ${fmt(x.decidedPerSecond)} | ${fmt(x.p50)} | ${fmt(x.p975)} | ${fmt(x.p99)} | ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts)} | ${fmt(x.total.notAdmitted)} | ${fmt(x.scriptCallsPerRequest, 2)} | ${fmt(x.serverCpuUsPerRequest)} | ${fmt(x.redisCpuUsPerRequest)} | ${cmp} |`;
+    return `| ${x.label} | ${fmt(x.requestsPerSecond)} | ${fmt(x.decidedPerSecond)} | ${fmt(x.p50, 1)} | ${fmt(x.p975, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts)} | ${fmt(x.total.notAdmitted)} | ${fmt(x.scriptCallsPerRequest, 2)} | ${fmt(x.serverCpuUsPerRequest)} | ${fmt(x.redisCpuUsPerRequest)} | ${cmp} |`;
   };
   const t3 = m.tollgate3;
   const bare = m.bare;
@@ -457,7 +541,10 @@ Machine: ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, R
 average (1/5/15 min) ${load(r.loadBefore)} before, ${load(r.loadAfter)} after.
 
 autocannon, ${r.connections} connections, from the bench process; every server is its own process on the same machine (2 CPUs
-shared by autocannon, the server and Redis). Same requests for every target: \`POST /v1/check\` with a service key and
+shared by autocannon, the server and Redis). Every server is first loaded for ${r.initialWarmupSeconds} s (JIT tiers, heap grown to its
+working size); then each measured run loads it for ${r.warmupSeconds} + ${r.seconds} s on the same connections and measures only the last ${r.seconds} s
+(answers completed then: requests/s, latency percentiles from every answer's own time, CPU), so that neither the
+opening of 64 connections nor a cold process counts. Same requests for every target: \`POST /v1/check\` with a service key and
 \`{ tenant, endpoint: 'GET /v1/items', subject }\`, ${SUBJECTS} subjects in turn. The limits (a token bucket of 1,000,000/s —
 a fixed window of 1,000,000/s for the peers, which have no bucket —, 10⁹ per minute, 10⁹ per day) are never reached;
 they count per tenant, as a Tollgate plan's limits do. Figures are medians over the rounds; targets run one after
@@ -476,6 +563,9 @@ ${row('flexible1', { id: 'tollgate1', goal: '1.5×, with 1 limit' })}
 
 Against the bare EVALSHA route: decisions/s **${ratio(t3.decidedPerSecond, bare.decidedPerSecond)}** (goal ≥ 0.90×), p99 at saturation **${ratio(t3.p99, bare.p99)}** (goal ≤ 1.25×);
 per round (decisions/s / p99): ${roundRatios}. With 1 limit: ${ratio(m.tollgate1.decidedPerSecond, bare.decidedPerSecond)} / ${ratio(m.tollgate1.p99, bare.p99)}.
+The load generator's own event loop (this process: autocannon times every answer on it) was late by up to
+${Object.values(m).map((x) => `${fmt(x.clientDelayMax, 0)} ms (p99 ${fmt(x.clientDelayP99, 1)})`).join(', ')} in the runs of the targets above, in the table's order (medians
+of the rounds): an answer that arrives while it is held up is timed late by as much, whichever server sent it.
 Ratios compare admissions decided on Redis per second (for the peers, every 2xx).
 ${r.sameLoad ? `
 **Latency at the same load.** Both offered ${fmt(r.sameLoad.rate)} requests/s (${fmt(EQUAL_LOAD_SHARE * 100)} % of the slower one's throughput above), 64
@@ -483,10 +573,22 @@ connections, ${r.rounds} interleaved rounds of ${r.seconds} s (medians; every an
 
 | target | requests/s | p50 ms | p97.5 ms | p99 ms | p99 per round |
 |---|---:|---:|---:|---:|---|
-| Tollgate \`/v1/check\`, 3 limits | ${fmt(r.sameLoad.tollgate3.requestsPerSecond)} | ${fmt(r.sameLoad.tollgate3.p50)} | ${fmt(r.sameLoad.tollgate3.p975)} | ${fmt(r.sameLoad.tollgate3.p99)} | ${r.sameLoad.tollgate3.p99Rounds.join(', ')} |
-| bare Nest + Fastify route, one \`EVALSHA\` | ${fmt(r.sameLoad.bare.requestsPerSecond)} | ${fmt(r.sameLoad.bare.p50)} | ${fmt(r.sameLoad.bare.p975)} | ${fmt(r.sameLoad.bare.p99)} | ${r.sameLoad.bare.p99Rounds.join(', ')} |
+| Tollgate \`/v1/check\`, 3 limits | ${fmt(r.sameLoad.tollgate3.requestsPerSecond)} | ${fmt(r.sameLoad.tollgate3.p50, 1)} | ${fmt(r.sameLoad.tollgate3.p975, 1)} | ${fmt(r.sameLoad.tollgate3.p99, 1)} | ${r.sameLoad.tollgate3.p99Rounds.map((x) => fmt(x, 1)).join(', ')} |
+| bare Nest + Fastify route, one \`EVALSHA\` | ${fmt(r.sameLoad.bare.requestsPerSecond)} | ${fmt(r.sameLoad.bare.p50, 1)} | ${fmt(r.sameLoad.bare.p975, 1)} | ${fmt(r.sameLoad.bare.p99, 1)} | ${r.sameLoad.bare.p99Rounds.map((x) => fmt(x, 1)).join(', ')} |
 
 p99 at the same load: **${ratio(r.sameLoad.tollgate3.p99, r.sameLoad.bare.p99)}** the bare route's (goal ≤ 1.25×).
+` : ''}${r.together ? `
+**Loaded together.** Tollgate (3 limits) and the bare route under load at the same time, ${r.connections / 2} connections each, ${r.rounds}
+rounds (medians): one after another, two targets meet different moments of this machine, whose speed changes by
+±15 % from one minute to the next; together they meet the same moments and share the two CPUs, so the one that
+needs less CPU per request answers more. A check on the ratios above, not the goal's measurement.
+
+| target | decided /s | p50 ms | p97.5 ms | p99 ms | server CPU µs / request |
+|---|---:|---:|---:|---:|---:|
+| Tollgate \`/v1/check\`, 3 limits | ${fmt(r.together.tollgate3.decidedPerSecond)} | ${fmt(r.together.tollgate3.p50, 1)} | ${fmt(r.together.tollgate3.p975, 1)} | ${fmt(r.together.tollgate3.p99, 1)} | ${fmt(r.together.tollgate3.serverCpuUsPerRequest)} |
+| bare Nest + Fastify route, one \`EVALSHA\` | ${fmt(r.together.bare.decidedPerSecond)} | ${fmt(r.together.bare.p50, 1)} | ${fmt(r.together.bare.p975, 1)} | ${fmt(r.together.bare.p99, 1)} | ${fmt(r.together.bare.serverCpuUsPerRequest)} |
+
+Per round, Tollgate's decisions/s and p99 against the bare route's: ${r.together.ratios.map((x) => `${fmt(x.decided, 2)}× / ${fmt(x.p99, 2)}×`).join('; ')}.
 ` : ''}
 
 The HTTP floor (bench/apps/http-floor.mjs: plain Fastify, no Nest, no Redis, answering Tollgate's own answer body
