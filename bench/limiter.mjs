@@ -36,6 +36,18 @@ function scriptArgs(rules) {
   return ['', '0', 'consume', '1', String(rules.length), ...rules.flatMap((rule, i) => ruleArgs(resolveRule(rule, i)))];
 }
 
+/** Redis's own count of script calls (`EVALSHA`) and of the µs spent inside them (`INFO commandstats`). */
+async function scriptTime() {
+  const m = (await redis.info('commandstats')).match(/cmdstat_evalsha:calls=(\d+),usec=(\d+)/);
+  return m ? { calls: Number(m[1]), usec: Number(m[2]) } : { calls: 0, usec: 0 };
+}
+
+/** The first and third quartiles (the middle half of the rounds lies between them). */
+function quartiles(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return [s[Math.floor((s.length - 1) / 4)], s[Math.ceil((3 * (s.length - 1)) / 4)]];
+}
+
 /**
  * redis-benchmark of the script with 1 and 3 limits, interleaved `ROUNDS` times (medians; the ratio per round), in
  * the steady state of subjects that come back: `SCRIPT_KEYS` subjects, and before each round both scripts run over
@@ -43,9 +55,11 @@ function scriptArgs(rules) {
  * token bucket's key never outlives a call: 1 ms). A round that a minute boundary cuts (new minute windows: a
  * round where the 1-limit script creates its keys and the other does not) is made again. The order alternates
  * (1 then 3, 3 then 1, …) so that a change in the machine's load during a round does not always fall on the same
- * side of its ratio (the machine is shared).
+ * side of its ratio (the machine is shared). Rounds are short and many (15 of ~2 s and ~4 s): this machine's speed
+ * swings within seconds, and the median of many short rounds is steadier than that of a few long ones. Redis's own
+ * time inside the calls (`INFO commandstats`) is kept per round too: the same ratio without the client and the network.
  */
-const ROUNDS = 7;
+const ROUNDS = Number(process.env.BENCH_SCRIPT_ROUNDS ?? 15);
 const SCRIPT_KEYS = 20_000;
 async function scriptOpsPerSecond() {
   await redis.script('LOAD', limitScript.source);
@@ -67,14 +81,18 @@ async function scriptOpsPerSecond() {
     run(single, 4 * SCRIPT_KEYS);
     run(three, 4 * SCRIPT_KEYS);
     const measured = {};
+    const usec = {};
     for (const [name, args] of rounds.length % 2 === 0 ? [['single', single], ['three', three]] : [['three', three], ['single', single]]) {
-      measured[name] = run(args, 200_000 * (seconds / 5)); // ~4 s and ~8 s: short rounds, seldom cut by a minute
+      const before = await scriptTime();
+      measured[name] = run(args, 100_000 * (seconds / 5)); // ~2 s and ~4 s: short rounds, seldom cut by a minute
+      const after = await scriptTime();
+      usec[name] = (after.usec - before.usec) / (after.calls - before.calls);
     }
     if ((await minuteNow()) !== started) {
       cut += 1;
       continue;
     }
-    rounds.push({ ...measured, ratio: measured.three / measured.single });
+    rounds.push({ ...measured, ratio: measured.three / measured.single, usecSingle: usec.single, usecThree: usec.three, usecRatio: usec.single / usec.three });
   }
   const incr = redisBenchmark(['INCR', `${tag}:incr:__rand_int__`]);
   return {
@@ -83,6 +101,10 @@ async function scriptOpsPerSecond() {
     threeLimits: median(rounds.map((r) => r.three)),
     ratios: rounds.map((r) => r.ratio),
     medianRatio: median(rounds.map((r) => r.ratio)),
+    quartiles: quartiles(rounds.map((r) => r.ratio)),
+    usecSingle: median(rounds.map((r) => r.usecSingle)),
+    usecThree: median(rounds.map((r) => r.usecThree)),
+    usecRatio: median(rounds.map((r) => r.usecRatio)),
     roundsCutByAMinute: cut,
   };
 }
@@ -192,6 +214,11 @@ Everything below was measured in the same run; ratios compare figures of this ru
 | \`INCR\` (baseline) | ${fmt(rb.incr)} | 1.00× |
 | \`limit.lua\`, 1 fixed-window limit | ${fmt(rb.singleFixedWindow)} | ${fmt(rb.singleFixedWindow / rb.incr, 2)}× INCR |
 | \`limit.lua\`, 3 limits (token bucket/s + fixed minute + fixed day) | ${fmt(rb.threeLimits)} | **${fmt(rb.medianRatio, 2)}× the single fixed window** (goal ≥ 0.5×; rounds: ${rb.ratios.map((x) => fmt(x, 2)).join(', ')}) |
+
+Ratio per round, sorted: ${[...rb.ratios].sort((a, b) => a - b).map((x) => fmt(x, 2)).join(', ')} (middle half ${fmt(rb.quartiles[0], 2)}–${fmt(rb.quartiles[1], 2)}).
+Redis's own time inside a call (\`INFO commandstats\`, medians of the rounds): 1 limit ${fmt(rb.usecSingle, 2)} µs, 3 limits ${fmt(rb.usecThree, 2)} µs: the 3-limit call
+at **${fmt(rb.usecRatio, 2)}×** the single one's speed by Redis's time inside the calls alone (median of the rounds' ratios; the
+ratio above also holds reading and answering the calls, which the 3-limit call's longer ARGV and reply cost more of).
 
 ### Node decision loop, 64 in flight, same Redis, same ioredis client
 Tollgate's engine batches decisions of one tenant asked for in the same turn of the event loop into one script call
