@@ -212,6 +212,12 @@ const bodies = (tenant) => Array.from({ length: SUBJECTS }, (_, i) => JSON.strin
 /** Every answer must be an admission decided on Redis (Tollgate answers `degraded` when Redis did not decide in time). */
 const admitted = (body) => body.includes('"allowed":true') && !body.includes('"degraded"');
 
+/** Answers of an autocannon run that were not a 2xx admission (non-2xx, errors, timeouts, refused by `admitted`). */
+const failures = (r) => r.non2xx + r.errors + r.timeouts + r.mismatches;
+
+/** The median of each of `keys` over `runs` (windows of `load`). */
+const mediansOf = (runs, keys) => Object.fromEntries(keys.map((k) => [k, median(runs.map((x) => x[k]))]));
+
 /**
  * autocannon on `target` for `warmup` + `duration` seconds on the same 64 connections: as fast as it answers, or
  * (`rate`) that many requests per second across them. Only the answers completed in the last `duration` seconds
@@ -345,12 +351,11 @@ async function equalLoad(a, b, rate) {
   for (let round = 0; round < rounds; round += 1) {
     for (const t of round % 2 === 0 ? [a, b] : [b, a]) {
       const { r, window } = await load(t, { warmup: warmupSeconds, duration: seconds, rate });
-      if (r.non2xx + r.errors + r.timeouts + r.mismatches > 0) throw new Error(`${t.id} at ${rate}/s: answers that were not admissions`);
+      if (failures(r) > 0) throw new Error(`${t.id} at ${rate}/s: answers that were not admissions`);
       runs[t.id].push(window);
     }
   }
-  const mid = (id, k) => median(runs[id].map((x) => x[k]));
-  const summary = (id) => ({ requestsPerSecond: mid(id, 'requestsPerSecond'), p50: mid(id, 'p50'), p975: mid(id, 'p975'), p99: mid(id, 'p99'), p99Rounds: runs[id].map((x) => x.p99) });
+  const summary = (id) => ({ ...mediansOf(runs[id], ['requestsPerSecond', 'p50', 'p975', 'p99']), p99Rounds: runs[id].map((x) => x.p99) });
   return { rate, [a.id]: summary(a.id), [b.id]: summary(b.id) };
 }
 
@@ -361,24 +366,22 @@ async function equalLoad(a, b, rate) {
  * one that needs less CPU per request answers more. A check on the sequential ratio, not the goal's measurement.
  */
 async function paired(a, b) {
-  const runs = [];
+  const runs = { [a.id]: [], [b.id]: [] };
   for (let round = 0; round < rounds; round += 1) {
-    const out = await Promise.all(
+    await Promise.all(
       [a, b].map(async (t) => {
         let cpu = 0;
         const { r, window } = await load(t, { warmup: warmupSeconds, duration: seconds, connections: CONNECTIONS / 2, atWindow: () => (cpu = cpuMicros(t.proc.child.pid)) });
-        if (r.non2xx + r.errors + r.timeouts + r.mismatches > 0) throw new Error(`${t.id}, paired: answers that were not admissions`);
-        return { ...window, serverCpuUsPerRequest: (cpuMicros(t.proc.child.pid) - cpu) / window.answers };
+        if (failures(r) > 0) throw new Error(`${t.id}, paired: answers that were not admissions`);
+        runs[t.id].push({ ...window, serverCpuUsPerRequest: (cpuMicros(t.proc.child.pid) - cpu) / window.answers });
       }),
     );
-    runs.push({ [a.id]: out[0], [b.id]: out[1] });
   }
-  const mid = (id, k) => median(runs.map((x) => x[id][k]));
-  const summary = (id) => ({ decidedPerSecond: mid(id, 'decidedPerSecond'), p50: mid(id, 'p50'), p975: mid(id, 'p975'), p99: mid(id, 'p99'), serverCpuUsPerRequest: mid(id, 'serverCpuUsPerRequest') });
+  const keys = ['decidedPerSecond', 'p50', 'p975', 'p99', 'serverCpuUsPerRequest'];
   return {
-    [a.id]: summary(a.id),
-    [b.id]: summary(b.id),
-    ratios: runs.map((x) => ({ decided: x[a.id].decidedPerSecond / x[b.id].decidedPerSecond, p99: x[a.id].p99 / x[b.id].p99 })),
+    [a.id]: mediansOf(runs[a.id], keys),
+    [b.id]: mediansOf(runs[b.id], keys),
+    ratios: runs[a.id].map((x, i) => ({ decided: x.decidedPerSecond / runs[b.id][i].decidedPerSecond, p99: x.p99 / runs[b.id][i].p99 })),
   };
 }
 
@@ -405,7 +408,7 @@ async function profile(target, file) {
     if (i > 200) throw new Error(`${target.proc.name}: no profile written to ${file}`);
     await sleep(100);
   }
-  const failed = r.non2xx + r.errors + r.timeouts + r.mismatches;
+  const failed = failures(r);
   return { requests: window.answers, requestsPerSecond: window.requestsPerSecond, failed, ...summarize(JSON.parse(readFileSync(file, 'utf8')), root, { watch: WATCH }) };
 }
 
@@ -464,7 +467,7 @@ try {
     measuredTargets.map((t) => {
       const runs = perRound.map((r) => r[t.id]);
       const keys = Object.keys(runs[0]).filter((k) => k !== 'charged');
-      const m = Object.fromEntries(keys.map((k) => [k, median(runs.map((r) => r[k]))]));
+      const m = mediansOf(runs, keys);
       return [t.id, { label: t.label, ...m, total: sumOf(runs) }];
     }),
   );
@@ -494,7 +497,7 @@ function brief(r) {
   if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);
   if (t && b) lines.push(`tollgate3 vs bare: ${fmt(t.decidedPerSecond / b.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / b.p99, 2)}× p99; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)}× (p99 ${fmt(x.tollgate3.p99, 1)} vs ${fmt(x.bare.p99, 1)} ms)`).join(', ')}`);
   const p = r.together;
-  if (p) lines.push(`loaded together (32 connections each): tollgate3 ${fmt(p.tollgate3.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(p.tollgate3.p50, 1)}/${fmt(p.tollgate3.p975, 1)}/${fmt(p.tollgate3.p99, 1)} ms, ${fmt(p.tollgate3.serverCpuUsPerRequest)} µs/request; bare ${fmt(p.bare.decidedPerSecond)}, ${fmt(p.bare.p50, 1)}/${fmt(p.bare.p975, 1)}/${fmt(p.bare.p99, 1)} ms, ${fmt(p.bare.serverCpuUsPerRequest)} µs/request; rounds ${p.ratios.map((x) => `${fmt(x.decided, 2)}×/${fmt(x.p99, 2)}×`).join(', ')}`);
+  if (p) lines.push(`loaded together (${CONNECTIONS / 2} connections each): tollgate3 ${fmt(p.tollgate3.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(p.tollgate3.p50, 1)}/${fmt(p.tollgate3.p975, 1)}/${fmt(p.tollgate3.p99, 1)} ms, ${fmt(p.tollgate3.serverCpuUsPerRequest)} µs/request; bare ${fmt(p.bare.decidedPerSecond)}, ${fmt(p.bare.p50, 1)}/${fmt(p.bare.p975, 1)}/${fmt(p.bare.p99, 1)} ms, ${fmt(p.bare.serverCpuUsPerRequest)} µs/request; rounds ${p.ratios.map((x) => `${fmt(x.decided, 2)}×/${fmt(x.p99, 2)}×`).join(', ')}`);
   const e = r.sameLoad;
   if (e) lines.push(`both at ${fmt(e.rate)} requests/s: tollgate3 p50/p97.5/p99 ${fmt(e.tollgate3.p50, 1)}/${fmt(e.tollgate3.p975, 1)}/${fmt(e.tollgate3.p99, 1)} ms, bare ${fmt(e.bare.p50, 1)}/${fmt(e.bare.p975, 1)}/${fmt(e.bare.p99, 1)} ms: p99 ${fmt(e.tollgate3.p99 / e.bare.p99, 2)}× (rounds ${e.tollgate3.p99Rounds.map((x) => fmt(x, 1)).join('/')} vs ${e.bare.p99Rounds.map((x) => fmt(x, 1)).join('/')} ms)`);
   for (const [name, p] of Object.entries(r.profiles ?? {})) {
