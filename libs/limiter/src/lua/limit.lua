@@ -30,9 +30,9 @@
            delay). One string rather than an array of integers: a client decodes one reply element instead of
            ten a decision (ioredis's cost is per element), and Redis formats each rule's three with one
            string.format('%d %d %d') (exact below 2^53; table.concat would format Lua numbers with '%.14g').
-  consume/lease write only when every rule admits (a token bucket's consume writes while it reads, and
-  undoes that when the decision does not admit: see tokenBucketRead); peek never writes; refund gives back
-  to every rule.
+  consume/lease write only when every rule admits (a consume charges a fixed window and a token bucket while
+  it reads them, and undoes that when the decision does not admit: see fixedWindowCharge, tokenBucketRead);
+  peek never writes; refund gives back to every rule.
   Every key written gets a TTL that ends when its state would read as empty again.
 
   Redis runs this whole chunk on every call, so it defines only plain local functions (no tables of
@@ -92,7 +92,12 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
       calStart, calEnd, calNextEnd, arg = ARGV[arg] + 0, ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, arg + 3
     end
     key, finish = fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
-    available, a, b = fixedWindowOpen(redis.call('GET', key), limit, finish)
+    if operation == 'consume' then
+      written = true
+      available, a, b = fixedWindowOpen(fixedWindowCharge(key, amount), limit, finish)
+    else
+      available, a, b = fixedWindowOpen(redis.call('GET', key), limit, finish)
+    end
   elseif code == 'sw' then
     pattern, arg = ARGV[arg], arg + 1
     available, a, b, c = slidingWindowOpen(redis.call('GET', key), limit, window)
@@ -118,7 +123,15 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
 
   if available < least then least = available end
   local granted, cost, after = decideFrom(reply, n, operation, amount, rules, first, i + 1, arg, least)
-  if not granted then return nil, cost end
+  if not granted then
+    -- An error reply from a rule after this one: what reading this rule charged is taken back first.
+    if written and code == 'fw' then
+      fixedWindowClose(key, limit, a, b, amount, 'hold', written)
+    elseif written then
+      tokenBucketClose(key, limit, window, capacity, pattern, a, b, amount, 'hold', written)
+    end
+    return nil, cost
+  end
 
   local mode
   if operation == 'refund' then
@@ -132,7 +145,7 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   end
   local remaining, reset, retryAfter, delay
   if code == 'fw' then
-    remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a, b, cost, mode)
+    remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a, b, cost, mode, written)
   elseif code == 'tb' then
     remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, pattern, a, b, cost, mode, written)
   elseif code == 'sw' then

@@ -6,7 +6,8 @@ import { ManualClock } from '../clock';
 import type { Limiter, LimitRule } from '../contract';
 import { MemoryEngine } from '../memory/memory-engine';
 import { ruleKey } from './keys';
-import { RedisEngine } from './redis-engine';
+import { limitScript, RedisEngine, ruleArgs } from './redis-engine';
+import { resolveRule } from '../rules';
 import { deleteTenantKeys } from './redis-test-support';
 
 // How state is stored (lua/includes/common.lua, joinDigits): one decimal integer for typical rules, a
@@ -110,6 +111,54 @@ describe('RedisEngine stored state', () => {
     expect(denied.allowed).toBe(false);
     expect(denied.rules[0]).toMatchObject({ remaining: 10, resetMs: 0 });
     expect(await redis.exists(ruleKey(tenantId, bucket, 'user-1'))).toBe(0);
+  });
+
+  it('charges a fixed window as it reads it for a consume, and takes the charge back when another rule denies', async () => {
+    const tenantId = `f-${randomUUID()}`;
+    tenants.push(tenantId);
+    const engine = new RedisEngine(redis);
+    const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: 60_000 };
+    const day: LimitRule = { name: 'day', algorithm: 'fixed_window', limit: 100, windowMs: 86_400_000 };
+    const strict: LimitRule = { name: 'strict', algorithm: 'fixed_window', limit: 2, windowMs: 86_400_000 };
+    const windowKey = async (rule: LimitRule) => (await redis.keys(`${ruleKey(tenantId, rule, 'user-1')}:*`))[0];
+    const request = { tenantId, subject: 'user-1', cost: 2, rules: [minute, day] };
+    // The minute's window is new on the first consume (it gets its TTL), the day's one exists on the second.
+    expect((await engine.consume({ ...request, rules: [day] })).allowed).toBe(true);
+    const first = await engine.consume(request);
+    expect(first.rules.map((r) => r.remaining)).toEqual([98, 96]);
+    const [minuteKey, dayKey] = [await windowKey(minute), await windowKey(day)];
+    expect(await redis.mget(minuteKey!, dayKey!)).toEqual(['2', '4']);
+    expect(await redis.pttl(minuteKey!)).toBeGreaterThan(0);
+    const dayTtl = await redis.pttl(dayKey!);
+    expect(dayTtl).toBeGreaterThan(60_000);
+
+    // Denied by the strict window (2 a day, 2 taken now: cost 2 more is too much): neither window keeps the charge,
+    // the minute's and day's keys are as they were, TTLs included; a window the denial would have created is gone.
+    await engine.consume({ tenantId, subject: 'user-1', cost: 2, rules: [strict] });
+    const denied = await engine.consume({ ...request, rules: [minute, day, strict] });
+    expect(denied.allowed).toBe(false);
+    expect(denied.rules.map((r) => r.remaining)).toEqual([98, 96, 0]);
+    expect(await redis.mget(minuteKey!, dayKey!, await windowKey(strict))).toEqual(['2', '4', '2']);
+    expect(await redis.pttl(dayKey!)).toBeLessThanOrEqual(dayTtl);
+    expect(await redis.pttl(dayKey!)).toBeGreaterThan(60_000);
+    const hourly: LimitRule = { name: 'hourly', algorithm: 'fixed_window', limit: 100, windowMs: 3_600_000 };
+    expect((await engine.consume({ ...request, rules: [hourly, strict] })).allowed).toBe(false);
+    expect(await windowKey(hourly)).toBeUndefined();
+  });
+
+  it('takes back what reading the rules charged when the script answers an error', async () => {
+    const tenantId = `f-${randomUUID()}`;
+    tenants.push(tenantId);
+    const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: 60_000 };
+    const bucket: LimitRule = { name: 'tb', algorithm: 'token_bucket', limit: 10, windowMs: 1_000 };
+    await new RedisEngine(redis).consume({ tenantId, subject: 'user-1', cost: 3, rules: [minute] });
+    const keys = [ruleKey(tenantId, minute, 'user-1'), ruleKey(tenantId, bucket, 'user-1'), `${ruleKey(tenantId, bucket, 'user-1')}:bad`];
+    // A rule of an algorithm the script does not know, after a fixed window and a token bucket a consume charges.
+    const args = ['', '0', 'consume', '1', '3', ...ruleArgs(resolveRule(minute, 0)), ...ruleArgs(resolveRule(bucket, 1)), 'xx', '1', '1', '1', ''];
+    await expect(limitScript.run(redis, keys, args)).rejects.toThrow(/unknown limiter algorithm xx/);
+    const windows = await redis.keys(`${keys[0]}:*`);
+    expect(await redis.mget(...windows)).toEqual(['3']);
+    expect(await redis.exists(keys[1]!)).toBe(0);
   });
 
   it('works on a clock before its epoch (2025-01-01): the time in the packed state is negative', async () => {

@@ -19,14 +19,36 @@ local function fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
   return string.format('%s:%d', key, start), finish
 end
 
+-- A consume's read, with one command instead of GET now and INCRBY later: INCRBY charges the cost first and
+-- gives the count before it (most consumes are admitted and would write anyway); fixedWindowClose keeps the
+-- charge, giving a new key its TTL, or takes it back when the decision does not admit.
+local function fixedWindowCharge(key, cost)
+  return redis.call('INCRBY', key, string.format('%d', cost)) - cost
+end
+
 local function fixedWindowOpen(stored, limit, finish)
   local count = 0
   if stored then count = stored + 0 end
   return max(0, limit - count), count, finish
 end
 
-local function fixedWindowClose(key, limit, count, finish, cost, mode)
+-- `charged`: fixedWindowCharge already added the cost (a consume), whatever the decision.
+local function fixedWindowClose(key, limit, count, finish, cost, mode, charged)
   local retryAfter, stored = 0, count
+  if charged then
+    if mode == 'take' then
+      -- A key INCRBY created (the window's first units) gets the TTL of its window; an existing one keeps its own.
+      if count == 0 then
+        local how, at = expiry(finish - now)
+        if how == 'PX' then redis.call('PEXPIRE', key, at) else redis.call('PEXPIREAT', key, at) end
+      end
+      return max(0, limit - count - cost), finish - now, 0, 0
+    end
+    -- Not admitted: the charge is taken back (a key INCRBY created goes), as if never made.
+    if count == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, string.format('%d', cost)) end
+    if mode == 'deny' then retryAfter = finish - now end
+    return max(0, limit - count), finish - now, retryAfter, 0
+  end
   if mode == 'deny' then
     retryAfter = finish - now
   elseif mode == 'give' then
