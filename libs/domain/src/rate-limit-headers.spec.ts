@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { parseList, serializeList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
-import { mostRestrictive, type NamedItemOf, namedList, rateLimitHeaders } from './rate-limit-headers';
+import { decimal, mostRestrictive, type NamedItemOf, namedList, rateLimitHeaders } from './rate-limit-headers';
 
 const minute = { name: 'minute', limit: 10, remaining: 0, resetMs: 20_500, windowS: 60 };
 const daily = { name: 'daily', limit: 1000, remaining: 990, resetMs: 3_600_000, windowS: 86_400 };
@@ -42,6 +42,18 @@ describe('rateLimitHeaders', () => {
   it('picks, among equally tight limits, the one that resets last', () => {
     expect(mostRestrictive([{ ...daily, remaining: 0 }, minute])?.name).toBe('daily');
     expect(mostRestrictive([])).toBeUndefined();
+  });
+});
+
+describe('decimal', () => {
+  it('writes an integer exactly as String() does, up to the largest Structured Fields integer', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -999_999_999_999_999, max: 999_999_999_999_999 }), (n) => {
+        expect(decimal(n)).toBe(String(n));
+      }),
+      { numRuns: 1000 },
+    );
+    expect([0, -0, 1, 999_999_999_999_999].map(decimal)).toEqual(['0', '0', '1', '999999999999999']);
   });
 });
 

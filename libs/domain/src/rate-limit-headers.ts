@@ -16,13 +16,13 @@ export function rateLimitHeaders(
   const headers: Record<string, string> = {};
   const tightest = mostRestrictive(limits);
   if (tightest) {
-    headers['X-RateLimit-Limit'] = String(tightest.limit);
-    headers['X-RateLimit-Remaining'] = String(tightest.remaining);
-    headers['X-RateLimit-Reset'] = String(Math.ceil((decision.nowMs + tightest.resetMs) / 1000));
+    headers['X-RateLimit-Limit'] = decimal(tightest.limit);
+    headers['X-RateLimit-Remaining'] = decimal(tightest.remaining);
+    headers['X-RateLimit-Reset'] = decimal(Math.ceil((decision.nowMs + tightest.resetMs) / 1000));
     headers['RateLimit-Policy'] = policy ?? rateLimitPolicy(limits);
     headers['RateLimit'] = namedList(limits, RATE_LIMIT_ITEM);
   }
-  if (!decision.allowed) headers['Retry-After'] = String(Math.max(1, secondsUp(decision.retryAfterMs)));
+  if (!decision.allowed) headers['Retry-After'] = decimal(Math.max(1, secondsUp(decision.retryAfterMs)));
   return headers;
 }
 
@@ -63,7 +63,7 @@ export function namedList<T>(values: readonly T[], item: NamedItemOf<T>): string
     if (!PLAIN_STRING.test(name) || !sfInteger(v1) || !sfInteger(v2)) {
       return serializeList(values.map((v) => [nameOf(v), new Map<string, number>([[key1, valueOf1(v)], [key2, valueOf2(v)]])]));
     }
-    out += `${out ? ', ' : ''}"${name}";${key1}=${v1};${key2}=${v2}`;
+    out += `${out ? ', ' : ''}"${name}";${key1}=${decimal(v1)};${key2}=${decimal(v2)}`;
   }
   return out;
 }
@@ -84,4 +84,16 @@ export function mostRestrictive(limits: readonly LimitState[]): LimitState | und
     if (!best || l.remaining < best.remaining || (l.remaining === best.remaining && l.resetMs > best.resetMs)) best = l;
   }
   return best;
+}
+
+/**
+ * An integer's decimal digits, as `String(n)` writes them, for the numbers of the rate-limit headers. Not `String(n)`
+ * or a template literal: V8 keeps the strings those make in its number-string cache, a table in the old generation, so
+ * each new number's string is held there until another number takes its slot, outlives young-generation collections
+ * and is promoted. A header's numbers (remaining, reset) are new on almost every check: through the cache they were
+ * most of what the API promoted under load, and the garbage collections that followed were a large part of its p99
+ * (BENCHMARKS.md, session 6). `toFixed` makes a new string every time and caches nothing.
+ */
+export function decimal(n: number): string {
+  return n.toFixed(0);
 }
