@@ -9,10 +9,10 @@
 // rounds), BENCH_ROUNDS (3), BENCH_DATABASE_URL (recreated), BENCH_REDIS_URL (that database is
 // flushed). `--profile` also takes a CPU profile of the API and of the bare app under the same load, afterwards
 // (kept in BENCH_PROFILE_DIR when set).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,28 @@ import { migrate } from '../scripts/db/migrate.mjs';
 import { BIG } from './apps/nest.mjs';
 import { summarize } from './cpu-profile.mjs';
 import { fmt, machine } from './lib.mjs';
+
+/**
+ * The load generator (this process) runs with a young generation of 2 MB semi-spaces. autocannon parses every answer
+ * in JavaScript, and with V8's default (a young generation that grows to 32 MB semi-spaces under this load) this
+ * process's young-generation collections copied 15–20 MB of survivors and stopped it for 20–40 ms, 4–8 times in a 6 s
+ * run: every answer in flight then was timed that much late, all 64 connections at once, whichever server sent it.
+ * Those pauses were the slowest 1 % of the runs (session 6, BENCHMARKS.md), and more of them fell on the servers whose
+ * answers are larger (Tollgate's, with its rate-limit headers, cost the parser more than the bare route's 38 bytes).
+ * With small semi-spaces the pauses are 1–3 ms (at most ~10). The servers keep V8's defaults: only this process
+ * re-runs itself with the flag. Its GC pauses during each measured window are reported (`clientGc`).
+ */
+const LOAD_GENERATOR_FLAG = '--max-semi-space-size=2';
+if (!process.execArgv.includes(LOAD_GENERATOR_FLAG)) {
+  const again = spawnSync(process.execPath, [...process.execArgv, LOAD_GENERATOR_FLAG, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(again.status ?? 1);
+}
+
+/** This process's GC pauses (ms), as they happen; `load` keeps those of its measured window. */
+const clientGcPauses = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) clientGcPauses.push({ at: entry.startTime, ms: entry.duration });
+}).observe({ entryTypes: ['gc'] });
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const markdown = process.argv.includes('--markdown');
@@ -258,9 +280,11 @@ async function load(target, { warmup, duration, rate, connections = CONNECTIONS,
     opened = performance.now();
     clientDelay.enable();
   }, warmup * 1000);
+  const gcBefore = clientGcPauses.length;
   const r = await instance;
   clearTimeout(timer);
   clientDelay.disable();
+  const gc = clientGcPauses.splice(gcBefore).filter((p) => p.at >= opened);
   const windowSeconds = (performance.now() - opened) / 1000;
   if (!(windowSeconds > 0)) throw new Error(`${target.id}: the measured window never opened`);
   latencies.sort((a, b) => a - b);
@@ -279,6 +303,8 @@ async function load(target, { warmup, duration, rate, connections = CONNECTIONS,
       max: latencies.at(-1),
       clientDelayP99: clientDelay.percentile(99) / 1e6,
       clientDelayMax: clientDelay.max / 1e6,
+      clientGcMs: gc.reduce((sum, p) => sum + p.ms, 0),
+      clientGcMaxMs: gc.reduce((most, p) => Math.max(most, p.ms), 0),
     },
   };
 }
@@ -491,7 +517,7 @@ else console.log(report(results));
 
 /** The measured targets only, one line each (for BENCH_TARGETS runs). */
 function brief(r) {
-  const lines = Object.entries(r.medians).map(([id, x]) => `${id}: ${fmt(x.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(x.p50, 1)}/${fmt(x.p975, 1)}/${fmt(x.p99, 1)} ms, server CPU ${fmt(x.serverCpuUsPerRequest)} µs/request, Redis CPU ${fmt(x.redisCpuUsPerRequest)} µs/request, ${fmt(x.scriptCallsPerRequest, 3)} script calls/request, load generator's event loop late by p99 ${fmt(x.clientDelayP99, 1)} / max ${fmt(x.clientDelayMax, 1)} ms, ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts + x.total.notAdmitted)} failed`);
+  const lines = Object.entries(r.medians).map(([id, x]) => `${id}: ${fmt(x.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(x.p50, 1)}/${fmt(x.p975, 1)}/${fmt(x.p99, 1)} ms, server CPU ${fmt(x.serverCpuUsPerRequest)} µs/request, Redis CPU ${fmt(x.redisCpuUsPerRequest)} µs/request, ${fmt(x.scriptCallsPerRequest, 3)} script calls/request, load generator's event loop late by p99 ${fmt(x.clientDelayP99, 1)} / max ${fmt(x.clientDelayMax, 1)} ms (its GC ${fmt(x.clientGcMs)} ms in all, longest ${fmt(x.clientGcMaxMs, 1)}), ${fmt(x.total.non2xx + x.total.errors + x.total.timeouts + x.total.notAdmitted)} failed`);
   const { tollgate3: t, bare: b } = r.medians;
   const f = r.medians.floor;
   if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);
@@ -567,8 +593,9 @@ ${row('flexible1', { id: 'tollgate1', goal: '1.5×, with 1 limit' })}
 Against the bare EVALSHA route: decisions/s **${ratio(t3.decidedPerSecond, bare.decidedPerSecond)}** (goal ≥ 0.90×), p99 at saturation **${ratio(t3.p99, bare.p99)}** (goal ≤ 1.25×);
 per round (decisions/s / p99): ${roundRatios}. With 1 limit: ${ratio(m.tollgate1.decidedPerSecond, bare.decidedPerSecond)} / ${ratio(m.tollgate1.p99, bare.p99)}.
 The load generator's own event loop (this process: autocannon times every answer on it) was late by up to
-${Object.values(m).map((x) => `${fmt(x.clientDelayMax, 0)} ms (p99 ${fmt(x.clientDelayP99, 1)})`).join(', ')} in the runs of the targets above, in the table's order (medians
-of the rounds): an answer that arrives while it is held up is timed late by as much, whichever server sent it.
+${Object.values(m).map((x) => `${fmt(x.clientDelayMax, 0)} ms (p99 ${fmt(x.clientDelayP99, 1)}; its own GC ${fmt(x.clientGcMs)} ms, longest ${fmt(x.clientGcMaxMs, 1)})`).join(', ')} in the
+runs of the targets above, in the table's order (medians of the rounds): an answer that arrives while it is held up
+is timed late by as much, whichever server sent it (the load generator runs with \`${LOAD_GENERATOR_FLAG}\`, above).
 Ratios compare admissions decided on Redis per second (for the peers, every 2xx).
 ${r.sameLoad ? `
 **Latency at the same load.** Both offered ${fmt(r.sameLoad.rate)} requests/s (${fmt(EQUAL_LOAD_SHARE * 100)} % of the slower one's throughput above), 64
