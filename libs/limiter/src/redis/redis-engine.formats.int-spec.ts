@@ -24,11 +24,17 @@ describe('RedisEngine stored state', () => {
     redis.disconnect();
   });
 
+  /** A tenant of its own for a test (its keys are deleted after the suite). */
+  const freshTenant = () => {
+    const tenantId = `f-${randomUUID()}`;
+    tenants.push(tenantId);
+    return tenantId;
+  };
+
   /** Both engines on one manual clock; `step` runs one consume on each and expects the same decision. */
   function engines(startMs: number) {
     const clock = new ManualClock(startMs);
-    const tenantId = `f-${randomUUID()}`;
-    tenants.push(tenantId);
+    const tenantId = freshTenant();
     const redisEngine: Limiter = new RedisEngine(redis, { clock });
     const memoryEngine: Limiter = new MemoryEngine({ clock });
     const step = async (rules: LimitRule[], cost: number) => {
@@ -98,8 +104,7 @@ describe('RedisEngine stored state', () => {
   });
 
   it('writes a full token bucket as it reads it for a consume, and takes the write back when another rule denies', async () => {
-    const tenantId = `f-${randomUUID()}`;
-    tenants.push(tenantId);
+    const tenantId = freshTenant();
     const engine = new RedisEngine(redis);
     const bucket: LimitRule = { name: 'tb', algorithm: 'token_bucket', limit: 10, windowMs: 1_000 };
     const window: LimitRule = { name: 'fw', algorithm: 'fixed_window', limit: 1, windowMs: 60_000 };
@@ -114,8 +119,7 @@ describe('RedisEngine stored state', () => {
   });
 
   it('charges a fixed window as it reads it for a consume, and takes the charge back when another rule denies', async () => {
-    const tenantId = `f-${randomUUID()}`;
-    tenants.push(tenantId);
+    const tenantId = freshTenant();
     const engine = new RedisEngine(redis);
     const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: 60_000 };
     const day: LimitRule = { name: 'day', algorithm: 'fixed_window', limit: 100, windowMs: 86_400_000 };
@@ -138,7 +142,7 @@ describe('RedisEngine stored state', () => {
     const denied = await engine.consume({ ...request, rules: [minute, day, strict] });
     expect(denied.allowed).toBe(false);
     expect(denied.rules.map((r) => r.remaining)).toEqual([98, 96, 0]);
-    expect(await redis.mget(minuteKey!, dayKey!, await windowKey(strict))).toEqual(['2', '4', '2']);
+    expect(await redis.mget(minuteKey!, dayKey!, (await windowKey(strict))!)).toEqual(['2', '4', '2']);
     expect(await redis.pttl(dayKey!)).toBeLessThanOrEqual(dayTtl);
     expect(await redis.pttl(dayKey!)).toBeGreaterThan(60_000);
     const hourly: LimitRule = { name: 'hourly', algorithm: 'fixed_window', limit: 100, windowMs: 3_600_000 };
@@ -147,8 +151,7 @@ describe('RedisEngine stored state', () => {
   });
 
   it('takes back what reading the rules charged when the script answers an error', async () => {
-    const tenantId = `f-${randomUUID()}`;
-    tenants.push(tenantId);
+    const tenantId = freshTenant();
     const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: 60_000 };
     const bucket: LimitRule = { name: 'tb', algorithm: 'token_bucket', limit: 10, windowMs: 1_000 };
     await new RedisEngine(redis).consume({ tenantId, subject: 'user-1', cost: 3, rules: [minute] });
