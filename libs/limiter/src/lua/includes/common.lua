@@ -21,6 +21,12 @@ local function expiry(ttl)
   return 'PXAT', string.format('%d', now + ttl)
 end
 
+-- Gives an existing key the TTL `expiry` describes (PEXPIREAT, or PEXPIRE with an injected clock).
+local function expireIn(key, ttl)
+  local mode, at = expiry(ttl)
+  if mode == 'PX' then redis.call('PEXPIRE', key, at) else redis.call('PEXPIREAT', key, at) end
+end
+
 -- State of several numbers is stored as one decimal integer, so that Redis keeps it as an 8-byte integer
 -- instead of a string (MEMORY USAGE ~88 instead of ~120 bytes a key): the first number, then the others
 -- zero-padded to `width` digits (the digits of the largest value the rule allows, 1-10), then one digit that

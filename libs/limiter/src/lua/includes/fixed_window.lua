@@ -38,10 +38,7 @@ local function fixedWindowClose(key, limit, count, finish, cost, mode, charged)
   if charged then
     if mode == 'take' then
       -- A key INCRBY created (the window's first units) gets the TTL of its window; an existing one keeps its own.
-      if count == 0 then
-        local how, at = expiry(finish - now)
-        if how == 'PX' then redis.call('PEXPIRE', key, at) else redis.call('PEXPIREAT', key, at) end
-      end
+      if count == 0 then expireIn(key, finish - now) end
       return max(0, limit - count - cost), finish - now, 0, 0
     end
     -- Not admitted: the charge is taken back (a key INCRBY created goes), as if never made.

@@ -50,10 +50,7 @@ local function slidingLogClose(key, limit, window, count, newest, cost, mode)
         end
       end
     end
-    if count > 0 then
-      local mode, at = expiry(reset)
-      if mode == 'PX' then redis.call('PEXPIRE', key, at) else redis.call('PEXPIREAT', key, at) end
-    end
+    if count > 0 then expireIn(key, reset) end
   end
   return max(0, limit - count), reset, retryAfter, 0
 end
