@@ -34,6 +34,9 @@
   it reads them, and undoes that when the decision does not admit: see fixedWindowCharge, tokenBucketRead);
   peek never writes; refund gives back to every rule.
   Every key written gets a TTL that ends when its state would read as empty again.
+  A run of repeated consumes ('+') holds its fixed windows and token buckets in the script once a decision of
+  the run has read them, and writes each changed one once when the run ends (see `held` in common): the same
+  decisions and the same state as deciding them one by one, with a few commands instead of several a decision.
 
   Redis runs this whole chunk on every call, so it defines only plain local functions (no tables of
   functions, no per-rule tables: a decision's rules are opened by a recursion that keeps each rule's view
@@ -164,11 +167,11 @@ end
 
 local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 3, 0, 0, 0, 0, '', 0
 while arg <= #ARGV do
-  local times, fresh = 1, false
+  local times, fresh, repeated = 1, false, false
   if ARGV[arg] == '+' then
     -- '+', n: n more decisions exactly like the one before (its operation, amount, rules and keys).
     if rulesAt == 0 then return redis.error_reply('ERR the first decision of a call must send its rules') end
-    times, arg = ARGV[arg + 1] + 0, arg + 2
+    times, arg, repeated = ARGV[arg + 1] + 0, arg + 2, true
   else
     local count
     operation, amount, count = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2]
@@ -185,11 +188,17 @@ while arg <= #ARGV do
     if count ~= '==' then keysAt, first = first, first + rules end
   end
   local after
+  -- A run of repeated consumes holds its fixed windows and token buckets (see `held` in common).
+  if repeated and operation == 'consume' then holdStart() end
   for _ = 1, times do
     local granted, result
     granted, result, after = decideFrom(reply, #reply, operation, amount, rules, keysAt, 1, rulesAt, math.huge)
-    if not granted then return result end -- the error reply
+    if not granted then
+      holdFlush()
+      return result -- the error reply
+    end
   end
+  holdFlush()
   if fresh then arg = after end
 end
 return table.concat(reply, ' ')

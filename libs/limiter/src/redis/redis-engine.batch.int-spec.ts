@@ -8,7 +8,7 @@ import { MemoryEngine } from '../memory/memory-engine';
 import { hashTagOf, tenantTag } from './keys';
 import type { ScriptClient } from './lua-script';
 import { MAX_BATCH, RedisEngine } from './redis-engine';
-import { deleteTenantKeys } from './redis-test-support';
+import { deleteTenantKeys, tenantKeys } from './redis-test-support';
 
 // Decisions of one tenant asked for in the same turn share one script call (RedisEngineOptions.batch).
 describe('RedisEngine batches concurrent decisions of a tenant', () => {
@@ -148,6 +148,72 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
     expect(args.filter((arg) => arg === '+')).toHaveLength(2);
     expect(args.filter((arg) => arg === '==')).toHaveLength(1);
     expect(sent[0]!.keys).toHaveLength(3 * rules.length);
+  });
+
+  it('holds the fixed windows and token buckets of a run of repeats, leaving the state one call per decision leaves', async () => {
+    // A run ('+') of consumes reads each fixed window and token bucket once, decides on what it holds and writes
+    // each changed key once at its end (see `held` in lua/includes/common.lua). The same turns of decisions,
+    // batched and one call at a time, on two tenants and two clocks stepped alike: the same decisions, the same
+    // values in Redis, every key with its TTL. Denials inside runs, by either rule, and a new window's key that a
+    // denial deletes again (and the next decision of the run creates again) are among them.
+    const [batchedTenant, aloneTenant] = [tenant(), tenant()];
+    const start = Date.UTC(2026, 10, 30, 12, 0, 59, 950);
+    const [batchedClock, aloneClock] = [new ManualClock(start), new ManualClock(start)];
+    const bucketFirst: LimitRule[] = [
+      { name: 'second', algorithm: 'token_bucket', limit: 10, windowMs: 1_000 },
+      { name: 'minute', algorithm: 'fixed_window', limit: 25, windowMs: 60_000 },
+      { name: 'gcra', algorithm: 'gcra', limit: 100, windowMs: 1_000, burst: 40 },
+    ];
+    const windowFirst: LimitRule[] = [
+      { name: 'wide', algorithm: 'token_bucket', limit: 100, windowMs: 1_000 },
+      { name: 'narrow', algorithm: 'fixed_window', limit: 5, windowMs: 60_000 },
+    ];
+    const { client, calls } = counting();
+    const batched = new RedisEngine(client, { clock: batchedClock });
+    const alone = new RedisEngine(redis, { clock: aloneClock, batch: false });
+    const memory = new MemoryEngine({ clock: aloneClock });
+    // Per turn: the clock's step before it (ms), the rules, then the costs asked for together (tenant-wide, or
+    // 's': cost 1 for a subject).
+    const turns: [number, LimitRule[], (number | 's')[]][] = [
+      [0, bucketFirst, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]], // the bucket (10) empties inside the run: 10 admitted, 2 denied
+      [60, bucketFirst, [1, 1, 1, 1]], // a new minute, the bucket still empty: each charge of the new window is taken back
+      [50, bucketFirst, [1, 1, 1, 2, 2, 's', 's']], // one token back: 1 admitted, the rest denied by the bucket
+      [0, windowFirst, [1, 1, 1, 1, 1, 1, 1, 1, 's', 's']], // the window (5) fills inside the run, the bucket has plenty
+      [1_000, windowFirst, [2, 2, 2, 1, 1]],
+    ];
+    const request = (rules: LimitRule[], cost: number | 's') => ({ cost: cost === 's' ? 1 : cost, ...(cost === 's' ? { subject: 'y' } : {}), rules });
+    const allowed: boolean[][] = [];
+    for (const [step, rules, costs] of turns) {
+      batchedClock.advance(step);
+      aloneClock.advance(step);
+      const fromBatch = await Promise.all(costs.map((c) => batched.consume({ tenantId: batchedTenant, ...request(rules, c) })));
+      const fromAlone: Decision[] = [];
+      const fromMemory: Decision[] = [];
+      for (const c of costs) {
+        fromAlone.push(await alone.consume({ tenantId: aloneTenant, ...request(rules, c) }));
+        fromMemory.push(await memory.consume({ tenantId: aloneTenant, ...request(rules, c) }));
+      }
+      expect(fromBatch).toEqual(fromAlone);
+      expect(fromBatch).toEqual(fromMemory);
+      allowed.push(fromBatch.map((d) => d.allowed));
+    }
+    const T = true;
+    const F = false;
+    expect(allowed).toEqual([[T, T, T, T, T, T, T, T, T, T, F, F], [F, F, F, F], [T, F, F, F, F, T, T], [T, T, T, T, T, F, F, F, T, T], [F, F, F, F, F]]);
+    expect(calls).toHaveLength(turns.length);
+    const state = async (t: string) => {
+      const keys = (await tenantKeys(redis, [t])).sort((a, b) => a.localeCompare(b));
+      const named = keys.map((key) => key.slice(key.indexOf('}') + 1));
+      return Promise.all(keys.map(async (key, i) => ({ key: named[i], value: await redis.get(key), ttl: await redis.pttl(key) })));
+    };
+    const [afterBatch, afterAlone] = [await state(batchedTenant), await state(aloneTenant)];
+    expect(afterBatch.map(({ key, value }) => ({ key, value }))).toEqual(afterAlone.map(({ key, value }) => ({ key, value })));
+    expect(afterBatch.map((k) => k.key)).toEqual(expect.arrayContaining([expect.stringMatching(/^:tb\d*:second:/), expect.stringMatching(/^:fw:minute:/)]));
+    // Every key expires; TTLs agree to within the real time between the two runs (an injected clock's TTLs count on Redis's).
+    for (const [i, k] of afterBatch.entries()) {
+      expect(k.ttl).toBeGreaterThan(0);
+      expect(Math.abs(k.ttl - afterAlone[i]!.ttl)).toBeLessThan(2_000);
+    }
   });
 
   it('fails every decision of a call whose script call fails, and a bad request alone', async () => {

@@ -70,3 +70,42 @@ local function store(key, value, ttl)
     redis.call('DEL', key)
   end
 end
+
+-- Held state: inside a run of repeated consumes ('+' in limit.lua) every decision reads and writes the same
+-- fixed windows and token buckets on the same `now`, so once a decision of the run has read a key from Redis its
+-- value is kept here, later decisions of the run read and write it here, and holdFlush writes each changed key
+-- once when the run ends: an INCRBY of what the run added to a fixed window (the key exists and keeps its TTL),
+-- a `store` of a token bucket's last value and TTL. `held` is nil outside a run; inside, key -> value (a fixed
+-- window's count, a token bucket's stored string). A key whose state a decision deletes is let go (`unhold`): the
+-- next decision reads Redis again.
+local held, heldAdded, heldTtl, heldOrder
+
+local function holdStart()
+  held, heldAdded, heldTtl, heldOrder = {}, {}, {}, {}
+end
+
+-- The run now holds `key` as `value`; `added` (units added to a fixed window, or taken back when negative) and
+-- `ttl` (a token bucket's TTL) say what the flush writes; nil: nothing more to write.
+local function hold(key, value, added, ttl)
+  if held[key] == nil then heldOrder[#heldOrder + 1] = key end
+  held[key] = value
+  if added then heldAdded[key] = (heldAdded[key] or 0) + added end
+  if ttl then heldTtl[key] = ttl end
+end
+
+local function unhold(key)
+  if held then held[key], heldAdded[key], heldTtl[key] = false, nil, nil end
+end
+
+local function holdFlush()
+  if not held then return end
+  for _, key in ipairs(heldOrder) do
+    local added, ttl = heldAdded[key], heldTtl[key]
+    if added and added ~= 0 then
+      redis.call('INCRBY', key, string.format('%d', added))
+    elseif ttl then
+      store(key, held[key], ttl)
+    end
+  end
+  held, heldAdded, heldTtl, heldOrder = nil, nil, nil, nil
+end

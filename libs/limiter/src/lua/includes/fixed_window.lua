@@ -21,9 +21,17 @@ end
 
 -- A consume's read, with one command instead of GET now and INCRBY later: INCRBY charges the cost first and
 -- gives the count before it (most consumes are admitted and would write anyway); fixedWindowClose keeps the
--- charge, giving a new key its TTL, or takes it back when the decision does not admit.
+-- charge, giving a new key its TTL, or takes it back when the decision does not admit. In a run of repeated
+-- consumes (see `held` in common) a count the run holds is charged there, and written once when the run ends.
 local function fixedWindowCharge(key, cost)
-  return redis.call('INCRBY', key, string.format('%d', cost)) - cost
+  local count = held and held[key]
+  if count then
+    hold(key, count + cost, cost)
+    return count
+  end
+  count = redis.call('INCRBY', key, string.format('%d', cost)) - cost
+  if held then hold(key, count + cost) end
+  return count
 end
 
 local function fixedWindowOpen(stored, limit, finish)
@@ -41,8 +49,16 @@ local function fixedWindowClose(key, limit, count, finish, cost, mode, charged)
       if count == 0 then expireIn(key, finish - now) end
       return max(0, limit - count - cost), finish - now, 0, 0
     end
-    -- Not admitted: the charge is taken back (a key INCRBY created goes), as if never made.
-    if count == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, string.format('%d', cost)) end
+    -- Not admitted: the charge is taken back (a key INCRBY created goes), as if never made; in a run, where the
+    -- key is held (and so exists, count > 0), when the run ends.
+    if count == 0 then
+      redis.call('DEL', key)
+      unhold(key)
+    elseif held and held[key] then
+      hold(key, count, -cost)
+    else
+      redis.call('DECRBY', key, string.format('%d', cost))
+    end
     if mode == 'deny' then retryAfter = finish - now end
     return max(0, limit - count), finish - now, retryAfter, 0
   end

@@ -8,10 +8,15 @@
 -- there is one. A bucket that refills fast, or a subject that is seldom seen, is usually full. Returns the
 -- value, or false and the TTL it wrote (the take's reset, which tokenBucketClose then needs not work out
 -- again); tokenBucketClose keeps or undoes the write once the decision is known.
+-- In a run of repeated consumes (see `held` in common) a value the run holds is read there instead.
 local function tokenBucketRead(key, rate, unit, capacity, pattern, cost)
+  local known = held and held[key]
+  if known then return known, false end
   local ttl = ceilDiv(cost * unit, rate)
   local mode, at = expiry(ttl)
-  local stored = redis.call('SET', key, joinDigits(pattern, true, now - EPOCH, (capacity - cost) * unit), 'NX', 'GET', mode, at)
+  local taken = joinDigits(pattern, true, now - EPOCH, (capacity - cost) * unit)
+  local stored = redis.call('SET', key, taken, 'NX', 'GET', mode, at)
+  if held then hold(key, stored or taken) end
   if stored then return stored, false end
   return false, ttl
 end
@@ -37,6 +42,7 @@ local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, 
     -- that does not take leaves no key (a full bucket).
     if mode == 'take' then return capacity - cost, written, 0, 0 end
     redis.call('DEL', key)
+    unhold(key)
   end
   local full = capacity * unit
   local retryAfter = 0
@@ -51,7 +57,9 @@ local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, 
   if tokens < full then reset = at - now + ceilDiv(full - tokens, rate) end
   -- tokens <= full, whose digits are the pattern's width: the packed form always fits.
   if not written and (mode == 'take' or mode == 'give') then
-    store(key, joinDigits(pattern, true, at - EPOCH, tokens), reset)
+    local value = joinDigits(pattern, true, at - EPOCH, tokens)
+    -- In a run the value is held, and stored when the run ends.
+    if held then hold(key, value, nil, reset) else store(key, value, reset) end
   end
   return floor(tokens / unit), reset, retryAfter, 0
 end
