@@ -93,6 +93,7 @@ local function hold(key, value, added, ttl)
   if ttl then heldTtl[key] = ttl end
 end
 
+-- Let go: false, not nil, so that hold() does not list the key for the flush a second time.
 local function unhold(key)
   if held then held[key], heldAdded[key], heldTtl[key] = false, nil, nil end
 end
