@@ -34,19 +34,21 @@
   it reads them, and undoes that when the decision does not admit: see fixedWindowCharge, tokenBucketRead);
   peek never writes; refund gives back to every rule.
   Every key written gets a TTL that ends when its state would read as empty again.
-  A run of repeated consumes ('+') holds its fixed windows and token buckets in the script once a decision of
-  the run has read them, and writes each changed one once when the run ends (see `held` in common): the same
-  decisions and the same state as deciding them one by one, with a few commands instead of several a decision.
+  A run of repeated consumes ('+') reads each rule once, decides on the rules' views and writes each rule
+  once when the run ends (decideRun): the same decisions and the same state as deciding them one by one,
+  with a read and a write a rule instead of a few commands a decision.
 
   Redis runs this whole chunk on every call, so it defines only plain local functions (no tables of
-  functions, no per-rule tables: a decision's rules are opened by a recursion that keeps each rule's view
-  in locals). Each algorithm has an `<algorithm>Open` that turns the rule's stored
-  value into the units it has available and its view (up to three values), and an `<algorithm>Close`
-  that applies the decision to the view in one of these modes, writes it when the mode says so, and
-  returns the rule's remaining, resetMs, retryAfterMs and delayMs:
+  functions, no per-rule tables for a decision: its rules are opened by a recursion that keeps each rule's
+  view in locals; a run keeps its views in a few tables). Each algorithm has an `<algorithm>Open` that turns
+  the rule's stored value into the units it has available and its view (up to three values), an
+  `<algorithm>Apply` that applies a decision to the view in one of these modes and returns the rule's
+  remaining, resetMs, retryAfterMs and delayMs and the view after it, writing nothing, an `<algorithm>Store`
+  that writes a view, and an `<algorithm>Close` that applies and, when the mode says so, stores:
     take  admitted: charge and write          peek  admitted: charge, write nothing (a peek)
     give  a refund: give back and write       hold  the request is denied, but this rule would admit
     deny  this rule refuses the cost: its retry-after, nothing written
+  The sliding log, a sorted set with a member per unit, has Open and Close only.
 ]]
 
 -- The decision's clock, read once; every algorithm below works on `now` and writes TTLs with `keep`.
@@ -65,6 +67,92 @@ end
 --- @include "token_bucket"
 --- @include "leaky_bucket"
 --- @include "gcra"
+
+-- The rule whose ARGV start at `arg`: its algorithm code, limit and window, then what its algorithm adds (x, y,
+-- z: a calendar window's bounds; a sliding window's pattern; a bucket's capacity and pattern), and where the
+-- ARGV after it start.
+local function readRule(arg)
+  local code, limit, window = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2] + 0
+  arg = arg + 3
+  if code == 'fw' then
+    if window == 0 then return code, limit, window, ARGV[arg] + 0, ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, arg + 3 end
+    return code, limit, window, nil, nil, nil, arg
+  elseif code == 'sw' then
+    return code, limit, window, ARGV[arg], nil, nil, arg + 1
+  elseif code == 'sl' then
+    return code, limit, window, nil, nil, nil, arg
+  end
+  return code, limit, window, ARGV[arg] + 0, ARGV[arg + 1], nil, arg + 2
+end
+
+-- Opens a rule (readRule's numbers) on `key`: the key its state is in (a fixed window's own), the units it has
+-- available and its view (a, b, c). `charge`: a consume's cost, which a fixed window and a token bucket charge
+-- while they read (fixedWindowCharge, tokenBucketRead), saying what they wrote (`written`); nil: a plain read.
+-- nil and an error reply for an unknown algorithm.
+local function openRule(code, key, limit, window, x, y, z, charge)
+  local available, a, b, c, written
+  if code == 'fw' then
+    local finish
+    key, finish = fixedWindowAt(key, window, x, y, z)
+    if charge then
+      available, a, b = fixedWindowOpen(fixedWindowCharge(key, charge), limit, finish)
+      return key, available, a, b, nil, true
+    end
+    return key, fixedWindowOpen(redis.call('GET', key), limit, finish)
+  elseif code == 'tb' then
+    local stored = false
+    if charge then
+      stored, written = tokenBucketRead(key, limit, window, x, y, charge)
+    else
+      stored = redis.call('GET', key)
+    end
+    available, a, b = tokenBucketOpen(stored, limit, window, x)
+    return key, available, a, b, nil, written
+  elseif code == 'sw' then
+    return key, slidingWindowOpen(redis.call('GET', key), limit, window)
+  elseif code == 'sl' then
+    return key, slidingLogOpen(key, limit, window)
+  elseif code == 'gc' then
+    return key, gcraOpen(redis.call('GET', key), limit, window, x)
+  elseif code == 'lb' or code == 'ls' then
+    return key, leakyBucketOpen(redis.call('GET', key), limit, window, x)
+  end
+  return nil, redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
+end
+
+-- The decision in `mode` on a rule's view, written nowhere (every algorithm but the sliding log): the rule's
+-- remaining, resetMs, retryAfterMs and delayMs, then its view after the decision.
+local function applyRule(code, limit, window, x, a, b, c, cost, mode)
+  local remaining, reset, retryAfter, delay, after
+  if code == 'fw' then
+    remaining, reset, retryAfter, delay, a = fixedWindowApply(limit, a, b, cost, mode)
+  elseif code == 'tb' then
+    remaining, reset, retryAfter, delay, a = tokenBucketApply(limit, window, x, a, b, cost, mode)
+  elseif code == 'sw' then
+    remaining, reset, retryAfter, delay, c = slidingWindowApply(limit, window, a, b, c, cost, mode)
+  elseif code == 'gc' then
+    remaining, reset, retryAfter, delay, a = gcraApply(limit, window, x, a, cost, mode)
+  else
+    remaining, reset, retryAfter, delay, a = leakyBucketApply(limit, window, x, a, b, cost, mode, code == 'ls')
+  end
+  return remaining, reset, retryAfter, delay, a, b, c
+end
+
+-- Writes a rule's view (applyRule's), whose state was `before` (a fixed window's count) when it was read, with
+-- `reset`, the TTL of its last decision.
+local function storeRule(code, key, limit, window, x, y, a, b, c, before, reset)
+  if code == 'fw' then
+    fixedWindowStore(key, before, a, b)
+  elseif code == 'tb' then
+    tokenBucketStore(key, y, a, b, reset)
+  elseif code == 'sw' then
+    slidingWindowStore(key, limit, x, a, b, c, reset)
+  elseif code == 'gc' then
+    gcraStore(key, limit, y, a, reset)
+  else
+    leakyBucketStore(key, window, x, y, a, b, reset)
+  end
+end
 
 -- Rule i (from 1) of a decision over `rules` rules, whose ARGV start at `arg` and whose keys follow
 -- KEYS[first]: opens it, then (recursively) the rules after it, so that each rule's view stays in locals;
@@ -86,43 +174,12 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
     return granted, cost, arg
   end
 
-  local code, limit, window, key = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, KEYS[first + i]
-  local capacity, pattern, available, a, b, c, stored, written = 0, '', 0, 0, 0, 0, nil, false
-  arg = arg + 3
-  if code == 'fw' then
-    local calStart, calEnd, calNextEnd, finish
-    if window == 0 then
-      calStart, calEnd, calNextEnd, arg = ARGV[arg] + 0, ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, arg + 3
-    end
-    key, finish = fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
-    if operation == 'consume' then
-      written = true
-      available, a, b = fixedWindowOpen(fixedWindowCharge(key, amount), limit, finish)
-    else
-      available, a, b = fixedWindowOpen(redis.call('GET', key), limit, finish)
-    end
-  elseif code == 'sw' then
-    pattern, arg = ARGV[arg], arg + 1
-    available, a, b, c = slidingWindowOpen(redis.call('GET', key), limit, window)
-  elseif code == 'sl' then
-    available, a, b = slidingLogOpen(key, limit, window)
-  else
-    capacity, pattern, arg = ARGV[arg] + 0, ARGV[arg + 1], arg + 2
-    if code == 'tb' then
-      if operation == 'consume' then
-        stored, written = tokenBucketRead(key, limit, window, capacity, pattern, amount)
-      else
-        stored = redis.call('GET', key)
-      end
-      available, a, b = tokenBucketOpen(stored, limit, window, capacity)
-    elseif code == 'gc' then
-      available, a = gcraOpen(redis.call('GET', key), limit, window, capacity)
-    elseif code == 'lb' or code == 'ls' then
-      available, a, b = leakyBucketOpen(redis.call('GET', key), limit, window, capacity)
-    else
-      return nil, redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
-    end
-  end
+  local code, limit, window, x, y, z
+  code, limit, window, x, y, z, arg = readRule(arg)
+  local charge = nil
+  if operation == 'consume' then charge = amount end
+  local key, available, a, b, c, written = openRule(code, KEYS[first + i], limit, window, x, y, z, charge)
+  if not key then return nil, available end
 
   if available < least then least = available end
   local granted, cost, after = decideFrom(reply, n, operation, amount, rules, first, i + 1, arg, least)
@@ -131,7 +188,7 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
     if written and code == 'fw' then
       fixedWindowClose(key, limit, a, b, amount, 'hold', written)
     elseif written then
-      tokenBucketClose(key, limit, window, capacity, pattern, a, b, amount, 'hold', written)
+      tokenBucketClose(key, limit, window, x, y, a, b, amount, 'hold', written)
     end
     return nil, cost
   end
@@ -150,19 +207,72 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   if code == 'fw' then
     remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a, b, cost, mode, written)
   elseif code == 'tb' then
-    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, capacity, pattern, a, b, cost, mode, written)
+    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, x, y, a, b, cost, mode, written)
   elseif code == 'sw' then
-    remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, pattern, a, b, c, cost, mode)
+    remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, x, a, b, c, cost, mode)
   elseif code == 'gc' then
-    remaining, reset, retryAfter, delay = gcraClose(key, limit, window, capacity, pattern, a, cost, mode)
+    remaining, reset, retryAfter, delay = gcraClose(key, limit, window, x, y, a, cost, mode)
   elseif code == 'sl' then
     remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a, b, cost, mode)
   else
-    remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, capacity, pattern, a, b, cost, mode, code == 'ls')
+    remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, x, y, a, b, cost, mode, code == 'ls')
   end
   if granted == 0 then delay = retryAfter end
   reply[n + 1 + i] = string.format('%d %d %d', remaining, reset, delay)
   return granted, cost, after
+end
+
+-- A run of `times` repeated consumes ('+'): the same rules on the same keys as the decision before, on the same
+-- `now`, so between its decisions a rule's state changes only by what the run takes. Each rule is read once,
+-- the decisions are made on the views (applyRule), and when the run took anything each rule is written once at
+-- its end (storeRule): the same decisions and the same state as making them one by one (redis-engine.batch
+-- tests both), with one read and at most one write a rule instead of a read and a write a decision. A sliding
+-- log keeps a member per unit, not a view: a run with one returns false, having read nothing, and is made one
+-- decision at a time.
+local function decideRun(reply, times, amount, rules, first, arg)
+  local codes, limits, windows, xs, ys, zs = {}, {}, {}, {}, {}, {}
+  for i = 1, rules do
+    local code
+    code, limits[i], windows[i], xs[i], ys[i], zs[i], arg = readRule(arg)
+    if code == 'sl' then return false end
+    codes[i] = code
+  end
+  local keys, available, as, bs, cs, befores, resets = {}, {}, {}, {}, {}, {}, {}
+  for i = 1, rules do
+    local key, units, a, b, c = openRule(codes[i], KEYS[first + i], limits[i], windows[i], xs[i], ys[i], zs[i], nil)
+    if not key then return units end -- the error reply
+    keys[i], available[i], as[i], bs[i], cs[i], befores[i] = key, units, a, b, c, a
+  end
+  local n, taken = #reply, false
+  for _ = 1, times do
+    local least = math.huge
+    for i = 1, rules do
+      if available[i] < least then least = available[i] end
+    end
+    local granted = '1'
+    if amount > least then granted = '0' end
+    n = n + 1
+    reply[n] = granted
+    for i = 1, rules do
+      local mode = 'take'
+      if granted == '0' then
+        if amount > available[i] then mode = 'deny' else mode = 'hold' end
+      end
+      local remaining, reset, retryAfter, delay
+      remaining, reset, retryAfter, delay, as[i], bs[i], cs[i] = applyRule(codes[i], limits[i], windows[i], xs[i], as[i], bs[i], cs[i], amount, mode)
+      if granted == '0' then delay = retryAfter end
+      available[i], resets[i] = remaining, reset
+      n = n + 1
+      reply[n] = string.format('%d %d %d', remaining, reset, delay)
+    end
+    if granted == '1' then taken = true end
+  end
+  if taken then
+    for i = 1, rules do
+      storeRule(codes[i], keys[i], limits[i], windows[i], xs[i], ys[i], as[i], bs[i], cs[i], befores[i], resets[i])
+    end
+  end
+  return true
 end
 
 local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 3, 0, 0, 0, 0, '', 0
@@ -188,17 +298,16 @@ while arg <= #ARGV do
     if count ~= '==' then keysAt, first = first, first + rules end
   end
   local after
-  -- A run of repeated consumes holds its fixed windows and token buckets (see `held` in common).
-  if repeated and operation == 'consume' then holdStart() end
+  if repeated and operation == 'consume' then
+    local made = decideRun(reply, times, amount, rules, keysAt, rulesAt)
+    if made ~= true and made ~= false then return made end -- an error reply
+    if made then times = 0 end
+  end
   for _ = 1, times do
     local granted, result
     granted, result, after = decideFrom(reply, #reply, operation, amount, rules, keysAt, 1, rulesAt, math.huge)
-    if not granted then
-      holdFlush()
-      return result -- the error reply
-    end
+    if not granted then return result end -- the error reply
   end
-  holdFlush()
   if fresh then arg = after end
 end
 return table.concat(reply, ' ')

@@ -21,17 +21,9 @@ end
 
 -- A consume's read, with one command instead of GET now and INCRBY later: INCRBY charges the cost first and
 -- gives the count before it (most consumes are admitted and would write anyway); fixedWindowClose keeps the
--- charge, giving a new key its TTL, or takes it back when the decision does not admit. In a run of repeated
--- consumes (see `held` in common) a count the run holds is charged there, and written once when the run ends.
+-- charge, giving a new key its TTL, or takes it back when the decision does not admit.
 local function fixedWindowCharge(key, cost)
-  local count = held and held[key]
-  if count then
-    hold(key, count + cost, cost)
-    return count
-  end
-  count = redis.call('INCRBY', key, string.format('%d', cost)) - cost
-  if held then hold(key, count + cost) end
-  return count
+  return redis.call('INCRBY', key, string.format('%d', cost)) - cost
 end
 
 local function fixedWindowOpen(stored, limit, finish)
@@ -40,28 +32,9 @@ local function fixedWindowOpen(stored, limit, finish)
   return max(0, limit - count), count, finish
 end
 
--- `charged`: fixedWindowCharge already added the cost (a consume), whatever the decision.
-local function fixedWindowClose(key, limit, count, finish, cost, mode, charged)
-  local retryAfter, stored = 0, count
-  if charged then
-    if mode == 'take' then
-      -- A key INCRBY created (the window's first units) gets the TTL of its window; an existing one keeps its own.
-      if count == 0 then expireIn(key, finish - now) end
-      return max(0, limit - count - cost), finish - now, 0, 0
-    end
-    -- Not admitted: the charge is taken back (a key INCRBY created goes), as if never made; in a run, where the
-    -- key is held (and so exists, count > 0), when the run ends.
-    if count == 0 then
-      redis.call('DEL', key)
-      unhold(key)
-    elseif held and held[key] then
-      hold(key, count, -cost)
-    else
-      redis.call('DECRBY', key, string.format('%d', cost))
-    end
-    if mode == 'deny' then retryAfter = finish - now end
-    return max(0, limit - count), finish - now, retryAfter, 0
-  end
+-- The decision in `mode` on the view, written nowhere: the rule's numbers and the count it leaves.
+local function fixedWindowApply(limit, count, finish, cost, mode)
+  local retryAfter = 0
   if mode == 'deny' then
     retryAfter = finish - now
   elseif mode == 'give' then
@@ -69,16 +42,38 @@ local function fixedWindowClose(key, limit, count, finish, cost, mode, charged)
   elseif mode ~= 'hold' then
     count = count + cost
   end
-  -- A window's key expires when the window ends: it gets its TTL when it is created, and a write to a key
-  -- that exists keeps it (INCRBY / DECRBY), which is cheaper for Redis than setting it again.
-  if mode == 'take' then
-    if count == cost then
-      store(key, string.format('%d', count), finish - now)
-    else
-      redis.call('INCRBY', key, string.format('%d', cost))
-    end
-  elseif mode == 'give' and stored > 0 then
-    if count == 0 then redis.call('DEL', key) else redis.call('DECRBY', key, string.format('%d', stored - count)) end
+  return max(0, limit - count), finish - now, retryAfter, 0, count
+end
+
+-- Writes a window's count going from `before` to `after`. A window's key expires when the window ends: it gets
+-- its TTL when it is created, and a write to a key that exists keeps it (INCRBY), which is cheaper for Redis
+-- than setting it again.
+local function fixedWindowStore(key, before, after, finish)
+  if after == before then return end
+  if after == 0 then
+    redis.call('DEL', key)
+  elseif before == 0 then
+    store(key, string.format('%d', after), finish - now)
+  else
+    redis.call('INCRBY', key, string.format('%d', after - before))
   end
-  return max(0, limit - count), finish - now, retryAfter, 0
+end
+
+-- `charged`: fixedWindowCharge already added the cost (a consume), whatever the decision.
+local function fixedWindowClose(key, limit, count, finish, cost, mode, charged)
+  if charged then
+    if mode == 'take' then
+      -- A key INCRBY created (the window's first units) gets the TTL of its window; an existing one keeps its own.
+      if count == 0 then expireIn(key, finish - now) end
+    elseif count == 0 then
+      -- Not admitted: the charge is taken back (a key INCRBY created goes), as if never made.
+      redis.call('DEL', key)
+    else
+      redis.call('DECRBY', key, string.format('%d', cost))
+    end
+    return fixedWindowApply(limit, count, finish, cost, mode)
+  end
+  local remaining, reset, retryAfter, delay, after = fixedWindowApply(limit, count, finish, cost, mode)
+  if mode == 'take' or mode == 'give' then fixedWindowStore(key, count, after, finish) end
+  return remaining, reset, retryAfter, delay
 end

@@ -15,7 +15,8 @@ local function gcraOpen(stored, rate, unit, capacity)
   return max(0, floor((capacity * unit - level) / unit)), level
 end
 
-local function gcraClose(key, rate, unit, capacity, pattern, level, cost, mode)
+-- The decision in `mode` on the view, written nowhere: the rule's numbers and the level it leaves.
+local function gcraApply(rate, unit, capacity, level, cost, mode)
   local retryAfter = 0
   if mode == 'deny' then
     retryAfter = ceilDiv(level + cost * unit - capacity * unit, rate)
@@ -24,11 +25,18 @@ local function gcraClose(key, rate, unit, capacity, pattern, level, cost, mode)
   elseif mode ~= 'hold' then
     level = level + cost * unit
   end
-  local reset = ceilDiv(level, rate)
-  if mode == 'take' or mode == 'give' then
-    -- The TAT, `level` ticks after now: whole ms, and the rest in ticks (below the rate: it always fits).
-    local ms = floor(level / rate)
-    store(key, joinDigits(pattern, true, now + ms - EPOCH, level - ms * rate), reset)
-  end
-  return max(0, floor((capacity * unit - level) / unit)), reset, retryAfter, 0
+  return max(0, floor((capacity * unit - level) / unit)), ceilDiv(level, rate), retryAfter, 0, level
+end
+
+-- Keeps the view for `reset` ms: the TAT, `level` ticks after now: whole ms, and the rest in ticks (below the
+-- rate: it always fits).
+local function gcraStore(key, rate, pattern, level, reset)
+  local ms = floor(level / rate)
+  store(key, joinDigits(pattern, true, now + ms - EPOCH, level - ms * rate), reset)
+end
+
+local function gcraClose(key, rate, unit, capacity, pattern, level, cost, mode)
+  local remaining, reset, retryAfter, delay, after = gcraApply(rate, unit, capacity, level, cost, mode)
+  if mode == 'take' or mode == 'give' then gcraStore(key, rate, pattern, after, reset) end
+  return remaining, reset, retryAfter, delay
 end

@@ -16,7 +16,8 @@ local function leakyBucketOpen(stored, rate, unit, capacity)
   return max(0, floor((capacity * unit - level) / unit)), level, at
 end
 
-local function leakyBucketClose(key, rate, unit, capacity, pattern, level, at, cost, mode, shaper)
+-- The decision in `mode` on the view, written nowhere: the rule's numbers and the level it leaves.
+local function leakyBucketApply(rate, unit, capacity, level, at, cost, mode, shaper)
   local retryAfter, delay = 0, 0
   if mode == 'deny' then
     retryAfter = at - now + ceilDiv(level + cost * unit - capacity * unit, rate)
@@ -28,9 +29,17 @@ local function leakyBucketClose(key, rate, unit, capacity, pattern, level, at, c
   local reset = 0
   if level > 0 then reset = at - now + ceilDiv(level, rate) end
   if shaper and (mode == 'take' or mode == 'peek') then delay = reset end
-  -- A level above capacity (kept from a larger burst) may not fit the pattern's width.
-  if mode == 'take' or mode == 'give' then
-    store(key, joinDigits(pattern, level <= capacity * unit, at - EPOCH, level), reset)
-  end
-  return max(0, floor((capacity * unit - level) / unit)), reset, retryAfter, delay
+  return max(0, floor((capacity * unit - level) / unit)), reset, retryAfter, delay, level
+end
+
+-- Keeps the view until the bucket is empty again (`reset` ms). A level above capacity (kept from a larger burst)
+-- may not fit the pattern's width.
+local function leakyBucketStore(key, unit, capacity, pattern, level, at, reset)
+  store(key, joinDigits(pattern, level <= capacity * unit, at - EPOCH, level), reset)
+end
+
+local function leakyBucketClose(key, rate, unit, capacity, pattern, level, at, cost, mode, shaper)
+  local remaining, reset, retryAfter, delay, after = leakyBucketApply(rate, unit, capacity, level, at, cost, mode, shaper)
+  if mode == 'take' or mode == 'give' then leakyBucketStore(key, unit, capacity, pattern, after, at, reset) end
+  return remaining, reset, retryAfter, delay
 end

@@ -25,7 +25,8 @@ local function slidingWindowOpen(stored, limit, w)
   return slidingWindowAvailable(limit, w, now - index * w, previous, current), index, previous, current
 end
 
-local function slidingWindowClose(key, limit, w, pattern, index, previous, current, cost, mode)
+-- The decision in `mode` on the view, written nowhere: the rule's numbers and the current count it leaves.
+local function slidingWindowApply(limit, w, index, previous, current, cost, mode)
   local elapsed = now - index * w
   local retryAfter = 0
   if mode == 'deny' then
@@ -52,9 +53,16 @@ local function slidingWindowClose(key, limit, w, pattern, index, previous, curre
   elseif previous > 0 then
     reset = w - elapsed
   end
-  -- Counts above the limit (kept from a larger one) may not fit the pattern's width.
-  if mode == 'take' or mode == 'give' then
-    store(key, joinDigits(pattern, previous <= limit and current <= limit, index, previous, current), reset)
-  end
-  return slidingWindowAvailable(limit, w, elapsed, previous, current), reset, retryAfter, 0
+  return slidingWindowAvailable(limit, w, elapsed, previous, current), reset, retryAfter, 0, current
+end
+
+-- Keeps the view for `reset` ms. Counts above the limit (kept from a larger one) may not fit the pattern's width.
+local function slidingWindowStore(key, limit, pattern, index, previous, current, reset)
+  store(key, joinDigits(pattern, previous <= limit and current <= limit, index, previous, current), reset)
+end
+
+local function slidingWindowClose(key, limit, w, pattern, index, previous, current, cost, mode)
+  local remaining, reset, retryAfter, delay, after = slidingWindowApply(limit, w, index, previous, current, cost, mode)
+  if mode == 'take' or mode == 'give' then slidingWindowStore(key, limit, pattern, index, previous, after, reset) end
+  return remaining, reset, retryAfter, delay
 end

@@ -8,15 +8,10 @@
 -- there is one. A bucket that refills fast, or a subject that is seldom seen, is usually full. Returns the
 -- value, or false and the TTL it wrote (the take's reset, which tokenBucketClose then needs not work out
 -- again); tokenBucketClose keeps or undoes the write once the decision is known.
--- In a run of repeated consumes (see `held` in common) a value the run holds is read there instead.
 local function tokenBucketRead(key, rate, unit, capacity, pattern, cost)
-  local known = held and held[key]
-  if known then return known, false end
   local ttl = ceilDiv(cost * unit, rate)
   local mode, at = expiry(ttl)
-  local taken = joinDigits(pattern, true, now - EPOCH, (capacity - cost) * unit)
-  local stored = redis.call('SET', key, taken, 'NX', 'GET', mode, at)
-  if held then hold(key, stored or taken) end
+  local stored = redis.call('SET', key, joinDigits(pattern, true, now - EPOCH, (capacity - cost) * unit), 'NX', 'GET', mode, at)
   if stored then return stored, false end
   return false, ttl
 end
@@ -35,15 +30,8 @@ local function tokenBucketOpen(stored, rate, unit, capacity)
   return floor(tokens / unit), tokens, at
 end
 
--- `written`: the TTL tokenBucketRead wrote with, or false when it did not write.
-local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, cost, mode, written)
-  if written then
-    -- tokenBucketRead already wrote the take, from a full bucket: the take's numbers are known. A decision
-    -- that does not take leaves no key (a full bucket).
-    if mode == 'take' then return capacity - cost, written, 0, 0 end
-    redis.call('DEL', key)
-    unhold(key)
-  end
+-- The decision in `mode` on the view, written nowhere: the rule's numbers and the tokens it leaves.
+local function tokenBucketApply(rate, unit, capacity, tokens, at, cost, mode)
   local full = capacity * unit
   local retryAfter = 0
   if mode == 'deny' then
@@ -55,11 +43,24 @@ local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, 
   end
   local reset = 0
   if tokens < full then reset = at - now + ceilDiv(full - tokens, rate) end
-  -- tokens <= full, whose digits are the pattern's width: the packed form always fits.
-  if not written and (mode == 'take' or mode == 'give') then
-    local value = joinDigits(pattern, true, at - EPOCH, tokens)
-    -- In a run the value is held, and stored when the run ends.
-    if held then hold(key, value, nil, reset) else store(key, value, reset) end
+  return floor(tokens / unit), reset, retryAfter, 0, tokens
+end
+
+-- Keeps the view until the bucket is full again (`reset` ms). tokens <= full, whose digits are the pattern's
+-- width: the packed form always fits.
+local function tokenBucketStore(key, pattern, tokens, at, reset)
+  store(key, joinDigits(pattern, true, at - EPOCH, tokens), reset)
+end
+
+-- `written`: the TTL tokenBucketRead wrote with, or false when it did not write.
+local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, cost, mode, written)
+  if written then
+    -- tokenBucketRead already wrote the take, from a full bucket: the take's numbers are known. A decision
+    -- that does not take leaves no key (a full bucket).
+    if mode == 'take' then return capacity - cost, written, 0, 0 end
+    redis.call('DEL', key)
   end
-  return floor(tokens / unit), reset, retryAfter, 0
+  local remaining, reset, retryAfter, delay, after = tokenBucketApply(rate, unit, capacity, tokens, at, cost, mode)
+  if not written and (mode == 'take' or mode == 'give') then tokenBucketStore(key, pattern, after, at, reset) end
+  return remaining, reset, retryAfter, delay
 end
