@@ -123,7 +123,7 @@ end
 -- The decision in `mode` on a rule's view, written nowhere (every algorithm but the sliding log): the rule's
 -- remaining, resetMs, retryAfterMs and delayMs, then its view after the decision.
 local function applyRule(code, limit, window, x, a, b, c, cost, mode)
-  local remaining, reset, retryAfter, delay, after
+  local remaining, reset, retryAfter, delay
   if code == 'fw' then
     remaining, reset, retryAfter, delay, a = fixedWindowApply(limit, a, b, cost, mode)
   elseif code == 'tb' then

@@ -221,7 +221,7 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
       return Promise.all(
         keys.map(async (key) => ({
           key: key.slice(key.indexOf('}') + 1),
-          value: (await redis.type(key)) === 'zset' ? await redis.zrange(key, 0, -1, 'WITHSCORES') : await redis.get(key),
+          value: (await redis.type(key)) === 'zset' ? await redis.zrange(key, '0', '-1', 'WITHSCORES') : await redis.get(key),
           ttl: await redis.pttl(key),
         })),
       );
