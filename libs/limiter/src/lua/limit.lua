@@ -43,12 +43,13 @@
   view in locals; a run keeps its views in a few tables). Each algorithm has an `<algorithm>Open` that turns
   the rule's stored value into the units it has available and its view (up to three values), an
   `<algorithm>Apply` that applies a decision to the view in one of these modes and returns the rule's
-  remaining, resetMs, retryAfterMs and delayMs and the view after it, writing nothing, an `<algorithm>Store`
-  that writes a view, and an `<algorithm>Close` that applies and, when the mode says so, stores:
+  remaining, resetMs, retryAfterMs and delayMs and the view after it, writing nothing, and an
+  `<algorithm>Store` that writes a view; a decision stores what it applied when the mode says so:
     take  admitted: charge and write          peek  admitted: charge, write nothing (a peek)
     give  a refund: give back and write       hold  the request is denied, but this rule would admit
     deny  this rule refuses the cost: its retry-after, nothing written
-  The sliding log, a sorted set with a member per unit, has Open and Close only.
+  A consume's reads that write at once (fixedWindowCharge, tokenBucketRead) have a Close of their own that
+  keeps or undoes that write; the sliding log, a sorted set with a member per unit, has Open and Close only.
 ]]
 
 -- The decision's clock, read once; every algorithm below works on `now` and writes TTLs with `keep`.
@@ -186,9 +187,9 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   if not granted then
     -- An error reply from a rule after this one: what reading this rule charged is taken back first.
     if written and code == 'fw' then
-      fixedWindowClose(key, limit, a, b, amount, 'hold', written)
+      fixedWindowCloseCharged(key, limit, a, b, amount, 'hold')
     elseif written then
-      tokenBucketClose(key, limit, window, x, y, a, b, amount, 'hold', written)
+      tokenBucketCloseWritten(key, limit, window, x, a, b, amount, 'hold', written)
     end
     return nil, cost
   end
@@ -204,18 +205,16 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
     mode = 'take'
   end
   local remaining, reset, retryAfter, delay
-  if code == 'fw' then
-    remaining, reset, retryAfter, delay = fixedWindowClose(key, limit, a, b, cost, mode, written)
-  elseif code == 'tb' then
-    remaining, reset, retryAfter, delay = tokenBucketClose(key, limit, window, x, y, a, b, cost, mode, written)
-  elseif code == 'sw' then
-    remaining, reset, retryAfter, delay = slidingWindowClose(key, limit, window, x, a, b, c, cost, mode)
-  elseif code == 'gc' then
-    remaining, reset, retryAfter, delay = gcraClose(key, limit, window, x, y, a, cost, mode)
-  elseif code == 'sl' then
+  if code == 'sl' then
     remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a, b, cost, mode)
+  elseif written and code == 'fw' then
+    remaining, reset, retryAfter, delay = fixedWindowCloseCharged(key, limit, a, b, cost, mode)
+  elseif written then
+    remaining, reset, retryAfter, delay = tokenBucketCloseWritten(key, limit, window, x, a, b, cost, mode, written)
   else
-    remaining, reset, retryAfter, delay = leakyBucketClose(key, limit, window, x, y, a, b, cost, mode, code == 'ls')
+    local after, afterB, afterC
+    remaining, reset, retryAfter, delay, after, afterB, afterC = applyRule(code, limit, window, x, a, b, c, cost, mode)
+    if mode == 'take' or mode == 'give' then storeRule(code, key, limit, window, x, y, after, afterB, afterC, a, reset) end
   end
   if granted == 0 then delay = retryAfter end
   reply[n + 1 + i] = string.format('%d %d %d', remaining, reset, delay)

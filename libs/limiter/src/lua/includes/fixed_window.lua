@@ -20,7 +20,7 @@ local function fixedWindowAt(key, window, calStart, calEnd, calNextEnd)
 end
 
 -- A consume's read, with one command instead of GET now and INCRBY later: INCRBY charges the cost first and
--- gives the count before it (most consumes are admitted and would write anyway); fixedWindowClose keeps the
+-- gives the count before it (most consumes are admitted and would write anyway); fixedWindowCloseCharged keeps the
 -- charge, giving a new key its TTL, or takes it back when the decision does not admit.
 local function fixedWindowCharge(key, cost)
   return redis.call('INCRBY', key, string.format('%d', cost)) - cost
@@ -59,21 +59,16 @@ local function fixedWindowStore(key, before, after, finish)
   end
 end
 
--- `charged`: fixedWindowCharge already added the cost (a consume), whatever the decision.
-local function fixedWindowClose(key, limit, count, finish, cost, mode, charged)
-  if charged then
-    if mode == 'take' then
-      -- A key INCRBY created (the window's first units) gets the TTL of its window; an existing one keeps its own.
-      if count == 0 then expireIn(key, finish - now) end
-    elseif count == 0 then
-      -- Not admitted: the charge is taken back (a key INCRBY created goes), as if never made.
-      redis.call('DEL', key)
-    else
-      redis.call('DECRBY', key, string.format('%d', cost))
-    end
-    return fixedWindowApply(limit, count, finish, cost, mode)
+-- Closes a consume's read (fixedWindowCharge already added the cost, whatever the decision): keeps the charge, giving
+-- a key INCRBY created (the window's first units) the TTL of its window, or takes it back when the decision does not
+-- admit (a key INCRBY created goes), as if never made. Other reads close with Apply and Store.
+local function fixedWindowCloseCharged(key, limit, count, finish, cost, mode)
+  if mode == 'take' then
+    if count == 0 then expireIn(key, finish - now) end
+  elseif count == 0 then
+    redis.call('DEL', key)
+  else
+    redis.call('DECRBY', key, string.format('%d', cost))
   end
-  local remaining, reset, retryAfter, delay, after = fixedWindowApply(limit, count, finish, cost, mode)
-  if mode == 'take' or mode == 'give' then fixedWindowStore(key, count, after, finish) end
-  return remaining, reset, retryAfter, delay
+  return fixedWindowApply(limit, count, finish, cost, mode)
 end

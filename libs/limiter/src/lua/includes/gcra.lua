@@ -34,9 +34,3 @@ local function gcraStore(key, rate, pattern, level, reset)
   local ms = floor(level / rate)
   store(key, joinDigits(pattern, true, now + ms - EPOCH, level - ms * rate), reset)
 end
-
-local function gcraClose(key, rate, unit, capacity, pattern, level, cost, mode)
-  local remaining, reset, retryAfter, delay, after = gcraApply(rate, unit, capacity, level, cost, mode)
-  if mode == 'take' or mode == 'give' then gcraStore(key, rate, pattern, after, reset) end
-  return remaining, reset, retryAfter, delay
-end

@@ -37,9 +37,3 @@ end
 local function leakyBucketStore(key, unit, capacity, pattern, level, at, reset)
   store(key, joinDigits(pattern, level <= capacity * unit, at - EPOCH, level), reset)
 end
-
-local function leakyBucketClose(key, rate, unit, capacity, pattern, level, at, cost, mode, shaper)
-  local remaining, reset, retryAfter, delay, after = leakyBucketApply(rate, unit, capacity, level, at, cost, mode, shaper)
-  if mode == 'take' or mode == 'give' then leakyBucketStore(key, unit, capacity, pattern, after, at, reset) end
-  return remaining, reset, retryAfter, delay
-end

@@ -60,9 +60,3 @@ end
 local function slidingWindowStore(key, limit, pattern, index, previous, current, reset)
   store(key, joinDigits(pattern, previous <= limit and current <= limit, index, previous, current), reset)
 end
-
-local function slidingWindowClose(key, limit, w, pattern, index, previous, current, cost, mode)
-  local remaining, reset, retryAfter, delay, after = slidingWindowApply(limit, w, index, previous, current, cost, mode)
-  if mode == 'take' or mode == 'give' then slidingWindowStore(key, limit, pattern, index, previous, after, reset) end
-  return remaining, reset, retryAfter, delay
-end

@@ -4,10 +4,10 @@
 
 -- The stored value, read for a consume of `cost` with one command instead of GET now and SET later: no key
 -- means a full bucket, so SET NX GET writes what taking `cost` from a full bucket leaves (the very value and
--- TTL tokenBucketClose would write) when there is no key, and returns the value (writing nothing) when
+-- TTL a take's Store would write) when there is no key, and returns the value (writing nothing) when
 -- there is one. A bucket that refills fast, or a subject that is seldom seen, is usually full. Returns the
--- value, or false and the TTL it wrote (the take's reset, which tokenBucketClose then needs not work out
--- again); tokenBucketClose keeps or undoes the write once the decision is known.
+-- value, or false and the TTL it wrote (the take's reset, which tokenBucketCloseWritten then needs not work out
+-- again); tokenBucketCloseWritten keeps or undoes the write once the decision is known.
 local function tokenBucketRead(key, rate, unit, capacity, pattern, cost)
   local ttl = ceilDiv(cost * unit, rate)
   local mode, at = expiry(ttl)
@@ -52,15 +52,11 @@ local function tokenBucketStore(key, pattern, tokens, at, reset)
   store(key, joinDigits(pattern, true, at - EPOCH, tokens), reset)
 end
 
--- `written`: the TTL tokenBucketRead wrote with, or false when it did not write.
-local function tokenBucketClose(key, rate, unit, capacity, pattern, tokens, at, cost, mode, written)
-  if written then
-    -- tokenBucketRead already wrote the take, from a full bucket: the take's numbers are known. A decision
-    -- that does not take leaves no key (a full bucket).
-    if mode == 'take' then return capacity - cost, written, 0, 0 end
-    redis.call('DEL', key)
-  end
-  local remaining, reset, retryAfter, delay, after = tokenBucketApply(rate, unit, capacity, tokens, at, cost, mode)
-  if not written and (mode == 'take' or mode == 'give') then tokenBucketStore(key, pattern, after, at, reset) end
-  return remaining, reset, retryAfter, delay
+-- Closes a consume's read that wrote (tokenBucketRead found no key and wrote the take from a full bucket, with TTL
+-- `ttl`): the take's numbers are known; a decision that does not take leaves no key (a full bucket). Other reads
+-- close with Apply and Store.
+local function tokenBucketCloseWritten(key, rate, unit, capacity, tokens, at, cost, mode, ttl)
+  if mode == 'take' then return capacity - cost, ttl, 0, 0 end
+  redis.call('DEL', key)
+  return tokenBucketApply(rate, unit, capacity, tokens, at, cost, mode)
 end
