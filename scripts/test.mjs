@@ -1,21 +1,26 @@
 #!/usr/bin/env node
 // `npm test`: type checks, lint (module boundaries included), then the unit, integration and end-to-end
 // suites against a test database that is recreated empty for the run. Ends with `N passed, N failed`.
-// Arguments are passed to every Vitest run (e.g. `npm test -- -t "hot reload"`).
+// Arguments are passed to every Vitest run (e.g. `npm test -- -t "hot reload"`). The suites run against a
+// redis-server of the run's own on a free port (never a Redis the user runs, whatever its port or database).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, checkServices, ensureInstalled, ensureNode24, loadEnv, root, run, say } from './lib/bootstrap.mjs';
+import { build, checkServices, ensureInstalled, ensureNode24, fail, loadEnv, root, run, say } from './lib/bootstrap.mjs';
+import { hasRedisServer, startRedisServer } from './lib/redis-server.mjs';
 
 ensureInstalled();
 ensureNode24();
 
 const env = loadEnv();
-const testEnv = {
-  TEST_DATABASE_URL: env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test',
-  TEST_REDIS_URL: env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9',
-};
-await checkServices({ DATABASE_URL: testEnv.TEST_DATABASE_URL, REDIS_URL: testEnv.TEST_REDIS_URL });
+await checkServices({ DATABASE_URL: env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test' }, { redis: false });
+if (!hasRedisServer()) {
+  fail(
+    'the tests start Redis servers of their own (one, and a 3-primary cluster), but redis-server is not on the PATH.\n' +
+      '  • on Debian/Ubuntu: apt-get install -y redis-server\n' +
+      '  • with Homebrew:    brew install redis',
+  );
+}
 build();
 
 say('type checking…');
@@ -24,8 +29,15 @@ run('tsc', ['-p', 'test/tsconfig.json', '--noEmit']);
 say('linting (module boundaries included)…');
 run('eslint', ['.', '--max-warnings=0']);
 
+say('starting a redis-server of the test run\'s own…');
+const redis = await startRedisServer();
+const testEnv = {
+  TEST_DATABASE_URL: env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test',
+  TEST_REDIS_URL: `${redis.url}/0`,
+  TEST_REDIS_DIR: redis.dir,
+};
 say('recreating the test database…');
-await resetTestStores(testEnv);
+await recreateTestDatabase(testEnv.TEST_DATABASE_URL);
 
 const outDir = join(root, 'test-results');
 rmSync(outDir, { recursive: true, force: true });
@@ -50,6 +62,7 @@ for (const project of ['unit', 'integration', 'e2e']) {
   totals.skipped += counts.skipped;
 }
 
+await redis.stop();
 console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
 process.exit(totals.failed > 0 ? 1 : 0);
 
@@ -63,22 +76,14 @@ function readCounts(file) {
   };
 }
 
-/** Drops and recreates the test database (migrated), and empties the test Redis databases. */
-async function resetTestStores({ TEST_DATABASE_URL, TEST_REDIS_URL }) {
+/** Drops and recreates the test database, migrated. */
+async function recreateTestDatabase(url) {
   const { default: pg } = await import('pg');
-  const { Redis } = await import('ioredis');
   const { migrate } = await import('./db/migrate.mjs');
-  const name = decodeURIComponent(new URL(TEST_DATABASE_URL).pathname.slice(1));
-  const admin = new pg.Client({ connectionString: Object.assign(new URL(TEST_DATABASE_URL), { pathname: '/postgres' }).toString() });
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).toString() });
   await admin.connect();
   await admin.query(`drop database if exists "${name.replaceAll('"', '""')}" with (force)`);
   await admin.end();
-  await migrate(TEST_DATABASE_URL, () => undefined);
-  const base = new URL(TEST_REDIS_URL);
-  const first = Number(base.pathname.slice(1) || 0);
-  for (const db of [first, first + 1, first + 2, first + 3]) {
-    const redis = new Redis(Object.assign(new URL(base), { pathname: `/${db}` }).toString());
-    await redis.flushdb();
-    redis.disconnect();
-  }
+  await migrate(url, () => undefined);
 }

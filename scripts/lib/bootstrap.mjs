@@ -80,18 +80,18 @@ function reachable(host, port, timeoutMs = 1500) {
   });
 }
 
-/** Fails with how to start them when Postgres or Redis does not answer. */
-export async function checkServices(env) {
+/** Fails with how to start them when Postgres or Redis (unless `redis: false`) does not answer. */
+export async function checkServices(env, { redis: withRedis = true } = {}) {
   const pg = new URL(env.DATABASE_URL);
-  const redis = new URL(env.REDIS_URL);
+  const redis = withRedis ? new URL(env.REDIS_URL) : null;
   const [pgUp, redisUp] = await Promise.all([
     reachable(pg.hostname, pg.port || 5432),
-    reachable(redis.hostname, redis.port || 6379),
+    redis ? reachable(redis.hostname, redis.port || 6379) : true,
   ]);
   const down = [];
   if (!pgUp) down.push(`PostgreSQL at ${pg.hostname}:${pg.port || 5432} (DATABASE_URL)`);
-  if (!redisUp) down.push(`Redis at ${redis.hostname}:${redis.port || 6379} (REDIS_URL)`);
-  if (down.length === 0) return checkRedisVersion(env.REDIS_URL);
+  if (!redisUp && redis) down.push(`Redis at ${redis.hostname}:${redis.port || 6379} (REDIS_URL)`);
+  if (down.length === 0) return redis ? checkRedisVersion(env.REDIS_URL) : undefined;
   fail(
     `cannot reach ${down.join(' and ')}.\n\n` +
       `Start them, then run the command again:\n` +

@@ -1,6 +1,11 @@
-/** Where the tests find their own database and Redis database (never the developer's demo data). */
+/** Where the tests find their own database (never the developer's demo data). */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test';
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+
+/**
+ * The test run's own Redis: a redis-server that `npm test` (or the suites' global setup) started on a free port,
+ * never one a user runs. The unit suite has none: a unit test that reaches for it finds a host that does not exist.
+ */
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://test-redis-not-started.invalid:6379/0';
 
 /** Environment for an API or worker started by a test. */
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
@@ -7,7 +8,8 @@ import { sleep } from './fixtures';
 
 /**
  * A real 3-primary Redis Cluster from Debian's `redis-server`, started for a test file and shut down after
- * it. Ports `TEST_CLUSTER_PORT` … +2 (default 7000–7002); nothing is kept on disk.
+ * it, on three free ports (each with its cluster bus port, +10000, free too) unless `basePort` names them;
+ * nothing is kept on disk. Only the servers it started are ever shut down.
  */
 export interface TestCluster {
   nodes: { host: string; port: number }[];
@@ -15,10 +17,10 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(basePort = Number(process.env.TEST_CLUSTER_PORT ?? 7000)): Promise<TestCluster> {
-  const ports = [basePort, basePort + 1, basePort + 2];
+export async function startCluster(basePort?: number): Promise<TestCluster> {
+  const first = basePort ?? (await freeClusterBase());
+  const ports = [first, first + 1, first + 2];
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-cluster-'));
-  for (const port of ports) await shutdown(port); // a leftover from an interrupted run
   for (const port of ports) {
     const started = spawnSync('redis-server', [
       '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes',
@@ -46,6 +48,24 @@ export async function startCluster(basePort = Number(process.env.TEST_CLUSTER_PO
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A first port of three in a row whose cluster bus ports (+10000) are free too. */
+async function freeClusterBase(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const base = 20_000 + Math.floor(Math.random() * 9_000);
+    const ports = [base, base + 1, base + 2].flatMap((p) => [p, p + 10_000]);
+    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
+  }
+  throw new Error('found no three free ports in a row for a Redis Cluster');
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 async function waitForPing(port: number): Promise<void> {

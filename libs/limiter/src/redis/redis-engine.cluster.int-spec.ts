@@ -9,13 +9,10 @@ import type { ScriptClient } from './lua-script';
 import { RedisEngine } from './redis-engine';
 import { soakAndCheckTtls } from './redis-test-support';
 
-/** Ports of this file's own cluster (other suites use the harness's default 7000-7002). */
-const BASE_PORT = Number(process.env.TEST_LIMITER_CLUSTER_PORT ?? 7100);
-
 let cluster: TestCluster;
 let client: Cluster;
 beforeAll(async () => {
-  cluster = await startCluster(BASE_PORT);
+  cluster = await startCluster();
   client = cluster.client();
 }, 60_000);
 afterAll(() => cluster?.stop());

@@ -1,0 +1,79 @@
+// A redis-server of the caller's own, on a free port, keeping nothing on disk: what `npm test` and the test
+// harness run against, so that a test run never reads, writes or flushes a Redis it did not start.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Whether Debian's (or any) `redis-server` is on the PATH. */
+export function hasRedisServer() {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/** A port nothing listens on right now (the kernel's pick). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * Starts `redis-server` as a child of this process on a free port of 127.0.0.1, its working folder a new
+ * temporary one (`dir`, which the server reports as `CONFIG GET dir`: how a test knows the server is the run's
+ * own). `stop()` ends it and removes the folder; so does this process's exit.
+ */
+export async function startRedisServer(name = 'tollgate-test') {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `${name}-redis-`)));
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log')],
+    { stdio: 'ignore' },
+  );
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', stop);
+  const failed = new Promise((_, reject) => child.once('error', reject));
+  await Promise.race([waitForPort(port), failed]).catch((err) => {
+    stop();
+    throw new Error(`redis-server did not start on ${port}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(stop());
+        child.once('exit', () => resolve(stop()));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function waitForPort(port, timeoutMs = 10_000) {
+  const start = Date.now();
+  while (Date.now() - start < timeoutMs) {
+    const up = await new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        socket.write('PING\r\n');
+      });
+      socket.once('data', (data) => {
+        socket.destroy();
+        resolve(data.toString().startsWith('+PONG'));
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing answered PING within ${timeoutMs} ms`);
+}
