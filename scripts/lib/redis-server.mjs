@@ -24,13 +24,14 @@ export function freePort() {
 }
 
 /**
- * Starts `redis-server` as a child of this process on a free port of 127.0.0.1, its working folder a new
- * temporary one (`dir`, which the server reports as `CONFIG GET dir`: how a test knows the server is the run's
- * own). `stop()` ends it and removes the folder; so does this process's exit.
+ * Starts `redis-server` as a child of this process on a free port of 127.0.0.1 (or `port`: a test that restarts
+ * its server empty where its clients reconnect), its working folder a new temporary one (`dir`, which the server
+ * reports as `CONFIG GET dir`: how a test knows the server is the run's own). `stop()` ends it and removes the
+ * folder; so does this process's exit.
  */
-export async function startRedisServer(name = 'tollgate-test') {
+export async function startRedisServer(name = 'tollgate-test', port = undefined) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `${name}-redis-`)));
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log')],

@@ -4,7 +4,7 @@ import { runNode } from '../support/stack';
 describe('start-up configuration', () => {
   it.each([
     ['api', 'apps/api/dist/main.js', { API_PORT: 'not-a-port', REDIS_URL: 'http://wrong', LOG_LEVEL: 'loud' }, ['API_PORT', 'REDIS_URL', 'LOG_LEVEL']],
-    ['worker', 'apps/worker/dist/main.js', { DATABASE_URL: 'mysql://x', RULES_REPUBLISH_EVERY_MS: '-1' }, ['DATABASE_URL', 'RULES_REPUBLISH_EVERY_MS']],
+    ['worker', 'apps/worker/dist/main.js', { DATABASE_URL: 'mysql://x', QUEUE_PREFIX: 'no spaces', REDIS_URL: 'http://wrong' }, ['DATABASE_URL', 'QUEUE_PREFIX', 'REDIS_URL']],
   ])('the %s refuses to start on bad values and names every bad key', async (_app, entry, env, keys) => {
     const error = await runNode([entry], env).then(
       () => null,

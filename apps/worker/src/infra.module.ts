@@ -1,13 +1,12 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { RuleSetStore } from '@tollgate/rules';
 import { Redis } from 'ioredis';
 import { WORKER_CONFIG, type WorkerConfig } from './config/config';
 
 export const PRISMA = Symbol('PRISMA');
 export const REDIS = Symbol('REDIS');
 
-/** Config, Postgres, Redis and the rule set store: one instance each per worker process. */
+/** Config, Postgres and Redis: one instance each per worker process. */
 @Global()
 @Module({})
 export class InfraModule implements OnApplicationShutdown {
@@ -23,9 +22,8 @@ export class InfraModule implements OnApplicationShutdown {
         { provide: WORKER_CONFIG, useValue: config },
         { provide: PRISMA, useFactory: () => createPrismaClient(config.database.url, { poolSize: 4 }) },
         { provide: REDIS, useFactory: () => new Redis(config.redis.url, { maxRetriesPerRequest: 3 }) },
-        { provide: RuleSetStore, inject: [REDIS], useFactory: (redis: Redis) => new RuleSetStore(redis) },
       ],
-      exports: [WORKER_CONFIG, PRISMA, REDIS, RuleSetStore],
+      exports: [WORKER_CONFIG, PRISMA, REDIS],
     };
   }
 

@@ -4,9 +4,6 @@ import { Redis } from 'ioredis';
 import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
 import { InfraModule } from './infra.module';
-import { RulesProcessor } from './processors/rules.processor';
-import { RULES_QUEUE } from './queues';
-import { RulesScheduler } from './schedulers/rules.scheduler';
 
 @Module({})
 export class WorkerModule {
@@ -21,9 +18,7 @@ export class WorkerModule {
           connection: new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true }),
           prefix: config.queues.prefix,
         }),
-        BullModule.registerQueue({ name: RULES_QUEUE }),
       ],
-      providers: [RulesProcessor, RulesScheduler],
     };
   }
 }

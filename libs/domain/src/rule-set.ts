@@ -68,6 +68,11 @@ const compiledPoliciesSchema = z.object({
 export const ruleSetSchema = z.object({
   version: z.int().min(1),
   compiledAt: z.string().datetime(),
+  /**
+   * The installation (database) that committed it: stamped on the copy published to Redis, so that a node never
+   * enforces another installation's rule set. Not part of what Postgres keeps of a version.
+   */
+  installation: z.string().min(1).optional(),
   tenants: z.record(slug, compiledTenantSchema),
   serviceKeys: z.array(compiledServiceKeySchema),
   /** Live tenant keys (revoked ones are left out: a revocation is a new version). Absent in older versions. */
@@ -83,4 +88,4 @@ export type CompiledTenantKey = z.infer<typeof compiledTenantKeySchema>;
 export type CompiledPolicy = z.infer<typeof compiledPolicySchema>;
 export type CompiledPolicies = z.infer<typeof compiledPoliciesSchema>;
 /** A rule set before it is numbered. */
-export type RuleSetBody = Omit<RuleSet, 'version' | 'compiledAt'>;
+export type RuleSetBody = Omit<RuleSet, 'version' | 'compiledAt' | 'installation'>;

@@ -6,3 +6,5 @@ export * from './limit-rules';
 export * from './snapshot';
 export * from './compile-policies';
 export * from './policy-matcher';
+export * from './installation';
+export * from './rule-set-reconciler';

@@ -1,9 +1,8 @@
 import type { PrismaClient, Prisma } from '@tollgate/db';
-import { ruleSetSchema, type RuleSet } from '@tollgate/domain';
+import { ruleSetSchema, type RuleSet, type RuleSetBody } from '@tollgate/domain';
 import { compileRuleSet, type RuleSource } from './compile';
 import { diffJson } from './diff';
 import { takeSnapshot } from './snapshot';
-import type { RuleSetStore } from './rule-set-store';
 
 type Tx = Prisma.TransactionClient;
 const VERSION_LOCK = 72_616_002; // serialises version numbering across API nodes
@@ -48,23 +47,33 @@ export async function latestRuleSet(prisma: PrismaClient | Tx): Promise<RuleSet 
   return row ? ruleSetSchema.parse(row.compiled) : null;
 }
 
-/**
- * Makes sure Redis holds the newest version (after a Redis restart or flush, or a push that failed after
- * commit); compiles version 1 on a database that has none. Returns the version in force.
- */
-export async function ensureRuleSetPublished(prisma: PrismaClient, store: RuleSetStore, author: string): Promise<number> {
-  const latest =
-    (await latestRuleSet(prisma)) ??
-    (await prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`select pg_advisory_xact_lock(${VERSION_LOCK})`;
-      return (await latestRuleSet(tx)) ?? createRuleSetVersion(tx, author);
-    }));
-  const stored = await store.version();
-  if (stored === null || stored < latest.version) await store.put(latest);
-  return Math.max(stored ?? 0, latest.version);
+/** The newest committed version's number and compile time (a small read: not the compiled rule set), or null before the first. */
+export async function newestVersion(prisma: PrismaClient): Promise<{ version: number; compiledAt: string } | null> {
+  const rows = await prisma.$queryRaw<{ version: number; compiled_at: string | null }[]>`
+    select version, compiled->>'compiledAt' as compiled_at from rule_set_versions order by version desc limit 1`;
+  const row = rows[0];
+  return row ? { version: row.version, compiledAt: row.compiled_at ?? '' } : null;
 }
 
-function bodyOf(ruleSet: RuleSet): Omit<RuleSet, 'version' | 'compiledAt'> {
-  const { version: _v, compiledAt: _c, ...body } = ruleSet;
+/** Whether Postgres committed this version with this compile (a version of the same number from another timeline is not it). */
+export async function isCommitted(prisma: PrismaClient, version: number, compiledAt: string): Promise<boolean> {
+  const rows = await prisma.$queryRaw<{ compiled_at: string | null }[]>`
+    select compiled->>'compiledAt' as compiled_at from rule_set_versions where version = ${version}`;
+  return rows[0]?.compiled_at === compiledAt;
+}
+
+/** The newest version in Postgres; on a database that has none yet, version 1 is compiled (once, however many ask). */
+export async function newestOrFirstRuleSet(prisma: PrismaClient, author: string): Promise<RuleSet> {
+  return (
+    (await latestRuleSet(prisma)) ??
+    prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`select pg_advisory_xact_lock(${VERSION_LOCK})`;
+      return (await latestRuleSet(tx)) ?? createRuleSetVersion(tx, author);
+    })
+  );
+}
+
+function bodyOf(ruleSet: RuleSet): RuleSetBody {
+  const { version: _v, compiledAt: _c, installation: _i, ...body } = ruleSet;
   return body;
 }

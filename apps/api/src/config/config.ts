@@ -14,6 +14,8 @@ const envSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   REDIS_COMMAND_TIMEOUT_MS: ms.default(500),
   RULES_POLL_MS: ms.default(1000),
+  /** How often each node makes sure Redis holds the newest committed rule set (and on every reconnection to Redis). */
+  RULES_RECONCILE_MS: z.coerce.number().int().min(100).max(3_600_000).default(2000),
   /** A decision that Redis has not answered within this many ms is decided by the policy's failure mode. */
   DECISION_DEADLINE_MS: ms.default(50),
   /** After this many script calls in a row failed on Redis, stop asking it (the circuit opens)… */
@@ -58,7 +60,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     },
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
-    rules: { pollMs: e.RULES_POLL_MS },
+    rules: { pollMs: e.RULES_POLL_MS, reconcileMs: e.RULES_RECONCILE_MS },
     failover: {
       deadlineMs: e.DECISION_DEADLINE_MS,
       breakerFailures: e.BREAKER_FAILURES,

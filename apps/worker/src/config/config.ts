@@ -8,7 +8,6 @@ const envSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   /** BullMQ key prefix; a hash tag keeps each queue in one Redis Cluster slot. */
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:{}_-]+$/).default('{tollgate}'),
-  RULES_REPUBLISH_EVERY_MS: z.coerce.number().int().min(500).max(3_600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -18,7 +17,6 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL },
     queues: { prefix: e.QUEUE_PREFIX },
-    rules: { republishEveryMs: e.RULES_REPUBLISH_EVERY_MS },
     log: { level: e.LOG_LEVEL },
   }));
 }

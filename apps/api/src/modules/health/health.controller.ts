@@ -19,7 +19,11 @@ export class HealthController {
     private readonly rules: RuleCache,
   ) {}
 
-  /** Readiness: 200 when Postgres and Redis answer and a rule set is loaded, else 503 with what is down. */
+  /**
+   * Readiness: 200 when Postgres and Redis answer and this node enforces a rule set that Redis holds too, else 503
+   * with what is wrong. `ruleSet`: `loaded`, `missing` (none yet), `foreign` (Redis holds another installation's) or
+   * `not-committed` (Redis holds a version Postgres does not have); the last two name both rule sets in `mismatch`.
+   */
   @Get('health')
   @Access('public')
   async health(@Res({ passthrough: true }) reply: FastifyReply) {
@@ -28,9 +32,16 @@ export class HealthController {
       probe(() => this.redis.ping()),
     ]);
     const ruleVersion = this.rules.version();
-    const ok = postgres === 'up' && redis === 'up' && ruleVersion !== null;
+    const { enforcing, refusal } = this.rules.status();
+    const ruleSet = refusal ? refusal.reason : ruleVersion === null ? 'missing' : 'loaded';
+    const ok = postgres === 'up' && redis === 'up' && ruleSet === 'loaded';
     void reply.status(ok ? 200 : 503);
-    return { status: ok ? 'ok' : 'degraded', checks: { postgres, redis, ruleSet: ruleVersion === null ? 'missing' : 'loaded' }, ruleVersion };
+    return {
+      status: ok ? 'ok' : 'degraded',
+      checks: { postgres, redis, ruleSet },
+      ruleVersion,
+      ...(refusal ? { mismatch: { enforcing: enforcing && { installation: enforcing.installation, version: enforcing.version }, redis: { installation: refusal.redis.installation, version: refusal.redis.version } } } : {}),
+    };
   }
 }
 

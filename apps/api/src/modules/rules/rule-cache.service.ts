@@ -1,23 +1,46 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, type CompiledPolicy, type CompiledServiceKey, type CompiledTenant, type CompiledTenantKey, type RuleSet } from '@tollgate/domain';
 import type { LimitRule } from '@tollgate/limiter';
 import type { PrismaClient } from '@tollgate/db';
-import { buildPolicyIndex, ensureRuleSetPublished, matchPolicy, type PolicyIndex, ruleSetKeys, RuleSetStore, toLimitRule } from '@tollgate/rules';
+import {
+  buildPolicyIndex,
+  isCommitted,
+  matchPolicy,
+  type PolicyIndex,
+  revisionOf,
+  ruleSetKeys,
+  type RuleSetRevision,
+  RuleSetStore,
+  sameRevision,
+  toLimitRule,
+} from '@tollgate/rules';
 import type { Redis } from 'ioredis';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
+import { InstallationService } from './installation.service';
+
+/** Why the rule set in Redis is not enforced by this node. */
+export interface RuleSetRefusal {
+  /** Another installation's (a Redis shared with, or left over from, another database), or one Postgres never committed. */
+  reason: 'foreign' | 'not-committed';
+  redis: RuleSetRevision;
+}
 
 /**
- * The rule set this node enforces, held in memory. A new version is announced on a Redis channel and
- * swapped in at once; a poll of the version number every `RULES_POLL_MS` catches a missed announcement.
- * The hot path only reads memory.
+ * The rule set this node enforces, held in memory. A new revision in Redis is announced on a channel and polled
+ * for every `RULES_POLL_MS` (a missed announcement, a Redis that came back); it is enforced only if this
+ * installation committed it (ADR 0008): another installation's rule set, or a version Postgres does not have, is
+ * refused and reported by /health, and RulePublisher replaces it. The hot path only reads memory.
  */
 @Injectable()
-export class RuleCache implements OnModuleInit, OnApplicationShutdown {
+export class RuleCache implements OnApplicationShutdown {
   private readonly log = new Logger(RuleCache.name);
   private ruleSet: RuleSet | null = null;
+  private revision: RuleSetRevision | null = null;
+  private refusal: RuleSetRefusal | null = null;
+  private tenants = new Map<string, CompiledTenant>();
   private serviceKeys = new Map<string, CompiledServiceKey>();
   private tenantKeys = new Map<string, CompiledTenantKey>();
   private limitRules = new Map<string, LimitRule[]>();
@@ -27,25 +50,25 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
   private subscriber: Redis | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
+  private loadFailing = false;
 
   constructor(
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly store: RuleSetStore,
+    private readonly installation: InstallationService,
     private readonly metrics: MetricsService,
   ) {}
 
-  async onModuleInit(): Promise<void> {
-    await ensureRuleSetPublished(this.prisma, this.store, 'system').catch((err: unknown) =>
-      this.log.warn(`could not make sure the rule set is published (${describe(err)}); using what Redis has`),
-    );
+  /** Loads what Redis holds, then follows its announcements and polls it (RulePublisher calls this once at start). */
+  async start(): Promise<void> {
     await this.refresh();
     this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
     this.subscriber.on('message', () => void this.refresh());
     this.subscriber.on('error', () => undefined); // reconnects by itself; the poll covers the gap
     await this.subscriber.subscribe(ruleSetKeys.channel).catch(() => undefined);
-    this.timer = setInterval(() => void this.poll(), this.config.rules.pollMs);
+    this.timer = setInterval(() => void this.refresh(), this.config.rules.pollMs);
     this.timer.unref();
   }
 
@@ -62,6 +85,16 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
 
   version(): number | null {
     return this.ruleSet?.version ?? null;
+  }
+
+  /** The revision this node enforces, and why Redis's is refused (if it is): for /health. */
+  status(): { enforcing: RuleSetRevision | null; refusal: RuleSetRefusal | null } {
+    return { enforcing: this.revision, refusal: this.refusal };
+  }
+
+  /** A tenant of the rule set in force by slug (a Map: a slug such as `constructor` is a slug like any other). */
+  tenant(slug: string): CompiledTenant | undefined {
+    return this.tenants.get(slug);
   }
 
   /** A tenant's limits as the engine runs them, converted once per rule set version (not per check). */
@@ -139,37 +172,86 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
     return rules;
   }
 
-  /** Loads the stored rule set if it is newer than ours. Concurrent calls share one load. */
+  /** Enforces what Redis holds if it changed and this installation committed it. Concurrent calls share one load. */
   refresh(): Promise<void> {
     this.refreshing ??= this.load().finally(() => (this.refreshing = null));
     return this.refreshing;
   }
 
-  private async poll(): Promise<void> {
-    try {
-      const stored = await this.store.version();
-      if (stored !== null && stored > (this.ruleSet?.version ?? 0)) await this.refresh();
-    } catch {
-      // Redis away: keep enforcing the rule set in memory.
-    }
+  /**
+   * Enforces `ruleSet`, which this node has just committed, unless a newer version of this installation is in force
+   * already: the committing node does not wait for Redis (which may be away) to enforce its own change.
+   */
+  adopt(ruleSet: RuleSet, installation: string): void {
+    if (this.revision?.installation === installation && this.revision.version >= ruleSet.version) return;
+    this.swap({ ...ruleSet, installation }, revisionOf(ruleSet, installation));
   }
 
   private async load(): Promise<void> {
     try {
+      const installation = await this.installation.get();
+      if (installation !== null && this.revision && this.revision.installation !== installation) this.drop(installation);
+      const stored = await this.store.revision();
+      this.loadFailing = false;
+      // Nothing in Redis (restarted empty, flushed): keep enforcing what we have; RulePublisher puts it back.
+      if (!stored || sameRevision(stored, this.revision)) {
+        this.refusal = null;
+        return;
+      }
+      if (this.refusal && sameRevision(this.refusal.redis, stored)) return; // refused already
       const next = await this.store.get();
-      if (!next || next.version <= (this.ruleSet?.version ?? 0)) return;
-      this.serviceKeys = new Map(next.serviceKeys.map((k) => [k.hash, k]));
-      this.tenantKeys = new Map(next.tenantKeys.map((k) => [k.hash, k]));
-      this.limitRules = new Map(Object.values(next.tenants).map((t) => [t.slug, t.limits.map((l) => toLimitRule(l, t.timeZone))]));
-      this.policyIndex = buildPolicyIndex(next.policies);
-      this.decisionRulesCache = new Map();
-      this.endpointCache = new Map();
-      this.ruleSet = next;
-      this.metrics.ruleVersion.set(next.version);
-      this.log.log(`rule set v${next.version} in force`);
+      if (!next) return;
+      const revision = revisionOf(next, next.installation ?? '');
+      const reason = await this.refusalReason(installation, revision);
+      if (reason) return this.refuse({ reason, redis: revision }, installation);
+      this.swap(next, revision);
     } catch (err) {
-      this.log.warn(`could not load the rule set from Redis: ${describe(err)}`);
+      // Redis away: keep enforcing the rule set in memory (said once, not on every poll).
+      if (!this.loadFailing) this.log.warn(`could not read the rule set from Redis, enforcing what is in memory: ${describe(err)}`);
+      this.loadFailing = true;
     }
+  }
+
+  /**
+   * Null when this installation committed `revision`. Without Postgres (unreachable now, or since this node started)
+   * only the installation can be checked: the version is believed, and checked again when Postgres answers.
+   */
+  private async refusalReason(installation: string | null, revision: RuleSetRevision): Promise<RuleSetRefusal['reason'] | null> {
+    if (installation === null) return null;
+    if (revision.installation !== installation) return 'foreign';
+    try {
+      return (await isCommitted(this.prisma, revision.version, revision.compiledAt)) ? null : 'not-committed';
+    } catch {
+      return null;
+    }
+  }
+
+  private refuse(refusal: RuleSetRefusal, installation: string | null): void {
+    this.refusal = refusal;
+    const what = refusal.reason === 'foreign' ? `of installation ${refusal.redis.installation}, not this one (${installation})` : 'that Postgres never committed';
+    this.log.error(`Redis holds rule set v${refusal.redis.version} ${what}: not enforced (${this.ruleSet ? `v${this.ruleSet.version} stays in force` : 'none in force'}); the publisher replaces it`);
+  }
+
+  /** The rule set in force turned out to be another installation's (loaded while Postgres could not say): stop enforcing it. */
+  private drop(installation: string): void {
+    this.log.error(`the rule set in force (v${this.revision?.version}) is of installation ${this.revision?.installation}, not this one (${installation}): dropped`);
+    this.ruleSet = null;
+    this.revision = null;
+  }
+
+  private swap(next: RuleSet, revision: RuleSetRevision): void {
+    this.tenants = new Map(Object.values(next.tenants).map((t) => [t.slug, t]));
+    this.serviceKeys = new Map(next.serviceKeys.map((k) => [k.hash, k]));
+    this.tenantKeys = new Map(next.tenantKeys.map((k) => [k.hash, k]));
+    this.limitRules = new Map(Object.values(next.tenants).map((t) => [t.slug, t.limits.map((l) => toLimitRule(l, t.timeZone))]));
+    this.policyIndex = buildPolicyIndex(next.policies);
+    this.decisionRulesCache = new Map();
+    this.endpointCache = new Map();
+    this.ruleSet = next;
+    this.revision = revision;
+    this.refusal = null;
+    this.metrics.ruleVersion.set(next.version);
+    this.log.log(`rule set v${next.version} in force`);
   }
 }
 

@@ -48,7 +48,7 @@ export class CheckQuota {
   execute(scope: CheckScope, request: CheckTarget, amount: number, operation?: Exclude<CheckOperation, 'lease'>): Promise<CheckResult>;
   async execute(scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation = 'consume'): Promise<CheckResult | LeaseResult> {
     const ruleSet = this.rules.current();
-    const found = this.tenantOf(scope, request, ruleSet);
+    const found = this.tenantOf(scope, request);
     if ('reason' in found) return this.refused(ruleSet, found.reason, operation, found.tenant);
     const { tenant } = found;
     if (tenant.status !== 'active') return this.refused(ruleSet, 'tenant_suspended', operation, tenant.slug);
@@ -139,16 +139,16 @@ export class CheckQuota {
   }
 
   /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
-  private tenantOf(scope: CheckScope, request: CheckTarget, ruleSet: RuleSet): { tenant: CompiledTenant } | { reason: string; tenant?: string } {
+  private tenantOf(scope: CheckScope, request: CheckTarget): { tenant: CompiledTenant } | { reason: string; tenant?: string } {
     const visible = (slug: string) => scope.tenants === null || scope.tenants.includes(slug);
     if (request.tenant !== undefined) {
-      const tenant = ruleSet.tenants[request.tenant];
+      const tenant = this.rules.tenant(request.tenant);
       // A tenant the caller may not see is the same 404 as an unknown one.
       if (!tenant || !visible(tenant.slug)) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
       return { tenant };
     }
     const key = request.key === undefined ? undefined : this.rules.tenantKey(this.rules.keyHash(request.key));
-    const tenant = key ? ruleSet.tenants[key.tenant] : undefined;
+    const tenant = key ? this.rules.tenant(key.tenant) : undefined;
     // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
     if (!key || !tenant || !visible(tenant.slug)) return { reason: 'key_invalid' };
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant: tenant.slug };
