@@ -10,7 +10,9 @@ const when = (iso: string | null, none: string) =>
 function scopeOf(key: ApiKey, tenantSlugs: Record<string, string>): NonNullable<KeyRowView['scope']> {
   if (key.kind === 'operator') return { label: 'admin API' };
   if (key.kind === 'tenant') return { slugs: [key.tenantId ? (tenantSlugs[key.tenantId] ?? key.tenantId) : '—'] };
-  return key.tenants.length === 0 ? { label: 'all tenants' } : { slugs: key.tenants };
+  if (key.allTenants) return { label: 'all tenants' };
+  // Scoped to tenants that were all deleted since: it checks none (never every tenant).
+  return key.tenants.length === 0 ? { label: 'no tenants' } : { slugs: key.tenants.map((tenant) => tenant.slug) };
 }
 
 interface KeysTableProps {

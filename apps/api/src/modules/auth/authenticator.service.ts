@@ -38,7 +38,7 @@ export class Authenticator {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
     }
     if (!access.includes('service')) throw new AppError(ErrorCode.FORBIDDEN, 'service keys may only call enforcement routes');
-    return { kind: 'service', keyId: key.id, prefix: key.prefix, tenants: key.tenants };
+    return { kind: 'service', keyId: key.id, prefix: key.prefix, tenantIds: key.tenantIds };
   }
 
   private async session(token: string, access: readonly AccessKind[]): Promise<Caller> {
