@@ -73,6 +73,9 @@ describe('service key scopes', () => {
     await deleteTenant(a.id);
     expect((await check(key, { tenant: b.slug })).status).toBe(200);
     expect((await admin('GET', `/keys/${apiKey.id}`)).body.tenants).toEqual([{ id: b.id, slug: b.slug, name: b.name }]);
+    // A rotated key keeps the scope.
+    const rotated = await admin('POST', `/keys/${apiKey.id}/rotate`, { overlapSeconds: 0 });
+    expect(rotated.body.apiKey).toMatchObject({ allTenants: false, tenants: [{ id: b.id }] });
   });
 
   it('reaches every tenant, those created later too, when tenants is left out', async () => {
