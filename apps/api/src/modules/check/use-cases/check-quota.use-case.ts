@@ -15,6 +15,7 @@ import {
 } from '@tollgate/domain';
 import type { Decision } from '@tollgate/limiter';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
+import { KeyUsage } from '../../keys/key-usage.service';
 import { MetricsService } from '../../metrics/metrics.service';
 import { type DecisionRules, RuleCache } from '../../rules/rule-cache.service';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
@@ -41,6 +42,7 @@ export class CheckQuota {
     private readonly rules: RuleCache,
     private readonly limiter: ResilientLimiter,
     private readonly metrics: MetricsService,
+    private readonly usage: KeyUsage,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
@@ -153,6 +155,7 @@ export class CheckQuota {
     // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
     if (!key || !tenant || !visible(tenant)) return { reason: 'key_invalid' };
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant: tenant.slug };
+    this.usage.used(key.id);
     return { tenant };
   }
 
