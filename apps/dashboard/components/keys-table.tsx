@@ -1,19 +1,11 @@
 import type { ApiKey } from '@/lib/api-types';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
-import { keyStatus } from '@/lib/keys';
+import { keyScope, keyStatus } from '@/lib/keys';
 import { KeyCells, type KeyRowView } from './key-cells';
 import { KeyRow } from './key-row';
 
 const when = (iso: string | null, none: string) =>
   iso ? { text: formatRelativeTime(iso), title: formatTimestamp(iso) } : { text: none, title: undefined };
-
-function scopeOf(key: ApiKey, tenantSlugs: Record<string, string>): NonNullable<KeyRowView['scope']> {
-  if (key.kind === 'operator') return { label: 'admin API' };
-  if (key.kind === 'tenant') return { slugs: [key.tenantId ? (tenantSlugs[key.tenantId] ?? key.tenantId) : '—'] };
-  if (key.allTenants) return { label: 'all tenants' };
-  // Scoped to tenants that were all deleted since: it checks none (never every tenant).
-  return key.tenants.length === 0 ? { label: 'no tenants' } : { slugs: key.tenants.map((tenant) => tenant.slug) };
-}
 
 interface KeysTableProps {
   keys: ApiKey[];
@@ -33,7 +25,7 @@ export function KeysTable({ keys, tenantSlugs }: KeysTableProps) {
     kind: key.kind,
     name: key.name,
     prefix: key.prefix,
-    ...(tenantSlugs ? { scope: scopeOf(key, tenantSlugs) } : {}),
+    ...(tenantSlugs ? { scope: keyScope(key, tenantSlugs) } : {}),
     created: when(key.createdAt, '—'),
     lastUsed: when(key.lastUsedAt, 'never'),
     expires: key.expiresAt ? { text: formatTimestamp(key.expiresAt), title: formatRelativeTime(key.expiresAt, now) } : { text: 'never', title: undefined },
