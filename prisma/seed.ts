@@ -42,7 +42,7 @@ async function seed(): Promise<boolean> {
         name: 'Demo service key (demo only)',
         prefix: DEMO_SERVICE_KEY.slice(0, 12),
         hash: createHash('sha256').update(DEMO_SERVICE_KEY).digest('hex'),
-        tenantScope: [acme.slug],
+        scopedTenants: { create: [{ tenantId: acme.id }] },
       },
     });
     await tx.auditLog.create({

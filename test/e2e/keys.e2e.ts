@@ -47,6 +47,8 @@ describe('API keys in the dashboard', () => {
 
     const row = page.locator('[data-testid^="key-row-"]').first();
     const id = (await row.getAttribute('data-testid'))!.replace('key-row-', '');
+    // Its scope by slug, for people (the API binds it to the tenant's id).
+    expect(await row.locator('.chip').allTextContents()).toEqual(['acme']);
     await page.getByTestId(`key-revoke-${id}`).click();
     await page.getByTestId(`key-revoke-${id}`).click();
     await expect.poll(() => page.getByTestId(`key-status-${id}`).textContent(), { timeout: 10_000 }).toMatch(/revoked/i);

@@ -24,7 +24,7 @@ describe("a tenant's overrides in the dashboard, enforced by /v1/check", () => {
     const created = await createTenant(prisma);
     tenant = created.tenant;
     planSlug = created.plan.slug;
-    serviceKey = await createServiceKey(prisma, [tenant.slug]);
+    serviceKey = await createServiceKey(prisma, [tenant.id]);
     browser = await launchBrowser();
   });
   afterAll(async () => {

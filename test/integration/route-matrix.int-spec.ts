@@ -150,7 +150,7 @@ describe('route × caller matrix', () => {
       policyId: policy.id,
     };
     const other = await createTenant(ctx.prisma);
-    const service = await createServiceKey(ctx.prisma, [fixture.tenant.slug]);
+    const service = await createServiceKey(ctx.prisma, [fixture.tenant.id]);
     const tenantKey = (await createTenantKey(ctx.prisma, fixture.tenant.id)).key;
     const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
     await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);

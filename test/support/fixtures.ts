@@ -20,8 +20,11 @@ export async function createTenant(
   return { plan, tenant };
 }
 
-/** A service key (the raw secret is returned once, as in production; only its hash is stored). */
-export async function createServiceKey(prisma: PrismaClient, tenantScope: string[] = []) {
+/**
+ * A service key for every tenant, or only for the tenants of `tenantIds` (the raw secret is returned once, as in
+ * production; only its hash is stored).
+ */
+export async function createServiceKey(prisma: PrismaClient, tenantIds?: string[]) {
   const key = `tg_test_${randomBytes(24).toString('base64url')}`;
   await prisma.apiKey.create({
     data: {
@@ -29,7 +32,8 @@ export async function createServiceKey(prisma: PrismaClient, tenantScope: string
       name: 'test service key',
       prefix: key.slice(0, 12),
       hash: createHash('sha256').update(key).digest('hex'),
-      tenantScope,
+      allTenants: tenantIds === undefined,
+      scopedTenants: { create: (tenantIds ?? []).map((tenantId) => ({ tenantId })) },
     },
   });
   return key;

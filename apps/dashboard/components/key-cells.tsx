@@ -1,5 +1,5 @@
 import type { KeyKind } from '@/lib/api-types';
-import { KIND_LABELS, type KeyStatus } from '@/lib/keys';
+import { KIND_LABELS, type KeyScope, type KeyStatus } from '@/lib/keys';
 
 interface Moment {
   text: string;
@@ -13,7 +13,7 @@ export interface KeyRowView {
   name: string;
   prefix: string;
   /** What the key may reach, in the operator's table; a tenant's own keys go without (and without their kind). */
-  scope?: { label: string } | { slugs: string[] };
+  scope?: KeyScope;
   created: Moment;
   lastUsed: Moment;
   expires: Moment;

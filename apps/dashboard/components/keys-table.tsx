@@ -1,17 +1,11 @@
 import type { ApiKey } from '@/lib/api-types';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
-import { keyStatus } from '@/lib/keys';
+import { keyScope, keyStatus } from '@/lib/keys';
 import { KeyCells, type KeyRowView } from './key-cells';
 import { KeyRow } from './key-row';
 
 const when = (iso: string | null, none: string) =>
   iso ? { text: formatRelativeTime(iso), title: formatTimestamp(iso) } : { text: none, title: undefined };
-
-function scopeOf(key: ApiKey, tenantSlugs: Record<string, string>): NonNullable<KeyRowView['scope']> {
-  if (key.kind === 'operator') return { label: 'admin API' };
-  if (key.kind === 'tenant') return { slugs: [key.tenantId ? (tenantSlugs[key.tenantId] ?? key.tenantId) : '—'] };
-  return key.tenants.length === 0 ? { label: 'all tenants' } : { slugs: key.tenants };
-}
 
 interface KeysTableProps {
   keys: ApiKey[];
@@ -31,7 +25,7 @@ export function KeysTable({ keys, tenantSlugs }: KeysTableProps) {
     kind: key.kind,
     name: key.name,
     prefix: key.prefix,
-    ...(tenantSlugs ? { scope: scopeOf(key, tenantSlugs) } : {}),
+    ...(tenantSlugs ? { scope: keyScope(key, tenantSlugs) } : {}),
     created: when(key.createdAt, '—'),
     lastUsed: when(key.lastUsedAt, 'never'),
     expires: key.expiresAt ? { text: formatTimestamp(key.expiresAt), title: formatRelativeTime(key.expiresAt, now) } : { text: 'never', title: undefined },

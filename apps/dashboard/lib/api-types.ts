@@ -178,8 +178,10 @@ export const keySchema = z.object({
   prefix: z.string(),
   /** The tenant of a `tenant` key. */
   tenantId: z.string().nullable(),
-  /** The tenant slugs a `service` key may check for; empty means every tenant. */
-  tenants: z.array(z.string()),
+  /** A `service` key that may check every tenant, those created later included. */
+  allTenants: z.boolean(),
+  /** The tenants a `service` key may check when not `allTenants`; empty: none (its tenants were deleted). */
+  tenants: z.array(z.object({ id, slug: z.string(), name: z.string() })),
   expiresAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),

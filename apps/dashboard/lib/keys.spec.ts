@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expiryFromDate, keysHref, keyStatus, parseKindFilter, parseTenantSlugs, readOverlap } from './keys';
+import { expiryFromDate, keyScope, keysHref, keyStatus, parseKindFilter, parseTenantSlugs, readOverlap } from './keys';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 
@@ -24,6 +24,20 @@ describe('parseKindFilter and keysHref', () => {
   it('links to a kind or to every key', () => {
     expect(keysHref('operator')).toBe('/keys?kind=operator');
     expect(keysHref(undefined)).toBe('/keys');
+  });
+});
+
+describe('keyScope', () => {
+  const service = { kind: 'service' as const, tenantId: null };
+  it('names a service key\'s tenants by slug, or says it reaches every tenant', () => {
+    expect(keyScope({ ...service, allTenants: false, tenants: [{ id: 't1', slug: 'acme', name: 'Acme' }] }, {})).toEqual({ slugs: ['acme'] });
+    expect(keyScope({ ...service, allTenants: true, tenants: [] }, {})).toEqual({ label: 'all tenants' });
+  });
+  it('says a service key whose tenants were all deleted reaches none, not every tenant', () => {
+    expect(keyScope({ ...service, allTenants: false, tenants: [] }, {})).toEqual({ label: 'no tenants' });
+  });
+  it('names a tenant key\'s tenant by slug', () => {
+    expect(keyScope({ kind: 'tenant', tenantId: 't1', allTenants: false, tenants: [] }, { t1: 'acme' })).toEqual({ slugs: ['acme'] });
   });
 });
 

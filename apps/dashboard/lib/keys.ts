@@ -36,6 +36,18 @@ export const KIND_LABELS: Record<KeyKind, string> = {
   operator: 'Operator',
 };
 
+/** What a key may reach, for the operator's table: a label, or the slugs of its tenants. */
+export type KeyScope = { label: string } | { slugs: string[] };
+
+/** A key's scope; a tenant key's tenant by slug from `tenantSlugs` (tenant id → slug). */
+export function keyScope(key: Pick<ApiKey, 'kind' | 'tenantId' | 'allTenants' | 'tenants'>, tenantSlugs: Record<string, string>): KeyScope {
+  if (key.kind === 'operator') return { label: 'admin API' };
+  if (key.kind === 'tenant') return { slugs: [key.tenantId ? (tenantSlugs[key.tenantId] ?? key.tenantId) : '—'] };
+  if (key.allTenants) return { label: 'all tenants' };
+  // Scoped to tenants that were all deleted since: it checks none (never every tenant).
+  return key.tenants.length === 0 ? { label: 'no tenants' } : { slugs: key.tenants.map((tenant) => tenant.slug) };
+}
+
 /** "acme, globex , acme" → ["acme", "globex"]: the tenant slugs a service key is limited to (none: every tenant). */
 export function parseTenantSlugs(text: string): string[] {
   return [...new Set(text.split(/[\s,]+/).map((slug) => slug.trim().toLowerCase()).filter(Boolean))];

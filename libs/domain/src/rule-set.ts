@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { limitSpecSchema } from './limits';
 import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from './policies';
+import { withTenantIdScopes } from './legacy-scopes';
 import { slug } from './text';
 
 export const TENANT_STATUSES = ['active', 'suspended'] as const;
@@ -23,8 +24,8 @@ const compiledServiceKeySchema = z.object({
   prefix: z.string().min(1),
   /** SHA-256 of the whole key, hex. */
   hash: z.string().regex(/^[0-9a-f]{64}$/),
-  /** Tenant slugs this key may check; null = every tenant. */
-  tenants: z.array(slug).nullable(),
+  /** Ids of the tenants this key may check; null = every tenant, empty = none (its tenants were deleted). */
+  tenantIds: z.array(z.string().min(1)).nullable(),
   expiresAt: z.string().datetime().nullable(),
 });
 
@@ -65,7 +66,7 @@ const compiledPoliciesSchema = z.object({
 });
 
 /** The rules every API node enforces: compiled from Postgres, stored in Redis, swapped in memory. */
-export const ruleSetSchema = z.object({
+const ruleSetObjectSchema = z.object({
   version: z.int().min(1),
   compiledAt: z.string().datetime(),
   /**
@@ -80,6 +81,11 @@ export const ruleSetSchema = z.object({
   // Absent in versions compiled before policies existed.
   policies: compiledPoliciesSchema.default({ plans: {}, tenants: {} }),
 });
+
+/** A stored rule set (versions compiled when service keys named tenants by slug are read with their ids). */
+export const ruleSetSchema = z.preprocess(withTenantIdScopes, ruleSetObjectSchema);
+/** A rule set before it is numbered, as the compiler makes it. */
+export const ruleSetBodySchema = ruleSetObjectSchema.omit({ version: true, compiledAt: true });
 
 export type RuleSet = z.infer<typeof ruleSetSchema>;
 export type CompiledTenant = z.infer<typeof compiledTenantSchema>;

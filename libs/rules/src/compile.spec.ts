@@ -16,7 +16,7 @@ const source = (): RuleSource => ({
     },
   ],
   tenants: [{ id: 't1', slug: 'acme', status: 'active', planId: 'p1', timeZone: 'Europe/Berlin' }],
-  serviceKeys: [{ id: 'k1', prefix: 'tg_test_abcd', hash: 'a'.repeat(64), tenantScope: [], expiresAt: null }],
+  serviceKeys: [{ id: 'k1', prefix: 'tg_test_abcd', hash: 'a'.repeat(64), allTenants: true, tenantIds: [], expiresAt: null }],
   tenantKeys: [{ id: 'k2', prefix: 'tg_test_t_Ab1', hash: 'b'.repeat(64), tenantId: 't1', expiresAt: new Date('2027-01-01T00:00:00Z') }],
 });
 
@@ -34,8 +34,18 @@ describe('compileRuleSet', () => {
         { name: 'daily', windowS: 86_400, limit: 1000, algorithm: 'fixed_window' },
       ],
     });
-    expect(body.serviceKeys).toEqual([{ id: 'k1', prefix: 'tg_test_abcd', hash: 'a'.repeat(64), tenants: null, expiresAt: null }]);
+    expect(body.serviceKeys).toEqual([{ id: 'k1', prefix: 'tg_test_abcd', hash: 'a'.repeat(64), tenantIds: null, expiresAt: null }]);
     expect(body.tenantKeys).toEqual([{ id: 'k2', prefix: 'tg_test_t_Ab1', hash: 'b'.repeat(64), tenant: 'acme', expiresAt: '2027-01-01T00:00:00.000Z' }]);
+  });
+
+  it('scopes a service key to tenant ids, and a key whose scope is empty to no tenant (never to every tenant)', () => {
+    const s = source();
+    s.tenants.push({ id: 't0', slug: 'globex', status: 'active', planId: 'p1' });
+    s.serviceKeys = [
+      { id: 'k1', prefix: 'tg_test_abcd', hash: 'a'.repeat(64), allTenants: false, tenantIds: ['t1', 't0'], expiresAt: null },
+      { id: 'k3', prefix: 'tg_test_efgh', hash: 'c'.repeat(64), allTenants: false, tenantIds: [], expiresAt: null },
+    ];
+    expect(compileRuleSet(s).serviceKeys.map((k) => k.tenantIds)).toEqual([['t0', 't1'], []]);
   });
 
   it.each([

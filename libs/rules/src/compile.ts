@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, ruleSetSchema, type RuleSetBody } from '@tollgate/domain';
+import { AppError, ErrorCode, ruleSetBodySchema, type RuleSetBody } from '@tollgate/domain';
 import { resolveRule } from '@tollgate/limiter';
 import { checkPolicies, compileLimits, groupPolicies, type SourceLimit, type SourcePolicy } from './compile-policies';
 import { toLimitRule } from './limit-rules';
@@ -16,7 +16,8 @@ export interface RuleSource {
     /** Replace the plan limit of the same name, or add a limit only this tenant has. */
     overrides?: SourceLimit[];
   }[];
-  serviceKeys: { id: string; prefix: string; hash: string; tenantScope: string[]; expiresAt: Date | null }[];
+  /** Live service keys: every tenant, or only the tenants of `tenantIds` (none when it is empty). */
+  serviceKeys: { id: string; prefix: string; hash: string; allTenants: boolean; tenantIds: string[]; expiresAt: Date | null }[];
   /** Live (not revoked) tenant keys. */
   tenantKeys?: { id: string; prefix: string; hash: string; tenantId: string | null; expiresAt: Date | null }[];
   /** Endpoint policies of plans and tenants. */
@@ -48,7 +49,7 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       id: k.id,
       prefix: k.prefix,
       hash: k.hash,
-      tenants: k.tenantScope.length > 0 ? k.tenantScope : null,
+      tenantIds: k.allTenants ? null : [...k.tenantIds].sort(),
       expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null,
     })),
     tenantKeys: (source.tenantKeys ?? []).map((k) => {
@@ -63,7 +64,7 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       invalid,
     ),
   };
-  const parsed = ruleSetSchema.omit({ version: true, compiledAt: true }).safeParse(body);
+  const parsed = ruleSetBodySchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw invalid(issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid rule set');

@@ -13,7 +13,7 @@ import { createRuleSetVersion } from './versions';
 
 // A database and a Redis database of this file's own: it deletes versions and empties Redis.
 const databaseUrl = testDatabaseUrl('reconciler');
-const redisUrl = testRedisUrl(4);
+const redisUrl = testRedisUrl(5);
 
 describe('RuleSetReconciler: Redis holds the newest rule set Postgres committed', () => {
   let prisma: PrismaClient;

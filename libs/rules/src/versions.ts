@@ -12,11 +12,17 @@ export async function loadRuleSource(tx: Tx): Promise<RuleSource> {
   const [plans, tenants, serviceKeys, tenantKeys, policies] = await Promise.all([
     tx.plan.findMany({ include: { limits: true } }),
     tx.tenant.findMany({ include: { overrides: true } }),
-    tx.apiKey.findMany({ where: { kind: 'service', revokedAt: null } }),
+    tx.apiKey.findMany({ where: { kind: 'service', revokedAt: null }, include: { scopedTenants: { select: { tenantId: true } } } }),
     tx.apiKey.findMany({ where: { kind: 'tenant', revokedAt: null } }),
     tx.endpointPolicy.findMany({ include: { limits: true } }),
   ]);
-  return { plans, tenants, serviceKeys, tenantKeys, policies };
+  return {
+    plans,
+    tenants,
+    serviceKeys: serviceKeys.map(({ scopedTenants, ...k }) => ({ ...k, tenantIds: scopedTenants.map((s) => s.tenantId) })),
+    tenantKeys,
+    policies,
+  };
 }
 
 /**

@@ -7,7 +7,8 @@ export type Caller =
    * session's user or the key, never from the request.
    */
   | { kind: 'tenant'; tenantId: string; sessionId: string; user: { id: string; email: string; name: string; role: 'tenant' } | null; keyPrefix: string | null }
-  | { kind: 'service'; keyId: string; prefix: string; tenants: readonly string[] | null }
+  /** A service key: it may check the tenants of `tenantIds` (by id), or every tenant when null. */
+  | { kind: 'service'; keyId: string; prefix: string; tenantIds: readonly string[] | null }
   | { kind: 'anonymous' };
 
 export interface RequestWithCaller {

@@ -29,6 +29,8 @@ const envSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(5),
   LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /** How often a node writes when the service and tenant keys it saw were last used (off the request path). */
+  KEY_USAGE_FLUSH_MS: ms.default(60_000),
   /**
    * Proxies in front of the API whose X-Forwarded-For is believed: a number of hops (`1` = the gateway) or a
    * comma-separated list of addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Empty: none (the TCP peer is the client).
@@ -70,6 +72,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     },
     sessions: { ttlMs: e.SESSION_TTL_HOURS * 3_600_000 },
     login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
+    keys: { usageFlushMs: e.KEY_USAGE_FLUSH_MS },
     log: { level: e.LOG_LEVEL },
   }));
 }

@@ -23,7 +23,9 @@ export async function newKey(_previous: FormState, formData: FormData): Promise<
 
   let key: NewKey;
   if (kind === 'service') {
-    key = { kind, name, tenants: parseTenantSlugs(read('tenants')), ...expiry };
+    const tenants = parseTenantSlugs(read('tenants'));
+    // No tenants named: the key checks every tenant (the API refuses an empty list, which would say neither).
+    key = { kind, name, ...(tenants.length > 0 ? { tenants } : {}), ...expiry };
   } else if (kind === 'tenant') {
     const tenantId = read('tenantId');
     if (tenantId === '') return rejected(formData, 'tenantId', 'Choose the tenant the key belongs to.');

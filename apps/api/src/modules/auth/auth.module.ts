@@ -6,10 +6,11 @@ import { Authenticator } from './authenticator.service';
 import { LoginThrottle } from './login-throttle.service';
 import { SelfLimiter } from './self-limiter.service';
 import { SessionService } from './session.service';
+import { KeyUsage } from '../keys/key-usage.service';
 
 @Module({
   controllers: [AuthController],
-  providers: [Authenticator, SessionService, SelfLimiter, LoginThrottle, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [Authenticator, SessionService, SelfLimiter],
+  providers: [Authenticator, SessionService, SelfLimiter, LoginThrottle, KeyUsage, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [Authenticator, SessionService, SelfLimiter, KeyUsage],
 })
 export class AuthModule {}

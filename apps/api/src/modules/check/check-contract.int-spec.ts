@@ -66,7 +66,7 @@ describe('enforcement API: the check contract', () => {
       const revoked = await createTenantKey(prisma, tenant.id, { revoked: true });
       const expired = await createTenantKey(prisma, tenant.id, { expiresAt: new Date(Date.now() - 1000) });
       const live = await createTenantKey(prisma, tenant.id);
-      const scoped = await createServiceKey(prisma, [other.tenant.slug]);
+      const scoped = await createServiceKey(prisma, [other.tenant.id]);
       await inForce();
       const cases: [string, string, string][] = [
         [revoked.key, service, 'key_invalid'],

@@ -11,10 +11,11 @@ describe('POST /v1/check', () => {
   let other: string;
 
   beforeAll(async () => {
-    ({ tenant: { slug: tenant } } = await createTenant(ctx.prisma));
+    const scoped = await createTenant(ctx.prisma);
+    tenant = scoped.tenant.slug;
     ({ tenant: { slug: other } } = await createTenant(ctx.prisma));
     key = await createServiceKey(ctx.prisma);
-    scopedKey = await createServiceKey(ctx.prisma, [tenant]);
+    scopedKey = await createServiceKey(ctx.prisma, [scoped.tenant.id]);
     const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
     await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
   });

@@ -139,7 +139,7 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
 }
 
 function scopeOf(caller: Caller): CheckScope {
-  return { tenants: caller.kind === 'service' ? caller.tenants : [] };
+  return { tenantIds: caller.kind === 'service' ? caller.tenantIds : [] };
 }
 
 function parseDenyStatus(value: string | undefined): number | null {

@@ -1,15 +1,31 @@
+/** A tenant a service key may check, named for people (the check itself goes by id). */
+export interface ScopedTenantView {
+  id: string;
+  slug: string;
+  name: string;
+}
+
 export interface KeyView {
   id: string;
   kind: 'tenant' | 'service' | 'operator';
   name: string;
   prefix: string;
   tenantId: string | null;
-  tenants: string[];
+  /** A service key that may check every tenant, those created later included. */
+  allTenants: boolean;
+  /**
+   * The tenants a service key may check when not `allTenants`, by slug; empty: none (the tenants it was scoped to
+   * were deleted). Always empty for tenant and operator keys.
+   */
+  tenants: ScopedTenantView[];
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
   createdAt: string;
 }
+
+/** What a key's view needs beside its own columns: the tenants of its scope (Prisma `include`). */
+export const keyInclude = { scopedTenants: { select: { tenant: { select: { id: true, slug: true, name: true } } } } } as const;
 
 interface KeyRow {
   id: string;
@@ -17,7 +33,8 @@ interface KeyRow {
   name: string;
   prefix: string;
   tenantId: string | null;
-  tenantScope: string[];
+  allTenants: boolean;
+  scopedTenants: { tenant: ScopedTenantView }[];
   expiresAt: Date | null;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
@@ -33,7 +50,8 @@ export function toKeyView(k: KeyRow): KeyView {
     name: k.name,
     prefix: k.prefix,
     tenantId: k.tenantId,
-    tenants: k.tenantScope,
+    allTenants: k.allTenants,
+    tenants: k.scopedTenants.map(({ tenant }) => ({ id: tenant.id, slug: tenant.slug, name: tenant.name })).sort((a, b) => a.slug.localeCompare(b.slug)),
     expiresAt: iso(k.expiresAt),
     revokedAt: iso(k.revokedAt),
     lastUsedAt: iso(k.lastUsedAt),

@@ -3,12 +3,21 @@ import { z } from 'zod';
 
 const future = z.iso.datetime({ offset: true }).refine((d) => Date.parse(d) > Date.now(), 'must be in the future');
 
+/** A tenant named by its id or its slug. */
+const tenantRef = z.union([z.uuid(), slug], 'must be a tenant id or slug');
+
 /**
- * A new key. `service`: calls the enforcement API, optionally only for the listed tenants; `tenant`: a tenant's
- * own credential (`tenantId` required); `operator`: automation of the admin API.
+ * A new key. `service`: calls the enforcement API for the tenants listed (ids or slugs; the key is bound to their
+ * ids), or for every tenant when `tenants` is left out (an empty list is refused: it would say neither); `tenant`: a
+ * tenant's own credential (`tenantId` required); `operator`: automation of the admin API.
  */
 export const newKeySchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('service'), name: z.string().trim().min(1).max(100), tenants: z.array(slug).max(1000).default([]), expiresAt: future.optional() }),
+  z.strictObject({
+    kind: z.literal('service'),
+    name: z.string().trim().min(1).max(100),
+    tenants: z.array(tenantRef).min(1, 'name at least one tenant, or leave tenants out for every tenant').max(1000).optional(),
+    expiresAt: future.optional(),
+  }),
   z.strictObject({ kind: z.literal('tenant'), name: z.string().trim().min(1).max(100), tenantId: z.uuid(), expiresAt: future.optional() }),
   z.strictObject({ kind: z.literal('operator'), name: z.string().trim().min(1).max(100), expiresAt: future.optional() }),
 ]);

@@ -12,7 +12,7 @@ import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
 import { SelfLimiter } from '../auth/self-limiter.service';
 import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './key.schemas';
-import { toKeyView, type KeyView } from './key-views';
+import { keyInclude, toKeyView, type KeyView } from './key-views';
 import { CreateKeyUseCase, RevokeKeyUseCase, RotateKeyUseCase } from './keys.use-cases';
 
 /** API keys of every kind. Secrets appear once, in the answer that creates them. */
@@ -48,6 +48,7 @@ export class KeysController {
       },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: query.limit + 1,
+      include: keyInclude,
     });
     const page = rows.slice(0, query.limit);
     return { items: page.map(toKeyView), nextCursor: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null };
@@ -56,7 +57,7 @@ export class KeysController {
   @Get(':keyId')
   @Access('operator')
   async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyView> {
-    const row = await this.prisma.apiKey.findUnique({ where: { id: keyId } });
+    const row = await this.prisma.apiKey.findUnique({ where: { id: keyId }, include: keyInclude });
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'key not found');
     return toKeyView(row);
   }

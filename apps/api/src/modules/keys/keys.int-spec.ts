@@ -17,7 +17,13 @@ describe('API keys', () => {
       const r = await admin('POST', '', { kind: 'service', name: 'gateway', tenants: [fixture.tenant.slug] });
       expect(r.status).toBe(201);
       expect(r.body.key).toMatch(/^tg_live_s_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/);
-      expect(r.body.apiKey).toMatchObject({ kind: 'service', name: 'gateway', prefix: r.body.key.slice(0, 14), tenants: [fixture.tenant.slug] });
+      expect(r.body.apiKey).toMatchObject({
+        kind: 'service',
+        name: 'gateway',
+        prefix: r.body.key.slice(0, 14),
+        allTenants: false,
+        tenants: [{ id: fixture.tenant.id, slug: fixture.tenant.slug, name: fixture.tenant.name }],
+      });
       expect(JSON.stringify((await admin('GET', '')).body)).not.toContain(r.body.key);
       const row = await ctx.prisma.apiKey.findUnique({ where: { id: r.body.apiKey.id } });
       expect(row!.hash).not.toContain(r.body.key.slice(14));
@@ -87,6 +93,8 @@ describe('API keys', () => {
       ['an expiry in the past', { kind: 'service', name: 'x', expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt'],
       ['an unknown tenant for a tenant key', { kind: 'tenant', name: 'x', tenantId: '00000000-0000-4000-8000-000000000000' }, 'tenantId'],
       ['an unknown tenant in a service key\'s list', { kind: 'service', name: 'x', tenants: ['no-such-tenant'] }, 'tenants'],
+      ['an unknown tenant id in a service key\'s list', { kind: 'service', name: 'x', tenants: ['00000000-0000-4000-8000-000000000000'] }, 'tenants'],
+      ['an empty tenant list (neither every tenant nor any)', { kind: 'service', name: 'x', tenants: [] }, 'tenants'],
     ])('refuses %s with 400 naming the field', async (_label, body, field) => {
       const r = await admin('POST', '', body);
       expect(r.status).toBe(400);

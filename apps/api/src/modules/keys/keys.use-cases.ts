@@ -5,14 +5,40 @@ import { writeAudit } from '../../common/audit';
 import { RuleChangeService } from '../rules/rule-change.service';
 import { generateKey } from './key-format';
 import type { NewKey } from './key.schemas';
-import { toKeyView, type KeyView } from './key-views';
+import { keyInclude, toKeyView, type KeyView } from './key-views';
 
 type Tx = Prisma.TransactionClient;
 
 async function keyOf(tx: Tx, id: string) {
-  const key = await tx.apiKey.findUnique({ where: { id } });
+  const key = await tx.apiKey.findUnique({ where: { id }, include: keyInclude });
   if (!key) throw new AppError(ErrorCode.NOT_FOUND, 'key not found');
   return key;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The ids of the tenants named by id or slug. A slug shaped like another tenant's id would name two tenants: that is
+ * refused rather than guessed.
+ */
+async function tenantIdsOf(tx: Tx, refs: readonly string[]): Promise<string[]> {
+  const wanted = [...new Set(refs)];
+  const found = await tx.tenant.findMany({
+    where: { OR: [{ id: { in: wanted.filter((ref) => UUID.test(ref)) } }, { slug: { in: wanted } }] },
+    select: { id: true, slug: true },
+  });
+  const byId = new Map(found.map((t) => [t.id, t.id]));
+  const bySlug = new Map(found.map((t) => [t.slug, t.id]));
+  const ids = new Set<string>();
+  for (const ref of wanted) {
+    const asId = byId.get(ref.toLowerCase());
+    const asSlug = bySlug.get(ref);
+    if (asId && asSlug && asId !== asSlug) throw new AppError(ErrorCode.VALIDATION_FAILED, `"${ref}" is one tenant's id and another's slug`, 'tenants');
+    const id = asId ?? asSlug;
+    if (!id) throw new AppError(ErrorCode.VALIDATION_FAILED, `unknown tenant in the list: ${ref}`, 'tenants');
+    ids.add(id);
+  }
+  return [...ids];
 }
 
 /** Creates a key; its secret is in this answer and nowhere else, ever (only its SHA-256 is stored). */
@@ -26,10 +52,7 @@ export class CreateKeyUseCase {
       if (input.kind === 'tenant' && !(await tx.tenant.findUnique({ where: { id: input.tenantId }, select: { id: true } }))) {
         throw new AppError(ErrorCode.VALIDATION_FAILED, 'no tenant with this id', 'tenantId');
       }
-      if (input.kind === 'service' && input.tenants.length > 0) {
-        const found = await tx.tenant.count({ where: { slug: { in: input.tenants } } });
-        if (found !== new Set(input.tenants).size) throw new AppError(ErrorCode.VALIDATION_FAILED, 'unknown tenant in the list', 'tenants');
-      }
+      const scope = input.kind === 'service' && input.tenants ? await tenantIdsOf(tx, input.tenants) : [];
       const created = await tx.apiKey.create({
         data: {
           kind: input.kind,
@@ -37,9 +60,11 @@ export class CreateKeyUseCase {
           prefix: secret.prefix,
           hash: secret.hash,
           tenantId: input.kind === 'tenant' ? input.tenantId : null,
-          tenantScope: input.kind === 'service' ? [...new Set(input.tenants)] : [],
+          allTenants: input.kind === 'service' && input.tenants === undefined,
+          scopedTenants: { create: scope.map((tenantId) => ({ tenantId })) },
           expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
         },
+        include: keyInclude,
       });
       await writeAudit(tx, { actor, action: 'api_key.created', entityType: 'api_key', entityId: created.id, after: toKeyView(created) });
       return created;
@@ -57,7 +82,7 @@ export class RevokeKeyUseCase {
     const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
       const before = await keyOf(tx, id);
       if (before.revokedAt) return before;
-      const after = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+      const after = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() }, include: keyInclude });
       await writeAudit(tx, { actor, action: 'api_key.revoked', entityType: 'api_key', entityId: id, before: toKeyView(before), after: toKeyView(after) });
       return after;
     });
@@ -81,12 +106,23 @@ export class RotateKeyUseCase {
       }
       const secret = generateKey(old.kind);
       const created = await tx.apiKey.create({
-        data: { kind: old.kind, name: old.name, prefix: secret.prefix, hash: secret.hash, tenantId: old.tenantId, tenantScope: old.tenantScope, expiresAt: old.expiresAt },
+        data: {
+          kind: old.kind,
+          name: old.name,
+          prefix: secret.prefix,
+          hash: secret.hash,
+          tenantId: old.tenantId,
+          allTenants: old.allTenants,
+          scopedTenants: { create: old.scopedTenants.map(({ tenant }) => ({ tenantId: tenant.id })) },
+          expiresAt: old.expiresAt,
+        },
+        include: keyInclude,
       });
       const overlapEnds = new Date(Date.now() + overlapSeconds * 1000);
       const previous = await tx.apiKey.update({
         where: { id },
         data: { expiresAt: old.expiresAt && old.expiresAt < overlapEnds ? old.expiresAt : overlapEnds },
+        include: keyInclude,
       });
       await writeAudit(tx, { actor, action: 'api_key.rotated', entityType: 'api_key', entityId: id, before: toKeyView(old), after: { previous: toKeyView(previous), replacement: toKeyView(created) } });
       return { key: secret.key, created, previous };

@@ -5,7 +5,7 @@ import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
-import { toKeyView, type KeyView } from '../keys/key-views';
+import { keyInclude, toKeyView, type KeyView } from '../keys/key-views';
 import { RuleCache } from '../rules/rule-cache.service';
 
 export interface OwnTenantView {
@@ -71,7 +71,7 @@ export class TenantSelfController {
   @Get('keys')
   @Access('tenant')
   async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyView[] }> {
-    const rows = await this.prisma.apiKey.findMany({ where: { tenantId: tenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500 });
+    const rows = await this.prisma.apiKey.findMany({ where: { tenantId: tenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500, include: keyInclude });
     return { items: rows.map(toKeyView) };
   }
 }

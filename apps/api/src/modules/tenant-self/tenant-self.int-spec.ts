@@ -22,7 +22,7 @@ describe('tenant API (own tenant, read only)', () => {
     tokens.revokedA = (await createTenantKey(ctx.prisma, a.tenant.id, { revoked: true })).key;
     tokens.expiredA = (await createTenantKey(ctx.prisma, a.tenant.id, { expiresAt: new Date(Date.now() - 1000) })).key;
     tokens.operator = ctx.session;
-    tokens.service = await createServiceKey(ctx.prisma, [a.tenant.slug]);
+    tokens.service = await createServiceKey(ctx.prisma, [a.tenant.id]);
     const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
     await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);
   });

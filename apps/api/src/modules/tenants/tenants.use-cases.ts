@@ -48,8 +48,9 @@ export class UpdateTenantUseCase {
 }
 
 /**
- * Deletes a tenant and everything that is only its own (overrides, policies, keys, users: the database cascades),
- * as one audited rule change: from the new version on, its keys and slug check nothing.
+ * Deletes a tenant and everything that is only its own (overrides, policies, keys, users, its place in service
+ * keys' scopes: the database cascades), as one audited rule change: from the new version on, its keys and slug
+ * check nothing, and a service key scoped only to it checks no tenant (never every tenant).
  */
 @Injectable()
 export class DeleteTenantUseCase {
@@ -59,13 +60,14 @@ export class DeleteTenantUseCase {
     const { ruleVersion } = await this.changes.commit(actor, async (tx) => {
       const before = await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
       if (!before) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
-      const [keys, users, policies] = await Promise.all([
+      const [keys, users, policies, serviceKeyScopes] = await Promise.all([
         tx.apiKey.count({ where: { tenantId } }),
         tx.user.count({ where: { tenantId } }),
         tx.endpointPolicy.count({ where: { tenantId } }),
+        tx.apiKeyTenantScope.count({ where: { tenantId } }),
       ]);
       await tx.tenant.delete({ where: { id: tenantId } });
-      await writeAudit(tx, { actor, action: 'tenant.deleted', entityType: 'tenant', entityId: tenantId, before: { ...toTenantView(before), deleted: { keys, users, policies } } });
+      await writeAudit(tx, { actor, action: 'tenant.deleted', entityType: 'tenant', entityId: tenantId, before: { ...toTenantView(before), deleted: { keys, users, policies, serviceKeyScopes } } });
     });
     return { ruleVersion };
   }

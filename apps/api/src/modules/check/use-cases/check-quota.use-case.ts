@@ -15,13 +15,14 @@ import {
 } from '@tollgate/domain';
 import type { Decision } from '@tollgate/limiter';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
+import { KeyUsage } from '../../keys/key-usage.service';
 import { MetricsService } from '../../metrics/metrics.service';
 import { type DecisionRules, RuleCache } from '../../rules/rule-cache.service';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
 
-/** What the service key that asks may see: null = every tenant. */
+/** What the service key that asks may see: the ids of its tenants, null = every tenant. */
 export interface CheckScope {
-  tenants: readonly string[] | null;
+  tenantIds: readonly string[] | null;
 }
 
 export type CheckOperation = 'consume' | 'peek' | 'refund' | 'lease';
@@ -41,6 +42,7 @@ export class CheckQuota {
     private readonly rules: RuleCache,
     private readonly limiter: ResilientLimiter,
     private readonly metrics: MetricsService,
+    private readonly usage: KeyUsage,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
@@ -140,18 +142,20 @@ export class CheckQuota {
 
   /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
   private tenantOf(scope: CheckScope, request: CheckTarget): { tenant: CompiledTenant } | { reason: string; tenant?: string } {
-    const visible = (slug: string) => scope.tenants === null || scope.tenants.includes(slug);
+    // By id: a tenant created with the slug of a deleted one is not the tenant the key was scoped to.
+    const visible = (tenant: CompiledTenant) => scope.tenantIds === null || scope.tenantIds.includes(tenant.id);
     if (request.tenant !== undefined) {
       const tenant = this.rules.tenant(request.tenant);
       // A tenant the caller may not see is the same 404 as an unknown one.
-      if (!tenant || !visible(tenant.slug)) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
+      if (!tenant || !visible(tenant)) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
       return { tenant };
     }
     const key = request.key === undefined ? undefined : this.rules.tenantKey(this.rules.keyHash(request.key));
     const tenant = key ? this.rules.tenant(key.tenant) : undefined;
     // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
-    if (!key || !tenant || !visible(tenant.slug)) return { reason: 'key_invalid' };
+    if (!key || !tenant || !visible(tenant)) return { reason: 'key_invalid' };
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant: tenant.slug };
+    this.usage.used(key.id);
     return { tenant };
   }
 
