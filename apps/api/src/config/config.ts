@@ -43,6 +43,12 @@ const envSchema = z.object({
   FORWARD_AUTH_SERVICE_KEY_HEADER: z.string().min(1).default('x-tollgate-key'),
   /** Forward-auth: the status of a denial (nginx's auth_request needs 401 or 403; `?deny_status=` overrides). */
   FORWARD_AUTH_DENY_STATUS: z.coerce.number().int().min(400).max(499).default(429),
+  /**
+   * Forward-auth: the one place the original method and URI are read from — X-Forwarded-Method/-Uri, X-Original-
+   * Method/-URI, or this request's own method and path after the route (Envoy's path_prefix). Never "whichever is
+   * present": a header the gateway does not set is the client's to invent.
+   */
+  FORWARD_AUTH_ORIGINAL: z.enum(['x-forwarded', 'x-original', 'path']).default('x-forwarded'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -55,6 +61,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       subjectHeader: e.FORWARD_AUTH_SUBJECT_HEADER.toLowerCase() || null,
       serviceKeyHeader: e.FORWARD_AUTH_SERVICE_KEY_HEADER.toLowerCase(),
       denyStatus: e.FORWARD_AUTH_DENY_STATUS,
+      original: e.FORWARD_AUTH_ORIGINAL,
     },
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
