@@ -1,5 +1,6 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINT_CACHE_KEY_CHARS, ENDPOINT_CACHE_SIZE, RuleCache } from '../../apps/api/src/modules/rules/rule-cache.service';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
@@ -203,6 +204,62 @@ describe('forward-auth for gateways', () => {
         expect(r.status, JSON.stringify(original)).toBe(400);
         expect(r.body.error.code).toBe('validation_failed');
       }
+    });
+  });
+
+  describe('bounds what a request may make Tollgate count or remember', () => {
+    /** What is left of the tenant's own minute limit, read without charging (a peek). */
+    const tenantMinuteLeft = async (key: string) =>
+      (await api.request('POST', '/v1/check/peek', { token: gatewayKey, body: { key, endpoint: 'GET /elsewhere' } })).body.limits[0].remaining as number;
+
+    it('answers 414 uri_too_long for an original path over 2048 bytes and counts nothing; a long query is no longer path', async () => {
+      await awayFromMinuteBoundary();
+      const key = await expensiveTenant();
+      const left = await tenantMinuteLeft(key);
+      const longest = `/v1/${'a'.repeat(2044)}`;
+      const tooLong = await ask({ 'x-api-key': key, 'x-forwarded-method': 'POST', 'x-forwarded-uri': `${longest}a` });
+      expect(tooLong.status).toBe(414);
+      expect(tooLong.body).toEqual({ error: { code: 'uri_too_long', message: 'the original path must be at most 2048 bytes', field: 'x-forwarded-uri' } });
+      const viaEnvoy = await viaPath.request('GET', `/v1/forward-auth${longest}a`, { headers: { 'x-tollgate-key': gatewayKey, 'x-api-key': key } });
+      expect(viaEnvoy.body.error).toMatchObject({ code: 'uri_too_long', field: 'path' });
+      expect(await tenantMinuteLeft(key)).toBe(left);
+      expect((await ask({ 'x-api-key': key, 'x-forwarded-method': 'POST', 'x-forwarded-uri': `${longest}?${'q'.repeat(8000)}` })).status).toBe(200);
+      expect(await tenantMinuteLeft(key)).toBe(left - 1);
+    });
+
+    it('refuses a tenant key longer than any key (401 key_invalid) and a subject over 256 bytes (400), counting nothing', async () => {
+      const key = await expensiveTenant();
+      const left = await tenantMinuteLeft(key);
+      const longKey = await ask({ 'x-api-key': `${key}${'k'.repeat(8000)}`, ...ELSEWHERE });
+      expect(longKey.status).toBe(401);
+      expect(longKey.body).toEqual({ allowed: false, reason: 'key_invalid' });
+      const longSubject = await ask({ 'x-api-key': key, 'x-user-id': 'u'.repeat(257), ...ELSEWHERE });
+      expect(longSubject.status).toBe(400);
+      expect(longSubject.body.error).toMatchObject({ code: 'validation_failed', field: 'x-user-id' });
+      expect(await tenantMinuteLeft(key)).toBe(left);
+    });
+
+    it(`keeps the policy cache within its bounds (${ENDPOINT_CACHE_SIZE} entries, ${ENDPOINT_CACHE_KEY_CHARS} characters of keys) after many unique long paths`, async () => {
+      const cache = api.app.get(RuleCache);
+      const uri = (i: number) => `/v1/items/${i}/${'p'.repeat(2048)}`.slice(0, 2048);
+      // Through forward-auth: every unique path is remembered, with its whole length counted…
+      const before = cache.endpointCacheSize();
+      for (let i = 0; i < 50; i += 1) expect((await ask({ 'x-api-key': tenantKey, 'x-forwarded-method': 'PUT', 'x-forwarded-uri': uri(i) })).status).toBe(200);
+      const after = cache.endpointCacheSize();
+      expect(after.entries - before.entries).toBe(50);
+      expect(after.keyChars - before.keyChars).toBeGreaterThan(50 * 2048);
+      // …and past the bound (the same lookups, asked in this process to spare 5,000 HTTP calls): 48,000 such paths
+      // grew a cache bounded by entries only by 400 MB.
+      const tenant = cache.current().tenants[fixture.tenant.slug]!;
+      let largest = 0;
+      for (let i = 50; i < Math.ceil((ENDPOINT_CACHE_KEY_CHARS * 1.5) / 2048); i += 1) {
+        cache.policyForEndpoint(tenant, `PUT ${uri(i)}`);
+        const size = cache.endpointCacheSize();
+        largest = Math.max(largest, size.keyChars);
+        expect(size.keyChars).toBeLessThanOrEqual(ENDPOINT_CACHE_KEY_CHARS);
+        expect(size.entries).toBeLessThanOrEqual(ENDPOINT_CACHE_SIZE);
+      }
+      expect(largest).toBeGreaterThan(ENDPOINT_CACHE_KEY_CHARS * 0.9);
     });
   });
 });

@@ -5,7 +5,10 @@ import {
   checkRequestSchema,
   ErrorCode,
   leaseRequestSchema,
+  MAX_TENANT_KEY_LENGTH,
+  MAX_TEXT_BYTES,
   parseOrThrow,
+  safeText,
   type BatchCheckResult,
   type CheckResult,
   type LeaseResult,
@@ -130,7 +133,13 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
     const { method, path } = originalRequest(req, forwardAuth.original, suffix);
     const key = header(req, forwardAuth.keyHeader) ?? bearerToken(req);
     if (!key) return reply.code(401).send({ allowed: false, reason: 'key_missing' });
+    // No key is this long: refused before it is hashed and remembered (keys from headers could be KBs each).
+    if (key.length > MAX_TENANT_KEY_LENGTH) return reply.code(401).send({ allowed: false, reason: 'key_invalid' });
     const subject = forwardAuth.subjectHeader ? header(req, forwardAuth.subjectHeader) : null;
+    // The subject becomes part of a Redis key: the same bound as a check's.
+    if (subject !== null && !safeText.safeParse(subject).success) {
+      throw new AppError(ErrorCode.VALIDATION_FAILED, `must be at most ${MAX_TEXT_BYTES} bytes without control characters`, forwardAuth.subjectHeader ?? undefined);
+    }
     const result = await this.checkQuota.execute(scopeOf(caller), { key, endpoint: `${method} ${path}`, ...(subject ? { subject } : {}), ip: req.ip }, 1);
     void reply.headers(result.headers);
     if (result.allowed) return reply.code(200).send({ allowed: true, ...(result.degraded ? { degraded: true } : {}) });

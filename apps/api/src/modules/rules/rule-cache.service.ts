@@ -5,6 +5,7 @@ import type { LimitRule } from '@tollgate/limiter';
 import type { PrismaClient } from '@tollgate/db';
 import { buildPolicyIndex, ensureRuleSetPublished, matchPolicy, type PolicyIndex, ruleSetKeys, RuleSetStore, toLimitRule } from '@tollgate/rules';
 import type { Redis } from 'ioredis';
+import { BoundedCache } from '../../common/bounded-cache';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -23,7 +24,7 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
   private limitRules = new Map<string, LimitRule[]>();
   private policyIndex: PolicyIndex | null = null;
   private decisionRulesCache = new Map<string, DecisionRules>();
-  private endpointCache = new Map<string, CompiledPolicy | null>();
+  private readonly endpointCache = new BoundedCache<CompiledPolicy | null>(ENDPOINT_CACHE_SIZE, ENDPOINT_CACHE_KEY_CHARS);
   private subscriber: Redis | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
@@ -104,7 +105,8 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
   /**
    * The policy for a check's `endpoint` (`METHOD /path?query`; anything else names no route, so no policy), remembered
    * per tenant and endpoint for the rule set in force: services ask about the same few endpoints over and over.
-   * Bounded: forgotten at once when full (endpoints with ids in their paths can be many).
+   * Bounded by entries and by the length of its keys, forgotten at once when full: endpoints with ids in their paths
+   * can be many, and forward-auth paths long.
    */
   policyForEndpoint(tenant: CompiledTenant, endpoint: string): CompiledPolicy | null {
     const key = `${tenant.slug}\u0000${endpoint}`;
@@ -112,10 +114,14 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
     if (policy === undefined) {
       const route = parseEndpoint(endpoint);
       policy = route ? this.policyFor(tenant, route.method, route.path) : null;
-      if (this.endpointCache.size >= ENDPOINT_CACHE_SIZE) this.endpointCache.clear();
       this.endpointCache.set(key, policy);
     }
     return policy;
+  }
+
+  /** What the endpoint cache holds now (entries, characters of keys); its bounds are ENDPOINT_CACHE_*. */
+  endpointCacheSize(): { entries: number; keyChars: number } {
+    return this.endpointCache.size;
   }
 
   /**
@@ -163,7 +169,7 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
       this.limitRules = new Map(Object.values(next.tenants).map((t) => [t.slug, t.limits.map((l) => toLimitRule(l, t.timeZone))]));
       this.policyIndex = buildPolicyIndex(next.policies);
       this.decisionRulesCache = new Map();
-      this.endpointCache = new Map();
+      this.endpointCache.clear();
       this.ruleSet = next;
       this.metrics.ruleVersion.set(next.version);
       this.log.log(`rule set v${next.version} in force`);
@@ -177,8 +183,10 @@ export class RuleCache implements OnModuleInit, OnApplicationShutdown {
 /** The most key hashes remembered at once. */
 const KEY_HASH_CACHE_SIZE = 10_000;
 
-/** The most (tenant, endpoint) → policy answers remembered at once. */
-const ENDPOINT_CACHE_SIZE = 50_000;
+/** The most (tenant, endpoint) → policy answers remembered at once… */
+export const ENDPOINT_CACHE_SIZE = 50_000;
+/** …and the most characters of their keys (about 8 MB): 50,000 keys of ordinary length fit. */
+export const ENDPOINT_CACHE_KEY_CHARS = 8 * 1024 * 1024;
 
 /** `POST /v1/messages?x=1` → method and path; anything else names no route (no policy applies). */
 export function parseEndpoint(endpoint: string): { method: string; path: string } | null {
