@@ -2,6 +2,9 @@
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
 
+/** The scrape token of test APIs (`/metrics` needs one on the API's port). */
+export const TEST_METRICS_TOKEN = 'test-metrics-token-not-a-secret';
+
 /** Environment for an API or worker started by a test. */
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -11,6 +14,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     LOG_LEVEL: 'silent',
     // Every test signs in from 127.0.0.1: the per-address limit would otherwise be shared by the whole run.
     LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '1000000',
+    METRICS_TOKEN: TEST_METRICS_TOKEN,
     ...extra,
   };
 }

@@ -50,6 +50,21 @@ const envSchema = z.object({
    */
   FORWARD_AUTH_ORIGINAL: z.enum(['x-forwarded', 'x-original', 'path']).default('x-forwarded'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * `/metrics` names every tenant and its traffic, so it is never open to whoever reaches the API: it needs this
+   * token (`Authorization: Bearer …`), or is served on a listener of its own (`METRICS_PORT`), or both; with
+   * neither it is not served.
+   */
+  METRICS_TOKEN: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || /^[\x21-\x7e]{16,256}$/.test(v), '16 to 256 printable characters without spaces'),
+  /** `/metrics` on a port of its own (and not on the API's), e.g. on a private interface; empty: on the API's port. */
+  METRICS_PORT: z.union([z.literal(''), port]).default(''),
+  /** Where the metrics listener binds (with METRICS_PORT). */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Whether decisions are counted per tenant (label `tenant`); false: the label is `-` (one series per policy, not per tenant). */
+  METRICS_TENANT_LABEL: z.enum(['true', 'false']).default('true'),
 });
 
 export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
@@ -76,6 +91,11 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     sessions: { ttlMs: e.SESSION_TTL_HOURS * 3_600_000 },
     login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
     log: { level: e.LOG_LEVEL },
+    metrics: {
+      token: e.METRICS_TOKEN || null,
+      listener: e.METRICS_PORT === '' ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },
+      tenantLabel: e.METRICS_TENANT_LABEL === 'true',
+    },
   }));
 }
 
