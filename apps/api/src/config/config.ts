@@ -60,7 +60,10 @@ const envSchema = z.object({
     .default('')
     .refine((v) => v === '' || /^[\x21-\x7e]{16,256}$/.test(v), '16 to 256 printable characters without spaces'),
   /** `/metrics` on a port of its own (and not on the API's), e.g. on a private interface; empty: on the API's port. */
-  METRICS_PORT: z.union([z.literal(''), port]).default(''),
+  METRICS_PORT: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || (/^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65_535), 'a port (1-65535), or empty for the API port'),
   /** Where the metrics listener binds (with METRICS_PORT). */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Whether decisions are counted per tenant (label `tenant`); false: the label is `-` (one series per policy, not per tenant). */
@@ -93,7 +96,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     log: { level: e.LOG_LEVEL },
     metrics: {
       token: e.METRICS_TOKEN || null,
-      listener: e.METRICS_PORT === '' ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },
+      listener: e.METRICS_PORT === '' ? null : { host: e.METRICS_HOST, port: Number(e.METRICS_PORT) },
       tenantLabel: e.METRICS_TENANT_LABEL === 'true',
     },
   }));
