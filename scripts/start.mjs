@@ -8,14 +8,17 @@ import { build, checkServices, ensureInstalled, ensureNode24, loadEnv, root, run
 ensureInstalled();
 ensureNode24();
 
-const env = loadEnv();
+// `/metrics` names every tenant and its traffic: on this machine it is served on a port of its own on the loopback
+// interface (METRICS_HOST defaults to 127.0.0.1), unless .env or the environment say otherwise.
+const env = { METRICS_PORT: '9464', ...loadEnv() };
 await checkServices(env);
 build();
 say('migrating the database…');
 run('node', ['scripts/db/migrate.mjs', env.DATABASE_URL]);
 run('node', ['prisma/seed.ts'], { env: { DATABASE_URL: env.DATABASE_URL } });
 
-say(`starting: API http://localhost:${env.API_PORT} (docs /docs) · dashboard http://localhost:${env.DASHBOARD_PORT}`);
+const metrics = env.METRICS_PORT ? `http://${env.METRICS_HOST ?? '127.0.0.1'}:${env.METRICS_PORT}/metrics` : `/metrics${env.METRICS_TOKEN ? ' (bearer token)' : ': off'}`;
+say(`starting: API http://localhost:${env.API_PORT} (docs /docs) · dashboard http://localhost:${env.DASHBOARD_PORT} · metrics ${metrics}`);
 const next = join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 run(
   'concurrently',

@@ -9,6 +9,7 @@ import { generateKey } from '../../apps/api/src/modules/keys/key-format';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+import { SPOOFED_ORIGINALS, spoofedHeaders } from '../support/spoofing';
 import { freePort } from '../support/stack';
 
 /** Debian's caddy (`.ci/run` installs it) runs the shipped docker/gateways/Caddyfile as it is, set up by its environment. */
@@ -43,10 +44,18 @@ describe('Caddy forward_auth in front of a service, with Tollgate deciding', () 
     await prisma.endpointPolicy.create({
       data: { planId: fixture.plan.id, name: 'orders', method: 'POST', pattern: '/v1/orders', scope: 'ip', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
     });
+    // What a client would like to be decided as something else: per client address, and per user.
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'expensive', method: 'POST', pattern: '/v1/expensive', scope: 'ip', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
+    });
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'me', method: 'GET', pattern: '/v1/me', scope: 'subject', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
+    });
     tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
     gatewayKey = await createServiceKey(prisma);
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    api = await startApi({ TRUST_PROXY: '1' });
+    // The subject header the Caddyfile removes: a client's own value must not make a bucket of its own.
+    api = await startApi({ TRUST_PROXY: '1', FORWARD_AUTH_SUBJECT_HEADER: 'x-tollgate-subject' });
     await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
 
     upstream = createServer((req, res) => {
@@ -179,5 +188,43 @@ describe('Caddy forward_auth in front of a service, with Tollgate deciding', () 
     const saved = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
     expect(saved.map((entry) => entry.name)).toContain('autosave.json');
     for (const entry of saved) expect(readFileSync(join(entry.parentPath, entry.name), 'utf8').includes(gatewayKey), `the service key in ${entry.name}`).toBe(false);
+  });
+
+  it('decides on the request the upstream gets, whatever X-Forwarded-*/X-Original-* headers and X-Forwarded-For the client adds', async () => {
+    await awayFromMinuteBoundary();
+    const before = seenUpstream.length;
+    const statuses: number[] = [];
+    for (let i = 0; i < SPOOFED_ORIGINALS.length + 2; i += 1) {
+      const res = await fetch(`${caddyUrl}/v1/expensive`, { method: 'POST', headers: { 'x-api-key': tenantKey, ...spoofedHeaders(i) } });
+      statuses.push(res.status);
+    }
+    // 2 a minute per client address: the 3rd is denied, whichever route or address the client claimed.
+    expect(statuses).toEqual([200, 200, ...Array<number>(SPOOFED_ORIGINALS.length).fill(429)]);
+    expect(seenUpstream.slice(before).map((seen) => `${seen.method} ${seen.url}`)).toEqual(['POST /v1/expensive', 'POST /v1/expensive']);
+  });
+
+  it('counts a subject-scoped policy in one bucket when the client names its own subject (the Caddyfile removes the header)', async () => {
+    await awayFromMinuteBoundary();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const res = await fetch(`${caddyUrl}/v1/me`, { headers: { 'x-api-key': tenantKey, 'x-tollgate-subject': `user-${i}` } });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it("passes Tollgate's 414 for a path over 2048 bytes to the client, without reaching the upstream; nothing is counted", async () => {
+    // Caddy's allowed answers carry no rate-limit headers: what is left is read from Tollgate (a peek charges nothing).
+    const remaining = async () => (await api.request('POST', '/v1/check/peek', { token: gatewayKey, body: { key: tenantKey, endpoint: 'GET /outside' } })).body.limits[0].remaining as number;
+    const first = await remaining();
+    const before = seenUpstream.length;
+    const res = await fetch(`${caddyUrl}/outside/${'a'.repeat(2040)}?${'q'.repeat(100)}`, { headers: { 'x-api-key': tenantKey } });
+    expect(res.status).toBe(414);
+    expect(await res.json()).toEqual({ error: { code: 'uri_too_long', message: expect.any(String), field: 'x-forwarded-uri' } });
+    expect(seenUpstream).toHaveLength(before);
+    expect(await remaining()).toBe(first);
+    // The longest path that may pass still does, with a long query.
+    expect((await fetch(`${caddyUrl}/outside/${'a'.repeat(2039)}?${'q'.repeat(3000)}`, { headers: { 'x-api-key': tenantKey } })).status).toBe(200);
+    expect(await remaining()).toBe(first - 1);
   });
 });

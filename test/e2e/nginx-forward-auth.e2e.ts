@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+import { SPOOFED_ORIGINALS, spoofedHeaders } from '../support/spoofing';
 import { freePort } from '../support/stack';
 
 /** Debian's nginx (`.ci/run` installs it): the shipped docker/gateways/nginx.conf.template, filled in and run as is. */
@@ -23,6 +24,7 @@ describe('nginx auth_request in front of a service, with Tollgate deciding (issu
   let nginxUrl: string;
   let tenantKey: string;
   const seenUpstream: IncomingHttpHeaders[] = [];
+  const seenUpstreamTargets: string[] = [];
 
   beforeAll(async () => {
     expect(() => execFileSync(NGINX, ['-v'], { stdio: 'pipe' }), `Debian's nginx is needed at ${NGINX} (apt-get install nginx)`).not.toThrow();
@@ -31,14 +33,23 @@ describe('nginx auth_request in front of a service, with Tollgate deciding (issu
     await prisma.endpointPolicy.create({
       data: { planId: fixture.plan.id, name: 'api', method: '*', pattern: '/v1/*', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
     });
+    // What a client would like to be decided as something else: per client address, and per user.
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'expensive', method: 'POST', pattern: '/v1/expensive', scope: 'ip', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
+    });
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name: 'me', method: 'GET', pattern: '/v1/me', scope: 'subject', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
+    });
     tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
     const gatewayKey = await createServiceKey(prisma);
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    api = await startApi({ TRUST_PROXY: '1' });
+    // The subject header the template clears: a client's own value must not make a bucket of its own.
+    api = await startApi({ TRUST_PROXY: '1', FORWARD_AUTH_SUBJECT_HEADER: 'x-tollgate-subject' });
     await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
 
     upstream = createServer((req, res) => {
       seenUpstream.push(req.headers);
+      seenUpstreamTargets.push(`${req.method} ${req.url}`);
       res.setHeader('content-type', 'application/json').end(JSON.stringify({ upstream: true, path: req.url }));
     });
     const upstreamPort = await freePort();
@@ -107,5 +118,41 @@ http {
     const res = await fetch(`${nginxUrl}/v1/items/1`);
     expect(res.status).toBe(401);
     expect(seenUpstream).toHaveLength(before);
+  });
+
+  it("decides on the request the upstream gets, whatever X-Forwarded-*/X-Original-* headers and X-Forwarded-For the client adds", async () => {
+    await awayFromMinuteBoundary();
+    const before = seenUpstreamTargets.length;
+    const statuses: number[] = [];
+    for (let i = 0; i < SPOOFED_ORIGINALS.length + 2; i += 1) {
+      const res = await fetch(`${nginxUrl}/v1/expensive`, { method: 'POST', headers: { 'x-api-key': tenantKey, ...spoofedHeaders(i) } });
+      statuses.push(res.status);
+    }
+    // 2 a minute per client address: the 3rd is denied, whichever route or address the client claimed.
+    expect(statuses).toEqual([200, 200, ...Array<number>(SPOOFED_ORIGINALS.length).fill(429)]);
+    expect(seenUpstreamTargets.slice(before)).toEqual(['POST /v1/expensive', 'POST /v1/expensive']);
+  });
+
+  it("counts a subject-scoped policy in one bucket when the client names its own subject (the template clears the header)", async () => {
+    await awayFromMinuteBoundary();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const res = await fetch(`${nginxUrl}/v1/me`, { headers: { 'x-api-key': tenantKey, 'x-tollgate-subject': `user-${i}` } });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it('answers 414 for a path over 2048 bytes without asking Tollgate or reaching the upstream; nothing is counted', async () => {
+    const remaining = async () => Number((await fetch(`${nginxUrl}/outside`, { headers: { 'x-api-key': tenantKey } })).headers.get('x-ratelimit-remaining'));
+    const first = await remaining();
+    const before = seenUpstream.length;
+    const res = await fetch(`${nginxUrl}/outside/${'a'.repeat(2048)}?${'q'.repeat(100)}`, { headers: { 'x-api-key': tenantKey } });
+    expect(res.status).toBe(414);
+    expect(await res.json()).toMatchObject({ error: { code: 'uri_too_long' } });
+    expect(seenUpstream).toHaveLength(before);
+    // The longest path that may pass still does, with a long query.
+    expect((await fetch(`${nginxUrl}/outside/${'a'.repeat(2039)}?${'q'.repeat(3000)}`, { headers: { 'x-api-key': tenantKey } })).status).toBe(200);
+    expect(await remaining()).toBe(first - 2);
   });
 });

@@ -3,7 +3,12 @@ import { runNode } from '../support/stack';
 
 describe('start-up configuration', () => {
   it.each([
-    ['api', 'apps/api/dist/main.js', { API_PORT: 'not-a-port', REDIS_URL: 'http://wrong', LOG_LEVEL: 'loud' }, ['API_PORT', 'REDIS_URL', 'LOG_LEVEL']],
+    [
+      'api',
+      'apps/api/dist/main.js',
+      { API_PORT: 'not-a-port', REDIS_URL: 'http://wrong', LOG_LEVEL: 'loud', METRICS_TOKEN: 'short', METRICS_PORT: 'x', FORWARD_AUTH_ORIGINAL: 'first-present' },
+      ['API_PORT', 'REDIS_URL', 'LOG_LEVEL', 'METRICS_TOKEN', 'METRICS_PORT', 'FORWARD_AUTH_ORIGINAL'],
+    ],
     ['worker', 'apps/worker/dist/main.js', { DATABASE_URL: 'mysql://x', QUEUE_PREFIX: 'no spaces', REDIS_URL: 'http://wrong' }, ['DATABASE_URL', 'QUEUE_PREFIX', 'REDIS_URL']],
   ])('the %s refuses to start on bad values and names every bad key', async (_app, entry, env, keys) => {
     const error = await runNode([entry], env).then(

@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
+import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
@@ -98,7 +98,7 @@ describe('when Redis is down or slow (scenarios 8 and 10)', () => {
   });
 
   it('reports degraded decisions and the circuit in /metrics', async () => {
-    const metrics = (await api.request('GET', '/metrics')).body as unknown as string;
+    const metrics = (await api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body as unknown as string;
     const text = typeof metrics === 'string' ? metrics : JSON.stringify(metrics);
     expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="open"\} [1-9]/);
     expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="closed"\} [1-9]/);

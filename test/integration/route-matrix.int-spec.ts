@@ -19,6 +19,8 @@ const OPERATOR_WRITE_REFUSED = (status: number): Expect => ({ anonymous: 401, op
 /** Enforcement routes: service keys only (this one restricted to the tenant it checks). */
 const SERVICE_ONLY: Expect = { anonymous: 401, operator: 403, tenantUser: 403, tenantKey: 403, otherTenant: 403, service: 200 };
 const GATEWAY_HEADER_ONLY: Expect = { anonymous: 401, operator: 401, tenantUser: 401, tenantKey: 401, otherTenant: 401, service: 401 };
+/** `/metrics` on the API's port: only the scrape token, which no caller below holds. */
+const METRICS_TOKEN_ONLY: Expect = { anonymous: 401, operator: 401, tenantUser: 401, tenantKey: 401, otherTenant: 401, service: 401 };
 /** The read-only tenant API: each tenant caller reads its own tenant. */
 const TENANT_READ: Expect = { anonymous: 401, operator: 403, service: 403, tenantUser: 200, tenantKey: 200, otherTenant: 200 };
 
@@ -39,7 +41,9 @@ interface Ids {
 
 const MATRIX: Row[] = [
   { method: 'GET', url: '/health', call: () => ({ path: '/health' }), expect: PUBLIC },
-  { method: 'GET', url: '/metrics', call: () => ({ path: '/metrics' }), expect: PUBLIC },
+  // Prometheus scrapes with its own token (METRICS_TOKEN, set for test APIs), which is none of these callers'
+  // credentials: every one of them is 401, an operator's session too (metrics.int-spec.ts: 200 with the token).
+  { method: 'GET', url: '/metrics', call: () => ({ path: '/metrics' }), expect: METRICS_TOKEN_ONLY },
   {
     method: 'POST', url: '/v1/auth/login',
     // A fresh unknown account for each call: sign-in attempts are rate limited per account.

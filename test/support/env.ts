@@ -7,6 +7,9 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://
  */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://test-redis-not-started.invalid:6379/0';
 
+/** The scrape token of test APIs (`/metrics` needs one on the API's port). */
+export const TEST_METRICS_TOKEN = 'test-metrics-token-not-a-secret';
+
 /** Environment for an API or worker started by a test. */
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -20,6 +23,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // production deadline (50 ms) and the check would be decided by its failure mode instead. Tests of the
     // failure modes set their own.
     DECISION_DEADLINE_MS: '2000',
+    METRICS_TOKEN: TEST_METRICS_TOKEN,
     ...extra,
   };
 }

@@ -7,8 +7,11 @@ export const MAX_COST = 1_000_000;
 /** The most checks one `POST /v1/check/batch` may carry. */
 export const MAX_BATCH_CHECKS = 100;
 
+/** The longest tenant API key a check may carry (real ones are far shorter). */
+export const MAX_TENANT_KEY_LENGTH = 128;
+
 /** A tenant's API key as a check carries it (`tg_live_t_…`); verified against hashes in the rule set. */
-const tenantKey = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+const tenantKey = z.string().min(1, 'must not be empty').max(MAX_TENANT_KEY_LENGTH, `must be at most ${MAX_TENANT_KEY_LENGTH} characters`);
 
 /** A client address (IPv4, IPv6 or IPv4-mapped IPv6), for policies scoped per IP. */
 export const ipSchema = z.union([z.ipv4(), z.ipv6()], { error: 'must be an IPv4 or IPv6 address' });

@@ -47,7 +47,31 @@ const envSchema = z.object({
   FORWARD_AUTH_SERVICE_KEY_HEADER: z.string().min(1).default('x-tollgate-key'),
   /** Forward-auth: the status of a denial (nginx's auth_request needs 401 or 403; `?deny_status=` overrides). */
   FORWARD_AUTH_DENY_STATUS: z.coerce.number().int().min(400).max(499).default(429),
+  /**
+   * Forward-auth: the one place the original method and URI are read from — X-Forwarded-Method/-Uri, X-Original-
+   * Method/-URI, or this request's own method and path after the route (Envoy's path_prefix). Never "whichever is
+   * present": a header the gateway does not set is the client's to invent.
+   */
+  FORWARD_AUTH_ORIGINAL: z.enum(['x-forwarded', 'x-original', 'path']).default('x-forwarded'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * `/metrics` names every tenant and its traffic, so it is never open to whoever reaches the API: it needs this
+   * token (`Authorization: Bearer …`), or is served on a listener of its own (`METRICS_PORT`), or both; with
+   * neither it is not served.
+   */
+  METRICS_TOKEN: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || /^[\x21-\x7e]{16,256}$/.test(v), '16 to 256 printable characters without spaces'),
+  /** `/metrics` on a port of its own (and not on the API's), e.g. on a private interface; empty: on the API's port. */
+  METRICS_PORT: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || (/^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65_535), 'a port (1-65535), or empty for the API port'),
+  /** Where the metrics listener binds (with METRICS_PORT). */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Whether decisions are counted per tenant (label `tenant`); false: the label is `-` (one series per policy, not per tenant). */
+  METRICS_TENANT_LABEL: z.enum(['true', 'false']).default('true'),
 });
 
 export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
@@ -59,6 +83,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       subjectHeader: e.FORWARD_AUTH_SUBJECT_HEADER.toLowerCase() || null,
       serviceKeyHeader: e.FORWARD_AUTH_SERVICE_KEY_HEADER.toLowerCase(),
       denyStatus: e.FORWARD_AUTH_DENY_STATUS,
+      original: e.FORWARD_AUTH_ORIGINAL,
     },
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
@@ -74,6 +99,11 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
     keys: { usageFlushMs: e.KEY_USAGE_FLUSH_MS },
     log: { level: e.LOG_LEVEL },
+    metrics: {
+      token: e.METRICS_TOKEN || null,
+      listener: e.METRICS_PORT === '' ? null : { host: e.METRICS_HOST, port: Number(e.METRICS_PORT) },
+      tenantLabel: e.METRICS_TENANT_LABEL === 'true',
+    },
   }));
 }
 

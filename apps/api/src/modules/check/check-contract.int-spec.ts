@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../../../../../test/support/api';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
+import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../test/support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../test/support/fixtures';
 
 // The whole check contract of issue 5: tenant by key, endpoint policies (most specific wins, cost weight, subject
@@ -126,12 +126,12 @@ describe('enforcement API: the check contract', () => {
       expect(remaining(denied)).toEqual([77, 0]);
       expect(Number(denied.body.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
       // Counted by tenant, endpoint policy, result and mode.
-      const metrics = String((await api.request('GET', '/metrics')).body);
+      const metrics = String((await api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body);
       expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="allowed",mode="enforce"} 4`);
       expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="denied",mode="enforce"} 1`);
       expect(metrics).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="-",result="allowed",mode="enforce"} 1`);
       // Read again: the same counts (the hot path's tallies are handed over once).
-      expect(String((await api.request('GET', '/metrics')).body)).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="allowed",mode="enforce"} 4`);
+      expect(String((await api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body)).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="export",result="allowed",mode="enforce"} 4`);
     });
 
     it('counts a subject-scoped policy per subject and an IP-scoped one per address (IPv6 per /64, IPv4-mapped as IPv4)', async () => {
@@ -166,7 +166,7 @@ describe('enforcement API: the check contract', () => {
       expect(second.body.headers['Retry-After']).toBeUndefined();
       // The tenant's own limit was charged for both: the request passed.
       expect(remaining(second)).toEqual([98, 0]);
-      expect(String((await api.request('GET', '/metrics')).body)).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="trial",result="would_deny",mode="shadow"} 1`);
+      expect(String((await api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body)).toContain(`tollgate_decisions_total{tenant="${tenant.slug}",endpoint="trial",result="would_deny",mode="shadow"} 1`);
     });
 
     it('still enforces the tenant\'s own limits under a shadow policy', async () => {

@@ -35,9 +35,17 @@ export function enforcementOpenApiPaths(): Paths {
     summary: 'Forward-auth for gateways (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth, Envoy ext_authz); any method',
     parameters: [
       { name: 'x-tollgate-key', in: 'header', required: true, description: "the gateway's service key (header name: FORWARD_AUTH_SERVICE_KEY_HEADER)", schema: { type: 'string' } },
-      { name: 'deny_status', in: 'query', required: false, description: 'status of a denial (401, 403 or 429…)', schema: { type: 'integer' } },
+      { name: 'x-forwarded-method', in: 'header', required: false, description: 'the original method (FORWARD_AUTH_ORIGINAL=x-forwarded, the default; x-original-method with x-original)', schema: { type: 'string' } },
+      { name: 'x-forwarded-uri', in: 'header', required: false, description: 'the original URI (FORWARD_AUTH_ORIGINAL=x-forwarded, the default; x-original-uri with x-original); its path at most 2048 bytes', schema: { type: 'string' } },
+      { name: 'deny_status', in: 'query', required: false, description: 'status of a denial (401, 403 or 429…); not read with FORWARD_AUTH_ORIGINAL=path', schema: { type: 'integer' } },
     ],
-    responses: { '200': { description: 'the request may pass' }, '401': { description: 'no or a bad credential (gateway or client key)' }, '429': { description: 'denied (or the configured deny status), with Retry-After' } },
+    responses: {
+      '200': { description: 'the request may pass' },
+      '400': { description: 'the original method or URI is missing from the configured source, or malformed (validation_failed)' },
+      '401': { description: 'no or a bad credential (gateway or client key)' },
+      '414': { description: 'the original path is over 2048 bytes (uri_too_long); nothing is counted' },
+      '429': { description: 'denied (or the configured deny status), with Retry-After' },
+    },
   };
   return {
     '/v1/check': post('May this request pass, at this cost? Charges every limit when it may (all or nothing).', checkRequestSchema, EXAMPLE),

@@ -5,7 +5,10 @@ import {
   checkRequestSchema,
   ErrorCode,
   leaseRequestSchema,
+  MAX_TENANT_KEY_LENGTH,
+  MAX_TEXT_BYTES,
   parseOrThrow,
+  safeText,
   type BatchCheckResult,
   type CheckResult,
   type LeaseResult,
@@ -16,6 +19,7 @@ import { bearerToken, type Caller, headerValue as header } from '../../common/ca
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { Authenticator } from '../auth/authenticator.service';
 import { EnforcementHttp, FORWARD_AUTH_ROUTE } from './enforcement-http';
+import { originalRequest } from './forward-auth-original';
 import { type CheckOperation, type CheckScope, CheckQuota } from './use-cases/check-quota.use-case';
 
 /** Who may call the enforcement routes: service keys only (the Authenticator refuses every other caller). */
@@ -115,21 +119,28 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
   /**
    * Forward-auth for gateways (nginx `auth_request`, Caddy `forward_auth`, Traefik ForwardAuth, Envoy `ext_authz`):
    * 2xx lets the request through, a denial answers with the configured status (429 by default; nginx needs
-   * `?deny_status=403`) and the rate-limit headers. The original method and URI come from
-   * `X-Forwarded-Method`/`X-Forwarded-Uri` or `X-Original-Method`/`X-Original-URI`, or (Envoy, with a path prefix)
-   * from this request's own method and the path after the route (`suffix`). The tenant comes from its API key in
-   * the original request (`FORWARD_AUTH_KEY_HEADER`, or `Authorization: Bearer`), the subject from
-   * `FORWARD_AUTH_SUBJECT_HEADER` or else the client's address (X-Forwarded-For through `TRUST_PROXY` only).
+   * `?deny_status=403`) and the rate-limit headers. The original method and URI come from the one source
+   * `FORWARD_AUTH_ORIGINAL` names (`originalRequest`), never from whichever header happens to be present. The tenant
+   * comes from its API key in the original request (`FORWARD_AUTH_KEY_HEADER`, or `Authorization: Bearer`), the
+   * subject from `FORWARD_AUTH_SUBJECT_HEADER` or else the client's address (X-Forwarded-For through `TRUST_PROXY`
+   * only). Every one of these the gateway must set or clear (docker/gateways/README.md).
    */
   private async forwardAuth(caller: Caller, req: FastifyRequest, reply: FastifyReply, suffix: string): Promise<FastifyReply> {
     const { forwardAuth } = this.config;
-    const denyStatus = parseDenyStatus((req.query as Record<string, string | undefined>)['deny_status']) ?? forwardAuth.denyStatus;
-    const method = header(req, 'x-forwarded-method') ?? header(req, 'x-original-method') ?? req.method;
-    const uri = header(req, 'x-forwarded-uri') ?? header(req, 'x-original-uri') ?? (suffix || '/');
+    // With Envoy's path prefix the query string is the client's: its `deny_status` is not the gateway's.
+    const denyStatusQuery = forwardAuth.original === 'path' ? undefined : (req.query as Record<string, string | undefined>)['deny_status'];
+    const denyStatus = parseDenyStatus(denyStatusQuery) ?? forwardAuth.denyStatus;
+    const { method, path } = originalRequest(req, forwardAuth.original, suffix);
     const key = header(req, forwardAuth.keyHeader) ?? bearerToken(req);
     if (!key) return reply.code(401).send({ allowed: false, reason: 'key_missing' });
+    // No key is this long: refused before it is hashed and remembered (keys from headers could be KBs each).
+    if (key.length > MAX_TENANT_KEY_LENGTH) return reply.code(401).send({ allowed: false, reason: 'key_invalid' });
     const subject = forwardAuth.subjectHeader ? header(req, forwardAuth.subjectHeader) : null;
-    const result = await this.checkQuota.execute(scopeOf(caller), { key, endpoint: `${method.toUpperCase()} ${uri.split('?')[0] || '/'}`, ...(subject ? { subject } : {}), ip: req.ip }, 1);
+    // The subject becomes part of a Redis key: the same bound as a check's.
+    if (subject !== null && !safeText.safeParse(subject).success) {
+      throw new AppError(ErrorCode.VALIDATION_FAILED, `must be at most ${MAX_TEXT_BYTES} bytes without control characters`, forwardAuth.subjectHeader ?? undefined);
+    }
+    const result = await this.checkQuota.execute(scopeOf(caller), { key, endpoint: `${method} ${path}`, ...(subject ? { subject } : {}), ip: req.ip }, 1);
     void reply.headers(result.headers);
     if (result.allowed) return reply.code(200).send({ allowed: true, ...(result.degraded ? { degraded: true } : {}) });
     // A key that is unknown, revoked or expired is the client's credential failing: 401, whatever deny_status says.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../../../../../test/support/api';
+import { TEST_METRICS_TOKEN } from '../../../../../test/support/env';
 
 describe('GET /health and GET /metrics', () => {
   let api: TestApi;
@@ -15,7 +16,7 @@ describe('GET /health and GET /metrics', () => {
   });
 
   it('exposes Prometheus metrics including the rule set version in force', async () => {
-    const r = await api.request('GET', '/metrics');
+    const r = await api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toContain('text/plain');
     expect(r.body).toMatch(/^tollgate_rule_set_version \d+$/m);

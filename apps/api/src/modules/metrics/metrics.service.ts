@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { API_CONFIG, type ApiConfig } from '../../config/config';
 
 /** The most label sets of decisions tallied at once. */
 const MAX_TALLIES = 100_000;
@@ -17,7 +18,7 @@ export class MetricsService {
 
   readonly decisions = new Counter({
     name: 'tollgate_decisions_total',
-    help: 'Enforcement decisions by tenant, endpoint policy (- for none), result (allowed, denied, would_deny, or why refused) and mode',
+    help: 'Enforcement decisions by tenant (- for none, or for all when METRICS_TENANT_LABEL=false), endpoint policy (- for none), result (allowed, denied, would_deny, or why refused) and mode',
     labelNames: ['tenant', 'endpoint', 'result', 'mode'] as const,
     registers: [this.registry],
     // Checks count in plain numbers (`decisionTally`); the counter takes them when the metrics are read.
@@ -31,7 +32,9 @@ export class MetricsService {
    * The tally of one label set of `tollgate_decisions_total`: `tally.count += 1` is all a decision costs (prom-client
    * hashes the labels on every `inc`). Bounded: flushed into the counter and forgotten when full.
    */
-  decisionTally(tenant: string, endpoint: string, result: string, mode: string): DecisionTally {
+  decisionTally(tenantSlug: string, endpoint: string, result: string, mode: string): DecisionTally {
+    // Without the tenant label (METRICS_TENANT_LABEL=false) every tenant's decisions count in the `-` series.
+    const tenant = this.tenantLabel ? tenantSlug : '-';
     const key = `${tenant}\u0000${endpoint}\u0000${result}\u0000${mode}`;
     let tally = this.tallies.get(key);
     if (!tally) {
@@ -85,7 +88,11 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor() {
+  /** Whether `tollgate_decisions_total` names the tenant (METRICS_TENANT_LABEL). */
+  private readonly tenantLabel: boolean;
+
+  constructor(@Inject(API_CONFIG) config: ApiConfig) {
+    this.tenantLabel = config.metrics.tenantLabel;
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
   }
 }

@@ -1,6 +1,6 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
+import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../test/support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 import { useOperatorApi } from '../../../../../test/support/context';
@@ -109,7 +109,7 @@ describe('plans admin API', () => {
       await prisma.planLimit.update({ where: { id: limit.id }, data: { algorithm: 'sliding_log' } });
       const { version } = await publishRules(prisma, TEST_REDIS_URL);
       await waitFor(async () => (await nodeA.request('GET', '/health')).body.ruleVersion >= version);
-      const counted = async () => Number(/^tollgate_rule_set_rejections_total (\d+)/m.exec((await nodeA.request('GET', '/metrics')).body)?.[1] ?? 0);
+      const counted = async () => Number(/^tollgate_rule_set_rejections_total (\d+)/m.exec((await nodeA.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body)?.[1] ?? 0);
       const rejectionsBefore = await counted();
 
       // A sliding log stores one member per unit: the engine refuses more than 10,000 per window.

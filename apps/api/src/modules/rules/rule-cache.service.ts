@@ -16,6 +16,7 @@ import {
   toLimitRule,
 } from '@tollgate/rules';
 import type { Redis } from 'ioredis';
+import { BoundedCache } from '../../common/bounded-cache';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -46,7 +47,7 @@ export class RuleCache implements OnApplicationShutdown {
   private limitRules = new Map<string, LimitRule[]>();
   private policyIndex: PolicyIndex | null = null;
   private decisionRulesCache = new Map<string, DecisionRules>();
-  private endpointCache = new Map<string, CompiledPolicy | null>();
+  private readonly endpointCache = new BoundedCache<CompiledPolicy | null>(ENDPOINT_CACHE_SIZE, ENDPOINT_CACHE_KEY_CHARS);
   private subscriber: Redis | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
@@ -105,18 +106,25 @@ export class RuleCache implements OnApplicationShutdown {
   /**
    * SHA-256 of recently seen keys (service keys, tenant keys in checks), as the rule set indexes them. A pure
    * function of the key, so nothing here outlives a revocation: the hash is looked up in the rule set in force on
-   * every request. Bounded: cleared when full.
+   * every request. Bounded: cleared when full, and only strings as long as a key can be are remembered (any
+   * bearer token reaches here: 10,000 remembered 16 KB tokens would hold 160 MB).
    */
   private readonly keyHashes = new Map<string, string>();
 
   keyHash(key: string): string {
     let hash = this.keyHashes.get(key);
     if (hash === undefined) {
-      if (this.keyHashes.size >= KEY_HASH_CACHE_SIZE) this.keyHashes.clear();
       hash = sha256Hex(key);
+      if (key.length > KEY_HASH_CACHE_MAX_KEY_CHARS) return hash;
+      if (this.keyHashes.size >= KEY_HASH_CACHE_SIZE) this.keyHashes.clear();
       this.keyHashes.set(key, hash);
     }
     return hash;
+  }
+
+  /** How many key hashes are remembered now (bounded by KEY_HASH_CACHE_SIZE). */
+  keyHashCacheSize(): number {
+    return this.keyHashes.size;
   }
 
   /** The service key with this SHA-256 hash, if it exists in the rule set in force. */
@@ -137,7 +145,8 @@ export class RuleCache implements OnApplicationShutdown {
   /**
    * The policy for a check's `endpoint` (`METHOD /path?query`; anything else names no route, so no policy), remembered
    * per tenant and endpoint for the rule set in force: services ask about the same few endpoints over and over.
-   * Bounded: forgotten at once when full (endpoints with ids in their paths can be many).
+   * Bounded by entries and by the length of its keys, forgotten at once when full: endpoints with ids in their paths
+   * can be many, and forward-auth paths long.
    */
   policyForEndpoint(tenant: CompiledTenant, endpoint: string): CompiledPolicy | null {
     const key = `${tenant.slug}\u0000${endpoint}`;
@@ -145,10 +154,14 @@ export class RuleCache implements OnApplicationShutdown {
     if (policy === undefined) {
       const route = parseEndpoint(endpoint);
       policy = route ? this.policyFor(tenant, route.method, route.path) : null;
-      if (this.endpointCache.size >= ENDPOINT_CACHE_SIZE) this.endpointCache.clear();
       this.endpointCache.set(key, policy);
     }
     return policy;
+  }
+
+  /** What the endpoint cache holds now (entries, characters of keys); its bounds are ENDPOINT_CACHE_*. */
+  endpointCacheSize(): { entries: number; keyChars: number } {
+    return this.endpointCache.size;
   }
 
   /**
@@ -246,7 +259,7 @@ export class RuleCache implements OnApplicationShutdown {
     this.limitRules = new Map(Object.values(next.tenants).map((t) => [t.slug, t.limits.map((l) => toLimitRule(l, t.timeZone))]));
     this.policyIndex = buildPolicyIndex(next.policies);
     this.decisionRulesCache = new Map();
-    this.endpointCache = new Map();
+    this.endpointCache.clear();
     this.ruleSet = next;
     this.revision = revision;
     this.refusal = null;
@@ -259,8 +272,13 @@ export class RuleCache implements OnApplicationShutdown {
 /** The most key hashes remembered at once. */
 const KEY_HASH_CACHE_SIZE = 10_000;
 
-/** The most (tenant, endpoint) → policy answers remembered at once. */
-const ENDPOINT_CACHE_SIZE = 50_000;
+/** Keys are well under this (`tg_live_s_` + 32 random bytes in base64url + a checksum); anything longer is not one. */
+const KEY_HASH_CACHE_MAX_KEY_CHARS = 128;
+
+/** The most (tenant, endpoint) → policy answers remembered at once… */
+export const ENDPOINT_CACHE_SIZE = 50_000;
+/** …and the most characters of their keys (about 8 MB): 50,000 keys of ordinary length fit. */
+export const ENDPOINT_CACHE_KEY_CHARS = 8 * 1024 * 1024;
 
 /** `POST /v1/messages?x=1` → method and path; anything else names no route (no policy applies). */
 export function parseEndpoint(endpoint: string): { method: string; path: string } | null {
