@@ -1,4 +1,4 @@
-import { loadConfig } from '@tollgate/domain';
+import { loadConfig, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -31,10 +31,7 @@ const envSchema = z.object({
    * Proxies in front of the API whose X-Forwarded-For is believed: a number of hops (`1` = the gateway) or a
    * comma-separated list of addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Empty: none (the TCP peer is the client).
    */
-  TRUST_PROXY: z
-    .string()
-    .default('')
-    .refine((v) => v === '' || /^\d{1,2}$/.test(v) || v.split(',').every((p) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(p.trim())), 'a hop count or a list of addresses/CIDRs'),
+  TRUST_PROXY: trustProxySchema,
   /** Forward-auth: the header of the original request that holds the tenant's API key (`Authorization: Bearer` also works). */
   FORWARD_AUTH_KEY_HEADER: z.string().min(1).default('x-api-key'),
   /** Forward-auth: the header of the original request that names the subject (default: the client's address). */
@@ -70,19 +67,6 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
     log: { level: e.LOG_LEVEL },
   }));
-}
-
-/**
- * Fastify's `trustProxy`: false, the trusted addresses/CIDRs, or for a hop count a function that trusts that many
- * hops from the API (never "trust everything").
- */
-function parseTrustProxy(value: string): false | string[] | ((address: string, hop: number) => boolean) {
-  if (value === '') return false;
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    return hops === 0 ? false : (_address: string, hop: number) => hop < hops;
-  }
-  return value.split(',').map((p) => p.trim());
 }
 
 export type ApiConfig = ReturnType<typeof loadApiConfig>;
