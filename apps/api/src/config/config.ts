@@ -1,4 +1,4 @@
-import { loadConfig, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
+import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -25,8 +25,13 @@ const envSchema = z.object({
   /** The `local` failure mode allows each node this share of a limit: limit ÷ nodes (at least 1). */
   LOCAL_FAILOVER_NODES: z.coerce.number().int().min(1).max(10_000).default(1),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
-  LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  /** Sign-in attempts in a row per account and client address before each one makes the next wait (1 s, 2 s, 4 s, …). */
+  LOGIN_FAILURES_BEFORE_DELAY: z.coerce.number().int().min(1).max(1000).default(5),
+  /** The longest such wait. */
+  LOGIN_MAX_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /** Shared with the dashboard, which signs the browser's address with it (docs/adr/0008). Unset: no address is believed. */
+  CLIENT_ADDRESS_SECRET: z.union([z.literal(''), z.string().min(CLIENT_ADDRESS_SECRET_MIN_LENGTH)]).default(''),
   /**
    * Proxies in front of the API whose X-Forwarded-For is believed: a number of hops (`1` = the gateway) or a
    * comma-separated list of addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Empty: none (the TCP peer is the client).
@@ -64,7 +69,12 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       localNodes: e.LOCAL_FAILOVER_NODES,
     },
     sessions: { ttlMs: e.SESSION_TTL_HOURS * 3_600_000 },
-    login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
+    login: {
+      failuresBeforeDelay: e.LOGIN_FAILURES_BEFORE_DELAY,
+      maxDelayMs: e.LOGIN_MAX_DELAY_SECONDS * 1000,
+      perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS,
+      clientAddressSecret: e.CLIENT_ADDRESS_SECRET || null,
+    },
     log: { level: e.LOG_LEVEL },
   }));
 }
