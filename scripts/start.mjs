@@ -2,8 +2,8 @@
 // `npm start`: installs what is missing, checks Postgres and Redis, migrates (creating the database), seeds
 // the demo into an empty database, builds, then runs api, worker and dashboard with prefixed logs.
 // Ctrl-C stops all three.
-import { join } from 'node:path';
-import { build, checkServices, ensureInstalled, ensureNode24, loadEnv, root, run, say } from './lib/bootstrap.mjs';
+import { randomBytes } from 'node:crypto';
+import { build, checkServices, ensureInstalled, ensureNode24, loadEnv, run, say } from './lib/bootstrap.mjs';
 
 ensureInstalled();
 ensureNode24();
@@ -16,7 +16,9 @@ run('node', ['scripts/db/migrate.mjs', env.DATABASE_URL]);
 run('node', ['prisma/seed.ts'], { env: { DATABASE_URL: env.DATABASE_URL } });
 
 say(`starting: API http://localhost:${env.API_PORT} (docs /docs) · dashboard http://localhost:${env.DASHBOARD_PORT}`);
-const next = join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+// The dashboard signs each browser's address for the API with a secret both share; one made up for this run will
+// do locally. A deployment sets the same CLIENT_ADDRESS_SECRET on both (README, Configuration).
+const clientAddressSecret = env.CLIENT_ADDRESS_SECRET || randomBytes(32).toString('hex');
 run(
   'concurrently',
   [
@@ -26,7 +28,14 @@ run(
     '--kill-signal', 'SIGTERM',
     'node apps/api/dist/main.js',
     'node apps/worker/dist/main.js',
-    `node ${next} start apps/dashboard --port ${env.DASHBOARD_PORT}`,
+    'node apps/dashboard/server.mts',
   ],
-  { env: { ...env, TOLLGATE_API_URL: env.TOLLGATE_API_URL ?? `http://127.0.0.1:${env.API_PORT}`, NODE_ENV: 'production' } },
+  {
+    env: {
+      ...env,
+      TOLLGATE_API_URL: env.TOLLGATE_API_URL ?? `http://127.0.0.1:${env.API_PORT}`,
+      CLIENT_ADDRESS_SECRET: clientAddressSecret,
+      NODE_ENV: 'production',
+    },
+  },
 );

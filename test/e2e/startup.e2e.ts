@@ -5,6 +5,8 @@ describe('start-up configuration', () => {
   it.each([
     ['api', 'apps/api/dist/main.js', { API_PORT: 'not-a-port', REDIS_URL: 'http://wrong', LOG_LEVEL: 'loud' }, ['API_PORT', 'REDIS_URL', 'LOG_LEVEL']],
     ['worker', 'apps/worker/dist/main.js', { DATABASE_URL: 'mysql://x', RULES_REPUBLISH_EVERY_MS: '-1' }, ['DATABASE_URL', 'RULES_REPUBLISH_EVERY_MS']],
+    ['dashboard', 'apps/dashboard/server.mts', { DASHBOARD_PORT: 'x', DASHBOARD_TRUST_PROXY: 'all', CLIENT_ADDRESS_SECRET: 'too-short' }, ['DASHBOARD_PORT', 'DASHBOARD_TRUST_PROXY', 'CLIENT_ADDRESS_SECRET']],
+    ['dashboard (production, no secret)', 'apps/dashboard/server.mts', { NODE_ENV: 'production', CLIENT_ADDRESS_SECRET: '' }, ['CLIENT_ADDRESS_SECRET']],
   ])('the %s refuses to start on bad values and names every bad key', async (_app, entry, env, keys) => {
     const error = await runNode([entry], env).then(
       () => null,
