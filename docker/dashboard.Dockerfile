@@ -24,9 +24,10 @@ COPY . .
 RUN npx nx run-many -t build --projects=domain,dashboard
 RUN mkdir -p /out/apps/dashboard /out-next \
  && cp package.json /out/ \
- && for f in package.json next.config.ts next.config.mjs next.config.js public; do \
+ && for f in package.json next.config.ts next.config.mjs next.config.js public server.mts; do \
       if [ -e "apps/dashboard/$f" ]; then cp -r "apps/dashboard/$f" /out/apps/dashboard/; fi; \
     done \
+ && mkdir -p /out/apps/dashboard/lib && cp apps/dashboard/lib/client-address.mts /out/apps/dashboard/lib/ \
  && cp -r apps/dashboard/.next /out-next/ && rm -rf /out-next/.next/cache \
  && for lib in libs/*; do \
       mkdir -p "/out/$lib" && cp "$lib/package.json" "/out/$lib/" \
@@ -50,5 +51,7 @@ COPY --from=build --chown=node:node /out-next/.next ./apps/dashboard/.next
 WORKDIR /app/apps/dashboard
 USER node
 EXPOSE 3001
-# node runs Next's CLI directly (not through npx), so the server is the process that receives SIGTERM.
-CMD ["node", "/app/node_modules/next/dist/bin/next", "start", "-H", "0.0.0.0", "-p", "3001"]
+# The dashboard's own server (Next's handler behind one that signs each browser's address for the API), run by node
+# directly (not through npx), so it is the process that receives SIGTERM. It listens on every interface.
+ENV DASHBOARD_PORT=3001
+CMD ["node", "server.mts"]

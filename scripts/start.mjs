@@ -2,8 +2,8 @@
 // `npm start`: installs what is missing, checks Postgres and Redis, migrates (creating the database), seeds
 // the demo into an empty database, builds, then runs api, worker and dashboard with prefixed logs.
 // Ctrl-C stops all three.
-import { join } from 'node:path';
-import { build, checkServices, ensureInstalled, ensureNode24, loadEnv, root, run, say } from './lib/bootstrap.mjs';
+import { randomBytes } from 'node:crypto';
+import { build, checkServices, ensureInstalled, ensureNode24, loadEnv, run, say } from './lib/bootstrap.mjs';
 
 ensureInstalled();
 ensureNode24();
@@ -19,7 +19,9 @@ run('node', ['prisma/seed.ts'], { env: { DATABASE_URL: env.DATABASE_URL } });
 
 const metrics = env.METRICS_PORT ? `http://${env.METRICS_HOST ?? '127.0.0.1'}:${env.METRICS_PORT}/metrics` : `/metrics${env.METRICS_TOKEN ? ' (bearer token)' : ': off'}`;
 say(`starting: API http://localhost:${env.API_PORT} (docs /docs) · dashboard http://localhost:${env.DASHBOARD_PORT} · metrics ${metrics}`);
-const next = join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
+// The dashboard signs each browser's address for the API with a secret both share; one made up for this run will
+// do locally. A deployment sets the same CLIENT_ADDRESS_SECRET on both (README, Configuration).
+const clientAddressSecret = env.CLIENT_ADDRESS_SECRET || randomBytes(32).toString('hex');
 run(
   'concurrently',
   [
@@ -29,7 +31,14 @@ run(
     '--kill-signal', 'SIGTERM',
     'node apps/api/dist/main.js',
     'node apps/worker/dist/main.js',
-    `node ${next} start apps/dashboard --port ${env.DASHBOARD_PORT}`,
+    'node apps/dashboard/server.mts',
   ],
-  { env: { ...env, TOLLGATE_API_URL: env.TOLLGATE_API_URL ?? `http://127.0.0.1:${env.API_PORT}`, NODE_ENV: 'production' } },
+  {
+    env: {
+      ...env,
+      TOLLGATE_API_URL: env.TOLLGATE_API_URL ?? `http://127.0.0.1:${env.API_PORT}`,
+      CLIENT_ADDRESS_SECRET: clientAddressSecret,
+      NODE_ENV: 'production',
+    },
+  },
 );

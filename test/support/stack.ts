@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -24,7 +25,8 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(name: string): Promise<Stack> {
+/** `env`: settings of the API and the dashboard beyond the demo's (e.g. tighter sign-in throttling). */
+export async function startStack(name: string, extraEnv: Record<string, string> = {}): Promise<Stack> {
   const databaseUrl = testDatabaseUrl(name);
   const redisUrl = testRedisUrl(2);
   await recreateDatabase(databaseUrl);
@@ -34,15 +36,24 @@ export async function startStack(name: string): Promise<Stack> {
   await runNode(['prisma/seed.ts'], { DATABASE_URL: databaseUrl });
 
   const [apiPort, dashboardPort] = await Promise.all([freePort(), freePort()]);
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, API_PORT: String(apiPort), API_HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '1000000', DECISION_DEADLINE_MS: E2E_DECISION_DEADLINE_MS };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    API_PORT: String(apiPort),
+    API_HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '1000000',
+    // Shared by the dashboard (which signs each browser's address with it) and the API, as scripts/start.mjs does.
+    CLIENT_ADDRESS_SECRET: randomBytes(32).toString('hex'),
+    DECISION_DEADLINE_MS: E2E_DECISION_DEADLINE_MS,
+    ...extraEnv,
+  };
   const output: string[] = [];
   const children = [
     launch('api', ['apps/api/dist/main.js'], env, output),
     launch('worker', ['apps/worker/dist/main.js'], env, output),
-    launch('dashboard', [join(root, 'node_modules/next/dist/bin/next'), 'start', 'apps/dashboard', '--port', String(dashboardPort)], {
-      ...env,
-      TOLLGATE_API_URL: `http://127.0.0.1:${apiPort}`,
-    }, output),
+    launch('dashboard', ['apps/dashboard/server.mts'], { ...env, DASHBOARD_PORT: String(dashboardPort), TOLLGATE_API_URL: `http://127.0.0.1:${apiPort}` }, output),
   ];
   const stack: Stack = {
     apiUrl: `http://127.0.0.1:${apiPort}`,

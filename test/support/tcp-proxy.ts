@@ -15,7 +15,11 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/**
+ * `target.localAddress`: the address the proxy connects to the target from (any of 127.0.0.0/8 on loopback), so the
+ * target sees a client of that address: a second browser, from another machine as far as the target can tell.
+ */
+export async function startTcpProxy(target: { host: string; port: number; localAddress?: string }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let server: Server | null = null;
   let port = 0;

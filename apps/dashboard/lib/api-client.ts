@@ -21,6 +21,7 @@ interface ApiErrorDetails {
   message: string;
   field?: string;
   cause?: unknown;
+  retryAfterS?: number;
 }
 
 export class ApiError extends Error {
@@ -28,14 +29,17 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly field?: string;
+  /** The API's Retry-After (whole seconds), when it said when to try again. */
+  readonly retryAfterS?: number;
 
-  constructor({ kind, status, code, message, field, cause }: ApiErrorDetails) {
+  constructor({ kind, status, code, message, field, cause, retryAfterS }: ApiErrorDetails) {
     super(message, { cause });
     this.name = 'ApiError';
     this.kind = kind;
     this.status = status;
     this.code = code;
     this.field = field;
+    this.retryAfterS = retryAfterS;
   }
 
   get isUnauthenticated(): boolean {
@@ -47,11 +51,13 @@ interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   token?: string;
   body?: unknown;
+  /** Further request headers (e.g. the browser's signed address on a sign-in). */
+  headers?: Record<string, string>;
 }
 
 /** The one HTTP helper: JSON in and out, Bearer token, never cached, every failure turned into an ApiError. */
 export async function apiRequest<T>(path: string, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
 
@@ -81,11 +87,13 @@ export async function apiRequest<T>(path: string, schema: z.ZodType<T>, options:
 
 async function errorFromResponse(response: Response): Promise<ApiError> {
   const body = errorBodySchema.safeParse(await response.json().catch(() => undefined));
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+  const retryAfterS = Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined;
   if (body.success) {
-    return new ApiError({ kind: 'http', status: response.status, ...body.data.error });
+    return new ApiError({ kind: 'http', status: response.status, ...body.data.error, retryAfterS });
   }
   const message = `The API answered ${response.status} ${response.statusText}.`;
-  return new ApiError({ kind: 'http', status: response.status, code: `http_${response.status}`, message });
+  return new ApiError({ kind: 'http', status: response.status, code: `http_${response.status}`, message, retryAfterS });
 }
 
 /** `/v1/admin/<collection>/<id>/…`, every part after the collection encoded. */

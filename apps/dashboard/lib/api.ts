@@ -1,3 +1,4 @@
+import { CLIENT_ADDRESS_HEADER } from '@tollgate/domain';
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
 import { allPages } from './pagination';
@@ -37,8 +38,10 @@ export { ApiError, type ApiFailureKind } from './api-client';
 export * from './api-access';
 export * from './api-rule-sets';
 
-export function login(email: string, password: string): Promise<LoginResponse> {
-  return apiRequest('/v1/auth/login', loginResponseSchema, { method: 'POST', body: { email, password } });
+/** `signedClientAddress`: the browser's address as the dashboard's server signed it (server.mts), passed on as is. */
+export function login(email: string, password: string, signedClientAddress?: string): Promise<LoginResponse> {
+  const headers = signedClientAddress ? { [CLIENT_ADDRESS_HEADER]: signedClientAddress } : undefined;
+  return apiRequest('/v1/auth/login', loginResponseSchema, { method: 'POST', body: { email, password }, headers });
 }
 
 export async function logout(token: string): Promise<void> {

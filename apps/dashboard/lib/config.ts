@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The only reader of process.env in the dashboard. Validated once, on first import, and frozen. */
+/** The only reader of process.env in the dashboard's app (server.mts reads its own server's settings). Validated once, on first import, and frozen. */
 const envSchema = z.object({
   TOLLGATE_API_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:3000' })

@@ -8,3 +8,5 @@ export * from './check';
 export * from './rate-limit-headers';
 export * from './policies';
 export * from './client-address';
+export * from './signed-client-address';
+export * from './trust-proxy';

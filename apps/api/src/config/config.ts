@@ -1,4 +1,4 @@
-import { loadConfig } from '@tollgate/domain';
+import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -27,18 +27,20 @@ const envSchema = z.object({
   /** The `local` failure mode allows each node this share of a limit: limit ÷ nodes (at least 1). */
   LOCAL_FAILOVER_NODES: z.coerce.number().int().min(1).max(10_000).default(1),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
-  LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  /** Sign-in attempts in a row per account and client address before each one makes the next wait (1 s, 2 s, 4 s, …). */
+  LOGIN_FAILURES_BEFORE_DELAY: z.coerce.number().int().min(1).max(1000).default(5),
+  /** The longest such wait. */
+  LOGIN_MAX_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
   /** How often a node writes when the service and tenant keys it saw were last used (off the request path). */
   KEY_USAGE_FLUSH_MS: ms.default(60_000),
+  /** Shared with the dashboard, which signs the browser's address with it (docs/adr/0011-sign-in-throttling.md). Unset: no address is believed. */
+  CLIENT_ADDRESS_SECRET: z.union([z.literal(''), z.string().min(CLIENT_ADDRESS_SECRET_MIN_LENGTH)]).default(''),
   /**
    * Proxies in front of the API whose X-Forwarded-For is believed: a number of hops (`1` = the gateway) or a
    * comma-separated list of addresses/CIDRs (`10.0.0.0/8,127.0.0.1`). Empty: none (the TCP peer is the client).
    */
-  TRUST_PROXY: z
-    .string()
-    .default('')
-    .refine((v) => v === '' || /^\d{1,2}$/.test(v) || v.split(',').every((p) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(p.trim())), 'a hop count or a list of addresses/CIDRs'),
+  TRUST_PROXY: trustProxySchema,
   /** Forward-auth: the header of the original request that holds the tenant's API key (`Authorization: Bearer` also works). */
   FORWARD_AUTH_KEY_HEADER: z.string().min(1).default('x-api-key'),
   /** Forward-auth: the header of the original request that names the subject (default: the client's address). */
@@ -96,7 +98,12 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       localNodes: e.LOCAL_FAILOVER_NODES,
     },
     sessions: { ttlMs: e.SESSION_TTL_HOURS * 3_600_000 },
-    login: { perAccountPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE, perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS },
+    login: {
+      failuresBeforeDelay: e.LOGIN_FAILURES_BEFORE_DELAY,
+      maxDelayMs: e.LOGIN_MAX_DELAY_SECONDS * 1000,
+      perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS,
+      clientAddressSecret: e.CLIENT_ADDRESS_SECRET || null,
+    },
     keys: { usageFlushMs: e.KEY_USAGE_FLUSH_MS },
     log: { level: e.LOG_LEVEL },
     metrics: {
@@ -105,19 +112,6 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       tenantLabel: e.METRICS_TENANT_LABEL === 'true',
     },
   }));
-}
-
-/**
- * Fastify's `trustProxy`: false, the trusted addresses/CIDRs, or for a hop count a function that trusts that many
- * hops from the API (never "trust everything").
- */
-function parseTrustProxy(value: string): false | string[] | ((address: string, hop: number) => boolean) {
-  if (value === '') return false;
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    return hops === 0 ? false : (_address: string, hop: number) => hop < hops;
-  }
-  return value.split(',').map((p) => p.trim());
 }
 
 export type ApiConfig = ReturnType<typeof loadApiConfig>;

@@ -1,5 +1,7 @@
 'use server';
 
+import { CLIENT_ADDRESS_HEADER } from '@tollgate/domain';
+import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { ApiError, login, logout } from '../api';
@@ -24,7 +26,8 @@ export async function signIn(_previous: SignInState, formData: FormData): Promis
 
   let session: LoginResponse;
   try {
-    session = await login(credentials.data.email, credentials.data.password);
+    const signedClientAddress = (await headers()).get(CLIENT_ADDRESS_HEADER) ?? undefined;
+    session = await login(credentials.data.email, credentials.data.password, signedClientAddress);
   } catch (error) {
     return { error: signInFailureMessage(error), email };
   }
@@ -36,8 +39,10 @@ export async function signIn(_previous: SignInState, formData: FormData): Promis
 
 function signInFailureMessage(error: unknown): string {
   if (error instanceof ApiError && error.kind === 'http') {
-    if (error.status === 401) return 'Email or password is incorrect.';
-    if (error.status === 400 || error.status === 429) return error.message;
+    const wait = error.retryAfterS ? ` Try again in ${error.retryAfterS} second${error.retryAfterS === 1 ? '' : 's'}.` : '';
+    if (error.status === 401) return `Email or password is incorrect.${wait}`;
+    if (error.status === 429) return `Too many sign-in attempts.${wait || ' Try again later.'}`;
+    if (error.status === 400) return error.message;
   }
   const problem = describeFailure(error);
   return `${problem.title}. ${problem.message}`;

@@ -1,10 +1,12 @@
-import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode } from '@tollgate/domain';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ClientAddress } from './client-address.service';
 import { LoginThrottle } from './login-throttle.service';
 import { type SessionUser, SessionService } from './session.service';
 
@@ -19,19 +21,21 @@ export class AuthController {
   constructor(
     private readonly sessions: SessionService,
     private readonly throttle: LoginThrottle,
+    private readonly clientAddress: ClientAddress,
   ) {}
 
   /**
    * Exchanges an operator's e-mail and password for a session token (the dashboard keeps it in a cookie).
-   * Rate limited per account and per client address (429 with Retry-After).
+   * Throttled per account and client address, and per client address (429 with Retry-After; LoginThrottle). The
+   * dashboard names the browser's address in a signed header (ClientAddress).
    */
   @Post('login')
   @HttpCode(200)
   @Access('public')
   @ApiBody({ schema: { example: { email: 'admin@tollgate.local', password: 'tollgate-demo' } } })
-  async login(@Body(new ZodPipe(loginSchema)) body: z.infer<typeof loginSchema>, @Ip() address: string) {
-    await this.throttle.admit(body.email, address);
-    const { token, expiresAt, user } = await this.sessions.login(body.email, body.password);
+  async login(@Body(new ZodPipe(loginSchema)) body: z.infer<typeof loginSchema>, @Req() request: FastifyRequest) {
+    const address = await this.clientAddress.of(request);
+    const { token, expiresAt, user } = await this.throttle.attempt(body.email, address, () => this.sessions.login(body.email, body.password));
     return { token, expiresAt: expiresAt.toISOString(), user };
   }
 

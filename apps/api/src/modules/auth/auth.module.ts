@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { Authenticator } from './authenticator.service';
+import { ClientAddress } from './client-address.service';
 import { LoginThrottle } from './login-throttle.service';
 import { SelfLimiter } from './self-limiter.service';
 import { SessionService } from './session.service';
@@ -10,7 +11,7 @@ import { KeyUsage } from '../keys/key-usage.service';
 
 @Module({
   controllers: [AuthController],
-  providers: [Authenticator, SessionService, SelfLimiter, LoginThrottle, KeyUsage, { provide: APP_GUARD, useClass: AuthGuard }],
+  providers: [Authenticator, ClientAddress, SessionService, SelfLimiter, LoginThrottle, KeyUsage, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [Authenticator, SessionService, SelfLimiter, KeyUsage],
 })
 export class AuthModule {}

@@ -1,37 +1,102 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
-import { type LimitRule, RedisEngine } from '@tollgate/limiter';
+import { type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../../infra/infra.module';
+import { type BackOffAttempt, type BackOffPolicy, MemoryBackOff, RedisBackOff } from './back-off';
 
 /** Tollgate's own quota namespace (not a tenant: never in a rule set). */
 const SELF_NAMESPACE = 'tollgate:self';
+/** Subjects each in-memory stand-in keeps at most during a Redis outage. */
+const LOCAL_ENTRIES = 100_000;
 
 /**
- * Tollgate protecting itself with its own limiter (sign-in attempts, key creation): a token bucket of
- * `perMinute` per subject. If Redis is away the action goes on (logged): locking every operator out during an
- * outage would be worse than a few unthrottled attempts.
+ * Tollgate protecting itself with its own limiter (sign-in attempts, key creation): token buckets of `perMinute`
+ * per subject, and exponential back-off of attempts in a row. Counted on Redis, so every API node sees the same
+ * numbers. While Redis is away they are counted in this node's memory instead (the same algorithms: the limiter's
+ * `MemoryEngine` and the back-off's memory twin), so throttling goes on per node rather than stopping; the outage is
+ * logged once when it starts and once when Redis answers again.
  */
 @Injectable()
 export class SelfLimiter {
   private readonly log = new Logger(SelfLimiter.name);
-  /** One rules array per (name, rate): the engine validates an array once and caches it. */
+  /** One rules array per (name, rate): the engines validate an array once and cache it. */
   private readonly rules = new Map<string, LimitRule[]>();
+  private readonly local = new MemoryEngine({ maxEntries: LOCAL_ENTRIES });
+  private readonly backOffs = new Map<string, { redis: RedisBackOff; local: MemoryBackOff }>();
+  /** Whether the last call to Redis failed: the outage that is logged once. */
+  private redisDown = false;
 
-  constructor(private readonly limiter: RedisEngine) {}
+  constructor(
+    private readonly limiter: RedisEngine,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
 
+  /** Admits one action of `subject` under `perMinute` a minute, or throws 429 `rate_limited` with Retry-After. */
   async admit(name: string, subject: string, perMinute: number, message: string): Promise<void> {
+    const request = { tenantId: SELF_NAMESPACE, subject, cost: 1, rules: this.rulesOf(name, perMinute) };
+    const decision = await this.counted(
+      () => this.limiter.consume(request),
+      () => this.local.consume(request),
+    );
+    if (!decision.allowed) throw new AppError(ErrorCode.RATE_LIMITED, message, undefined, { retryAfterMs: decision.retryAfterMs });
+  }
+
+  /** Counts an attempt of `subject` under the back-off `name` (see back-off.ts). */
+  attempt(name: string, subject: string, policy: BackOffPolicy): Promise<BackOffAttempt> {
+    const stores = this.backOffOf(name);
+    return this.counted(
+      () => stores.redis.attempt(subject, policy),
+      () => stores.local.attempt(subject, policy),
+    );
+  }
+
+  /** Forgets `subject`'s attempts in a row (after a success). */
+  async forgive(name: string, subject: string): Promise<void> {
+    const stores = this.backOffOf(name);
+    await stores.local.forgive(subject);
+    await this.counted(
+      () => stores.redis.forgive(subject),
+      async () => undefined,
+    );
+  }
+
+  /** `onRedis()`, or `locally()` when Redis fails: the node goes on counting on its own. */
+  private async counted<T>(onRedis: () => Promise<T>, locally: () => Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await onRedis();
+    } catch (err) {
+      if (err instanceof AppError) throw err; // the engine refused the input: an answer, not an outage
+      if (!this.redisDown) {
+        this.redisDown = true;
+        this.log.warn(`Redis is unavailable (${String(err)}): sign-in and key-creation limits are counted in this node's memory until it is back`);
+      }
+      return locally();
+    }
+    if (this.redisDown) {
+      this.redisDown = false;
+      this.log.log('Redis is back: sign-in and key-creation limits are counted on Redis again');
+    }
+    return result;
+  }
+
+  private rulesOf(name: string, perMinute: number): LimitRule[] {
     const id = `${name}/${perMinute}`;
     let rules = this.rules.get(id);
     if (!rules) {
       rules = [{ name, algorithm: 'token_bucket', limit: perMinute, windowMs: 60_000, burst: perMinute }];
       this.rules.set(id, rules);
     }
-    let decision;
-    try {
-      decision = await this.limiter.consume({ tenantId: SELF_NAMESPACE, subject, cost: 1, rules });
-    } catch (err) {
-      this.log.warn(`self limit ${name} unavailable, action allowed: ${String(err)}`);
-      return;
+    return rules;
+  }
+
+  private backOffOf(name: string): { redis: RedisBackOff; local: MemoryBackOff } {
+    let stores = this.backOffs.get(name);
+    if (!stores) {
+      stores = { redis: new RedisBackOff(this.redis, SELF_NAMESPACE, name), local: new MemoryBackOff(LOCAL_ENTRIES) };
+      this.backOffs.set(name, stores);
     }
-    if (!decision.allowed) throw new AppError(ErrorCode.RATE_LIMITED, message, undefined, { retryAfterMs: decision.retryAfterMs });
+    return stores;
   }
 }
