@@ -82,7 +82,7 @@ if (!process.argv.includes('--markdown')) {
 } else {
   const row = (name, r) =>
     `| ${name} | ${fmt(r.requests)} | ${fmt(r.wrong)} | **${fmt(r.wrongShare * 100, 3)} %** | ${fmt(r.falseAllow)} / ${fmt(r.falseDeny)} | ${fmt(r.allowedExact)} / ${fmt(r.allowedApprox)} |`;
-  console.log(`## Sliding window counter vs exact sliding log (issue 3)
+  console.log(`## Sliding window counter vs exact sliding log
 
 Command: \`node bench/accuracy.mjs --markdown\` (in-memory engines, injected clock, seeded traces; limit ${LIMIT} per
 ${WINDOW_MS / 1000} s). Uniform: Poisson arrivals at 0.8×, 1.0× and 1.5× the limit's rate. Bursty: quiet stretches of 0.2–1.7 windows,

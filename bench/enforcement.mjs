@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Enforcement API under HTTP load (issue 5): Tollgate's built API (`POST /v1/check`, a tenant whose plan has 3
+// Enforcement API under HTTP load: Tollgate's built API (`POST /v1/check`, a tenant whose plan has 3
 // limits, and one with 1 limit) against a bare Nest + Fastify route doing one EVALSHA (the cost floor) and the same
 // endpoint on @nestjs/throttler and on rate-limiter-flexible (bench/apps/). Each server is its own process;
 // autocannon runs in this one with 64 connections, the same bodies for every target, BENCH_ROUNDS rounds (the
@@ -563,7 +563,7 @@ ${p.watched.map((w) => `| ${w.name} | ${fmt(w.share * 100, 1)} % | ${fmt((w.ms *
 
 Functions with the most self time: ${p.functions.slice(0, 12).map((f) => `\`${f.name}\` ${fmt(f.share * 100, 1)} %`).join(', ')}.`
       : '';
-  return `## Enforcement API (issue 5)
+  return `## Enforcement API
 
 Command: \`npm run build && node bench/enforcement.mjs --markdown${r.profiles ? ' --profile' : ''}\` (BENCH_SECONDS=${r.seconds}, warm-up ${r.warmupSeconds} s, ${r.rounds} rounds).
 Machine: ${r.machine.cpu}, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, Redis ${r.machine.redis} (local), ${r.machine.date}; load

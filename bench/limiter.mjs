@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Limiter benchmarks (issue 3). Run: `node bench/limiter.mjs` after `npm run build`, with Redis on
+// Limiter benchmarks. Run: `node bench/limiter.mjs` after `npm run build`, with Redis on
 // BENCH_REDIS_URL (default redis://127.0.0.1:6379/12 — that database is flushed). Prints JSON; with
 // `--markdown` prints the BENCHMARKS.md section.
 import { execFileSync } from 'node:child_process';
@@ -202,7 +202,7 @@ if (!markdown) {
   const r = results;
   const rb = r.redisBenchmark;
   const nl = r.nodeLoop64;
-  console.log(`## Limiter (issue 3)
+  console.log(`## Limiter
 
 Command: \`npm run build && node bench/limiter.mjs --markdown\` (BENCH_SECONDS=${seconds}). Machine: ${r.machine.cpu},
 ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, Redis ${r.machine.redis} (Debian, local, single instance), ${r.machine.date}.

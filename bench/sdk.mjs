@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// SDK benchmark (issue 5): decisions per second of the SDK's local limiter (`LeasedLimiter`), which spends
+// SDK benchmark: decisions per second of the SDK's local limiter (`LeasedLimiter`), which spends
 // units leased over HTTP from a server answering the enforcement contract (`/v1/check/lease`, `/refund`,
 // decided by the in-memory engine), against baselines measured in the same run: a bare `Map` increment and
 // `MemoryEngine.consume()`. Run: `npm run build && node bench/sdk.mjs` (JSON) or `--markdown` (the
@@ -130,7 +130,7 @@ if (!markdown) {
   const base = r.baselines.memoryEngine;
   const row = (name, v, extra = '') => `| ${name} | ${fmt(v)} | ${fmt(v / base, 2)}× | ${fmt(v / r.baselines.mapIncrement, 2)}× |${extra}`;
   const leaseNote = (x) => ` ${fmt(x.leases)} leases, ${fmt(x.decisionsPerLease)} decisions per lease |`;
-  console.log(`## SDK local limiter (issue 5)
+  console.log(`## SDK local limiter
 
 Command: \`npm run build && node bench/sdk.mjs --markdown\` (BENCH_SECONDS=${seconds}). Machine: ${r.machine.cpu},
 ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, ${r.machine.date}, load average ${fmt(r.loadAverageAtStart, 1)} at the start (other

@@ -4,7 +4,7 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
 import { startApiProcesses } from '../support/stack';
 
-// RELIABILITY.md scenario 1: 1000 concurrent checks of cost 1 from 4 API processes against a limit of 100 in
+// 1000 concurrent checks of cost 1 from 4 API processes against a limit of 100 in
 // one window: exactly 100 allowed, 900 denied, no errors.
 describe('exact admission across 4 API processes', () => {
   let prisma: PrismaClient;
@@ -20,7 +20,7 @@ describe('exact admission across 4 API processes', () => {
     ({ version } = await publishRules(prisma, TEST_REDIS_URL));
     // Exactness, not the failure modes, is under test here: on a loaded 2-CPU test machine a burst of 1000 checks
     // can keep Redis busier than the production deadline (50 ms), and an open policy would then pass the checks
-    // that missed it (scenario 8 covers that). A long deadline keeps every decision on Redis.
+    // that missed it (test/integration/redis-failover.int-spec.ts covers that). A long deadline keeps every decision on Redis.
     apis = await startApiProcesses(4, { DECISION_DEADLINE_MS: '10000' });
     for (const url of apis.urls) {
       await waitFor(async () => ((await (await fetch(`${url}/health`)).json()) as { ruleVersion: number }).ruleVersion >= version);

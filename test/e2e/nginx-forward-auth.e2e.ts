@@ -15,7 +15,7 @@ import { freePort } from '../support/stack';
 const NGINX = '/usr/sbin/nginx';
 const TEMPLATE = join(__dirname, '..', '..', 'docker', 'gateways', 'nginx.conf.template');
 
-describe('nginx auth_request in front of a service, with Tollgate deciding (issue 5)', () => {
+describe('nginx auth_request in front of a service, with Tollgate deciding', () => {
   let prisma: PrismaClient;
   let api: TestApi;
   let upstream: Server;

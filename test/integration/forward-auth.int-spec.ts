@@ -15,7 +15,7 @@ const SPOOFED = {
   'x-original-uri': '/v1/anything-else',
 };
 
-// /v1/forward-auth as gateways call it (nginx, Caddy, Traefik, Envoy), and scenario 18: behind one trusted proxy
+// /v1/forward-auth as gateways call it (nginx, Caddy, Traefik, Envoy), and client identity: behind one trusted proxy
 // hop, client-supplied X-Forwarded-For values do not make new buckets; one IPv6 /64 is one client; an
 // IPv4-mapped address counts as the IPv4 address.
 describe('forward-auth for gateways', () => {
@@ -118,7 +118,7 @@ describe('forward-auth for gateways', () => {
     expect(r.body.reason).toBe('key_invalid');
   });
 
-  it('counts one bucket per client behind one trusted hop, whatever X-Forwarded-For the client made up (scenario 18)', async () => {
+  it('counts one bucket per client behind one trusted hop, whatever X-Forwarded-For the client made up', async () => {
     await awayFromMinuteBoundary();
     const signup = (xff: string, node = api) => ask({ 'x-api-key': tenantKey, 'x-forwarded-method': 'POST', 'x-forwarded-uri': '/signup', 'x-forwarded-for': xff }, '/v1/forward-auth', node);
     // The gateway appends the address it saw; everything before it is the client's to invent.

@@ -5,7 +5,7 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../support/fixtures';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
-// RELIABILITY.md scenario 11: Postgres down → enforcement answers as before; admin writes get 503; after
+// Postgres down → enforcement answers as before; admin writes get 503; after
 // recovery, changes propagate again. The node reaches Postgres through a proxy the test cuts.
 describe('Postgres down', () => {
   let prisma: PrismaClient;

@@ -5,11 +5,11 @@ import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../suppor
 import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
-// RELIABILITY.md scenarios 8 and 10: with Redis down or slow, every check is answered by its policy's failure
+// With Redis down or slow, every check is answered by its policy's failure
 // mode without waiting for Redis (open: pass, degraded; closed: 503 with Retry-After; local: this node's share,
 // limit ÷ nodes), and once Redis is back decisions are Redis-backed again within seconds. The API reaches Redis
 // through a TCP proxy the test cuts, restores and slows down.
-describe('when Redis is down or slow (scenarios 8 and 10)', () => {
+describe('when Redis is down or slow', () => {
   let prisma: PrismaClient;
   let proxy: TcpProxy;
   let api: TestApi;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ipSubject } from './client-address';
 
-describe('ipSubject (scenario 18: one bucket per client, not per spoofable detail)', () => {
+describe('ipSubject (one bucket per client, not per spoofable detail)', () => {
   it.each([
     ['203.0.113.7', '203.0.113.7'],
     ['::ffff:203.0.113.7', '203.0.113.7'],

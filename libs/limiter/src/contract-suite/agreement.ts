@@ -19,7 +19,7 @@ async function outcome(engine: Limiter, tenantId: string, rules: LimitRule[], st
 }
 
 /**
- * Scenario 5: random rules, costs, clock steps and operations; the Redis scripts (on `client`, a single node or
+ * Random rules, costs, clock steps and operations; the Redis scripts (on `client`, a single node or
  * a cluster) and the memory engine give identical answers step by step. Returns the tenant ids it used.
  */
 export async function assertRedisAgreesWithMemory(client: ScriptClient, numRuns: number): Promise<string[]> {

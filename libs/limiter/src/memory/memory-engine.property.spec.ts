@@ -45,7 +45,7 @@ function checkGuarantee(rule: LimitRule, admitted: readonly Admission[]): void {
   }
 }
 
-describe('MemoryEngine: no window admits more than its limit (scenario 5)', () => {
+describe('MemoryEngine: no window admits more than its limit', () => {
   it('holds for every algorithm over random costs, clock steps and leases', async () => {
     const scenario = ruleArbitrary('r')
       .filter((rule) => rule.calendar === undefined)

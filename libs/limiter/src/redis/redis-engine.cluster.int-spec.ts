@@ -17,7 +17,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => cluster?.stop());
 
-// The whole contract on a real 3-primary Redis Cluster: no CROSSSLOT, one hash tag per decision (scenario 9).
+// The whole contract on a real 3-primary Redis Cluster: no CROSSSLOT, one hash tag per decision.
 limiterContract({ create: (clock) => new RedisEngine(client, { clock }) });
 
 describe('RedisEngine on a Redis Cluster', () => {
@@ -28,7 +28,7 @@ describe('RedisEngine on a Redis Cluster', () => {
     expect(ds.filter((d) => d.allowed)).toHaveLength(100);
   });
 
-  it('keeps answering, exactly, when every node flushes its scripts under load (scenario 7 on the cluster)', async () => {
+  it('keeps answering, exactly, when every node flushes its scripts under load', async () => {
     const rules = [{ name: 'daily', algorithm: 'token_bucket' as const, limit: 200, windowMs: 86_400_000 }];
     const engine = new RedisEngine(client);
     const pending = Array.from({ length: 600 }, (_, i) =>
@@ -39,7 +39,7 @@ describe('RedisEngine on a Redis Cluster', () => {
     expect(ds.filter((d) => d.allowed)).toHaveLength(200);
   });
 
-  it('sends every key of a script call in one hash tag: the tenant\'s (scenario 9)', async () => {
+  it('sends every key of a script call in one hash tag: the tenant\'s', async () => {
     const calls: string[][] = [];
     const recording: ScriptClient = {
       evalsha: (sha, numKeys, ...rest) => {
@@ -62,11 +62,11 @@ describe('RedisEngine on a Redis Cluster', () => {
     }
   });
 
-  it('leaves every key with a TTL that ends exactly when its state empties (scenario 6 on the cluster)', async () => {
+  it('leaves every key with a TTL that ends exactly when its state empties', async () => {
     await soakAndCheckTtls(client, new RedisEngine(client), () => undefined);
   });
 
-  it('agrees with the memory engine step by step (scenario 5 on the cluster)', async () => {
+  it('agrees with the memory engine step by step', async () => {
     expect((await assertRedisAgreesWithMemory(client, 300)).length).toBeGreaterThanOrEqual(300);
   });
 });

@@ -17,7 +17,7 @@ describe('RedisEngine keys', () => {
     redis.disconnect();
   });
 
-  it('after a soak of every algorithm, every key has a TTL, and each ends exactly when its state empties (scenario 6)', async () => {
+  it('after a soak of every algorithm, every key has a TTL, and each ends exactly when its state empties', async () => {
     await soakAndCheckTtls(redis, new RedisEngine(redis), (ids) => tenants.push(...ids));
   });
 

@@ -4,7 +4,7 @@ import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { assertRedisAgreesWithMemory } from '../contract-suite/agreement';
 import { deleteTenantKeys } from './redis-test-support';
 
-describe('Redis scripts and the memory engine agree (scenario 5)', () => {
+describe('Redis scripts and the memory engine agree', () => {
   let redis: Redis;
   let tenants: string[] = [];
   beforeAll(() => {

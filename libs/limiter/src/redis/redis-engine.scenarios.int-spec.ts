@@ -60,21 +60,21 @@ describe('RedisEngine on Redis TIME', () => {
     expect(Math.abs(d.nowMs - before)).toBeLessThan(1000);
   });
 
-  it.each(ALGORITHMS)('%s: 1000 concurrent checks of cost 1 against 100 admit exactly 100 (scenario 1)', async (algorithm) => {
+  it.each(ALGORITHMS)('%s: 1000 concurrent checks of cost 1 against 100 admit exactly 100', async (algorithm) => {
     const t = tenant();
     const rules = [daily(algorithm, 100)];
     const ds = await Promise.all(Array.from({ length: 1000 }, (_, i) => new RedisEngine(clients[i % 4]!).consume({ tenantId: t, cost: 1, rules })));
     expect(ds.filter((d) => d.allowed)).toHaveLength(100);
   });
 
-  it.each(ALGORITHMS)('%s: 300 concurrent checks of cost 7 against 1000 admit exactly 142 (scenario 2)', async (algorithm) => {
+  it.each(ALGORITHMS)('%s: 300 concurrent checks of cost 7 against 1000 admit exactly 142', async (algorithm) => {
     const t = tenant();
     const rules = [daily(algorithm, 1000)];
     const ds = await Promise.all(Array.from({ length: 300 }, (_, i) => new RedisEngine(clients[i % 4]!).consume({ tenantId: t, cost: 7, rules })));
     expect(ds.filter((d) => d.allowed)).toHaveLength(142);
   });
 
-  it('SCRIPT FLUSH during load: no errors, admission still exact (scenario 7)', async () => {
+  it('SCRIPT FLUSH during load: no errors, admission still exact', async () => {
     const t = tenant();
     const rules = ALGORITHMS.map((a) => daily(a, 100));
     const flusher = new Redis(TEST_REDIS_URL);
@@ -92,7 +92,7 @@ describe('RedisEngine on Redis TIME', () => {
     }
   });
 
-  it('sends every key of a call in the tenant\'s one hash tag, and writes only keys in it (scenario 9)', async () => {
+  it('sends every key of a call in the tenant\'s one hash tag, and writes only keys in it', async () => {
     const t = tenant();
     const { client, calls } = recording(redis);
     const engine = new RedisEngine(client);

@@ -77,7 +77,7 @@ async function timeOf(client: Redis | Cluster): Promise<number> {
 }
 
 /**
- * Scenario 6: soaks every algorithm (consume, lease, refund; 4 tenants, 3 subjects, 1.5 s), then checks that
+ * Soaks every algorithm (consume, lease, refund; 4 tenants, 3 subjects, 1.5 s), then checks that
  * every key has a TTL no longer than its rule ever needs and that each ends exactly when the last write
  * said its state would be empty again. `onTenants` learns the tenants, for cleanup.
  */

@@ -4,7 +4,7 @@ import { startApi, type TestApi } from '../../../../../test/support/api';
 import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../test/support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../test/support/fixtures';
 
-// The whole check contract of issue 5: tenant by key, endpoint policies (most specific wins, cost weight, subject
+// The whole check contract: tenant by key, endpoint policies (most specific wins, cost weight, subject
 // scopes, shadow, off), daily quotas on the tenant's calendar, peek / refund / lease / batch.
 describe('enforcement API: the check contract', () => {
   let prisma: PrismaClient;

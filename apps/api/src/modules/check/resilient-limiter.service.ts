@@ -20,7 +20,7 @@ export class QuotaStoreUnavailable extends Error {
 export type Operation = 'consume' | 'peek' | 'refund';
 
 /**
- * The limiter with the failure handling of scenarios 8 and 10: every script call to Redis has a short deadline
+ * The limiter with its failure handling (Redis down or slow; the failure modes): every script call to Redis has a short deadline
  * (`DECISION_DEADLINE_MS`: one timer per call, which decides a batch of one tenant's decisions); Redis's failures
  * count towards a circuit breaker that, once open, answers at once without asking Redis for `BREAKER_COOLDOWN_MS`,
  * then lets one call try again. The breaker, like the deadline, is per script call (the engine's `guard`): a

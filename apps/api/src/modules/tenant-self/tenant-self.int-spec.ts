@@ -4,7 +4,7 @@ import { TEST_REDIS_URL } from '../../../../../test/support/env';
 import { createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../test/support/fixtures';
 
 // The read-only tenant API: a tenant's users and tenant keys see their own tenant, and nothing else
-// (scenario 17's isolation for the tenant routes; the route matrix checks every route's status).
+// (tenant isolation on the tenant routes; test/integration/route-matrix.int-spec.ts checks every route's status).
 describe('tenant API (own tenant, read only)', () => {
   const ctx = useOperatorApi();
   let a: Awaited<ReturnType<typeof createTenant>>;
