@@ -56,7 +56,7 @@ if (!process.argv.includes('--markdown')) console.log(JSON.stringify(result, nul
 else console.log(`## Change to enforcement across ${NODES} API nodes
 
 Command: \`npm run build && node bench/propagation.mjs --markdown\` (BENCH_CHANGES=${CHANGES}). ${result.machine.date}.
-${NODES} API processes of the built app, one Postgres, one Redis (a `redis-server` the bench starts). Each change is a \`PATCH\` of the \`starter\` plan's
+${NODES} API processes of the built app, one Postgres, one Redis (a \`redis-server\` the bench starts). Each change is a \`PATCH\` of the \`starter\` plan's
 \`minute\` limit through the admin API (sent to each node in turn); the time runs from sending the write until every
 node reports the new rule set version in force. The write itself includes the transaction (change + audit + compile +
 new version) and the push to Redis; the other nodes swap on the Redis announcement.
