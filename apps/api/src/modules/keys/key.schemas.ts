@@ -1,4 +1,4 @@
-import { slug } from '@tollgate/domain';
+import { freeText, slug } from '@tollgate/domain';
 import { z } from 'zod';
 
 const future = z.iso.datetime({ offset: true }).refine((d) => Date.parse(d) > Date.now(), 'must be in the future');
@@ -8,9 +8,9 @@ const future = z.iso.datetime({ offset: true }).refine((d) => Date.parse(d) > Da
  * own credential (`tenantId` required); `operator`: automation of the admin API.
  */
 export const newKeySchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('service'), name: z.string().trim().min(1).max(100), tenants: z.array(slug).max(1000).default([]), expiresAt: future.optional() }),
-  z.strictObject({ kind: z.literal('tenant'), name: z.string().trim().min(1).max(100), tenantId: z.uuid(), expiresAt: future.optional() }),
-  z.strictObject({ kind: z.literal('operator'), name: z.string().trim().min(1).max(100), expiresAt: future.optional() }),
+  z.strictObject({ kind: z.literal('service'), name: freeText(100), tenants: z.array(slug).max(1000).default([]), expiresAt: future.optional() }),
+  z.strictObject({ kind: z.literal('tenant'), name: freeText(100), tenantId: z.uuid(), expiresAt: future.optional() }),
+  z.strictObject({ kind: z.literal('operator'), name: freeText(100), expiresAt: future.optional() }),
 ]);
 export type NewKey = z.infer<typeof newKeySchema>;
 

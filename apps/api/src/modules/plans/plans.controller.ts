@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, slug } from '@tollgate/domain';
+import { AppError, ErrorCode, freeText, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -20,7 +20,7 @@ const listQuery = z.strictObject({
   /** The slug of the last plan of the previous page. */
   cursor: slug.optional(),
   /** Plans whose slug or name contains this (case-insensitive). */
-  q: z.string().trim().min(1).max(100).optional(),
+  q: freeText(100).optional(),
 });
 
 /** Plans (tariffs) and their limits. Every write is one audited rule change and answers with its rule set version. */
