@@ -9,6 +9,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { containsText } from '../../common/text-filter';
 import { PRISMA } from '../../infra/infra.module';
 import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
 import { planInclude, toPlanView, type PlanView } from './plan-views';
@@ -48,7 +49,7 @@ export class PlansController {
     const plans = await this.prisma.plan.findMany({
       where: {
         ...(query.cursor ? { slug: { gt: query.cursor } } : {}),
-        ...(query.q ? { OR: [{ slug: { contains: query.q, mode: 'insensitive' as const } }, { name: { contains: query.q, mode: 'insensitive' as const } }] } : {}),
+        ...(query.q ? { OR: [{ slug: containsText(query.q) }, { name: containsText(query.q) }] } : {}),
       },
       orderBy: { slug: 'asc' },
       include: planInclude,
