@@ -88,6 +88,28 @@ describe('hostile text in names, filters and cursors', () => {
     });
   }
 
+  it('never answers bytes that are not UTF-8 in a query or a path with a 5xx (taken literally, or a 4xx in the envelope)', async () => {
+    for (const path of ['/v1/admin/plans?q=%ff', '/v1/admin/plans?q=%ed%a0%bd', '/v1/admin/users?cursor=%c0%80', `/v1/admin/tenants/${tenantId}/overrides/%ff`]) {
+      const r = await ctx.api.request(path.includes('overrides') ? 'DELETE' : 'GET', path, { token: ctx.session });
+      expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBeLessThan(500);
+      if (r.status >= 400) expect(typeof r.body.error.code, path).toBe('string');
+    }
+  });
+
+  it('answers a path that is not UTF-8 with 400 and an over-long path parameter with 404, in the error envelope, on both Fastify instances', async () => {
+    for (const path of [`/v1/admin/plans/%ff`, `/v1/forward-auth/%ff`]) {
+      const r = await ctx.api.request('GET', path, { token: ctx.session });
+      expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBe(400);
+      expect(r.body).toEqual({ error: { code: 'validation_failed', message: expect.any(String) } });
+    }
+    for (const path of [`/v1/admin/plans/${'a'.repeat(500)}`, `/v1/admin/tenants/${tenantId}/overrides/${'a'.repeat(500)}`, `/v1/forward-auth/${'a'.repeat(500)}`]) {
+      const r = await ctx.api.request(path.includes('/overrides/') ? 'DELETE' : 'GET', path, { token: ctx.session });
+      if (path.startsWith('/v1/forward-auth')) expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
+      else expect(r.body, path).toEqual({ error: { code: 'not_found', message: 'not found' } });
+      if (r.status >= 400) expect(typeof r.body.error.code).toBe('string');
+    }
+  });
+
   it('refuses a policy cursor that holds anything but a pattern, a method and a policy id', async () => {
     for (const position of [['/a', 'GET', 'not-a-uuid'], ['/a', 'BREW', randomUUID()], ['no slash', 'GET', randomUUID()], ['/a', 'GET'], { pattern: '/a' }]) {
       const r = await ctx.api.request('GET', `/v1/admin/policies?cursor=${cursorOf(position)}`, { token: ctx.session });

@@ -3,14 +3,14 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
-import { ErrorFilter } from './common/error.filter';
+import { answerFrameworkError, ErrorFilter } from './common/error.filter';
 import { EnforcementHttp } from './modules/check/enforcement-http';
 import { enforcementOpenApiPaths } from './modules/check/enforcement.openapi';
 import type { ApiConfig } from './config/config';
 
 /** Builds the HTTP application (used by main.ts and by the tests, which listen on a free port). */
 export async function createApp(config: ApiConfig): Promise<NestFastifyApplication> {
-  const options = { bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy };
+  const options = { bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy, frameworkErrors: answerFrameworkError };
   // The enforcement routes have a Fastify instance of their own on the same server (ADR 0007).
   const enforcement = new EnforcementHttp(options);
   const adapter = new FastifyAdapter({ ...options, serverFactory: enforcement.serverFactory() });
