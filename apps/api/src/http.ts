@@ -14,7 +14,10 @@ export async function createApp(config: ApiConfig): Promise<NestFastifyApplicati
   // The enforcement routes have a Fastify instance of their own on the same server (ADR 0007).
   const enforcement = new EnforcementHttp(options);
   const adapter = new FastifyAdapter({ ...options, serverFactory: enforcement.serverFactory() });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, enforcement), adapter, { bufferLogs: true });
+  // `bodyParser: false`: Nest would add a parser of `application/x-www-form-urlencoded` bodies (and its own JSON parser) at
+  // start-up. Fastify's own JSON parser stays (the one the enforcement instance uses), so any body that is not JSON is a
+  // 415 `unsupported_media_type` on every route.
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, enforcement), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   // JSON routes take JSON only: `text/plain` is a 415, not a string body.
