@@ -2,6 +2,7 @@ export * from './errors';
 export * from './config';
 export * from './validation';
 export * from './text';
+export * from './records';
 export * from './limits';
 export * from './rule-set';
 export * from './check';
