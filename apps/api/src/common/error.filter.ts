@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import { AppError, ErrorCode, type ErrorBody } from '@tollgate/domain';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './database-errors';
+import { describeError } from './describe-error';
 
 /** Fastify's own errors (before a handler runs) mapped to our codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -75,10 +76,13 @@ export function sendError(reply: FastifyReply, err: AppError): void {
   void reply.status(err.status).type('application/json').send(body);
 }
 
-/** Answers anything thrown as its error body; a 5xx is logged (with its cause) on `log`. */
+/**
+ * Answers anything thrown as its error body; a 5xx is logged on `log` with its code, its public message and a
+ * bounded description of its cause (never the cause itself: its message can hold a whole rule set with key hashes).
+ */
 export function replyWithError(log: Logger, reply: FastifyReply, exception: unknown): void {
   const err = toAppError(exception);
-  if (err.status >= 500) log.error({ err: err.cause ?? err, code: err.code }, err.message);
+  if (err.status >= 500) log.error({ code: err.code, cause: describeError(err.cause ?? err) }, err.message);
   sendError(reply, err);
 }
 
