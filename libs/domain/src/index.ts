@@ -3,6 +3,7 @@ export * from './config';
 export * from './validation';
 export * from './text';
 export * from './records';
+export * from './time-zone';
 export * from './limits';
 export * from './rule-set';
 export * from './check';

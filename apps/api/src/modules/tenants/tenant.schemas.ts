@@ -1,15 +1,5 @@
-import { freeText, limitInputFields, limitNameSchema, slug, TENANT_STATUSES } from '@tollgate/domain';
+import { freeText, limitInputFields, limitNameSchema, slug, TENANT_STATUSES, timeZoneSchema } from '@tollgate/domain';
 import { z } from 'zod';
-
-/** An IANA time zone this runtime knows (`Europe/Berlin`, `UTC`); daily quotas can reset at its midnight. */
-export const timeZoneSchema = z.string().min(1).max(64).refine((tz) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be an IANA time zone such as Europe/Berlin');
 
 export const newTenantSchema = z.strictObject({
   slug,
