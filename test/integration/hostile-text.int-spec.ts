@@ -110,6 +110,18 @@ describe('hostile text in names, filters and cursors', () => {
     }
   });
 
+  it('answers a request line or headers over the server limit with 431 headers_too_large in the error envelope', async () => {
+    for (const [path, headers] of [
+      [`/v1/admin/plans?q=${'x'.repeat(20_000)}`, {}],
+      [`/v1/check?q=${'x'.repeat(20_000)}`, {}],
+      ['/v1/admin/plans', { 'x-padding': 'y'.repeat(20_000) }],
+    ] as const) {
+      const r = await ctx.api.request('GET', path, { token: ctx.session, headers });
+      expect(r.status).toBe(431);
+      expect(r.body).toEqual({ error: { code: 'headers_too_large', message: 'the request line and headers are too large' } });
+    }
+  });
+
   it('refuses a policy cursor that holds anything but a pattern, a method and a policy id', async () => {
     for (const position of [['/a', 'GET', 'not-a-uuid'], ['/a', 'BREW', randomUUID()], ['no slash', 'GET', randomUUID()], ['/a', 'GET'], { pattern: '/a' }]) {
       const r = await ctx.api.request('GET', `/v1/admin/policies?cursor=${cursorOf(position)}`, { token: ctx.session });

@@ -4,6 +4,7 @@ import { Logger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
+import { answerClientError } from './common/client-error';
 import { answerFrameworkError, ErrorFilter } from './common/error.filter';
 import { EnforcementHttp } from './modules/check/enforcement-http';
 import { enforcementOpenApiPaths } from './modules/check/enforcement.openapi';
@@ -14,7 +15,7 @@ import type { ApiConfig } from './config/config';
  * or to `logDestination` (tests read what is logged).
  */
 export async function createApp(config: ApiConfig, { logDestination }: { logDestination?: DestinationStream } = {}): Promise<NestFastifyApplication> {
-  const options = { bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy, frameworkErrors: answerFrameworkError };
+  const options = { bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy, frameworkErrors: answerFrameworkError, clientErrorHandler: answerClientError };
   // The enforcement routes have a Fastify instance of their own on the same server (ADR 0007).
   const enforcement = new EnforcementHttp(options);
   const adapter = new FastifyAdapter({ ...options, serverFactory: enforcement.serverFactory() });
