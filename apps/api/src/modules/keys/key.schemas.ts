@@ -1,7 +1,12 @@
 import { freeText, slug } from '@tollgate/domain';
 import { z } from 'zod';
 
-const future = z.iso.datetime({ offset: true }).refine((d) => Date.parse(d) > Date.now(), 'must be in the future');
+/** Past the year 9999 (UTC) a time has no ISO 8601 form without an extended year, which Postgres refuses. */
+const END_OF_9999 = Date.parse('9999-12-31T23:59:59.999Z');
+const future = z.iso
+  .datetime({ offset: true })
+  .refine((d) => Date.parse(d) > Date.now(), 'must be in the future')
+  .refine((d) => Date.parse(d) <= END_OF_9999, 'must be before the year 10000 (UTC)');
 
 /**
  * A new key. `service`: calls the enforcement API, optionally only for the listed tenants; `tenant`: a tenant's
