@@ -3,13 +3,14 @@ import { ErrorCode, errorHttpStatus } from '@tollgate/domain';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../support/context';
-import { createTenant, createTenantKey, createUser } from '../support/fixtures';
+import { TEST_REDIS_URL } from '../support/env';
+import { createServiceKey, createTenant, createTenantKey, createUser, publishRules } from '../support/fixtures';
 import { edgeValues, type FieldSchema, hostileHeaders, hostileJson, mutatedBody, pathSegment, queryString, rawBody } from '../support/hostile';
 
 // Hostile requests to every route the API serves (taken from the running app, so a new route is fuzzed without a
 // change here; bodies and query names from its OpenAPI document). First a sweep: every field of every body, with
-// the rest valid, set to the values at and past its edges. Then generated requests, as a tenant's user and as an
-// operator: JSON of every shape, hostile strings and numbers, prototype keys, deep nesting, malformed bodies, query
+// the rest valid, set to the values at and past its edges. Then generated requests, as a tenant's user, as a service
+// (its key, on the enforcement routes) and as an operator: JSON of every shape, hostile strings and numbers, prototype keys, deep nesting, malformed bodies, query
 // strings and headers, path ids real, random and of the other tenant. What must hold for every one: no 5xx; every
 // 4xx in the error envelope with its code's status; and after a 4xx nothing committed by the caller (no rule set
 // version it authored, no audit record of a change; counted per caller, so other test files running at the same
@@ -43,6 +44,7 @@ interface Call {
 const SKIPPED = new Set(['POST /v1/auth/logout']);
 /** Forward-auth answers every method alike: two of them are enough to fuzz it. */
 const isRedundant = (r: Route) => r.url.startsWith('/v1/forward-auth') && !['GET', 'POST'].includes(r.method);
+const isEnforcement = (r: Route) => r.url.startsWith('/v1/check') || r.url.startsWith('/v1/forward-auth');
 const isDocs = (url: string) => url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs-');
 
 describe('fuzzing every route', () => {
@@ -51,10 +53,13 @@ describe('fuzzing every route', () => {
   let pools: Pools;
   let tenantSession: string;
   let tenantActor: string;
+  let serviceKey: string;
 
   beforeAll(async () => {
     routes = ctx.api.routes.filter((r) => r.method !== 'HEAD' && !isDocs(r.url) && !SKIPPED.has(`${r.method} ${r.url}`) && !isRedundant(r));
     const [a, b] = [await fixture(), await fixture()];
+    serviceKey = await createServiceKey(ctx.prisma, [a.slug]);
+    await publishRules(ctx.prisma, TEST_REDIS_URL);
     const userA = await createUser(ctx.prisma, 'tenant', a.tenantId);
     tenantActor = `user:${userA.email}`;
     tenantSession = (await ctx.api.request('POST', '/v1/auth/login', { body: userA })).body.token;
@@ -109,8 +114,8 @@ describe('fuzzing every route', () => {
   }
 
   /** A request to one of the routes: path ids from the pools or hostile, and a body, a query and headers. */
-  function call(): fc.Arbitrary<Call> {
-    return fc.constantFrom(...routes).chain((route) => {
+  function call(among: Route[]): fc.Arbitrary<Call> {
+    return fc.constantFrom(...among).chain((route) => {
       const key = `${route.method} ${route.url}`;
       const params = route.url.split('/').map((segment) => (segment.startsWith(':') ? param(segment.slice(1), route) : segment === '*' ? fc.array(pathSegment, { minLength: 1, maxLength: 3 }).map((s) => s.join('/')) : fc.constant(segment)));
       const example = pools.examples.get(key);
@@ -148,9 +153,16 @@ describe('fuzzing every route', () => {
       const body: Record<string, unknown> = structuredClone(example);
       if ('planId' in body) body['planId'] = plan;
       if ('tenantId' in body) body['tenantId'] = tenant;
+      // Names no one has: a slug, an e-mail, a name that is a plan's, a limit's or a policy's, a policy's route.
       if ('slug' in body) body['slug'] = `fz-${fresh.slice(0, 8)}`;
       if ('email' in body) body['email'] = `fz-${fresh.slice(0, 8)}@test.local`;
+      if ('name' in body) body['name'] = `f${fresh.slice(0, 8)}`;
+      if ('pattern' in body) body['pattern'] = `/fz/${fresh.slice(0, 8)}/*`;
       if ('tenants' in body) body['tenants'] = pools.slugs;
+      // Checks name a tenant by slug (the batch's checks too): one of the two.
+      const slug = pools.slugs[Number.parseInt(fresh.slice(0, 1), 16) % 2]!;
+      if ('tenant' in body) body['tenant'] = slug;
+      if (Array.isArray(body['checks'])) body['checks'] = body['checks'].map((c: unknown) => (typeof c === 'object' && c !== null ? { ...c, tenant: slug } : c));
       return body;
     });
   }
@@ -164,36 +176,43 @@ describe('fuzzing every route', () => {
     return versions + audits;
   }
 
-  /** What must hold of every answer: no 5xx; a 4xx in the envelope, with its code's status, and nothing committed. */
-  function expectSound(r: { status: number; body: any }, committed: { before: number; after: number }, what: string): void { // eslint-disable-line @typescript-eslint/no-explicit-any -- the body is checked field by field
+  /**
+   * What must hold of every answer: no 5xx; a 4xx in the envelope, with its code's status, and nothing committed.
+   * Forward-auth answers a denial (no or a bad client key, over a limit) with its decision, not an error: a gateway
+   * passes it on to the client.
+   */
+  function expectSound(c: Call, r: { status: number; body: any }, committed: { before: number; after: number }, what: string): void { // eslint-disable-line @typescript-eslint/no-explicit-any -- the body is checked field by field
     expect(r.status, what).toBeLessThan(500);
     if (r.status < 400) return;
+    expect(committed.after, `committed on a ${r.status}: ${what}`).toBe(committed.before);
+    if (c.path.startsWith('/v1/forward-auth') && r.body?.allowed === false) return;
     expect(r.body, what).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
     expect(Object.keys(r.body.error).every((k) => ['code', 'message', 'field'].includes(k)), what).toBe(true);
     expect(CODES.has(r.body.error.code), what).toBe(true);
     expect(errorHttpStatus[r.body.error.code as ErrorCode], what).toBe(r.status);
-    expect(committed.after, `committed on a ${r.status}: ${what}`).toBe(committed.before);
   }
 
   const describeCall = (c: Call, r: { status: number; body: unknown }) =>
     `${c.method} ${c.path.slice(0, 300)} ${JSON.stringify(c.headers)} ${String(JSON.stringify(c.body)).slice(0, 300)} → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
 
-  it('sets every field of every body, one at a time, to the values at and past its edges (operator)', async () => {
-    const actor = `user:${ctx.operatorEmail}`;
-    let before = await committedBy(actor);
+  it('sets every field of every body, one at a time, to the values at and past its edges (operator; service on enforcement routes)', async () => {
     let calls = 0;
     for (const route of routes) {
       const key = `${route.method} ${route.url}`;
       const example = pools.examples.get(key);
       if (!example) continue;
-      const path = route.url.replace(/:(\w+)/g, (_m, name: string) => (name === 'version' ? '0' : (pools.ids[name]?.[0] ?? 'x')));
-      const valid = fc.sample(validBody(example), { numRuns: 1, seed: 1 })[0]!;
+      const [token, actor] = isEnforcement(route) ? [serviceKey, `key:${serviceKey.slice(0, 12)}`] : [ctx.session, `user:${ctx.operatorEmail}`];
+      // Ids of tenant A's rows (a limit of a policy on the policies' routes, of a plan elsewhere); an unknown version.
+      const path = route.url.replace(/:(\w+)/g, (_m, name: string) =>
+        name === 'version' ? '0' : name === 'limitId' ? pools.ids['limitId']![route.url.includes('/policies/') ? 1 : 0]! : (pools.ids[name]?.[0] ?? 'x'),
+      );
+      let before = await committedBy(actor);
       for (const [field, schema] of Object.entries(pools.fields.get(key) ?? {})) {
         for (const value of edgeValues(schema)) {
-          const c: Call = { method: route.method, path, body: { ...valid, [field]: value }, headers: {} };
-          const r = await ctx.api.request(c.method, c.path, { token: ctx.session, body: c.body });
+          const c: Call = { method: route.method, path, body: { ...fc.sample(validBody(example), 1)[0]!, [field]: value }, headers: {} };
+          const r = await ctx.api.request(c.method, c.path, { token, body: c.body });
           const after = await committedBy(actor);
-          expectSound(r, { before, after }, describeCall(c, r));
+          expectSound(c, r, { before, after }, describeCall(c, r));
           before = after;
           calls += 1;
         }
@@ -202,17 +221,20 @@ describe('fuzzing every route', () => {
     expect(calls).toBeGreaterThan(100);
   }, 120_000);
 
-  // The tenant's user first: the operator's run may delete its tenant (and so its session) on the way.
-  for (const caller of ['tenant user', 'operator'] as const) {
+  // The tenant's user and the service first: the operator's run may delete their tenant on the way.
+  for (const caller of ['tenant user', 'service', 'operator'] as const) {
     it(`never answers a 5xx, answers every 4xx in the envelope and commits nothing on a 4xx (${caller})`, async () => {
-      const token = caller === 'operator' ? ctx.session : tenantSession;
-      const actor = caller === 'operator' ? `user:${ctx.operatorEmail}` : tenantActor;
+      const token = { operator: ctx.session, 'tenant user': tenantSession, service: serviceKey }[caller];
+      const actor = { operator: `user:${ctx.operatorEmail}`, 'tenant user': tenantActor, service: `key:${serviceKey.slice(0, 12)}` }[caller];
+      // A service key calls the enforcement routes (everything else is a 403 for it), forward-auth in the gateway's header.
+      const among = caller === 'service' ? routes.filter(isEnforcement) : routes;
+      const gateway: Record<string, string> = caller === 'service' ? { 'x-tollgate-key': serviceKey } : {};
       let before = await committedBy(actor);
       await fc.assert(
-        fc.asyncProperty(call(), async (c) => {
-          const r = await ctx.api.request(c.method, c.path, { token, body: c.body, headers: c.headers });
+        fc.asyncProperty(call(among), async (c) => {
+          const r = await ctx.api.request(c.method, c.path, { token, body: c.body, headers: { ...gateway, ...c.headers } });
           const after = await committedBy(actor);
-          expectSound(r, { before, after }, describeCall(c, r));
+          expectSound(c, r, { before, after }, describeCall(c, r));
           before = after;
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },

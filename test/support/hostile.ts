@@ -87,17 +87,20 @@ export interface FieldSchema {
   maxItems?: number;
 }
 
-/** The values at and just past a field's edges, by its schema: what the edge sweep sets the field to, one by one. */
+/**
+ * The values at and just past a field's edges, by its schema: what the edge sweep sets the field to, one by one.
+ * Mostly values to be refused; of the valid ones only those at an edge (the maximum, a prototype name), since each
+ * valid one commits a change.
+ */
 export function edgeValues(schema: FieldSchema | undefined): unknown[] {
   if (schema?.format === 'date-time') return ['9999-12-31T23:59:59-14:00', '0000-01-01T00:00:00Z', '2099-01-01T00:00:00.123456789Z', '2099-02-30T00:00:00Z'];
   if (schema?.type === 'integer' || schema?.type === 'number') {
-    const bounds = [schema.minimum, schema.maximum].filter((b): b is number => b !== undefined);
-    return [...new Set([0, -1, 1.5, 2 ** 31, 2 ** 53 + 2, 1e308, ...bounds.flatMap((b) => [b - 1, b, b + 1])])];
+    const edges = [schema.minimum === undefined ? [] : [schema.minimum - 1], schema.maximum === undefined ? [] : [schema.maximum, schema.maximum + 1]].flat();
+    return [...new Set([0, -1, 1.5, 2 ** 31, 2 ** 53 + 2, 1e308, ...edges])];
   }
-  if (schema?.enum) return [...schema.enum, String(schema.enum[0]).toUpperCase()];
-  if (schema?.type === 'array') return [[], [null], ...(schema.maxItems === undefined ? [] : [Array.from({ length: schema.maxItems + 1 }, () => 'x')])];
-  const long = schema?.maxLength === undefined ? [] : ['x'.repeat(schema.maxLength), 'x'.repeat(schema.maxLength + 1)];
-  return ['', '\u0000', '\ud800', 'constructor', '%', ...long, null, 1, {}];
+  if (schema?.enum) return [String(schema.enum[0]).toUpperCase(), `${String(schema.enum[0])} `, null];
+  if (schema?.type === 'array') return [[null], ...(schema.maxItems === undefined ? [] : [Array.from({ length: schema.maxItems + 1 }, () => 'x')])];
+  return ['', '\u0000', '\ud800', 'constructor', ...(schema?.maxLength === undefined ? [] : ['x'.repeat(schema.maxLength + 1)]), 1, {}];
 }
 
 /** Times at and past the edges: the year 9999 in every offset, the year 0, fractions past milliseconds, 24:00, 30 February. */
