@@ -11,13 +11,8 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const encoder = new TextEncoder();
 
-export const NO_CONTROL_CHARACTERS = 'must not contain control characters';
-export const NO_LONE_SURROGATES = 'must be well-formed Unicode (no lone surrogate)';
-
-/** Whether `s` has no control character and no lone surrogate: text that can be stored, shown and logged as it is. */
-export function isPlainText(s: string): boolean {
-  return !CONTROL_CHARS.test(s) && !LONE_SURROGATE.test(s);
-}
+const NO_CONTROL_CHARACTERS = 'must not contain control characters';
+const NO_LONE_SURROGATES = 'must be well-formed Unicode (no lone surrogate)';
 
 /** The refinements every free-text input shares (names, filters, cursors, check endpoints and subjects). */
 function plain(schema: z.ZodString): z.ZodString {
