@@ -19,7 +19,7 @@ const SERVICE_KEY = 'tg_test_DEMO_ONLY_service_key_not_for_production';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const json = async (url, init = {}) => {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
+  const res = await fetch(url, { ...init, headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers } });
   return { status: res.status, body: await res.json() };
 };
 

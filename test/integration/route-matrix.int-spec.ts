@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../support/context';
 import { TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+import { createServiceKey, createTenant, createTenantKey, createUser, publishRules, waitFor } from '../support/fixtures';
 
-// RELIABILITY.md scenario 17: every route × every kind of caller gets the expected status; guards deny by
+// Tenant isolation and deny-by-default: every route × every kind of caller gets the expected status; guards deny by
 // default. A route missing from MATRIX fails the test. Callers: anonymous; tenant A's service key (restricted
 // to tenant A); a user of tenant A; a tenant key of tenant A; a user of tenant B; an operator. That tenant
 // callers only ever see their own tenant's data is shown by modules/tenant-self/tenant-self.int-spec.ts.
@@ -136,10 +136,50 @@ const MATRIX: Row[] = [
 /** OpenAPI document and Swagger UI: public, documentation only. */
 const isDocs = (url: string) => url === '/docs' || url.startsWith('/docs/') || url.startsWith('/docs-');
 
+/** What a tenant owns that a route can name by id, and what of it must never show in another tenant's answers. */
+interface Owned {
+  params: Record<string, string>;
+  /** Its tenant key, for checks that carry a key instead of a slug. */
+  key: string;
+  slug: string;
+  /** Every id, slug, name, prefix and e-mail of its rows. */
+  secrets: string[];
+}
+
 describe('route × caller matrix', () => {
   const ctx = useOperatorApi();
   let ids: Ids;
   let tokens: Record<Caller, string | undefined>;
+  let ownIds: Owned;
+  let otherIds: Owned;
+
+  /** A tenant's own rows of every kind a path can name: its plan and a limit, its own policy and a limit, an override, a key, a user. */
+  async function ownedBy(fixture: Awaited<ReturnType<typeof createTenant>>, label: string): Promise<Owned> {
+    const policy = await ctx.prisma.endpointPolicy.create({
+      data: { tenantId: fixture.tenant.id, name: `own${label.toLowerCase()}`, method: 'GET', pattern: `/own-${label}`, limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
+      include: { limits: true },
+    });
+    await ctx.prisma.tenantLimitOverride.create({ data: { tenantId: fixture.tenant.id, name: 'daily', windowS: 86_400, limit: 500 } });
+    const key = await createTenantKey(ctx.prisma, fixture.tenant.id);
+    const account = await createUser(ctx.prisma, 'tenant', fixture.tenant.id);
+    const user = await ctx.prisma.user.findUniqueOrThrow({ where: { email: account.email } });
+    const apiKey = await ctx.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    return {
+      params: {
+        planId: fixture.plan.id,
+        tenantId: fixture.tenant.id,
+        policyId: policy.id,
+        planLimitId: fixture.plan.limits[0]!.id,
+        policyLimitId: policy.limits[0]!.id,
+        keyId: key.id,
+        userId: user.id,
+        name: 'daily',
+      },
+      key: key.key,
+      slug: fixture.tenant.slug,
+      secrets: [fixture.plan.id, fixture.plan.slug, fixture.tenant.id, fixture.tenant.slug, fixture.tenant.name, policy.id, policy.limits[0]!.id, key.id, apiKey.prefix, user.id, user.email],
+    };
+  }
 
   beforeAll(async () => {
     const fixture = await createTenant(ctx.prisma);
@@ -154,6 +194,8 @@ describe('route × caller matrix', () => {
       policyId: policy.id,
     };
     const other = await createTenant(ctx.prisma);
+    otherIds = await ownedBy(other, 'B');
+    ownIds = await ownedBy(fixture, 'A');
     const service = await createServiceKey(ctx.prisma, [fixture.tenant.id]);
     const tenantKey = (await createTenantKey(ctx.prisma, fixture.tenant.id)).key;
     const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
@@ -173,6 +215,68 @@ describe('route × caller matrix', () => {
     const known = MATRIX.map((r) => `${r.method} ${r.url}`);
     expect(served.filter((r) => !known.includes(r))).toEqual([]);
     expect(known.filter((r) => !served.includes(r))).toEqual([]);
+  });
+
+  // Another tenant's ids: a tenant's caller that names them by id gets exactly the answer an unknown id gets (404 on
+  // a tenant's own routes, 403 on an operator's), and no byte of that tenant's rows. Every route that takes an id is
+  // covered (the routes Fastify registered); a route with a parameter this table does not know fails the test.
+  describe("another tenant's ids", () => {
+    const UNKNOWN: Record<string, string> = { name: 'no-such-override', version: '999999999' };
+    const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+    const withIds = (url: string, owned: Owned | null) =>
+      url.replace(/:(\w+)/g, (_m, param: string) => {
+        if (!owned) return UNKNOWN[param] ?? UNKNOWN_ID;
+        // A limit belongs to a plan or to a policy: the one the route is about.
+        const key = param === 'limitId' ? (url.includes('/policies/') ? 'policyLimitId' : 'planLimitId') : param;
+        const value = owned.params[key];
+        if (value === undefined) throw new Error(`no id of a tenant for :${param} in ${url}: add it to ownedBy`);
+        return value;
+      });
+    // Versions are no tenant's: the rule set routes take nothing a tenant owns.
+    const routesWithIds = () => ctx.api.routes.filter((r) => r.method !== 'HEAD' && /:(?!version\b)\w+/.test(r.url));
+
+    const cases: [Caller, () => Owned][] = [
+      ['tenantUser', () => otherIds],
+      ['tenantKey', () => otherIds],
+      ['otherTenant', () => ownIds],
+    ];
+    for (const [caller, owner] of cases) {
+      it(`${caller}: every route that takes an id answers another tenant's ids as unknown ones`, async () => {
+        const routes = routesWithIds();
+        expect(routes.length).toBeGreaterThan(15);
+        for (const route of routes) {
+          const body = ['POST', 'PUT', 'PATCH'].includes(route.method) ? {} : undefined;
+          const theirs = await ctx.api.request(route.method, withIds(route.url, owner()), { token: tokens[caller], body });
+          const unknown = await ctx.api.request(route.method, withIds(route.url, null), { token: tokens[caller], body });
+          const what = `${route.method} ${route.url}`;
+          expect([403, 404], what).toContain(theirs.status);
+          expect({ status: theirs.status, body: theirs.body }, what).toEqual({ status: unknown.status, body: unknown.body });
+          for (const secret of owner().secrets) expect(JSON.stringify(theirs.body), what).not.toContain(secret);
+        }
+      });
+    }
+
+    it("tenant A's service key: tenant B's slug and tenant B's key are checked as unknown ones", async () => {
+      const check = (body: object) => ctx.api.request('POST', '/v1/check', { token: tokens.service, body: { endpoint: 'GET /x', ...body } });
+      const [bySlug, byUnknownSlug] = [await check({ tenant: otherIds.slug }), await check({ tenant: 'no-such-tenant' })];
+      expect(bySlug.status).toBe(404);
+      expect(bySlug.body).toEqual(byUnknownSlug.body);
+      const [byKey, byUnknownKey] = [await check({ key: otherIds.key }), await check({ key: 'tg_test_t_no_such_key' })];
+      const { ruleVersion: _a, ...answer } = byKey.body;
+      const { ruleVersion: _b, ...unknownAnswer } = byUnknownKey.body;
+      expect(answer).toEqual(unknownAnswer);
+      expect(answer).toMatchObject({ allowed: false, reason: 'key_invalid' });
+      for (const secret of otherIds.secrets) expect(JSON.stringify([bySlug.body, byKey.body]), secret).not.toContain(secret);
+    });
+
+    it("a tenant's own API shows no byte of another tenant's rows", async () => {
+      for (const [caller, owner] of cases) {
+        for (const path of ['/v1/tenant', '/v1/tenant/limits', '/v1/tenant/keys', '/v1/auth/me']) {
+          const r = await ctx.api.request('GET', path, { token: tokens[caller] });
+          for (const secret of owner().secrets) expect(JSON.stringify(r.body), `${caller} ${path}`).not.toContain(secret);
+        }
+      }
+    });
   });
 
   for (const row of MATRIX) {

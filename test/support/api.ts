@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
 import { loadApiConfig } from '../../apps/api/src/config/config';
 import { createApp } from '../../apps/api/src/http';
 import { EnforcementHttp } from '../../apps/api/src/modules/check/enforcement-http';
@@ -14,10 +15,17 @@ export interface TestApi {
   request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 }
 
+export interface StartOptions {
+  /** Where the API's logs go (set LOG_LEVEL too: tests run silent). */
+  logDestination?: DestinationStream;
+  /** Called before the API listens: the last moment a test can add a route. */
+  beforeListen?: (app: NestFastifyApplication) => void;
+}
+
 /** An API node in this process on a free port, against the test database and Redis. */
-export async function startApi(extraEnv: Record<string, string> = {}): Promise<TestApi> {
+export async function startApi(extraEnv: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApi> {
   const config = loadApiConfig(testEnv({ API_PORT: '1', API_HOST: '127.0.0.1', RULES_POLL_MS: '200', ...extraEnv }));
-  const app = await createApp(config);
+  const app = await createApp(config, { logDestination: options.logDestination });
   const routes: { method: string; url: string }[] = [];
   // Nest's Fastify instance and the enforcement routes' own (ADR 0007), on one server.
   for (const instance of [app.getHttpAdapter().getInstance(), app.get(EnforcementHttp).fastify]) {
@@ -25,6 +33,7 @@ export async function startApi(extraEnv: Record<string, string> = {}): Promise<T
       for (const method of [route.method].flat()) routes.push({ method, url: route.url });
     });
   }
+  options.beforeListen?.(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -1,5 +1,7 @@
 import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import type { Options } from 'pino-http';
 import type { ApiConfig } from './config/config';
 import { InfraModule } from './infra/infra.module';
 import { KeysModule } from './modules/keys/keys.module';
@@ -17,16 +19,17 @@ import { TenantsModule } from './modules/tenants/tenants.module';
 
 @Module({})
 export class AppModule {
-  static register(config: ApiConfig, enforcementHttp: EnforcementHttp): DynamicModule {
+  static register(config: ApiConfig, enforcementHttp: EnforcementHttp, logDestination?: DestinationStream): DynamicModule {
+    const pinoHttp: Options = {
+      level: config.log.level,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
+      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
+    };
     return {
       module: AppModule,
       imports: [
         LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.log.level,
-            redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
-            autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
-          },
+          pinoHttp: logDestination ? [pinoHttp, logDestination] : pinoHttp,
           // The enforcement hot path logs no line per request (thousands a second; /metrics counts them), and skips
           // pino-http altogether: its per-request work was a tenth of a check's CPU. Errors are still logged.
           exclude: [

@@ -2,19 +2,27 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { NestFactory } from '@nestjs/core';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { ErrorFilter } from './common/error.filter';
+import { answerClientError } from './common/client-error';
+import { answerFrameworkError, ErrorFilter } from './common/error.filter';
 import { EnforcementHttp } from './modules/check/enforcement-http';
 import { enforcementOpenApiPaths } from './modules/check/enforcement.openapi';
 import type { ApiConfig } from './config/config';
 
-/** Builds the HTTP application (used by main.ts and by the tests, which listen on a free port). */
-export async function createApp(config: ApiConfig): Promise<NestFastifyApplication> {
-  const options = { bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy };
+/**
+ * Builds the HTTP application (used by main.ts and by the tests, which listen on a free port). Logs go to stdout,
+ * or to `logDestination` (tests read what is logged).
+ */
+export async function createApp(config: ApiConfig, { logDestination }: { logDestination?: DestinationStream } = {}): Promise<NestFastifyApplication> {
+  const options = { bodyLimit: config.http.bodyLimitBytes, trustProxy: config.http.trustProxy, frameworkErrors: answerFrameworkError, clientErrorHandler: answerClientError };
   // The enforcement routes have a Fastify instance of their own on the same server (ADR 0007).
   const enforcement = new EnforcementHttp(options);
   const adapter = new FastifyAdapter({ ...options, serverFactory: enforcement.serverFactory() });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, enforcement), adapter, { bufferLogs: true });
+  // `bodyParser: false`: Nest would add a parser of `application/x-www-form-urlencoded` bodies (and its own JSON parser) at
+  // start-up. Fastify's own JSON parser stays (the one the enforcement instance uses), so any body that is not JSON is a
+  // 415 `unsupported_media_type` on every route.
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, enforcement, logDestination), adapter, { bufferLogs: true, bodyParser: false });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   // JSON routes take JSON only: `text/plain` is a 415, not a string body.

@@ -1,4 +1,4 @@
-/** Suggestions for a tenant's time zone (its daily quotas can reset at its midnight); any IANA zone is accepted. */
+/** Suggestions for a tenant's time zone (its daily quotas can reset at its midnight); the API takes UTC and any IANA Area/Location name. */
 export const COMMON_TIME_ZONES = [
   'UTC',
   'Europe/London',

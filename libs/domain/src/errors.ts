@@ -11,6 +11,10 @@ export const ErrorCode = {
   PAYLOAD_TOO_LARGE: 'payload_too_large',
   URI_TOO_LONG: 'uri_too_long',
   UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
+  /** The request line and headers are over the HTTP server's limit (16 KiB): refused before any route sees them. */
+  HEADERS_TOO_LARGE: 'headers_too_large',
+  /** The request did not arrive in full in time. */
+  REQUEST_TIMEOUT: 'request_timeout',
   COST_EXCEEDS_CAPACITY: 'cost_exceeds_capacity',
   RULE_SET_INVALID: 'rule_set_invalid',
   RATE_LIMITED: 'rate_limited',
@@ -32,6 +36,8 @@ export const errorHttpStatus: Readonly<Record<ErrorCode, number>> = Object.freez
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
+  headers_too_large: 431,
+  request_timeout: 408,
   cost_exceeds_capacity: 422,
   rule_set_invalid: 400,
   rate_limited: 429,

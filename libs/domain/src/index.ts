@@ -2,6 +2,8 @@ export * from './errors';
 export * from './config';
 export * from './validation';
 export * from './text';
+export * from './records';
+export * from './time-zone';
 export * from './limits';
 export * from './rule-set';
 export * from './check';

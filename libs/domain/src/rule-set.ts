@@ -65,9 +65,15 @@ const compiledPoliciesSchema = z.object({
   tenants: z.record(slug, policyTableSchema),
 });
 
+/** The highest rule set version there can be: versions are numbered in a Postgres `integer` column. */
+export const MAX_RULE_VERSION = 2_147_483_647;
+
+/** A version number in a query string (`?from=`, `?before=`): anything above `MAX_RULE_VERSION` names no version. */
+export const ruleVersionQuery = z.coerce.number().int().min(1).max(MAX_RULE_VERSION, `must be at most ${MAX_RULE_VERSION}`);
+
 /** The rules every API node enforces: compiled from Postgres, stored in Redis, swapped in memory. */
 const ruleSetObjectSchema = z.object({
-  version: z.int().min(1),
+  version: z.int().min(1).max(MAX_RULE_VERSION),
   compiledAt: z.string().datetime(),
   /**
    * The installation (database) that committed it: stamped on the copy published to Redis, so that a node never

@@ -1,17 +1,45 @@
 import { z } from 'zod';
 
 export const MAX_TEXT_BYTES = 256;
+/**
+ * Control characters: C0, DEL and C1 (Unicode's `Cc`). Postgres refuses NUL in text outright, and the others
+ * (ESC sequences, bells, backspaces) repaint the terminals and log viewers that show a name.
+ */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+/** Half of a surrogate pair without its other half: not text, and stored as U+FFFD (a silent change). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const encoder = new TextEncoder();
 
+const NO_CONTROL_CHARACTERS = 'must not contain control characters';
+const NO_LONE_SURROGATES = 'must be well-formed Unicode (no lone surrogate)';
+
+/** The refinements every free-text input shares (names, filters, cursors, check endpoints and subjects). */
+function plain(schema: z.ZodString): z.ZodString {
+  return schema.refine((s) => !CONTROL_CHARS.test(s), NO_CONTROL_CHARACTERS).refine((s) => !LONE_SURROGATE.test(s), NO_LONE_SURROGATES);
+}
+
 /** A non-empty string of at most 256 UTF-8 bytes without control characters (endpoints, subjects). */
-export const safeText = z
-  .string()
-  .min(1, 'must not be empty')
-  // A UTF-16 unit is at most 3 UTF-8 bytes: short strings (every check's endpoint and subject, usually) need no encoding.
-  .refine((s) => s.length * 3 <= MAX_TEXT_BYTES || encoder.encode(s).length <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES} bytes`)
-  .refine((s) => !CONTROL_CHARS.test(s), 'must not contain control characters');
+export const safeText = plain(
+  z
+    .string()
+    .min(1, 'must not be empty')
+    // A UTF-16 unit is at most 3 UTF-8 bytes: short strings (every check's endpoint and subject, usually) need no encoding.
+    .refine((s) => s.length * 3 <= MAX_TEXT_BYTES || encoder.encode(s).length <= MAX_TEXT_BYTES, `must be at most ${MAX_TEXT_BYTES} bytes`),
+);
+
+/**
+ * A name or other free text of the admin API (plan, tenant, key and user names; the plans filter `q`): trimmed,
+ * 1 to `max` characters, no control characters.
+ */
+export function freeText(max = 100): z.ZodString {
+  return plain(z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`));
+}
+
+/** A query value taken as it is (a cursor holding a name or an e-mail): at most `max` characters, no control characters. */
+export function queryText(max: number): z.ZodString {
+  return plain(z.string().max(max, `must be at most ${max} characters`));
+}
 
 /** Lower-case identifiers used in URLs and rule sets (`acme`, `starter`). */
 export const slug = z

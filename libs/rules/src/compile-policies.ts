@@ -1,4 +1,4 @@
-import { type CompiledPolicies, type CompiledPolicy, policyLimitName, type RuleSetBody } from '@tollgate/domain';
+import { type CompiledPolicies, type CompiledPolicy, own, policyLimitName, type RuleSetBody } from '@tollgate/domain';
 import { resolveRule } from '@tollgate/limiter';
 import { toLimitRule } from './limit-rules';
 
@@ -48,15 +48,17 @@ export function groupPolicies(
   tenantSlugs: ReadonlyMap<string, string>,
   invalid: (message: string) => Error,
 ): { plans: Record<string, Record<string, unknown>>; tenants: Record<string, Record<string, unknown>> } {
-  const grouped = { plans: {} as Record<string, Record<string, unknown>>, tenants: {} as Record<string, Record<string, unknown>> };
+  // Maps, not objects: owners are slugs, which may be any name (`constructor` included).
+  const grouped = { plans: new Map<string, Map<string, unknown>>(), tenants: new Map<string, Map<string, unknown>>() };
   for (const p of policies) {
     if ((p.planId === null) === (p.tenantId === null)) throw invalid(`policy ${p.name} (${routeKey(p)}) must belong to exactly one plan or tenant`);
     const [kind, owner] = p.planId !== null ? (['plans', planSlugs.get(p.planId)] as const) : (['tenants', tenantSlugs.get(p.tenantId!)] as const);
     if (owner === undefined) throw invalid(`policy ${p.name} (${routeKey(p)}) belongs to an unknown ${kind === 'plans' ? 'plan' : 'tenant'}`);
-    const table = (grouped[kind][owner] ??= {});
+    let table = grouped[kind].get(owner);
+    if (!table) grouped[kind].set(owner, (table = new Map()));
     const key = routeKey(p);
-    if (key in table) throw invalid(`${kind}.${owner} has two policies for ${key}`);
-    table[key] = {
+    if (table.has(key)) throw invalid(`${kind}.${owner} has two policies for ${key}`);
+    table.set(key, {
       id: p.id,
       name: p.name,
       method: p.method,
@@ -66,9 +68,10 @@ export function groupPolicies(
       mode: p.mode,
       failureMode: p.failureMode,
       limits: compileLimits(p.limits),
-    };
+    });
   }
-  return grouped;
+  const tables = (owners: Map<string, Map<string, unknown>>) => Object.fromEntries([...owners].map(([owner, table]) => [owner, Object.fromEntries(table)]));
+  return { plans: tables(grouped.plans), tenants: tables(grouped.tenants) };
 }
 
 /**
@@ -103,7 +106,7 @@ export function checkPolicies(body: RuleSetBody, invalid: (message: string) => E
 
 /** The policies that apply to a tenant, by route: its plan's, with its own replacing those of the same route. */
 export function effectivePolicies(policies: CompiledPolicies, tenantSlug: string, planSlug: string): Record<string, CompiledPolicy> {
-  return { ...policies.plans[planSlug], ...policies.tenants[tenantSlug] };
+  return { ...own(policies.plans, planSlug), ...own(policies.tenants, tenantSlug) };
 }
 
 function checkPolicy(policy: CompiledPolicy, path: string, invalid: (message: string) => Error): void {

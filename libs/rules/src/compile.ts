@@ -30,21 +30,22 @@ export interface RuleSource {
  */
 export function compileRuleSet(source: RuleSource): RuleSetBody {
   const plans = new Map(source.plans.map((p) => [p.id, p]));
-  const tenants: Record<string, unknown> = {};
+  // Keyed by slug through a Map: a slug may be any name, `constructor` included (see `own` in @tollgate/domain).
+  const tenants = new Map<string, unknown>();
   for (const t of source.tenants) {
     const plan = plans.get(t.planId);
     if (!plan) throw invalid(`tenant ${t.slug} is on an unknown plan`);
-    tenants[t.slug] = {
+    tenants.set(t.slug, {
       id: t.id,
       slug: t.slug,
       status: t.status,
       plan: plan.slug,
       timeZone: t.timeZone ?? 'UTC',
       limits: compileLimits(withOverrides(plan.limits, t.overrides ?? [])),
-    };
+    });
   }
   const body = {
-    tenants,
+    tenants: Object.fromEntries(tenants),
     serviceKeys: source.serviceKeys.map((k) => ({
       id: k.id,
       prefix: k.prefix,

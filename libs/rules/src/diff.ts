@@ -12,8 +12,9 @@ export function diffJson(before: unknown, after: unknown, path = ''): JsonChange
     const changes: JsonChange[] = [];
     for (const key of [...keys].sort()) {
       const child = path ? `${path}.${key}` : key;
-      const b = (before as Record<string, unknown>)[key];
-      const a = (after as Record<string, unknown>)[key];
+      // Own properties only: a key such as `constructor` on one side must not find Object on the other.
+      const b = Object.hasOwn(before, key) ? (before as Record<string, unknown>)[key] : undefined;
+      const a = Object.hasOwn(after, key) ? (after as Record<string, unknown>)[key] : undefined;
       changes.push(...diffJson(b, a, child));
     }
     return changes;

@@ -1,15 +1,27 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { AppError, ErrorCode, type ErrorBody } from '@tollgate/domain';
-import type { FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './database-errors';
+import { describeError } from './describe-error';
 
 /** Fastify's own errors (before a handler runs) mapped to our codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
+  // A path that is not percent-encoded UTF-8 (`/v1/admin/plans/%ff`).
+  FST_ERR_BAD_URL: ErrorCode.VALIDATION_FAILED,
+  // A path parameter longer than any id or name: it names nothing (as a malformed id, see IdPipe).
+  FST_ERR_MAX_PARAM_LENGTH: ErrorCode.NOT_FOUND,
   FST_ERR_CTP_BODY_TOO_LARGE: ErrorCode.PAYLOAD_TOO_LARGE,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ErrorCode.VALIDATION_FAILED,
   FST_ERR_CTP_EMPTY_JSON_BODY: ErrorCode.VALIDATION_FAILED,
   FST_ERR_CTP_INVALID_JSON_BODY: ErrorCode.VALIDATION_FAILED,
+};
+
+/** Our words for Fastify's errors whose own message is not for a caller's eyes. */
+const FASTIFY_MESSAGES: Partial<Record<string, string>> = {
+  FST_ERR_BAD_URL: 'the path is not valid percent-encoded UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: 'not found',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'body is not valid JSON',
 };
 
 /** Prisma's request errors that are the caller's doing. */
@@ -33,7 +45,7 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const fastifyCode = (err as { code?: unknown }).code;
   if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) {
-    const message = fastifyCode === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'body is not valid JSON' : (err as Error).message;
+    const message = FASTIFY_MESSAGES[fastifyCode] ?? (err as Error).message;
     return new AppError(FASTIFY_CODES[fastifyCode], message);
   }
   if (err instanceof HttpException) {
@@ -64,11 +76,24 @@ export function sendError(reply: FastifyReply, err: AppError): void {
   void reply.status(err.status).type('application/json').send(body);
 }
 
-/** Answers anything thrown as its error body; a 5xx is logged (with its cause) on `log`. */
+/**
+ * Answers anything thrown as its error body; a 5xx is logged on `log` with its code, its public message and a
+ * bounded description of its cause (never the cause itself: its message can hold a whole rule set with key hashes).
+ */
 export function replyWithError(log: Logger, reply: FastifyReply, exception: unknown): void {
   const err = toAppError(exception);
-  if (err.status >= 500) log.error({ err: err.cause ?? err, code: err.code }, err.message);
+  if (err.status >= 500) log.error({ code: err.code, cause: describeError(err.cause ?? err) }, err.message);
   sendError(reply, err);
+}
+
+const frameworkLog = new Logger('Http');
+
+/**
+ * Fastify's `frameworkErrors` (both instances): what fails before routing — a path that is not valid UTF-8, a path
+ * parameter over Fastify's length limit — is answered in our envelope, not in Fastify's own body.
+ */
+export function answerFrameworkError(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  replyWithError(frameworkLog, reply, error);
 }
 
 @Catch()

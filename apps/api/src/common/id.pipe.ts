@@ -1,5 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { AppError, ErrorCode, MAX_RULE_VERSION } from '@tollgate/domain';
 import { z } from 'zod';
 
 const uuid = z.uuid();
@@ -13,11 +13,11 @@ export class IdPipe implements PipeTransform<string, string> {
   }
 }
 
-/** A path version number: anything but a positive integer is simply not found. */
+/** A path version number: anything but a positive integer a version can have is simply not found. */
 @Injectable()
 export class VersionPipe implements PipeTransform<string, number> {
   transform(value: string): number {
-    if (!/^[1-9]\d{0,9}$/.test(value)) throw new AppError(ErrorCode.NOT_FOUND, 'not found');
+    if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > MAX_RULE_VERSION) throw new AppError(ErrorCode.NOT_FOUND, 'not found');
     return Number(value);
   }
 }

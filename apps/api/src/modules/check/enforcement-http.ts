@@ -22,7 +22,7 @@ export class EnforcementHttp {
   readonly fastify: FastifyInstance;
   private readonly log = new Logger('Enforcement');
 
-  constructor(options: Pick<FastifyServerOptions, 'bodyLimit' | 'trustProxy'>) {
+  constructor(options: Pick<FastifyServerOptions, 'bodyLimit' | 'trustProxy' | 'frameworkErrors' | 'clientErrorHandler'>) {
     this.fastify = Fastify(options);
     // JSON routes take JSON only: `text/plain` is a 415, not a string body (as on Nest's instance).
     this.fastify.removeContentTypeParser('text/plain');

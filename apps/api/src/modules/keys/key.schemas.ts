@@ -1,7 +1,12 @@
-import { slug } from '@tollgate/domain';
+import { freeText, slug } from '@tollgate/domain';
 import { z } from 'zod';
 
-const future = z.iso.datetime({ offset: true }).refine((d) => Date.parse(d) > Date.now(), 'must be in the future');
+/** Past the year 9999 (UTC) a time has no ISO 8601 form without an extended year, which Postgres refuses. */
+const END_OF_9999 = Date.parse('9999-12-31T23:59:59.999Z');
+const future = z.iso
+  .datetime({ offset: true })
+  .refine((d) => Date.parse(d) > Date.now(), 'must be in the future')
+  .refine((d) => Date.parse(d) <= END_OF_9999, 'must be before the year 10000 (UTC)');
 
 /** A tenant named by its id or its slug. */
 const tenantRef = z.union([z.uuid(), slug], 'must be a tenant id or slug');
@@ -14,12 +19,12 @@ const tenantRef = z.union([z.uuid(), slug], 'must be a tenant id or slug');
 export const newKeySchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('service'),
-    name: z.string().trim().min(1).max(100),
+    name: freeText(100),
     tenants: z.array(tenantRef).min(1, 'name at least one tenant, or leave tenants out for every tenant').max(1000).optional(),
     expiresAt: future.optional(),
   }),
-  z.strictObject({ kind: z.literal('tenant'), name: z.string().trim().min(1).max(100), tenantId: z.uuid(), expiresAt: future.optional() }),
-  z.strictObject({ kind: z.literal('operator'), name: z.string().trim().min(1).max(100), expiresAt: future.optional() }),
+  z.strictObject({ kind: z.literal('tenant'), name: freeText(100), tenantId: z.uuid(), expiresAt: future.optional() }),
+  z.strictObject({ kind: z.literal('operator'), name: freeText(100), expiresAt: future.optional() }),
 ]);
 export type NewKey = z.infer<typeof newKeySchema>;
 

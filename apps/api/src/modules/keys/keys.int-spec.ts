@@ -91,6 +91,7 @@ describe('API keys', () => {
       ['an unknown kind', { kind: 'root', name: 'x' }, 'kind'],
       ['a missing name', { kind: 'service' }, 'name'],
       ['an expiry in the past', { kind: 'service', name: 'x', expiresAt: '2020-01-01T00:00:00Z' }, 'expiresAt'],
+      ['an expiry past the year 9999 in UTC', { kind: 'service', name: 'x', expiresAt: '9999-12-31T23:59:59-14:00' }, 'expiresAt'],
       ['an unknown tenant for a tenant key', { kind: 'tenant', name: 'x', tenantId: '00000000-0000-4000-8000-000000000000' }, 'tenantId'],
       ['an unknown tenant in a service key\'s list', { kind: 'service', name: 'x', tenants: ['no-such-tenant'] }, 'tenants'],
       ['an unknown tenant id in a service key\'s list', { kind: 'service', name: 'x', tenants: ['00000000-0000-4000-8000-000000000000'] }, 'tenants'],

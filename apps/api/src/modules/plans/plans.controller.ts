@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, slug } from '@tollgate/domain';
+import { AppError, ErrorCode, freeText, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -9,6 +9,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { containsText } from '../../common/text-filter';
 import { PRISMA } from '../../infra/infra.module';
 import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
 import { planInclude, toPlanView, type PlanView } from './plan-views';
@@ -20,7 +21,7 @@ const listQuery = z.strictObject({
   /** The slug of the last plan of the previous page. */
   cursor: slug.optional(),
   /** Plans whose slug or name contains this (case-insensitive). */
-  q: z.string().trim().min(1).max(100).optional(),
+  q: freeText(100).optional(),
 });
 
 /** Plans (tariffs) and their limits. Every write is one audited rule change and answers with its rule set version. */
@@ -48,7 +49,7 @@ export class PlansController {
     const plans = await this.prisma.plan.findMany({
       where: {
         ...(query.cursor ? { slug: { gt: query.cursor } } : {}),
-        ...(query.q ? { OR: [{ slug: { contains: query.q, mode: 'insensitive' as const } }, { name: { contains: query.q, mode: 'insensitive' as const } }] } : {}),
+        ...(query.q ? { OR: [{ slug: containsText(query.q) }, { name: containsText(query.q) }] } : {}),
       },
       orderBy: { slug: 'asc' },
       include: planInclude,

@@ -45,6 +45,17 @@ describe('plans admin API', () => {
       expect(plan.limits.map((l: { name: string; limit: number }) => [l.name, l.limit])).toEqual([['minute', 10], ['daily', 1000]]);
     });
 
+    it('takes the filter q literally: %, _ and \\ match only themselves', async () => {
+      const suffix = Date.now().toString(36);
+      const names = [`a%${suffix}`, `a_${suffix}`, `a\\${suffix}`, `ab${suffix}`];
+      for (const [i, name] of names.entries()) await prisma.plan.create({ data: { slug: `like-${suffix}-${i}`, name } });
+      for (const name of names) {
+        const r = await nodeA.request('GET', `/v1/admin/plans?q=${encodeURIComponent(name)}`, { token: session });
+        expect(r.status).toBe(200);
+        expect(r.body.items.map((p: { name: string }) => p.name), name).toEqual([name]);
+      }
+    });
+
     it('pages through every plan by slug with nextCursor, and refuses a bad page size', async () => {
       const seen: string[] = [];
       let cursor: string | null = null;

@@ -1,8 +1,12 @@
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { AppError, ErrorCode, POLICY_METHODS, routePatternSchema } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
+import { z } from 'zod';
 
 /** Where a page of policies ends: the last policy's place in the list order (pattern, method, id). */
 type Position = [pattern: string, method: string, id: string];
+
+/** What a cursor we hand out holds: a valid pattern, method and id, so nothing else reaches the database (a NUL, a non-UUID). */
+const positionSchema = z.tuple([routePatternSchema, z.enum(POLICY_METHODS), z.uuid()]);
 
 /** The order of the policies list; `id` makes it total, so a cursor is a position in it. */
 export const policyOrder: Prisma.EndpointPolicyOrderByWithRelationInput[] = [{ pattern: 'asc' }, { method: 'asc' }, { id: 'asc' }];
@@ -26,8 +30,8 @@ export function afterPolicyCursor(cursor: string): Prisma.EndpointPolicyWhereInp
 
 function decode(cursor: string): Position {
   try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 3 && value.every((v) => typeof v === 'string')) return value as Position;
+    const position = positionSchema.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    if (position.success) return position.data;
   } catch {
     // falls through to the error below
   }

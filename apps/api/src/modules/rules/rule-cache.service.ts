@@ -17,6 +17,7 @@ import {
 } from '@tollgate/rules';
 import type { Redis } from 'ioredis';
 import { BoundedCache } from '../../common/bounded-cache';
+import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -220,7 +221,7 @@ export class RuleCache implements OnApplicationShutdown {
       this.swap(next, revision);
     } catch (err) {
       // Redis away: keep enforcing the rule set in memory (said once, not on every poll).
-      if (!this.loadFailing) this.log.warn(`could not read the rule set from Redis, enforcing what is in memory: ${describe(err)}`);
+      if (!this.loadFailing) this.log.warn(`could not read the rule set from Redis, enforcing what is in memory: ${describeError(err).message}`);
       this.loadFailing = true;
     }
   }
@@ -295,8 +296,4 @@ export interface DecisionRules {
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -3,6 +3,7 @@ import type { PrismaClient } from '@tollgate/db';
 import type { RuleSet } from '@tollgate/domain';
 import { type ReconcileOutcome, RuleSetReconciler, RuleSetStore } from '@tollgate/rules';
 import type { Redis } from 'ioredis';
+import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { InstallationService } from './installation.service';
@@ -73,7 +74,8 @@ export class RulePublisher implements OnModuleInit, OnApplicationShutdown {
       if (this.failing !== null) this.log.log('the rule set in Redis is kept up to date again');
       this.failing = null;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      // Bounded and secret-free: an error of Postgres or of a parse can carry what it was given (a whole rule set).
+      const message = describeError(err).message;
       if (this.failing === null) this.log.warn(`cannot make Redis hold the newest rule set, retrying every ${this.config.rules.reconcileMs} ms: ${message}`);
       this.failing = message;
     }

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { AppError, ErrorCode, ruleVersionQuery } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { diffJson, type JsonChange } from '@tollgate/rules';
 import { z } from 'zod';
@@ -15,9 +15,9 @@ import { RestoreRuleSetUseCase } from './use-cases/restore-rule-set.use-case';
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   /** Versions older than this one (the previous page's last version). */
-  before: z.coerce.number().int().min(1).optional(),
+  before: ruleVersionQuery.optional(),
 });
-const diffQuery = z.strictObject({ from: z.coerce.number().int().min(1), to: z.coerce.number().int().min(1) });
+const diffQuery = z.strictObject({ from: ruleVersionQuery, to: ruleVersionQuery });
 
 interface VersionSummary {
   version: number;

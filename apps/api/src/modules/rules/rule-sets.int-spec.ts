@@ -44,4 +44,17 @@ describe('rule set versions API', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe('from');
   });
+
+  it('answers numbers past the highest version a version can have (a Postgres integer) as unknown, not as a 500', async () => {
+    for (const version of ['2147483648', '9999999999']) {
+      for (const [method, path] of [['GET', `/v1/admin/rule-sets/${version}`], ['POST', `/v1/admin/rule-sets/${version}/restore`]]) {
+        expect((await ctx.api.request(method!, path!, { token: ctx.session })).body, path).toEqual({ error: { code: 'not_found', message: 'not found' } });
+      }
+      for (const [query, field] of [[`diff?from=1&to=${version}`, 'to'], [`diff?from=${version}&to=1`, 'from'], [`?before=${version}`, 'before']]) {
+        const r = await ctx.api.request('GET', `/v1/admin/rule-sets${query!.startsWith('?') ? '' : '/'}${query}`, { token: ctx.session });
+        expect(r.status, query).toBe(400);
+        expect(r.body.error).toMatchObject({ code: 'validation_failed', field });
+      }
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, type CompiledPolicy, type LimitSpec } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
+import { effectivePolicies } from '@tollgate/rules';
 import { Access } from '../../common/access.decorator';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
@@ -60,8 +61,7 @@ export class TenantSelfController {
       if (!exists) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
       return { ruleVersion: ruleSet.version, limits: [], policies: [] };
     }
-    const byRoute = { ...ruleSet.policies.plans[compiled.plan], ...ruleSet.policies.tenants[compiled.slug] };
-    const policies = Object.entries(byRoute)
+    const policies = Object.entries(effectivePolicies(ruleSet.policies, compiled.slug, compiled.plan))
       .map(([route, policy]) => ({ route, ...policy }))
       .sort((a, b) => a.route.localeCompare(b.route));
     return { ruleVersion: ruleSet.version, limits: compiled.limits, policies };

@@ -1,19 +1,9 @@
-import { limitInputFields, limitNameSchema, slug, TENANT_STATUSES } from '@tollgate/domain';
+import { freeText, limitInputFields, limitNameSchema, slug, TENANT_STATUSES, timeZoneSchema } from '@tollgate/domain';
 import { z } from 'zod';
-
-/** An IANA time zone this runtime knows (`Europe/Berlin`, `UTC`); daily quotas can reset at its midnight. */
-export const timeZoneSchema = z.string().min(1).max(64).refine((tz) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be an IANA time zone such as Europe/Berlin');
 
 export const newTenantSchema = z.strictObject({
   slug,
-  name: z.string().trim().min(1).max(100),
+  name: freeText(100),
   planId: z.uuid('must be a plan id'),
   timeZone: timeZoneSchema.default('UTC'),
   status: z.enum(TENANT_STATUSES).default('active'),
@@ -22,7 +12,7 @@ export type NewTenant = z.infer<typeof newTenantSchema>;
 
 export const tenantPatchSchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(100),
+    name: freeText(100),
     planId: z.uuid('must be a plan id'),
     timeZone: timeZoneSchema,
     status: z.enum(TENANT_STATUSES),

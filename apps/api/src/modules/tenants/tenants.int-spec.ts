@@ -79,6 +79,21 @@ describe('tenant lifecycle', () => {
     if (field) expect(r.body.error.field).toBe(field);
   });
 
+  it('takes IANA zone names only: an offset, another spelling or an abbreviation is a 400 on timeZone, on create and on change', async () => {
+    const { plan, tenant } = await createTenant(ctx.prisma);
+    for (const timeZone of ['+05:30', 'utc', 'europe/berlin', 'IST', 'Etc/GMT+5', 'US/Eastern']) {
+      const created = await call('POST', '', { slug: `tz-${Date.now().toString(36)}`, name: 'Zone', planId: plan.id, timeZone });
+      expect(created.status, timeZone).toBe(400);
+      expect(created.body.error, timeZone).toMatchObject({ code: 'validation_failed', field: 'timeZone' });
+      expect((await call('PATCH', `/${tenant.id}`, { timeZone })).body.error, timeZone).toMatchObject({ code: 'validation_failed', field: 'timeZone' });
+    }
+    for (const timeZone of ['UTC', 'Asia/Kolkata', 'Asia/Calcutta', 'America/Argentina/Buenos_Aires']) {
+      const r = await call('PATCH', `/${tenant.id}`, { timeZone });
+      expect(r.status, timeZone).toBe(200);
+      expect(r.body.tenant.timeZone).toBe(timeZone);
+    }
+  });
+
   it('answers 404 for an unknown tenant', async () => {
     expect((await call('GET', '/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await call('PATCH', '/00000000-0000-4000-8000-000000000000', { name: 'x' })).status).toBe(404);

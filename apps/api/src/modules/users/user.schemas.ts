@@ -1,3 +1,4 @@
+import { freeText, queryText } from '@tollgate/domain';
 import { z } from 'zod';
 
 /** Long enough that an online guess is hopeless; the upper bound keeps argon2's input sane. */
@@ -9,7 +10,7 @@ export const USER_ROLES = ['operator', 'tenant'] as const;
 export const newUserSchema = z
   .strictObject({
     email,
-    name: z.string().trim().min(1).max(100),
+    name: freeText(100),
     role: z.enum(USER_ROLES),
     /** Required for a tenant's user (the tenant it sees), refused for an operator. */
     tenantId: z.uuid('must be a tenant id').optional(),
@@ -23,7 +24,7 @@ export type NewUser = z.infer<typeof newUserSchema>;
 
 /** A user's name or password (a new password signs the user out everywhere). Role and tenant never change. */
 export const userPatchSchema = z
-  .strictObject({ name: z.string().trim().min(1).max(100), password: passwordSchema })
+  .strictObject({ name: freeText(100), password: passwordSchema })
   .partial()
   .refine((p) => Object.keys(p).length > 0, 'nothing to change');
 export type UserPatch = z.infer<typeof userPatchSchema>;
@@ -32,6 +33,6 @@ export const listUsersQuery = z.strictObject({
   role: z.enum(USER_ROLES).optional(),
   tenantId: z.uuid('must be a tenant id').optional(),
   /** The e-mail of the last user of the previous page. */
-  cursor: z.string().max(254).optional(),
+  cursor: queryText(254).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });

@@ -1,14 +1,14 @@
-import { newLimitsSchema, slug } from '@tollgate/domain';
+import { freeText, newLimitsSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 
 export { limitPatchSchema, newLimitSchema, type LimitPatch, type NewLimit } from '@tollgate/domain';
 
 export const newPlanSchema = z.strictObject({
   slug,
-  name: z.string().trim().min(1).max(100),
+  name: freeText(100),
   limits: newLimitsSchema,
 });
 export type NewPlan = z.infer<typeof newPlanSchema>;
 
-export const planPatchSchema = z.strictObject({ name: z.string().trim().min(1).max(100) });
+export const planPatchSchema = z.strictObject({ name: freeText(100) });
 export type PlanPatch = z.infer<typeof planPatchSchema>;

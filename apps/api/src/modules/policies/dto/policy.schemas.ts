@@ -42,7 +42,7 @@ export type PolicyPatch = z.infer<typeof policyPatchSchema>;
 export const listPoliciesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   /** `nextCursor` of the previous page. */
-  cursor: z.string().max(400).optional(),
+  cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]*$/, 'not a cursor this API handed out').optional(),
   planId: z.uuid().optional(),
   tenantId: z.uuid().optional(),
   method: z.enum(POLICY_METHODS).optional(),
