@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrate } from '../../scripts/db/migrate.mjs';
+import { freePort } from '../../scripts/lib/redis-server.mjs';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testDatabaseUrl, testRedisUrl } from './env';
 import { sleep } from './fixtures';
 
@@ -140,16 +140,8 @@ export async function recreateDatabase(url: string): Promise<void> {
   await migrate(url, () => undefined);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+/** A port nothing listens on right now. */
+export { freePort } from '../../scripts/lib/redis-server.mjs';
 
 async function until(probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const start = Date.now();
