@@ -1,6 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINT_CACHE_KEY_CHARS, ENDPOINT_CACHE_SIZE, RuleCache } from '../../apps/api/src/modules/rules/rule-cache.service';
+import { ENDPOINT_CACHE_KEY_CHARS, ENDPOINT_CACHE_SIZE } from '../../apps/api/src/modules/rules/enforced-rule-set';
+import { RuleCache } from '../../apps/api/src/modules/rules/rule-cache.service';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
@@ -250,10 +251,11 @@ describe('forward-auth for gateways', () => {
       expect(after.keyChars - before.keyChars).toBeGreaterThan(50 * 2048);
       // …and past the bound (the same lookups, asked in this process to spare 5,000 HTTP calls): 48,000 such paths
       // grew a cache bounded by entries only by 400 MB.
-      const tenant = cache.current().tenants[fixture.tenant.slug]!;
+      const rules = cache.enforced();
+      const tenant = rules.tenant(fixture.tenant.slug)!;
       let largest = 0;
       for (let i = 50; i < Math.ceil((ENDPOINT_CACHE_KEY_CHARS * 1.5) / 2048); i += 1) {
-        cache.policyForEndpoint(tenant, `PUT ${uri(i)}`);
+        rules.planFor(tenant, `PUT ${uri(i)}`);
         const size = cache.endpointCacheSize();
         largest = Math.max(largest, size.keyChars);
         expect(size.keyChars).toBeLessThanOrEqual(ENDPOINT_CACHE_KEY_CHARS);

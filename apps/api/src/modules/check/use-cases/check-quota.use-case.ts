@@ -11,13 +11,14 @@ import {
   type CompiledTenant,
   type LeaseResult,
   type LimitState,
-  type RuleSet,
 } from '@tollgate/domain';
 import type { Decision } from '@tollgate/limiter';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { KeyUsage } from '../../keys/key-usage.service';
 import { MetricsService } from '../../metrics/metrics.service';
-import { type DecisionRules, RuleCache } from '../../rules/rule-cache.service';
+import type { DecisionPlan } from '../../rules/decision-plan';
+import type { EnforcedRuleSet } from '../../rules/enforced-rule-set';
+import { RuleCache } from '../../rules/rule-cache.service';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
 
 /** What the service key that asks may see: the ids of its tenants, null = every tenant. */
@@ -49,31 +50,29 @@ export class CheckQuota {
   execute(scope: CheckScope, request: CheckTarget, amount: number, operation: 'lease'): Promise<LeaseResult>;
   execute(scope: CheckScope, request: CheckTarget, amount: number, operation?: Exclude<CheckOperation, 'lease'>): Promise<CheckResult>;
   async execute(scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation = 'consume'): Promise<CheckResult | LeaseResult> {
-    const ruleSet = this.rules.current();
-    const found = this.tenantOf(scope, request);
-    if ('reason' in found) return this.refused(ruleSet, found.reason, operation, found.tenant);
+    const rules = this.rules.enforced();
+    const found = this.tenantOf(rules, scope, request);
+    if ('reason' in found) return this.refused(rules.version, found.reason, operation, found.tenant);
     const { tenant } = found;
-    if (tenant.status !== 'active') return this.refused(ruleSet, 'tenant_suspended', operation, tenant.slug);
+    if (tenant.status !== 'active') return this.refused(rules.version, 'tenant_suspended', operation, tenant.slug);
 
-    const matched = this.rules.policyForEndpoint(tenant, request.endpoint);
-    const policy = matched && matched.mode !== 'off' ? matched : null;
-    const plan = this.rules.decisionRules(tenant, policy);
-    const policySubject = policy ? this.subjectFor(policy, request) : undefined;
+    const plan = rules.planFor(tenant, request.endpoint);
+    const policySubject = plan.policy ? this.subjectFor(plan.policy, request) : undefined;
     // Every rule counts the tenant as a whole unless a policy counts a subject or an address: only then per rule.
     const ruleSubjects = policySubject === undefined ? undefined : plan.rules.map((_, i) => (i < plan.tenantRules ? undefined : policySubject));
     // A lease takes units of the limits themselves; every other operation counts calls of the endpoint.
-    const cost = operation === 'lease' ? amount : amount * (policy?.cost ?? 1);
+    const cost = operation === 'lease' ? amount : amount * plan.costWeight;
     const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects };
 
     try {
       if (operation === 'lease') {
         const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects });
-        const result = this.answer(ruleSet, tenant, policy, plan, lease.decision, 'enforce');
-        this.count(tenant, policy, result);
+        const result = this.answer(rules.version, plan, lease.decision, 'enforce');
+        this.count(plan, result);
         return { ...result, granted: lease.granted };
       }
       let decision = await this.limiter[operation](limiterRequest);
-      let mode: CheckResult['mode'] = policy?.mode === 'shadow' ? 'shadow' : 'enforce';
+      let mode: CheckResult['mode'] = plan.policy?.mode === 'shadow' ? 'shadow' : 'enforce';
       let wouldDeny: boolean | undefined;
       if (mode === 'shadow' && operation === 'consume') {
         wouldDeny = !decision.allowed;
@@ -84,17 +83,17 @@ export class CheckQuota {
           wouldDeny = undefined;
         } else if (!decision.allowed) {
           // Only the policy in shadow would deny: charge the tenant's limits alone, and say what would have happened.
-          const own = await this.limiter.consume({ ...limiterRequest, rules: this.rules.limitRulesOf(tenant.slug), ruleSubjects: undefined });
+          const own = await this.limiter.consume({ ...limiterRequest, rules: plan.tenantOnly.rules, ruleSubjects: undefined });
           decision = { ...own, rules: [...own.rules, ...decision.rules.slice(plan.tenantRules)] };
         }
       }
-      const result = this.answer(ruleSet, tenant, policy, plan, decision, mode);
+      const result = this.answer(rules.version, plan, decision, mode);
       if (wouldDeny !== undefined) result.wouldDeny = wouldDeny;
-      this.count(tenant, policy, result);
+      this.count(plan, result);
       return result;
     } catch (err) {
       if (!(err instanceof QuotaStoreUnavailable)) throw err;
-      return this.withoutRedis(err, operation, ruleSet, tenant, policy, plan, limiterRequest);
+      return this.withoutRedis(err, operation, rules.version, plan, limiterRequest);
     }
   }
 
@@ -106,13 +105,11 @@ export class CheckQuota {
   private async withoutRedis(
     err: QuotaStoreUnavailable,
     operation: CheckOperation,
-    ruleSet: RuleSet,
-    tenant: CompiledTenant,
-    policy: CompiledPolicy | null,
-    plan: DecisionRules,
+    ruleVersion: number,
+    plan: DecisionPlan,
     request: Parameters<ResilientLimiter['locally']>[1],
   ): Promise<CheckResult> {
-    const failureMode = policy?.failureMode ?? this.config.failover.defaultMode;
+    const failureMode = plan.policy?.failureMode ?? this.config.failover.defaultMode;
     if (failureMode === 'closed' || operation === 'lease') {
       this.metrics.degraded.inc({ mode: 'closed' });
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err, retryAfterMs: err.retryAfterMs });
@@ -120,8 +117,8 @@ export class CheckQuota {
     this.metrics.degraded.inc({ mode: failureMode });
     if (failureMode === 'local') {
       const decision = await this.limiter.locally(operation, request);
-      const result = { ...this.answer(ruleSet, tenant, policy, plan, decision, 'enforce'), degraded: true };
-      this.count(tenant, policy, result);
+      const result = { ...this.answer(ruleVersion, plan, decision, 'enforce'), degraded: true };
+      this.count(plan, result);
       return result;
     }
     // Open: nothing is known about the limits, so none are claimed.
@@ -129,29 +126,29 @@ export class CheckQuota {
       allowed: true,
       mode: 'enforce',
       retryAfterMs: 0,
-      ruleVersion: ruleSet.version,
-      tenant: tenant.slug,
-      ...(policy ? { policy: policy.name } : {}),
+      ruleVersion,
+      tenant: plan.tenant.slug,
+      ...(plan.policy ? { policy: plan.policy.name } : {}),
       limits: [],
       headers: {},
       degraded: true,
     };
-    this.count(tenant, policy, result);
+    this.count(plan, result);
     return result;
   }
 
   /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
-  private tenantOf(scope: CheckScope, request: CheckTarget): { tenant: CompiledTenant } | { reason: string; tenant?: string } {
+  private tenantOf(rules: EnforcedRuleSet, scope: CheckScope, request: CheckTarget): { tenant: CompiledTenant } | { reason: string; tenant?: string } {
     // By id: a tenant created with the slug of a deleted one is not the tenant the key was scoped to.
     const visible = (tenant: CompiledTenant) => scope.tenantIds === null || scope.tenantIds.includes(tenant.id);
     if (request.tenant !== undefined) {
-      const tenant = this.rules.tenant(request.tenant);
+      const tenant = rules.tenant(request.tenant);
       // A tenant the caller may not see is the same 404 as an unknown one.
       if (!tenant || !visible(tenant)) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
       return { tenant };
     }
-    const key = request.key === undefined ? undefined : this.rules.tenantKey(this.rules.keyHash(request.key));
-    const tenant = key ? this.rules.tenant(key.tenant) : undefined;
+    const key = request.key === undefined ? undefined : rules.tenantKey(this.rules.keyHash(request.key));
+    const tenant = key ? rules.tenant(key.tenant) : undefined;
     // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
     if (!key || !tenant || !visible(tenant)) return { reason: 'key_invalid' };
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant: tenant.slug };
@@ -169,7 +166,7 @@ export class CheckQuota {
     return undefined;
   }
 
-  private answer(ruleSet: RuleSet, tenant: CompiledTenant, policy: CompiledPolicy | null, plan: DecisionRules, decision: Decision, mode: CheckResult['mode']): CheckResult {
+  private answer(ruleVersion: number, plan: DecisionPlan, decision: Decision, mode: CheckResult['mode']): CheckResult {
     const limits: LimitState[] = decision.rules.map((r, i) => ({
       name: r.name,
       limit: r.limit,
@@ -186,34 +183,29 @@ export class CheckQuota {
       mode,
       retryAfterMs: allowed ? 0 : decision.retryAfterMs,
       delayMs: decision.delayMs > 0 ? decision.delayMs : undefined,
-      ruleVersion: ruleSet.version,
-      tenant: tenant.slug,
-      policy: policy?.name,
+      ruleVersion,
+      tenant: plan.tenant.slug,
+      policy: plan.policy?.name,
       limits,
-      headers: rateLimitHeaders(limits, { allowed, retryAfterMs: decision.retryAfterMs, nowMs: decision.nowMs }, this.policyHeader(plan, limits)),
+      headers: rateLimitHeaders(limits, { allowed, retryAfterMs: decision.retryAfterMs, nowMs: decision.nowMs }, policyHeader(plan, limits)),
     };
   }
 
-  /** `RateLimit-Policy` of a decision's rules, kept per rules while the limits it names stay the same. */
-  private readonly policyHeaders = new WeakMap<DecisionRules, { limits: number[]; header: string }>();
-
-  private policyHeader(plan: DecisionRules, limits: readonly LimitState[]): string {
-    const kept = this.policyHeaders.get(plan);
-    if (kept && kept.limits.length === limits.length && kept.limits.every((limit, i) => limit === limits[i]!.limit)) return kept.header;
-    const header = rateLimitPolicy(limits);
-    this.policyHeaders.set(plan, { limits: limits.map((l) => l.limit), header });
-    return header;
-  }
-
   /** A denial decided without counting (suspended tenant, bad key). */
-  private refused(ruleSet: RuleSet, reason: string, operation: CheckOperation, tenant?: string): CheckResult | LeaseResult {
+  private refused(ruleVersion: number, reason: string, operation: CheckOperation, tenant?: string): CheckResult | LeaseResult {
     this.metrics.decisionTally(tenant ?? '-', '-', reason, 'enforce').count += 1;
-    const result: CheckResult = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion: ruleSet.version, ...(tenant ? { tenant } : {}), limits: [], headers: {}, reason };
+    const result: CheckResult = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion, ...(tenant ? { tenant } : {}), limits: [], headers: {}, reason };
     return operation === 'lease' ? { ...result, granted: 0 } : result;
   }
 
-  private count(tenant: CompiledTenant, policy: CompiledPolicy | null, result: CheckResult): void {
+  private count(plan: DecisionPlan, result: CheckResult): void {
     const outcome = result.degraded ? (result.allowed ? 'degraded_allowed' : 'degraded_denied') : result.wouldDeny ? 'would_deny' : result.allowed ? 'allowed' : 'denied';
-    this.metrics.decisionTally(tenant.slug, policy?.name ?? '-', outcome, result.mode).count += 1;
+    this.metrics.decisionTally(plan.tenant.slug, plan.policy?.name ?? '-', outcome, result.mode).count += 1;
   }
+}
+
+/** The plan's `RateLimit-Policy`, made again only when a decision reports other limits (the `local` mode's shares). */
+function policyHeader(plan: DecisionPlan, limits: readonly LimitState[]): string {
+  if (limits.length === plan.limits.length && limits.every((l, i) => l.limit === plan.limits[i])) return plan.rateLimitPolicy;
+  return rateLimitPolicy(limits);
 }

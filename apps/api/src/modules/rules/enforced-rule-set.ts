@@ -1,0 +1,99 @@
+import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, RuleSet } from '@tollgate/domain';
+import { buildPolicyIndex, matchPolicy, type PolicyIndex, type RuleSetRevision } from '@tollgate/rules';
+import { BoundedCache } from '../../common/bounded-cache';
+import { type DecisionPlan, policyPlan, tenantPlan } from './decision-plan';
+
+/** The most (tenant, endpoint) → plan answers remembered at once. */
+export const ENDPOINT_CACHE_SIZE = 50_000;
+/** …and the most characters of their keys (a tenant's slug and the endpoint): 8 Mi, about 16 MB of one-byte strings. */
+export const ENDPOINT_CACHE_KEY_CHARS = 8 * 1024 * 1024;
+
+interface TenantEntry {
+  readonly tenant: CompiledTenant;
+  readonly own: DecisionPlan;
+  /** Plans with each policy that applies to the tenant, made the first time a check needs one. */
+  readonly withPolicy: Map<string, DecisionPlan>;
+}
+
+/**
+ * A rule set as this node enforces it: its lookups indexed once when the version is loaded (docs/adr/0012-the-decision-plan.md).
+ * A check asks for the tenant (by slug or key hash), then `planFor(tenant, endpoint)`; everything the decision needs is
+ * in the plan. Tenants, keys and policies are in Maps: a slug such as `constructor` is a slug like any other.
+ */
+export class EnforcedRuleSet {
+  private readonly tenants: Map<string, TenantEntry>;
+  private readonly serviceKeys: Map<string, CompiledServiceKey>;
+  private readonly tenantKeys: Map<string, CompiledTenantKey>;
+  private readonly policyIndex: PolicyIndex;
+  /**
+   * The plan of a (tenant, endpoint) as asked: services ask about the same few endpoints over and over. Bounded by
+   * entries and by the length of its keys, forgotten at once when full (endpoints with ids in their paths can be
+   * many, and forward-auth paths long).
+   */
+  private readonly endpoints = new BoundedCache<DecisionPlan>(ENDPOINT_CACHE_SIZE, ENDPOINT_CACHE_KEY_CHARS);
+
+  constructor(
+    readonly ruleSet: RuleSet,
+    readonly revision: RuleSetRevision,
+  ) {
+    this.tenants = new Map(Object.values(ruleSet.tenants).map((t) => [t.slug, { tenant: t, own: tenantPlan(t), withPolicy: new Map() }]));
+    this.serviceKeys = new Map(ruleSet.serviceKeys.map((k) => [k.hash, k]));
+    this.tenantKeys = new Map(ruleSet.tenantKeys.map((k) => [k.hash, k]));
+    this.policyIndex = buildPolicyIndex(ruleSet.policies);
+  }
+
+  get version(): number {
+    return this.ruleSet.version;
+  }
+
+  tenant(slug: string): CompiledTenant | undefined {
+    return this.tenants.get(slug)?.tenant;
+  }
+
+  /** The service key with this SHA-256 hash, if it exists in this rule set. */
+  serviceKey(hash: string): CompiledServiceKey | undefined {
+    return this.serviceKeys.get(hash);
+  }
+
+  /** The tenant key with this SHA-256 hash, if it is live in this rule set (revoked keys are not). */
+  tenantKey(hash: string): CompiledTenantKey | undefined {
+    return this.tenantKeys.get(hash);
+  }
+
+  /**
+   * The plan of a check of `tenant` (of this rule set) at `endpoint` (`METHOD /path?query`; anything else names no
+   * route): the most specific policy that matches (libs/rules policy-matcher), `off` ones left out.
+   */
+  planFor(tenant: CompiledTenant, endpoint: string): DecisionPlan {
+    const key = `${tenant.slug}\u0000${endpoint}`;
+    let plan = this.endpoints.get(key);
+    if (plan === undefined) {
+      const entry = this.tenants.get(tenant.slug)!;
+      const route = parseEndpoint(endpoint);
+      const policy = route ? matchPolicy(this.policyIndex, { tenant: tenant.slug, plan: tenant.plan }, route.method, route.path) : null;
+      plan = policy && policy.mode !== 'off' ? this.withPolicy(entry, policy) : entry.own;
+      this.endpoints.set(key, plan);
+    }
+    return plan;
+  }
+
+  /** What the endpoint cache holds now (entries, characters of keys); its bounds are ENDPOINT_CACHE_*. */
+  endpointCacheSize(): { entries: number; keyChars: number } {
+    return this.endpoints.size;
+  }
+
+  private withPolicy(entry: TenantEntry, policy: CompiledPolicy): DecisionPlan {
+    let plan = entry.withPolicy.get(policy.id);
+    if (!plan) {
+      plan = policyPlan(entry.own, policy);
+      entry.withPolicy.set(policy.id, plan);
+    }
+    return plan;
+  }
+}
+
+/** `POST /v1/messages?x=1` → method and path; anything else names no route (no policy applies). */
+export function parseEndpoint(endpoint: string): { method: string; path: string } | null {
+  const match = /^([A-Za-z]+) (\/[^?#\s]*)/.exec(endpoint);
+  return match ? { method: match[1]!.toUpperCase(), path: match[2]! } : null;
+}
