@@ -1,10 +1,12 @@
 // Seeds the demo into an empty database: an operator login, plan `starter` (10 checks per minute and 1000 per
 // day, per subject, on every endpoint), tenant `acme` on it, and a DEMO-ONLY service key. Does nothing when
 // the database already has plans. Run after the build: `npm run db:seed`.
-import { createHash } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
-import { createPrismaClient } from '@tollgate/db';
+import db from '@tollgate/db';
 import { DEMO_OPERATOR, DEMO_SERVICE_KEY } from './demo.ts';
+
+// @tollgate/db is a CommonJS build whose named exports Node's ESM loader cannot see (docs/adr/0001).
+const { createPrismaClient, secretHash } = db;
 
 const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate';
 const prisma = createPrismaClient(url, { poolSize: 2 });
@@ -41,7 +43,7 @@ async function seed(): Promise<boolean> {
         kind: 'service',
         name: 'Demo service key (demo only)',
         prefix: DEMO_SERVICE_KEY.slice(0, 12),
-        hash: createHash('sha256').update(DEMO_SERVICE_KEY).digest('hex'),
+        hash: secretHash(DEMO_SERVICE_KEY),
         scopedTenants: { create: [{ tenantId: acme.id }] },
       },
     });

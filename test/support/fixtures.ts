@@ -1,5 +1,5 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { PrismaClient } from '@tollgate/db';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { type PrismaClient, secretHash } from '@tollgate/db';
 import type { LimitSpec } from '@tollgate/domain';
 import { generateKey } from '../../apps/api/src/modules/keys/key-format';
 
@@ -31,7 +31,7 @@ export async function createServiceKey(prisma: PrismaClient, tenantIds?: string[
       kind: 'service',
       name: 'test service key',
       prefix: key.slice(0, 12),
-      hash: createHash('sha256').update(key).digest('hex'),
+      hash: secretHash(key),
       allTenants: tenantIds === undefined,
       scopedTenants: { create: (tenantIds ?? []).map((tenantId) => ({ tenantId })) },
     },

@@ -2,10 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
 import { AppError, ErrorCode } from '@tollgate/domain';
-import type { PrismaClient } from '@tollgate/db';
+import { type PrismaClient, secretHash } from '@tollgate/db';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA } from '../../infra/infra.module';
-import { sha256Hex } from '../rules/rule-cache.service';
 
 export const SESSION_PREFIX = 'tg_sess_';
 
@@ -35,20 +34,20 @@ export class SessionService {
     if (!user || !ok) throw new AppError(ErrorCode.UNAUTHENTICATED, 'wrong e-mail or password');
     const token = SESSION_PREFIX + randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessions.ttlMs);
-    await this.prisma.session.create({ data: { tokenHash: sha256Hex(token), userId: user.id, expiresAt } });
+    await this.prisma.session.create({ data: { tokenHash: secretHash(token), userId: user.id, expiresAt } });
     return { token, expiresAt, user: toSessionUser(user) };
   }
 
   /** The live session of a token, or null (unknown or expired). */
   async resolve(token: string): Promise<{ sessionId: string; user: SessionUser } | null> {
-    const session = await this.prisma.session.findUnique({ where: { tokenHash: sha256Hex(token) }, include: { user: true } });
+    const session = await this.prisma.session.findUnique({ where: { tokenHash: secretHash(token) }, include: { user: true } });
     if (!session || session.expiresAt.getTime() <= Date.now()) return null;
     return { sessionId: session.id, user: toSessionUser(session.user) };
   }
 
   /** The operator behind a live operator key (not revoked, not expired); marks the key as used. */
   async resolveOperatorKey(key: string): Promise<SessionUser | null> {
-    const row = await this.prisma.apiKey.findUnique({ where: { hash: sha256Hex(key) } });
+    const row = await this.prisma.apiKey.findUnique({ where: { hash: secretHash(key) } });
     const now = Date.now();
     if (!row || row.kind !== 'operator' || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= now)) return null;
     await this.markUsed(row.id, row.lastUsedAt, now);
@@ -57,7 +56,7 @@ export class SessionService {
 
   /** The tenant behind a live tenant key (not revoked, not expired); marks the key as used. */
   async resolveTenantKey(key: string): Promise<{ tenantId: string; prefix: string } | null> {
-    const row = await this.prisma.apiKey.findUnique({ where: { hash: sha256Hex(key) } });
+    const row = await this.prisma.apiKey.findUnique({ where: { hash: secretHash(key) } });
     const now = Date.now();
     if (!row || row.kind !== 'tenant' || !row.tenantId || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= now)) return null;
     await this.markUsed(row.id, row.lastUsedAt, now);

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { displayPrefix, generateKey, hashKey, hasValidChecksum } from './key-format';
+import { secretHash } from '@tollgate/db';
+import { displayPrefix, generateKey, hasValidChecksum } from './key-format';
 
 describe('key format', () => {
   it('generates prefixed keys with a checksum, a display prefix and a SHA-256 hash', () => {
     const { key, prefix, hash } = generateKey('service');
     expect(key).toMatch(/^tg_live_s_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/);
     expect(prefix).toBe(key.slice(0, 14));
-    expect(hash).toBe(hashKey(key));
+    expect(hash).toBe(secretHash(key));
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(hasValidChecksum(key)).toBe(true);
     expect(generateKey('tenant', 'test').key).toMatch(/^tg_test_t_/);

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { secretHash } from '@tollgate/db';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 32;
@@ -20,17 +21,13 @@ export function generateKey(kind: KeyKind, environment: 'live' | 'test' = 'live'
   }
   const body = `tg_${environment}_${KIND_CODE[kind]}_${secret}`;
   const key = `${body}_${checksum(body)}`;
-  return { key, prefix: displayPrefix(key), hash: hashKey(key) };
+  return { key, prefix: displayPrefix(key), hash: secretHash(key) };
 }
 
 /** True when the key has Tollgate's shape and its checksum matches (says nothing about whether it exists). */
 export function hasValidChecksum(key: string): boolean {
   const match = /^(tg_(?:live|test)_[tso]_[0-9A-Za-z]{32})_([0-9A-Za-z]{6})$/.exec(key);
   return match !== null && checksum(match[1]!) === match[2];
-}
-
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
 }
 
 export function displayPrefix(key: string): string {

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, type CompiledServiceKey, type RuleSet } from '@tollgate/domain';
-import type { PrismaClient } from '@tollgate/db';
+import { type PrismaClient, secretHash } from '@tollgate/db';
 import { isCommitted, revisionOf, ruleSetKeys, type RuleSetRevision, RuleSetStore, sameRevision } from '@tollgate/rules';
 import type { Redis } from 'ioredis';
 import { describeError } from '../../common/describe-error';
@@ -90,7 +89,7 @@ export class RuleCache implements OnApplicationShutdown {
   keyHash(key: string): string {
     let hash = this.keyHashes.get(key);
     if (hash === undefined) {
-      hash = sha256Hex(key);
+      hash = secretHash(key);
       if (key.length > KEY_HASH_CACHE_MAX_KEY_CHARS) return hash;
       if (this.keyHashes.size >= KEY_HASH_CACHE_SIZE) this.keyHashes.clear();
       this.keyHashes.set(key, hash);
@@ -196,7 +195,3 @@ const KEY_HASH_CACHE_SIZE = 10_000;
 
 /** Keys are well under this (`tg_live_s_` + 32 random bytes in base64url + a checksum); anything longer is not one. */
 const KEY_HASH_CACHE_MAX_KEY_CHARS = 128;
-
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
