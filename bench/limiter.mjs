@@ -10,7 +10,8 @@ import { fmt, machine, throughput } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { RedisEngine, MemoryEngine, ManualClock, ruleKey, ALGORITHMS } = require('@tollgate/limiter');
-const { limitScript, ruleArgs } = require('@tollgate/limiter/dist/redis/redis-engine.js');
+const { limitScript } = require('@tollgate/limiter/dist/redis/redis-engine.js');
+const { ruleArgs } = require('@tollgate/limiter/dist/redis/protocol.js');
 const { resolveRule } = require('@tollgate/limiter/dist/rules.js');
 
 const url = new URL(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/12');

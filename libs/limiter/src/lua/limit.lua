@@ -1,5 +1,6 @@
 --[[
-  Limiter decisions, each over every rule of its request, all or nothing (redis/redis-engine.ts runs it;
+  Limiter decisions, each over every rule of its request, all or nothing (redis/redis-engine.ts runs it,
+  redis/protocol.ts encodes its arguments and reads its reply, golden examples in redis/protocol.spec.ts;
   evaluate.ts and algorithms/*.ts are the same decision in TypeScript, held to it by property tests). One
   call holds one decision, or several of one tenant that arrived together (the engine batches them): they
   are made one after another, each exactly as if it were alone.

@@ -6,7 +6,8 @@ import { ManualClock } from '../clock';
 import type { Limiter, LimitRule } from '../contract';
 import { MemoryEngine } from '../memory/memory-engine';
 import { ruleKey } from './keys';
-import { limitScript, RedisEngine, ruleArgs } from './redis-engine';
+import { limitScript, RedisEngine } from './redis-engine';
+import { ruleArgs } from './protocol';
 import { resolveRule } from '../rules';
 import { deleteTenantKeys } from './redis-test-support';
 

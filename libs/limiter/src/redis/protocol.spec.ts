@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { LimitRule } from '../contract';
+import { resolveRequest, type ResolvedRule } from '../rules';
+import { decisionLength, encodeBatch, parseDecision, planOf, replyNumbers, ruleArgs, type ScriptDecision, withCalendarWindows } from './protocol';
+
+// Golden examples of lua/limit.lua's protocol (its header documents the same): fixed rules → the exact ARGV, a
+// fixed batch → the exact KEYS and ARGV, a fixed reply → the exact decisions. A change to either side of the
+// protocol changes one of these on purpose.
+
+const every: LimitRule[] = [
+  { name: 'minute', algorithm: 'fixed_window', limit: 10, windowMs: 60_000 },
+  { name: 'log', algorithm: 'sliding_log', limit: 5, windowMs: 1_000 },
+  { name: 'hour', algorithm: 'sliding_window', limit: 100, windowMs: 3_600_000 },
+  { name: 'bucket', algorithm: 'token_bucket', limit: 6, windowMs: 1_000, burst: 10 },
+  { name: 'meter', algorithm: 'leaky_bucket', limit: 3, windowMs: 2_000 },
+  { name: 'shaper', algorithm: 'leaky_bucket_shaper', limit: 50, windowMs: 60_000, burst: 5 },
+  { name: 'gcra', algorithm: 'gcra', limit: 10, windowMs: 60_000, burst: 3 },
+];
+const resolved = (rules: LimitRule[]) => resolveRequest('consume', { tenantId: 't', rules }, 1);
+
+describe('limit.lua protocol: arguments', () => {
+  it('sends each algorithm\'s rule as its code, numbers and packing pattern', () => {
+    expect(resolved(every).map(ruleArgs)).toEqual([
+      ['fw', '10', '60000'],
+      ['sl', '5', '1000'],
+      ['sw', '100', '3600000', '%d%03d%03d2'],
+      ['tb', '3', '500', '10', '%d%04d3'],
+      ['lb', '3', '2000', '3', '%d%04d3'],
+      ['ls', '1', '1200', '5', '%d%04d3'],
+      ['gc', '1', '6000', '3', '%d%01d0'],
+    ]);
+    expect(planOf(resolved(every)).args[0]).toBe('7');
+  });
+
+  it('adds a calendar day\'s bounds in its time zone, computed from the caller\'s clock less a minute of skew', () => {
+    const day = resolved([{ name: 'daily', algorithm: 'fixed_window', limit: 1000, windowMs: 0, calendar: { unit: 'day', timeZone: 'Europe/Berlin' } }]);
+    // 2026-03-29 is 23 hours long in Berlin (summer time starts); noon UTC is inside it.
+    const noon = Date.UTC(2026, 2, 29, 12);
+    expect(withCalendarWindows(day, noon)).toEqual(['1', 'fw', '1000', '0', Date.UTC(2026, 2, 28, 23), Date.UTC(2026, 2, 29, 22), Date.UTC(2026, 2, 30, 22)]);
+    expect(planOf(day).calendar).toBe(true);
+  });
+
+  it('sends a batch with its repeats (+ n), the same rules (=) and the same keys (==) said once', () => {
+    const rules = resolved([every[0]!]);
+    const other = resolved([every[3]!]);
+    const decision = (operation: ScriptDecision['operation'], amount: number, keys: string[], r: readonly ResolvedRule[] = rules): ScriptDecision => ({ operation, amount, keys, rules: r, ruleArgs: planOf(r).args });
+    const tenantWide = ['tg:{a}:fw:minute:-'];
+    const batch = [
+      decision('consume', 1, tenantWide),
+      decision('consume', 1, tenantWide),
+      decision('consume', 1, tenantWide),
+      decision('consume', 2, tenantWide),
+      decision('peek', 1, ['tg:{a}:fw:minute:s1']),
+      decision('consume', 1, ['tg:{a}:tb:bucket:-'], other),
+    ];
+    expect(encodeBatch(undefined, batch)).toEqual({
+      keys: ['tg:{a}:fw:minute:-', 'tg:{a}:fw:minute:s1', 'tg:{a}:tb:bucket:-'],
+      args: ['', 0, 'consume', 1, '1', 'fw', '10', '60000', '+', 2, 'consume', 2, '==', 'peek', 1, '=', 'consume', 1, '1', 'tb', '3', '500', '10', '%d%04d3'],
+    });
+    // An injected clock (tests) is sent with the TTL extension.
+    expect(encodeBatch(1_700_000_000_000, [decision('consume', 1, tenantWide)]).args.slice(0, 2)).toEqual([1_700_000_000_000, 60_000]);
+  });
+});
+
+describe('limit.lua protocol: reply', () => {
+  const two = resolved([every[0]!, every[3]!]);
+
+  it('reads admitted, denied and leased decisions from one string of integers', () => {
+    const reply = replyNumbers('1700000000000 1 9 45000 0 9 0 0 0 0 45000 45000 9 0 0 3 7 45000 0 7 0 0');
+    let offset = 1;
+    const admitted = parseDecision(reply, offset, two, 'consume');
+    offset += decisionLength(two);
+    const denied = parseDecision(reply, offset, two, 'consume');
+    offset += decisionLength(two);
+    const leased = parseDecision(reply, offset, two, 'lease');
+    expect(admitted).toEqual({
+      granted: 0,
+      decision: {
+        allowed: true,
+        retryAfterMs: 0,
+        delayMs: 0,
+        nowMs: 1_700_000_000_000,
+        rules: [
+          { name: 'minute', algorithm: 'fixed_window', limit: 10, remaining: 9, resetMs: 45_000, retryAfterMs: 0 },
+          { name: 'bucket', algorithm: 'token_bucket', limit: 10, remaining: 9, resetMs: 0, retryAfterMs: 0 },
+        ],
+      },
+    });
+    expect(denied.decision).toMatchObject({ allowed: false, retryAfterMs: 45_000, rules: [{ remaining: 0, retryAfterMs: 45_000 }, { remaining: 9, retryAfterMs: 0 }] });
+    expect(leased).toMatchObject({ granted: 3, decision: { allowed: true, rules: [{ remaining: 7 }, { remaining: 7 }] } });
+    expect(replyNumbers('5 -1 0')).toEqual([5, -1, 0]);
+  });
+
+  it('refuses anything that is not a reply of the script', () => {
+    for (const reply of ['', '1 x', '1  2', '1 2 ', '--1', '1-2', 12, null, ['1']]) expect(() => replyNumbers(reply)).toThrow(/unexpected reply/);
+    expect(() => parseDecision([1, 1, 9], 1, two, 'consume')).toThrow(/unexpected reply/);
+  });
+});

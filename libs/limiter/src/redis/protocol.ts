@@ -1,0 +1,191 @@
+import { calendarWindowsFrom } from '../algorithms/calendar';
+import type { Lease } from '../contract';
+import { toDecision, type RuleNumbers } from '../evaluate';
+import { BUCKET_ALGORITHMS, type Operation, type ResolvedRule } from '../rules';
+import { ALGORITHM_CODES, ruleKeyPart } from './keys';
+
+/**
+ * The TypeScript side of lua/limit.lua's arguments and reply, in one place: what a call sends (KEYS, ARGV) and how
+ * its reply is read. The script's header documents the same protocol; protocol.spec.ts pins both ends with golden
+ * examples.
+ */
+
+/**
+ * With an injected clock, TTLs (which Redis counts on its own clock) are kept this much longer than the
+ * engine's time says, so that a test's real time passing never expires state early. Stale state reads as
+ * empty, so this changes no decision. Production (no injected clock) keeps TTLs exact.
+ */
+export const INJECTED_CLOCK_TTL_EXTENSION_MS = 60_000;
+
+/** How far back from the caller's clock calendar windows are computed: covers any sane clock skew. */
+const CALENDAR_SKEW_MS = 60_000;
+
+/** One decision of a script call, as the protocol encodes it. */
+export interface ScriptDecision {
+  operation: Operation;
+  amount: number;
+  keys: string[];
+  /** The rules' ARGV: the plan's own array unless a calendar window added its bounds. */
+  ruleArgs: readonly (string | number)[];
+  rules: readonly ResolvedRule[];
+}
+
+/** What a rule array sends to the script on every call, worked out once per array. */
+export interface RulesPlan {
+  /** Per rule `<algorithm code>:<rule name>:` (see keys.ts). */
+  keyParts: string[];
+  /** The number of rules, then every rule's ARGV (see the header of lua/limit.lua). */
+  args: readonly string[];
+  /** Whether a rule follows the calendar: its ARGV add the window's bounds, computed per call. */
+  calendar: boolean;
+}
+
+/** Plans per resolved rule array (`resolveRequest` hands out the same array for the same rules). */
+const plans = new WeakMap<readonly ResolvedRule[], RulesPlan>();
+
+export function planOf(rules: readonly ResolvedRule[]): RulesPlan {
+  let plan = plans.get(rules);
+  if (!plan) {
+    plan = {
+      keyParts: rules.map(ruleKeyPart),
+      args: [String(rules.length), ...rules.flatMap(ruleArgs)],
+      calendar: rules.some((rule) => rule.calendar),
+    };
+    plans.set(rules, plan);
+  }
+  return plan;
+}
+
+/**
+ * The KEYS and ARGV of one call for `batch` (see the header of lua/limit.lua). The same rules as the decision before:
+ * the script reads them from there ('='); on the same keys as well (a tenant-wide decision of the same tenant, the
+ * usual case in a batch), it reads those too ('=='); and the same operation and amount too: it makes the decision
+ * before again ('+' and how many times).
+ */
+export function encodeBatch(injected: number | undefined, batch: readonly ScriptDecision[]): { keys: string[]; args: (string | number)[] } {
+  const keys: string[] = [];
+  const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS];
+  let previous: ScriptDecision | undefined;
+  let repeats = 0;
+  for (const pending of batch) {
+    const sameRules = previous !== undefined && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs);
+    const sameKeys = sameRules && sameArgs(previous!.keys, pending.keys);
+    if (sameKeys && previous!.operation === pending.operation && previous!.amount === pending.amount) {
+      repeats += 1;
+      continue;
+    }
+    if (repeats > 0) args.push('+', repeats);
+    repeats = 0;
+    args.push(pending.operation, pending.amount);
+    if (sameKeys) {
+      args.push('==');
+    } else {
+      for (const key of pending.keys) keys.push(key);
+      if (sameRules) args.push('=');
+      else for (const arg of pending.ruleArgs) args.push(arg);
+    }
+    previous = pending;
+  }
+  if (repeats > 0) args.push('+', repeats);
+  return { keys, args };
+}
+
+/** The rules' ARGV with each calendar window's bounds, computed from `callerNow` (see lua/limit.lua). */
+export function withCalendarWindows(rules: readonly ResolvedRule[], callerNow: number): (string | number)[] {
+  const args: (string | number)[] = [String(rules.length)];
+  for (const rule of rules) {
+    for (const arg of ruleArgs(rule)) args.push(arg);
+    if (rule.calendar) {
+      const windows = calendarWindowsFrom(rule.calendar, callerNow - CALENDAR_SKEW_MS);
+      args.push(windows.start, windows.end, windows.nextEnd);
+    }
+  }
+  return args;
+}
+
+function sameArgs(a: readonly (string | number)[], b: readonly (string | number)[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The ARGV of a rule but a calendar window's bounds (see the header of lua/limit.lua; exported for bench/). */
+export function ruleArgs(rule: ResolvedRule): string[] {
+  const code = ALGORITHM_CODES[rule.algorithm];
+  if (BUCKET_ALGORITHMS.includes(rule.algorithm)) {
+    // The widest number the bucket stores: its parts when full, or (GCRA) a remainder below the rate.
+    const widest = rule.algorithm === 'gcra' ? rule.rate - 1 : rule.capacity * rule.unit;
+    return [code, String(rule.rate), String(rule.unit), String(rule.capacity), packPattern(widest, 2)];
+  }
+  const args = [code, String(rule.limit), rule.calendar ? '0' : String(rule.windowMs)];
+  if (rule.algorithm === 'sliding_window') args.push(packPattern(rule.limit, 3));
+  return args;
+}
+
+/**
+ * The `string.format` pattern that packs `count` numbers of a rule's state into one integer: the first as it
+ * is, the others zero-padded to the digits of `widest`, then that width - 1; '' when the width is above 10
+ * (the state is then written as `a:b[:c]`). See joinDigits in lua/includes/common.lua.
+ */
+export function packPattern(widest: number, count: 2 | 3): string {
+  const width = String(widest).length;
+  if (width > 10) return '';
+  return `%d${`%0${width}d`.repeat(count - 1)}${width - 1}`;
+}
+
+/**
+ * The integers of the script's reply: one string of integers separated by single spaces (see lua/limit.lua), read
+ * without a string per number; anything else is not a reply of this script.
+ */
+export function replyNumbers(reply: unknown): number[] {
+  if (typeof reply !== 'string' || reply.length === 0) unexpected(reply);
+  const numbers: number[] = [];
+  let value = 0;
+  let sign = 1;
+  let digits = 0;
+  for (let i = 0; i <= reply.length; i += 1) {
+    const c = i < reply.length ? reply.charCodeAt(i) : SPACE;
+    if (c >= DIGIT_0 && c <= DIGIT_9) {
+      value = value * 10 + (c - DIGIT_0);
+      digits += 1;
+    } else if (c === SPACE && digits > 0) {
+      numbers.push(sign * value);
+      value = 0;
+      sign = 1;
+      digits = 0;
+    } else if (c === MINUS && digits === 0 && sign === 1) {
+      sign = -1;
+    } else {
+      unexpected(reply);
+    }
+  }
+  return numbers;
+}
+
+const SPACE = 0x20;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/** How many numbers of the reply one decision of `rules` takes: granted, then three per rule. */
+export function decisionLength(rules: readonly ResolvedRule[]): number {
+  return 1 + 3 * rules.length;
+}
+
+/** The decision at `offset` of the script's reply numbers (after `nowMs` at 0; see lua/limit.lua). */
+export function parseDecision(reply: readonly number[], offset: number, rules: readonly ResolvedRule[], operation: Operation): Lease {
+  if (reply.length < offset + decisionLength(rules)) unexpected(reply);
+  const granted = reply[offset] as number;
+  const allowed = granted > 0;
+  const numbers: RuleNumbers[] = [];
+  for (let i = 0, o = offset + 1; i < rules.length; i += 1, o += 3) {
+    const wait = reply[o + 2] as number;
+    numbers.push({ remaining: reply[o] as number, resetMs: reply[o + 1] as number, retryAfterMs: allowed ? 0 : wait, delayMs: allowed ? wait : 0 });
+  }
+  return { granted: operation === 'lease' ? granted : 0, decision: toDecision(reply[0] as number, allowed, rules, numbers) };
+}
+
+function unexpected(reply: unknown): never {
+  throw new Error(`limit.lua: unexpected reply ${JSON.stringify(reply)}`);
+}
