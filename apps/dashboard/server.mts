@@ -10,7 +10,7 @@ import next from 'next';
 import { z } from 'zod';
 import { clientAddressOf, compileTrust } from './lib/client-address.mts';
 
-// The workspace libraries are CommonJS builds (docs/adr/0001); Node's ESM loader cannot see their named exports.
+// The workspace libraries are CommonJS builds (docs/adr/0001-monorepo-layout.md); Node's ESM loader cannot see their named exports.
 const domain = createRequire(import.meta.url)('@tollgate/domain') as typeof import('@tollgate/domain');
 const { CLIENT_ADDRESS_HEADER } = domain;
 
