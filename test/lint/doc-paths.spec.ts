@@ -37,8 +37,11 @@ const SAMPLE = {
   'test/integration/redis-failover.int-spec.ts': '',
 };
 
+// Parsing every source file for its comments takes seconds on a loaded machine.
+const WHOLE_TREE = { timeout: 60_000 };
+
 describe('repository paths named in Markdown and comments', () => {
-  it('exist, in every Markdown file and every source comment of the repository', () => {
+  it('exist, in every Markdown file and every source comment of the repository', WHOLE_TREE, () => {
     const repo = diskRepo();
     const files = projectFiles().filter((f) => f.endsWith('.md') || commentSyntaxOf(f) !== null);
     expect(files).toContain('README.md');
