@@ -76,7 +76,7 @@ describe('the path check on an in-memory repository', () => {
   });
 
   it('finds a document named alone that is not in the repository', () => {
-    expect(mentions('apps/api/src/main.ts', '// as RELIABILITY.md says; README.md has the rest\nexport {};\n')).toEqual(['1: RELIABILITY.md']);
+    expect(mentions('apps/api/src/main.ts', '// as CHANGELOG.md says; README.md has the rest\nexport {};\n')).toEqual(['1: CHANGELOG.md']);
   });
 
   it('reads only the comments of source files, whatever their syntax', () => {
