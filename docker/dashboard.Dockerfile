@@ -27,7 +27,7 @@ RUN mkdir -p /out/apps/dashboard /out-next \
  && for f in package.json next.config.ts next.config.mjs next.config.js public server.mts; do \
       if [ -e "apps/dashboard/$f" ]; then cp -r "apps/dashboard/$f" /out/apps/dashboard/; fi; \
     done \
- && mkdir -p /out/apps/dashboard/lib && cp apps/dashboard/lib/client-address.mts /out/apps/dashboard/lib/ \
+ && mkdir -p /out/apps/dashboard/lib && cp apps/dashboard/lib/*.mts /out/apps/dashboard/lib/ \
  && cp -r apps/dashboard/.next /out-next/ && rm -rf /out-next/.next/cache \
  && for lib in libs/*; do \
       mkdir -p "/out/$lib" && cp "$lib/package.json" "/out/$lib/" \

@@ -7,26 +7,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import next from 'next';
-import { z } from 'zod';
 import { clientAddressOf, compileTrust } from './lib/client-address.mts';
+import { serverEnvSchema } from './lib/server-config.mts';
 
-// The workspace libraries are CommonJS builds (docs/adr/0001); Node's ESM loader cannot see their named exports.
+// The workspace libraries are CommonJS builds (docs/adr/0001-monorepo-layout.md); Node's ESM loader cannot see their named exports.
 const domain = createRequire(import.meta.url)('@tollgate/domain') as typeof import('@tollgate/domain');
 const { CLIENT_ADDRESS_HEADER } = domain;
 
-const envSchema = z
-  .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('production'),
-    DASHBOARD_PORT: z.coerce.number().int().min(1).max(65_535).default(3001),
-    /** Proxies in front of the dashboard whose X-Forwarded-For is believed; read like the API's TRUST_PROXY. */
-    DASHBOARD_TRUST_PROXY: domain.trustProxySchema,
-    /** Shared with the API (the same value on both): the browser's address is signed with it. */
-    CLIENT_ADDRESS_SECRET: z.union([z.literal(''), z.string().min(domain.CLIENT_ADDRESS_SECRET_MIN_LENGTH)]).default(''),
-  })
-  .refine((e) => e.NODE_ENV !== 'production' || e.CLIENT_ADDRESS_SECRET !== '', {
-    path: ['CLIENT_ADDRESS_SECRET'],
-    message: 'required in production, the same value as the API’s (e.g. openssl rand -hex 32)',
-  });
+const envSchema = serverEnvSchema(domain);
 
 let settings;
 try {

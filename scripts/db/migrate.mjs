@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Applies prisma/migrations/*/migration.sql in order, each in its own transaction, and keeps Prisma's
 // `_prisma_migrations` bookkeeping (id, checksum = SHA-256 of the file, timestamps, applied steps) so that
-// `prisma migrate status|deploy` agree where they run. Why not `prisma migrate deploy`: docs/adr/0002.
+// `prisma migrate status|deploy` agree where they run. Why not `prisma migrate deploy`: docs/adr/0002-migrations-without-prisma-migrate.md.
 // Creates the database when it does not exist. Usage: node scripts/db/migrate.mjs [DATABASE_URL]
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The only reader of process.env in the dashboard's app (server.mts reads its own server's settings). Validated once, on first import, and frozen. */
-const envSchema = z.object({
+export const dashboardEnvSchema = z.object({
   TOLLGATE_API_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. http://127.0.0.1:3000' })
     .default('http://127.0.0.1:3000'),
@@ -12,7 +12,7 @@ export interface DashboardConfig {
 }
 
 function loadConfig(env: NodeJS.ProcessEnv): DashboardConfig {
-  const parsed = envSchema.safeParse({ TOLLGATE_API_URL: env.TOLLGATE_API_URL || undefined });
+  const parsed = dashboardEnvSchema.safeParse({ TOLLGATE_API_URL: env.TOLLGATE_API_URL || undefined });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`Invalid dashboard configuration:\n  ${problems.join('\n  ')}`);

@@ -4,8 +4,8 @@ import { z } from 'zod';
 const port = z.coerce.number().int().min(1).max(65_535);
 const ms = z.coerce.number().int().min(1).max(3_600_000);
 
-/** Every environment variable the API reads, with defaults that work on a developer machine. */
-const envSchema = z.object({
+/** Every environment variable the API reads, with defaults that work on a developer machine (`.env.example` lists each). */
+export const apiEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   API_HOST: z.string().min(1).default('0.0.0.0'),
   API_PORT: port.default(3000),
@@ -77,7 +77,7 @@ const envSchema = z.object({
 });
 
 export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(envSchema, env, (e) => ({
+  return loadConfig(apiEnvSchema, env, (e) => ({
     env: e.NODE_ENV,
     http: { host: e.API_HOST, port: e.API_PORT, bodyLimitBytes: e.API_BODY_LIMIT_BYTES, trustProxy: parseTrustProxy(e.TRUST_PROXY) },
     forwardAuth: {

@@ -1,8 +1,8 @@
 import { loadConfig } from '@tollgate/domain';
 import { z } from 'zod';
 
-/** Every environment variable the worker reads, with defaults that work on a developer machine. */
-const envSchema = z.object({
+/** Every environment variable the worker reads, with defaults that work on a developer machine (`.env.example` lists each). */
+export const workerEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/tollgate'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
@@ -12,7 +12,7 @@ const envSchema = z.object({
 });
 
 export function loadWorkerConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(envSchema, env, (e) => ({
+  return loadConfig(workerEnvSchema, env, (e) => ({
     env: e.NODE_ENV,
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL },

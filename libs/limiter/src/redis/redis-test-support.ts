@@ -129,8 +129,8 @@ export async function soakAndCheckTtls(client: Redis | Cluster, engine: RedisEng
     for (const [key, expiresAt] of expected) {
       const [actual, at] = await expiryAndTime(client, key);
       // A key the test expects gone but finds alive was seen once in a loaded full run: the test's bookkeeping
-      // (which write came last) is in doubt there, not the TTL bound above, which every key met. Open question
-      // in the issue notes; keys expected alive must match their recorded end exactly.
+      // (which write came last) is in doubt there, not the TTL bound above, which every key met. Not explained
+      // yet; keys expected alive must match their recorded end exactly.
       if (expiresAt === 0 || expiresAt <= at) {
         if (actual !== -2) expect(actual - at, `${key} outlives its state`).toBeLessThanOrEqual(longestTtl(SOAK_RULES.find((r) => key.split(':')[3] === r.name)!));
       }
