@@ -5,7 +5,7 @@ import { hash } from '@node-rs/argon2';
 import db from '@tollgate/db';
 import { DEMO_OPERATOR, DEMO_SERVICE_KEY } from './demo.ts';
 
-// @tollgate/db is a CommonJS build whose named exports Node's ESM loader cannot see (docs/adr/0001).
+// @tollgate/db is a CommonJS build whose named exports Node's ESM loader cannot see (docs/adr/0001-monorepo-layout.md).
 const { createPrismaClient, secretHash } = db;
 
 const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate';
