@@ -100,6 +100,25 @@ export default defineConfig(
     rules: { '@nx/enforce-module-boundaries': moduleBoundaries([]) },
   },
   {
+    // The SDK is published without the domain: its build carries a copy of @tollgate/domain/wire, the
+    // dependency-free part (libs/sdk/scripts/build.mjs). Tests beside the code are not published.
+    files: ['libs/sdk/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@tollgate/(?!domain/wire$)',
+              message: 'the published SDK carries only @tollgate/domain/wire of the monorepo (libs/sdk/scripts/build.mjs copies it in): import from there',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests beside the code share helpers in test/support/ (outside every project) by relative path.
     files: ['**/*.spec.{ts,tsx}', '**/*.int-spec.ts'],
     rules: { '@nx/enforce-module-boundaries': moduleBoundaries(['^(\\.\\./)+test/support/']) },

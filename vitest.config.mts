@@ -10,9 +10,10 @@ const shared = {
   plugins: [swc.vite({ jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2023', keepClassNames: true }, module: { type: 'es6' } })],
   resolve: {
     alias: {
+      // Subpaths before their package's name, which would otherwise match them as a prefix.
+      '@tollgate/domain/wire': lib('domain', 'wire.ts'),
       '@tollgate/domain': lib('domain'),
       '@tollgate/limiter': lib('limiter'),
-      // Subpaths before '@tollgate/sdk', which would otherwise match them as a prefix.
       '@tollgate/sdk/nest': lib('sdk', 'nest/index.ts'),
       '@tollgate/sdk/fastify': lib('sdk', 'fastify/index.ts'),
       '@tollgate/sdk': lib('sdk'),

@@ -56,6 +56,20 @@ describe('module boundaries (Nx project tags)', () => {
     expect(await boundaryErrors(file, importing('bootstrap', '../../../../apps/api/src/main'))).toHaveLength(1);
   });
 
+  it('lets the SDK import only @tollgate/domain/wire of the domain, which its published build carries', slow, async () => {
+    const restricted = async (file: string, from: string) => {
+      const [result] = await eslint.lintText(importing('ErrorCode', from), { filePath: path.join(root, file) });
+      return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === RULE).map((m) => m.message);
+    };
+    expect(await restricted('libs/sdk/src/probe.ts', '@tollgate/domain/wire')).toEqual([]);
+    expect(await restricted('libs/sdk/src/probe.ts', '@tollgate/domain')).toEqual([expect.stringContaining('carries only @tollgate/domain/wire')]);
+    const limiter = await restricted('libs/sdk/src/nest/probe.ts', '@tollgate/limiter');
+    expect(limiter).toHaveLength(2);
+    expect(limiter).toEqual(
+      expect.arrayContaining([expect.stringContaining('carries only @tollgate/domain/wire'), expect.stringContaining('"type:sdk" can only depend on libs tagged with "type:domain"')]),
+    );
+  });
+
   it('allows @tollgate/domain inside libs/limiter', slow, async () => {
     const errors = await boundaryErrors('libs/limiter/src/probe.ts', importing('ErrorCode', '@tollgate/domain'));
     expect(errors).toEqual([]);

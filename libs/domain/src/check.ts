@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import type { LimitState } from './limits';
+import type { CheckRequest, LeaseRequest } from './check-contract';
+import { MAX_BATCH_CHECKS } from './check-contract';
 import { safeText, slug } from './text';
 
 export const MAX_COST = 1_000_000;
-
-/** The most checks one `POST /v1/check/batch` may carry. */
-export const MAX_BATCH_CHECKS = 100;
 
 /** The longest tenant API key a check may carry (real ones are far shorter). */
 export const MAX_TENANT_KEY_LENGTH = 128;
@@ -35,48 +33,20 @@ const cost = z.int('must be a whole number').min(1, 'must be at least 1').max(MA
 
 /** Body of `POST /v1/check` (also `/v1/check/peek` and `/v1/check/refund`). Unknown fields are refused so that typos never pass silently. */
 export const checkRequestSchema = z.strictObject({ ...checkFields, cost: cost.default(1) }).refine(oneTenant, oneTenantIssue);
-export type CheckRequest = z.infer<typeof checkRequestSchema>;
 
 /** Body of `POST /v1/check/lease`: take up to `max` units at once, to spend locally. */
 export const leaseRequestSchema = z.strictObject({ ...checkFields, max: cost }).refine(oneTenant, { ...oneTenantIssue });
-export type LeaseRequest = z.infer<typeof leaseRequestSchema>;
 
 /** Body of `POST /v1/check/batch`: several checks, each decided on its own (atomically), answered in order. */
 export const batchCheckRequestSchema = z.strictObject({
   checks: z.array(z.unknown()).min(1, 'must hold at least one check').max(MAX_BATCH_CHECKS, `must hold at most ${MAX_BATCH_CHECKS} checks`),
 });
 
-export type EnforcementMode = 'enforce' | 'shadow';
-
-/** A decision: a denial is a value (`allowed: false`), never an error. */
-export interface CheckResult {
-  allowed: boolean;
-  /** `shadow`: the policy is being tried out: decided and counted, never denied (see `wouldDeny`). */
-  mode: EnforcementMode;
-  /** Shadow mode only: the decision enforce mode would have made. */
-  wouldDeny?: boolean;
-  retryAfterMs: number;
-  /** Leaky bucket shaper: the request is admitted but should proceed after this many ms. */
-  delayMs?: number;
-  ruleVersion: number;
-  /** The tenant decided for (useful when the check named a key). */
-  tenant?: string;
-  /** The endpoint policy that matched, if any. */
-  policy?: string;
-  limits: LimitState[];
-  headers: Record<string, string>;
-  /** Why a request is denied without counting, e.g. `tenant_suspended`, `key_revoked`. */
-  reason?: string;
-  /** Redis could not be asked in time: decided by the policy's failure mode (`open` or `local`). */
-  degraded?: boolean;
-}
-
-/** The answer of `POST /v1/check/lease`: `granted` units were taken from every limit (0 when denied). */
-export interface LeaseResult extends CheckResult {
-  granted: number;
-}
-
-/** The answer of `POST /v1/check/batch`: per check, its result or its own error (a bad check fails alone). */
-export interface BatchCheckResult {
-  results: (CheckResult | { error: { code: string; message: string; field?: string } })[];
-}
+// The bodies these schemas parse to are exactly the plain types of check-contract.ts, which the SDK ships to its
+// users: a schema that drifts from them (a field added, renamed or retyped on one side only) fails the type check here.
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Holds<T extends true> = T;
+type _SchemasParseToTheContract = [
+  Holds<Same<z.output<typeof checkRequestSchema>, CheckRequest>>,
+  Holds<Same<z.output<typeof leaseRequestSchema>, LeaseRequest>>,
+];

@@ -6,6 +6,7 @@ export * from './records';
 export * from './time-zone';
 export * from './limits';
 export * from './rule-set';
+export * from './check-contract';
 export * from './check';
 export * from './rate-limit-headers';
 export * from './policies';

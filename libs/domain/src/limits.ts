@@ -30,15 +30,6 @@ export const limitSpecSchema = z.object({
 });
 export type LimitSpec = z.infer<typeof limitSpecSchema>;
 
-/** What one limit looked like when a decision was made; times in milliseconds from the decision. */
-export interface LimitState {
-  name: string;
-  limit: number;
-  remaining: number;
-  resetMs: number;
-  windowS: number;
-}
-
 const wholeNumber = () => z.int('must be a whole number').min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`);
 
 /** The fields of a limit as the admin API takes them (plans, tenant overrides, endpoint policies), with readable messages. */

@@ -1,5 +1,5 @@
 import { serializeList } from 'structured-headers';
-import type { LimitState } from './limits';
+import { type LimitState, secondsUp } from './check-contract';
 
 /**
  * The headers a service copies onto its own response, for every decision, allowed or not:
@@ -70,11 +70,6 @@ export function namedList<T>(values: readonly T[], item: NamedItemOf<T>): string
 
 function sfInteger(n: number): boolean {
   return Number.isInteger(n) && Math.abs(n) <= MAX_SF_INTEGER;
-}
-
-/** Seconds rounded up: 20.5 s is 21, never 20 (a client that retries at 20 s would be denied again). */
-export function secondsUp(ms: number): number {
-  return Math.ceil(ms / 1000);
 }
 
 /** The limit closest to denying: the fewest remaining units, and of those the one that resets last. */

@@ -6,7 +6,7 @@ import {
   type LeaseRequest,
   type LeaseResult,
   MAX_BATCH_CHECKS,
-} from '@tollgate/domain';
+} from '@tollgate/domain/wire';
 import { type BackoffOptions, fullJitterDelay } from './backoff';
 import { TollgateError } from './errors';
 import { retryAfterMs } from './retry-after';

@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode, errorHttpStatus } from '@tollgate/domain';
+import { AppError, type ErrorCode, errorHttpStatus } from '@tollgate/domain/wire';
 
 export interface TollgateErrorOptions {
   field?: string;

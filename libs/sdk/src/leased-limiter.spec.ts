@@ -1,4 +1,4 @@
-import type { CheckResult, LeaseResult } from '@tollgate/domain';
+import type { CheckResult, LeaseResult } from '@tollgate/domain/wire';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckInput, LeaseInput } from './client';

@@ -1,4 +1,4 @@
-import type { CheckResult, EnforcementMode, LeaseResult } from '@tollgate/domain';
+import type { CheckResult, EnforcementMode, LeaseResult } from '@tollgate/domain/wire';
 import type { CallOptions, CheckInput, LeaseInput } from './client';
 import { type Clock, systemClock } from './clock';
 import { TollgateError } from './errors';

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@tollgate/domain';
+import { ErrorCode } from '@tollgate/domain/wire';
 import { type BackoffOptions, fullJitterDelay } from './backoff';
 import { type Clock, systemClock } from './clock';
 import { TollgateError } from './errors';

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { type CheckResult, ErrorCode, secondsUp } from '@tollgate/domain';
+import { type CheckResult, ErrorCode, secondsUp } from '@tollgate/domain/wire';
 import type { CheckInput, TollgateClient } from '../client';
 import { TollgateError } from '../errors';
 

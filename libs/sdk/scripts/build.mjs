@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+// Builds the published @tollgate/sdk into libs/sdk/dist: CommonJS `.js` and `.d.ts`, both by tsc from one
+// program. Runs as `nx run sdk:build`, and as `prepack`, so `npm pack` and `npm publish` in libs/sdk never
+// ship a stale build.
+//
+// The package must not need @tollgate/domain, which is private and mostly pulls zod and more, neither at run
+// time nor for its types. The SDK imports the domain only as @tollgate/domain/wire (a lint rule says so), so
+// the build compiles a copy of the SDK's sources in which that import points at a copy of wire.ts and the
+// domain modules it imports, taken from libs/domain/src on every build: dist/domain/ is generated, never kept
+// by hand, and cannot drift from the API's codes and types. The build refuses to run when
+//   - a module it copies from the domain imports anything but another domain module (the copy would need a
+//     package the SDK does not declare);
+//   - the SDK imports another @tollgate/* module, a relative path outside its src/, or a package its
+//     package.json declares neither as a dependency nor as a peer (the package would not load where installed).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const sdk = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(sdk, '../..');
+const sdkSrc = join(sdk, 'src');
+const domainSrc = join(root, 'libs/domain/src');
+const outDir = join(sdk, 'dist');
+const require = createRequire(import.meta.url);
+const ts = require('typescript');
+
+const WIRE = '@tollgate/domain/wire';
+/** Where the domain's copy lives in the package (dist/domain/). */
+const DOMAIN_DIR = 'domain';
+
+const pkg = JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8'));
+const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+
+class BuildError extends Error {}
+
+/** The `.ts` files under `dir` (relative paths), tests left out: they are not published. */
+function sources(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts') && !e.name.endsWith('.int-spec.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => relative(dir, join(e.parentPath, e.name)));
+}
+
+/** Every module specifier of a TypeScript source (imports, re-exports, `import()` types, `require`), with its position. */
+function specifiers(text) {
+  return ts.preProcessFile(text, true, true).importedFiles;
+}
+
+/** `text` with each specifier replaced by `rewrite(specifier)` (undefined keeps it). */
+function rewriteSpecifiers(text, rewrite) {
+  let out = text;
+  for (const s of [...specifiers(text)].sort((a, b) => b.pos - a.pos)) {
+    const next = rewrite(s.fileName);
+    if (next === undefined) continue;
+    // `pos` is where the string literal starts, at its opening quote.
+    const start = s.pos + 1;
+    const end = start + s.fileName.length;
+    if (out.slice(start, end) !== s.fileName) throw new Error(`cannot find '${s.fileName}' where TypeScript says it is`);
+    out = `${out.slice(0, start)}${next}${out.slice(end)}`;
+  }
+  return out;
+}
+
+const packageName = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+const isBuiltin = (spec) => spec.startsWith('node:') || builtinModules.includes(spec);
+const inside = (dir, file) => file === dir || file.startsWith(dir + sep);
+const relativeSpecifier = (fromFile, toFile) => {
+  const path = relative(dirname(fromFile), toFile).split(sep).join('/');
+  return path.startsWith('.') ? path : `./${path}`;
+};
+
+/** Copies wire.ts and the domain modules it imports, transitively, to `dir`; refuses any other import. */
+function copyDomain(dir) {
+  const queue = ['wire.ts'];
+  const seen = new Set(queue);
+  while (queue.length > 0) {
+    const file = queue.shift();
+    const text = readFileSync(join(domainSrc, file), 'utf8');
+    for (const { fileName: spec } of specifiers(text)) {
+      const target = resolve(dirname(join(domainSrc, file)), `${spec}.ts`);
+      if (!spec.startsWith('.') || !inside(domainSrc, target)) {
+        throw new BuildError(
+          `libs/domain/src/${file} imports '${spec}': the modules the SDK's package carries (${WIRE} and what it imports) ` +
+            'must import nothing but each other; move what the SDK needs into a module free of packages',
+        );
+      }
+      const next = relative(domainSrc, target);
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+    const copy = join(dir, file);
+    mkdirSync(dirname(copy), { recursive: true });
+    writeFileSync(copy, `// Generated by libs/sdk/scripts/build.mjs from libs/domain/src/${file.split(sep).join('/')}: edit it there.\n${text}`);
+  }
+}
+
+/** Copies the SDK's sources to `dir`, with `@tollgate/domain/wire` pointing at the domain's copy. */
+function copySdk(dir, wireFile) {
+  for (const file of sources(sdkSrc)) {
+    const from = join(sdkSrc, file);
+    const copy = join(dir, file);
+    const text = rewriteSpecifiers(readFileSync(from, 'utf8'), (spec) => {
+      if (spec === WIRE) return relativeSpecifier(copy, wireFile.replace(/\.ts$/, ''));
+      if (spec.startsWith('.')) {
+        if (!inside(sdkSrc, resolve(dirname(from), spec))) throw new BuildError(`libs/sdk/src/${file} imports '${spec}', outside the SDK's src/`);
+        return undefined;
+      }
+      if (spec.startsWith('@tollgate/')) throw new BuildError(`libs/sdk/src/${file} imports '${spec}': of the monorepo the SDK may import only ${WIRE}`);
+      if (!isBuiltin(spec) && !declared.has(packageName(spec))) {
+        throw new BuildError(`libs/sdk/src/${file} imports '${spec}', which libs/sdk/package.json declares neither as a dependency nor as a peer`);
+      }
+      return undefined;
+    });
+    mkdirSync(dirname(copy), { recursive: true });
+    writeFileSync(copy, text);
+  }
+}
+
+// Inside the repository's node_modules, so that tsc finds @types/node, Nest's and Fastify's types the way the
+// SDK's own type check does; never linted, tested or committed.
+const cache = join(root, 'node_modules/.cache');
+mkdirSync(cache, { recursive: true });
+const stage = mkdtempSync(join(cache, 'tollgate-sdk-build-'));
+let keepStage = false;
+try {
+  // Gone before anything can fail, so that a failed build never leaves an older one to be packed.
+  rmSync(outDir, { recursive: true, force: true });
+  const src = join(stage, 'src');
+  if (sources(sdkSrc).some((f) => f.split(sep)[0] === DOMAIN_DIR)) throw new BuildError(`libs/sdk/src/${DOMAIN_DIR}/ is where the build puts the domain's copy: rename it`);
+  copyDomain(join(src, DOMAIN_DIR));
+  copySdk(src, join(src, DOMAIN_DIR, 'wire.ts'));
+  // The package is CommonJS (package.json `type`); tsc decides each file's format by the nearest package.json.
+  writeFileSync(join(stage, 'package.json'), JSON.stringify({ type: 'commonjs' }));
+  const compilerOptions = {
+    target: 'ES2023',
+    lib: ['ES2023'],
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    types: ['node'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    noImplicitOverride: true,
+    esModuleInterop: true,
+    experimentalDecorators: true,
+    // Nest injects the guard's constructor parameters by their design-time types.
+    emitDecoratorMetadata: true,
+    skipLibCheck: true,
+    declaration: true,
+    rootDir: 'src',
+    outDir,
+    noEmitOnError: true,
+    newLine: 'lf',
+  };
+  writeFileSync(join(stage, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['src/**/*.ts'] }, null, 2));
+  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(stage, 'tsconfig.json')], { stdio: 'inherit' });
+  if (tsc.status !== 0) {
+    // Kept, so that the file names in tsc's messages can be opened.
+    keepStage = true;
+    throw new BuildError(`tsc failed (exit ${tsc.status ?? tsc.signal}); the file names above are of the build's copy in ${relative(root, stage)}`);
+  }
+} catch (err) {
+  if (!(err instanceof BuildError)) throw err;
+  console.error(`@tollgate/sdk build: ${err.message}`);
+  process.exitCode = 1;
+} finally {
+  if (!keepStage) rmSync(stage, { recursive: true, force: true });
+}
