@@ -34,7 +34,7 @@ const serverInfrastructure = ['@nestjs/*', '@prisma/*', 'pg', 'bullmq'];
 
 // Nx project tags (project.json) and what each may import; apps never import each other.
 const depConstraints = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules', 'type:store', 'type:script'] },
   {
     sourceTag: 'type:ui',
     onlyDependOnLibsWithTags: ['type:domain'],
@@ -42,13 +42,21 @@ const depConstraints = [
   },
   {
     sourceTag: 'type:limiter',
-    onlyDependOnLibsWithTags: ['type:domain'],
+    onlyDependOnLibsWithTags: ['type:domain', 'type:script'],
     bannedExternalImports: serverInfrastructure,
   },
   { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: ['type:domain'] },
   { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:domain'] },
-  // The rule set control plane: compiles from Postgres (data), stores with a Lua script (limiter's runner).
-  { sourceTag: 'type:rules', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:data'] },
+  // The rule set, pure: compile, match, diff, the snapshot's shape (no database, no Redis).
+  {
+    sourceTag: 'type:rules',
+    onlyDependOnLibsWithTags: ['type:domain', 'type:limiter'],
+    bannedExternalImports: [...serverInfrastructure, 'ioredis'],
+  },
+  // Where rule sets are kept: versions in Postgres, the rule set in Redis (a Lua script), snapshots read and written.
+  { sourceTag: 'type:store', onlyDependOnLibsWithTags: ['type:domain', 'type:rules', 'type:data', 'type:script'] },
+  // The Lua script runner (load, EVALSHA, EVAL after NOSCRIPT): no Tollgate dependency at all.
+  { sourceTag: 'type:script', onlyDependOnLibsWithTags: [], bannedExternalImports: serverInfrastructure },
   {
     sourceTag: 'type:domain',
     onlyDependOnLibsWithTags: [],

@@ -19,6 +19,8 @@ const shared = {
       '@tollgate/sdk': lib('sdk'),
       '@tollgate/db': lib('db'),
       '@tollgate/rules': lib('rules'),
+      '@tollgate/rule-store': lib('rule-store'),
+      '@tollgate/lua-script': lib('lua-script'),
     },
   },
 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { readInstallationId, ruleSetKeys, RuleSetStore } from '@tollgate/rules';
+import { readInstallationId, ruleSetKeys, RuleSetStore } from '@tollgate/rule-store';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer } from '../../scripts/lib/redis-server.mjs';

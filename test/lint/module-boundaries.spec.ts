@@ -34,6 +34,16 @@ describe('module boundaries (Nx project tags)', () => {
     ]);
   });
 
+  it('keeps libs/rules pure (no database, no Redis) and libs/lua-script free of Tollgate', slow, async () => {
+    expect(await boundaryErrors('libs/rules/src/probe.ts', importing('PrismaClient', '@tollgate/db'))).toEqual([
+      expect.stringContaining('"type:rules" can only depend on libs tagged with'),
+    ]);
+    expect(await boundaryErrors('libs/rules/src/probe.ts', importing('Redis', 'ioredis'))).toEqual([expect.stringContaining('not allowed to import "ioredis"')]);
+    expect(await boundaryErrors('libs/rules/src/probe.ts', importing('RuleSetStore', '@tollgate/rule-store'))).toHaveLength(1);
+    expect(await boundaryErrors('libs/lua-script/src/probe.ts', importing('ErrorCode', '@tollgate/domain'))).toHaveLength(1);
+    expect(await boundaryErrors('libs/rule-store/src/probe.ts', importing('compileRuleSet', '@tollgate/rules'))).toEqual([]);
+  });
+
   it('refuses a relative import from libs/domain into an app', slow, async () => {
     const code = importing('bootstrap', '../../../apps/api/src/main');
     const errors = await boundaryErrors('libs/domain/src/probe.ts', code);

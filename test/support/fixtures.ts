@@ -71,7 +71,7 @@ export async function waitFor(fn: () => Promise<boolean> | boolean, timeoutMs = 
 
 /** Compiles and publishes a new rule set version (what an admin change does), e.g. after creating fixtures. */
 export async function publishRules(prisma: PrismaClient, redisUrl: string) {
-  const { createRuleSetVersion, readInstallationId, RuleSetReconciler, RuleSetStore } = await import('@tollgate/rules');
+  const { createRuleSetVersion, readInstallationId, RuleSetReconciler, RuleSetStore } = await import('@tollgate/rule-store');
   const { Redis } = await import('ioredis');
   const ruleSet = await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
   const redis = new Redis(redisUrl);

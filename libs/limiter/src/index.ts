@@ -6,4 +6,3 @@ export { MemoryEngine, type MemoryEngineOptions } from './memory/memory-engine';
 export { ExpiringLru } from './memory/lru';
 export { MAX_SLIDING_LOG_LIMIT, MAX_UNITS, MAX_WINDOW_MS, resolveRule, type ResolvedRule } from './rules';
 export { ALGORITHM_CODES, hashTagOf, ruleKey, subjectHash, tenantKeyPattern, tenantTag } from './redis/keys';
-export { LuaScript, assembleLua, type ScriptClient } from './redis/lua-script';

@@ -1,8 +1,5 @@
-import { AppError, ErrorCode, FAILURE_MODES, POLICY_MODES, SUBJECT_SCOPES } from '@tollgate/domain';
-import type { Prisma } from '@tollgate/db';
+import { FAILURE_MODES, POLICY_MODES, SUBJECT_SCOPES } from '@tollgate/domain';
 import { z } from 'zod';
-
-type Tx = Prisma.TransactionClient;
 
 const limitSchema = z.object({ id: z.string(), name: z.string(), windowS: z.number(), limit: z.number(), algorithm: z.string(), burst: z.number().nullable() });
 
@@ -50,98 +47,8 @@ const snapshotSchema = z.object({
 });
 export type RuleSnapshot = z.infer<typeof snapshotSchema>;
 
-type AlgorithmValue = Prisma.PlanLimitCreateManyInput['algorithm'];
-
-/** The restorable rows, read inside the caller's transaction. */
-export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
-  const limitFields = { id: true, name: true, windowS: true, limit: true, algorithm: true, burst: true } as const;
-  const [plans, tenants, policies] = await Promise.all([
-    tx.plan.findMany({ orderBy: { slug: 'asc' }, include: { limits: { orderBy: { name: 'asc' } } } }),
-    tx.tenant.findMany({
-      orderBy: { slug: 'asc' },
-      select: { id: true, planId: true, status: true, overrides: { orderBy: { name: 'asc' }, select: { name: true, windowS: true, limit: true, algorithm: true, burst: true } } },
-    }),
-    tx.endpointPolicy.findMany({
-      orderBy: { id: 'asc' },
-      select: {
-        id: true,
-        planId: true,
-        tenantId: true,
-        name: true,
-        method: true,
-        pattern: true,
-        cost: true,
-        scope: true,
-        mode: true,
-        failureMode: true,
-        limits: { orderBy: { name: 'asc' }, select: limitFields },
-      },
-    }),
-  ]);
-  return {
-    plans: plans.map((p) => ({
-      id: p.id,
-      slug: p.slug,
-      name: p.name,
-      limits: p.limits.map((l) => ({ id: l.id, name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst })),
-    })),
-    tenants,
-    policies,
-  };
-}
-
 export function parseSnapshot(raw: unknown): RuleSnapshot | null {
   if (raw === null || raw === undefined) return null;
   const parsed = snapshotSchema.safeParse(raw);
   return parsed.success ? parsed.data : null;
-}
-
-/**
- * Writes a snapshot back, inside the caller's transaction: every plan of the snapshot gets its name, slug and
- * exactly its limits back; every tenant that still exists gets its plan and status back; every plan and tenant of
- * the snapshot gets exactly its policies back. Plans and tenants created after the snapshot are left as they are.
- */
-export async function restoreSnapshot(tx: Tx, snapshot: RuleSnapshot): Promise<void> {
-  for (const plan of snapshot.plans) {
-    await tx.plan.upsert({ where: { id: plan.id }, create: { id: plan.id, slug: plan.slug, name: plan.name }, update: { slug: plan.slug, name: plan.name } });
-    await tx.planLimit.deleteMany({ where: { planId: plan.id, id: { notIn: plan.limits.map((l) => l.id) } } });
-    for (const l of plan.limits) {
-      const data = { name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm as AlgorithmValue, burst: l.burst };
-      await tx.planLimit.upsert({ where: { id: l.id }, create: { id: l.id, planId: plan.id, ...data }, update: data });
-    }
-  }
-  const existing = new Set((await tx.tenant.findMany({ select: { id: true } })).map((t) => t.id));
-  const plansNow = new Set((await tx.plan.findMany({ select: { id: true } })).map((p) => p.id));
-  for (const tenant of snapshot.tenants) {
-    if (!existing.has(tenant.id)) continue;
-    if (!plansNow.has(tenant.planId)) throw new AppError(ErrorCode.CONFLICT, `tenant ${tenant.id}'s plan of that version no longer exists`);
-    await tx.tenant.update({ where: { id: tenant.id }, data: { planId: tenant.planId, status: tenant.status } });
-    if (tenant.overrides) {
-      await tx.tenantLimitOverride.deleteMany({ where: { tenantId: tenant.id } });
-      if (tenant.overrides.length > 0) {
-        await tx.tenantLimitOverride.createMany({
-          data: tenant.overrides.map((o) => ({ tenantId: tenant.id, ...o, algorithm: o.algorithm as AlgorithmValue })),
-        });
-      }
-    }
-  }
-  if (snapshot.policies) {
-    const tenantIds = snapshot.tenants.map((t) => t.id).filter((id) => existing.has(id));
-    await restorePolicies(tx, snapshot.policies, snapshot.plans.map((p) => p.id), tenantIds);
-  }
-}
-
-/**
- * Gives the plans and tenants named exactly the snapshot's policies, with their ids (deleted and written again,
- * so that routes and names swapped between two policies never collide on the way).
- */
-async function restorePolicies(tx: Tx, policies: NonNullable<RuleSnapshot['policies']>, planIds: string[], tenantIds: string[]): Promise<void> {
-  await tx.endpointPolicy.deleteMany({ where: { OR: [{ planId: { in: planIds } }, { tenantId: { in: tenantIds } }] } });
-  const owners = new Set([...planIds, ...tenantIds]);
-  for (const { limits, ...policy } of policies) {
-    if (!owners.has(policy.planId ?? policy.tenantId ?? '')) continue;
-    await tx.endpointPolicy.create({
-      data: { ...policy, limits: { create: limits.map((l) => ({ ...l, algorithm: l.algorithm as AlgorithmValue })) } },
-    });
-  }
 }

@@ -1,5 +1,5 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { latestRuleSet } from '@tollgate/rules';
+import { latestRuleSet } from '@tollgate/rule-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../../../../test/support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../test/support/env';

@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { RedisEngine } from '@tollgate/limiter';
-import { RuleSetStore } from '@tollgate/rules';
+import { RuleSetStore } from '@tollgate/rule-store';
 import { Redis } from 'ioredis';
 import { API_CONFIG, type ApiConfig } from '../config/config';
 

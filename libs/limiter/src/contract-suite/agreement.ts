@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ManualClock } from '../clock';
 import type { LimitRule, Limiter } from '../contract';
 import { MemoryEngine } from '../memory/memory-engine';
-import type { ScriptClient } from '../redis/lua-script';
+import type { ScriptClient } from '@tollgate/lua-script';
 import { RedisEngine } from '../redis/redis-engine';
 import { scenarioArbitrary, type Step } from './arbitraries';
 

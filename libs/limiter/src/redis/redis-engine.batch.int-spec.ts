@@ -6,7 +6,7 @@ import { ManualClock } from '../clock';
 import type { Decision, Lease, LimitRule } from '../contract';
 import { MemoryEngine } from '../memory/memory-engine';
 import { hashTagOf, tenantTag } from './keys';
-import type { ScriptClient } from './lua-script';
+import type { ScriptClient } from '@tollgate/lua-script';
 import { MAX_BATCH, RedisEngine } from './redis-engine';
 import { deleteTenantKeys, tenantKeys } from './redis-test-support';
 

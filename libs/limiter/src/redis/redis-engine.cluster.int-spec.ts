@@ -5,7 +5,7 @@ import { limiterContract } from '../contract.suite';
 import { ALGORITHMS } from '../contract';
 import { assertRedisAgreesWithMemory } from '../contract-suite/agreement';
 import { hashTagOf, tenantTag } from './keys';
-import type { ScriptClient } from './lua-script';
+import type { ScriptClient } from '@tollgate/lua-script';
 import { RedisEngine } from './redis-engine';
 import { soakAndCheckTtls } from './redis-test-support';
 

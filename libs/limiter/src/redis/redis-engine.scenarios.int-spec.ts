@@ -5,7 +5,7 @@ import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { ManualClock } from '../clock';
 import { ALGORITHMS, type AlgorithmName, type LimitRule } from '../contract';
 import { hashTagOf, tenantTag } from './keys';
-import type { ScriptClient } from './lua-script';
+import type { ScriptClient } from '@tollgate/lua-script';
 import { RedisEngine } from './redis-engine';
 import { deleteTenantKeys, tenantKeys } from './redis-test-support';
 

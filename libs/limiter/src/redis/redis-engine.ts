@@ -4,7 +4,7 @@ import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from
 import { resolveRequest, subjectOf, type Operation, type ResolvedRule } from '../rules';
 import { subjectHash, tenantKeyPrefix } from './keys';
 import { DeadlineExceeded } from '../errors';
-import { LuaScript, type ScriptClient } from './lua-script';
+import { LuaScript, type ScriptClient } from '@tollgate/lua-script';
 import { decisionLength, encodeBatch, parseDecision, planOf, replyNumbers, type ScriptDecision, withCalendarWindows } from './protocol';
 
 export const limitScript = LuaScript.load(join(__dirname, '..', 'lua'), 'limit');

@@ -1,4 +1,5 @@
-import { ExpiringLru, LuaScript, type ScriptClient, subjectHash, tenantTag } from '@tollgate/limiter';
+import { ExpiringLru, subjectHash, tenantTag } from '@tollgate/limiter';
+import { LuaScript, type ScriptClient } from '@tollgate/lua-script';
 
 /**
  * Exponential back-off of one subject's attempts (a sign-in per account and address): the first

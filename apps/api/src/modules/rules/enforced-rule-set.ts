@@ -1,5 +1,6 @@
 import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, RuleSet } from '@tollgate/domain';
-import { buildPolicyIndex, matchPolicy, type PolicyIndex, type RuleSetRevision } from '@tollgate/rules';
+import { buildPolicyIndex, matchPolicy, type PolicyIndex } from '@tollgate/rules';
+import { type RuleSetRevision } from '@tollgate/rule-store';
 import { BoundedCache } from '../../common/bounded-cache';
 import { type DecisionPlan, policyPlan, tenantPlan } from './decision-plan';
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PrismaClient } from '@tollgate/db';
-import { readInstallationId } from '@tollgate/rules';
+import { readInstallationId } from '@tollgate/rule-store';
 import { PRISMA } from '../../infra/infra.module';
 
 /** This database's installation id (ADR 0008), read once from Postgres and remembered. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { AppError, ErrorCode, type CompiledServiceKey, type RuleSet } from '@tollgate/domain';
 import { type PrismaClient, secretHash } from '@tollgate/db';
-import { isCommitted, revisionOf, ruleSetKeys, type RuleSetRevision, RuleSetStore, sameRevision } from '@tollgate/rules';
+import { isCommitted, revisionOf, ruleSetKeys, type RuleSetRevision, RuleSetStore, sameRevision } from '@tollgate/rule-store';
 import type { Redis } from 'ioredis';
 import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';

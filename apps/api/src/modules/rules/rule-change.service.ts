@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
-import { createRuleSetVersion } from '@tollgate/rules';
+import { createRuleSetVersion } from '@tollgate/rule-store';
 import { writeAudit } from '../../common/audit';
 import { PRISMA } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { PrismaClient } from '@tollgate/db';
 import type { RuleSet } from '@tollgate/domain';
-import { type ReconcileOutcome, RuleSetReconciler, RuleSetStore } from '@tollgate/rules';
+import { type ReconcileOutcome, RuleSetReconciler, RuleSetStore } from '@tollgate/rule-store';
 import type { Redis } from 'ioredis';
 import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { parseSnapshot, restoreSnapshot, takeSnapshot } from '@tollgate/rules';
+import { parseSnapshot } from '@tollgate/rules';
+import { restoreSnapshot, takeSnapshot } from '@tollgate/rule-store';
 import { writeAudit } from '../../../common/audit';
 import { PRISMA } from '../../../infra/infra.module';
 import { RuleChangeService } from '../rule-change.service';

@@ -1,8 +1,7 @@
 import type { PrismaClient, Prisma } from '@tollgate/db';
 import { ruleSetSchema, type RuleSet, type RuleSetBody } from '@tollgate/domain';
-import { compileRuleSet, type RuleSource } from './compile';
-import { diffJson } from './diff';
-import { takeSnapshot } from './snapshot';
+import { compileRuleSet, diffJson, type RuleSource } from '@tollgate/rules';
+import { takeSnapshot } from './snapshots';
 
 type Tx = Prisma.TransactionClient;
 const VERSION_LOCK = 72_616_002; // serialises version numbering across API nodes

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ruleSetSchema, type RuleSet } from '@tollgate/domain';
-import { LuaScript, type ScriptClient } from '@tollgate/limiter';
+import { LuaScript, type ScriptClient } from '@tollgate/lua-script';
 
 const putRuleSet = LuaScript.load(join(__dirname, 'lua'), 'put-rule-set');
 

@@ -1,0 +1,1 @@
+export { LuaScript, assembleLua, type ScriptClient } from './lua-script';

@@ -1,0 +1,5 @@
+export * from './installation';
+export * from './rule-set-reconciler';
+export * from './rule-set-store';
+export * from './snapshots';
+export * from './versions';
