@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { calendarWindowAt, type TimeWindow } from './calendar';
-import { type AlgorithmModel, applyWith, type ViewArithmetic } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** A counter for the window [start, end) that holds `now`. */
 export interface FixedWindowView {
@@ -26,14 +26,13 @@ export function fixedWindow(rule: ResolvedRule): AlgorithmModel<FixedWindowView>
     retryAfterMs: (v) => v.end - v.now,
     resetMs: (v) => v.end - v.now,
   };
-  return {
-    open(stored, now) {
+  return modelFrom(
+    (stored, now) => {
       const { start, end } = windowAt(rule, now);
-      const view = { now, start, end, count: stored?.start === start ? stored.count : 0 };
-      return { available: arithmetic.available(view), view };
+      return { now, start, end, count: stored?.start === start ? stored.count : 0 };
     },
-    apply: applyWith(arithmetic),
+    arithmetic,
     // The window's count, until the window ends (an empty count is not kept: it reads as empty anyway).
-    store: (view) => ({ value: view, ttlMs: view.count > 0 ? view.end - view.now : 0 }),
-  };
+    (view) => ({ value: view, ttlMs: view.count > 0 ? view.end - view.now : 0 }),
+  );
 }

@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { ceilDiv, floorDiv } from './integers';
-import { type AlgorithmModel, applyWith, keepUntilReset, type ViewArithmetic } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /**
  * The theoretical arrival time, exact: TAT = ms + remainder / rate (0 ≤ remainder < rate). With the
@@ -33,12 +33,5 @@ export function gcra(rule: ResolvedRule): AlgorithmModel<GcraView> {
     retryAfterMs: (v, cost) => ceilDiv(level(v) + cost * w - full, rate),
     resetMs,
   };
-  return {
-    open(stored, now) {
-      const view = at(now, stored ? level({ ...stored, now }) : 0);
-      return { available: arithmetic.available(view), view };
-    },
-    apply: applyWith(arithmetic),
-    store: keepUntilReset,
-  };
+  return modelFrom((stored, now) => at(now, stored ? level({ ...stored, now }) : 0), arithmetic);
 }

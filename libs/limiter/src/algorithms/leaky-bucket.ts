@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { ceilDiv, floorDiv } from './integers';
-import { type AlgorithmModel, applyWith, keepUntilReset, type ViewArithmetic } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** The level in parts (one request unit = `unit` parts; the leak is `rate` parts per ms, see ResolvedRule), as of `at`. */
 export interface LeakyBucketView {
@@ -32,12 +32,5 @@ export function leakyBucket(rule: ResolvedRule, shaper: boolean): AlgorithmModel
     const level = elapsed >= ceilDiv(stored.level, rate) ? 0 : stored.level - elapsed * rate;
     return { now, at: Math.max(stored.at, now), level };
   };
-  return {
-    open(stored, now) {
-      const view = openAt(stored, now);
-      return { available: arithmetic.available(view), view };
-    },
-    apply: applyWith(arithmetic),
-    store: keepUntilReset,
-  };
+  return modelFrom(openAt, arithmetic);
 }

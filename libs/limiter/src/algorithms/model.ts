@@ -67,3 +67,22 @@ export function applyWith<V>(arithmetic: ViewArithmetic<V>): AlgorithmModel<V>['
 export function keepUntilReset<V>(view: V, resetMs: number): { value: V; ttlMs: number } {
   return { value: view, ttlMs: resetMs };
 }
+
+/**
+ * An algorithm's model from its three parts: how it opens stored state into a view at an instant, its arithmetic
+ * (which `apply` runs), and what it stores.
+ */
+export function modelFrom<V>(
+  openView: (stored: V | undefined, now: number) => V,
+  arithmetic: ViewArithmetic<V>,
+  store: AlgorithmModel<V>['store'] = keepUntilReset,
+): AlgorithmModel<V> {
+  return {
+    open(stored, now) {
+      const view = openView(stored, now);
+      return { available: arithmetic.available(view), view };
+    },
+    apply: applyWith(arithmetic),
+    store,
+  };
+}

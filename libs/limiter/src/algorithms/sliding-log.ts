@@ -1,5 +1,5 @@
 import type { ResolvedRule } from '../rules';
-import { type AlgorithmModel, applyWith, keepUntilReset, type ViewArithmetic } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** The admission times (one per unit, ascending) still inside the window (now − W, now]. */
 export interface SlidingLogView {
@@ -30,12 +30,5 @@ export function slidingLog(rule: ResolvedRule): AlgorithmModel<SlidingLogView> {
     },
     resetMs,
   };
-  return {
-    open(stored, now) {
-      const view = { now, times: (stored?.times ?? []).filter((t) => t > now - windowMs) };
-      return { available: arithmetic.available(view), view };
-    },
-    apply: applyWith(arithmetic),
-    store: keepUntilReset,
-  };
+  return modelFrom((stored, now) => ({ now, times: (stored?.times ?? []).filter((t) => t > now - windowMs) }), arithmetic);
 }

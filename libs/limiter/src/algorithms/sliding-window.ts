@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { floorDiv } from './integers';
-import { type AlgorithmModel, applyWith, keepUntilReset, type ViewArithmetic } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** Counts of the previous and the current epoch-aligned window (`index` = floor(now / W)). */
 export interface SlidingWindowView {
@@ -46,12 +46,5 @@ export function slidingWindow(rule: ResolvedRule): AlgorithmModel<SlidingWindowV
     },
     resetMs,
   };
-  return {
-    open(stored, now) {
-      const view = openAt(stored, now);
-      return { available: arithmetic.available(view), view };
-    },
-    apply: applyWith(arithmetic),
-    store: keepUntilReset,
-  };
+  return modelFrom(openAt, arithmetic);
 }

@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { ceilDiv, floorDiv } from './integers';
-import { type AlgorithmModel, applyWith, keepUntilReset, type ViewArithmetic } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /**
  * Tokens counted in parts (one token = `unit` parts; the refill is `rate` parts per ms, see ResolvedRule), valid as of `at`
@@ -31,12 +31,5 @@ export function tokenBucket(rule: ResolvedRule): AlgorithmModel<TokenBucketView>
     const refilled = elapsed >= ceilDiv(full - tokens, rate) ? full : tokens + elapsed * rate;
     return { now, at: Math.max(stored.at, now), tokens: refilled };
   };
-  return {
-    open(stored, now) {
-      const view = openAt(stored, now);
-      return { available: arithmetic.available(view), view };
-    },
-    apply: applyWith(arithmetic),
-    store: keepUntilReset,
-  };
+  return modelFrom(openAt, arithmetic);
 }
