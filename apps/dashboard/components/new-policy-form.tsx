@@ -3,33 +3,27 @@
 import { newPolicy } from '@/lib/actions/policies';
 import { POLICY_METHODS } from '@/lib/api-types';
 import { attemptKey, formError, type FormState } from '@/lib/form-state';
+import { CreateForm } from './create-form';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { limitErrorFields, LimitFields } from './limit-fields';
-import { MutationStatus, useMutation } from './mutation-status';
 import type { NamedOption } from './named-select';
 import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
-import { SubmitButton } from './submit-button';
 
 const FIELDS = ['planId', 'tenantId', 'name', 'method', 'pattern', ...POLICY_SETTINGS_FIELDS, ...limitErrorFields('limits.0.', 'whole')];
 
 /** A new policy: whose (a plan, or one tenant), its route, its settings and its first limit. */
 export function NewPolicyForm({ plans, tenants }: { plans: NamedOption[]; tenants: NamedOption[] }) {
-  const [state, action] = useMutation(newPolicy, 'policy-new');
   return (
-    <section className="card form-card" aria-labelledby="policy-new-title" data-testid="policy-new">
-      <header className="plan-card-header">
-        <h2 id="policy-new-title">New policy</h2>
-        <span className="tenant-count">A tenant&apos;s own policy replaces its plan&apos;s policy of the same route.</span>
-      </header>
-      <form action={action} className="form-body" noValidate>
-        <NewPolicyFields key={attemptKey(state)} state={state} plans={plans} tenants={tenants} />
-        <div className="form-actions">
-          <SubmitButton label="Create policy" pendingLabel="Creating…" testId="policy-new-submit" />
-          <MutationStatus statusKey="policy-new" />
-        </div>
-      </form>
-    </section>
+    <CreateForm
+      id="policy-new"
+      title="New policy"
+      hint="A tenant's own policy replaces its plan's policy of the same route."
+      action={newPolicy}
+      submitLabel="Create policy"
+    >
+      {(state) => <NewPolicyFields key={attemptKey(state)} state={state} plans={plans} tenants={tenants} />}
+    </CreateForm>
   );
 }
 
