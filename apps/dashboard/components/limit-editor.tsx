@@ -27,19 +27,14 @@ interface LimitEditorProps {
 }
 
 /** The inline form that adds or edits one limit of a plan, a policy or a tenant (an override); closes on success. */
-export function LimitEditor({ action, statusKey, hidden, show, limit, label, submit, testId, onDone, className }: LimitEditorProps) {
+export function LimitEditor({ show, limit, submit, testId, ...form }: LimitEditorProps) {
   return (
     <InlineForm
-      action={action}
-      statusKey={statusKey}
-      onDone={onDone}
-      hidden={hidden}
-      label={label}
+      {...form}
       errorFields={limitErrorFields('', show)}
       errorTestId={testId('error')}
       submit={{ label: submit.label, pendingLabel: submit.pendingLabel, testId: testId(submit.testPart) }}
       remount
-      className={className}
     >
       {(state) => <LimitFields state={state} limit={limit} fields={show} testId={testId} />}
     </InlineForm>

@@ -38,17 +38,8 @@ interface NamedFieldProps extends Pick<NamedSelectProps, 'options' | 'empty'> {
 }
 
 /** A form's choice of a plan or a tenant. */
-export function NamedField({ label, name, state, options, empty, fallback = options[0]?.id, testId }: NamedFieldProps) {
-  return (
-    <Field
-      label={label}
-      name={name}
-      state={state}
-      fallback={fallback}
-      testId={testId}
-      control={(props) => <NamedSelect {...props} options={options} empty={empty} />}
-    />
-  );
+export function NamedField({ options, empty, fallback = options[0]?.id, ...field }: NamedFieldProps) {
+  return <Field {...field} fallback={fallback} control={(props) => <NamedSelect {...props} options={options} empty={empty} />} />;
 }
 
 interface ChoiceSelectProps<T extends string> extends ControlProps {

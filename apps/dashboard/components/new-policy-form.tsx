@@ -41,20 +41,15 @@ function NewPolicyFields({ state, plans, tenants }: { state: FormState; plans: N
           testId={testId('owner')}
           control={(props) => (
             <select {...props} className="input">
-              <optgroup label="Plans (every tenant on it)">
-                {plans.map((p) => (
-                  <option key={p.id} value={`plan:${p.id}`}>
-                    plan {p.slug}
-                  </option>
-                ))}
-              </optgroup>
-              <optgroup label="Tenants (their own)">
-                {tenants.map((t) => (
-                  <option key={t.id} value={`tenant:${t.id}`}>
-                    tenant {t.slug}
-                  </option>
-                ))}
-              </optgroup>
+              {owners(plans, tenants).map(({ kind, label, options }) => (
+                <optgroup key={kind} label={label}>
+                  {options.map((o) => (
+                    <option key={o.id} value={`${kind}:${o.id}`}>
+                      {kind} {o.slug}
+                    </option>
+                  ))}
+                </optgroup>
+              ))}
             </select>
           )}
         />
@@ -86,4 +81,12 @@ function NewPolicyFields({ state, plans, tenants }: { state: FormState; plans: N
       </div>
     </>
   );
+}
+
+/** Whom a policy can be for, as the "For" select groups them: posted as `plan:<id>` or `tenant:<id>`. */
+function owners(plans: NamedOption[], tenants: NamedOption[]) {
+  return [
+    { kind: 'plan', label: 'Plans (every tenant on it)', options: plans },
+    { kind: 'tenant', label: 'Tenants (their own)', options: tenants },
+  ];
 }
