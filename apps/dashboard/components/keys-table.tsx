@@ -14,7 +14,7 @@ interface KeysTableProps {
    * The operator's table: each key's kind and scope (a tenant key's tenant by slug), with Rotate and Revoke.
    * Without it, a tenant's own keys, read only.
    */
-  tenantSlugs?: Record<string, string>;
+  tenantSlugs?: ReadonlyMap<string, string>;
 }
 
 /** Keys newest first, as the API lists them; times and status are worked out here, on the server. */

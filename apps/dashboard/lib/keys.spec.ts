@@ -30,14 +30,14 @@ describe('parseKindFilter and keysHref', () => {
 describe('keyScope', () => {
   const service = { kind: 'service' as const, tenantId: null };
   it('names a service key\'s tenants by slug, or says it reaches every tenant', () => {
-    expect(keyScope({ ...service, allTenants: false, tenants: [{ id: 't1', slug: 'acme', name: 'Acme' }] }, {})).toEqual({ slugs: ['acme'] });
-    expect(keyScope({ ...service, allTenants: true, tenants: [] }, {})).toEqual({ label: 'all tenants' });
+    expect(keyScope({ ...service, allTenants: false, tenants: [{ id: 't1', slug: 'acme', name: 'Acme' }] }, new Map())).toEqual({ slugs: ['acme'] });
+    expect(keyScope({ ...service, allTenants: true, tenants: [] }, new Map())).toEqual({ label: 'all tenants' });
   });
   it('says a service key whose tenants were all deleted reaches none, not every tenant', () => {
-    expect(keyScope({ ...service, allTenants: false, tenants: [] }, {})).toEqual({ label: 'no tenants' });
+    expect(keyScope({ ...service, allTenants: false, tenants: [] }, new Map())).toEqual({ label: 'no tenants' });
   });
   it('names a tenant key\'s tenant by slug', () => {
-    expect(keyScope({ kind: 'tenant', tenantId: 't1', allTenants: false, tenants: [] }, { t1: 'acme' })).toEqual({ slugs: ['acme'] });
+    expect(keyScope({ kind: 'tenant', tenantId: 't1', allTenants: false, tenants: [] }, new Map([['t1', 'acme']]))).toEqual({ slugs: ['acme'] });
   });
 });
 

@@ -40,9 +40,9 @@ export const KIND_LABELS: Record<KeyKind, string> = {
 export type KeyScope = { label: string } | { slugs: string[] };
 
 /** A key's scope; a tenant key's tenant by slug from `tenantSlugs` (tenant id → slug). */
-export function keyScope(key: Pick<ApiKey, 'kind' | 'tenantId' | 'allTenants' | 'tenants'>, tenantSlugs: Record<string, string>): KeyScope {
+export function keyScope(key: Pick<ApiKey, 'kind' | 'tenantId' | 'allTenants' | 'tenants'>, tenantSlugs: ReadonlyMap<string, string>): KeyScope {
   if (key.kind === 'operator') return { label: 'admin API' };
-  if (key.kind === 'tenant') return { slugs: [key.tenantId ? (tenantSlugs[key.tenantId] ?? key.tenantId) : '—'] };
+  if (key.kind === 'tenant') return { slugs: [key.tenantId ? (tenantSlugs.get(key.tenantId) ?? key.tenantId) : '—'] };
   if (key.allTenants) return { label: 'all tenants' };
   // Scoped to tenants that were all deleted since: it checks none (never every tenant).
   return key.tenants.length === 0 ? { label: 'no tenants' } : { slugs: key.tenants.map((tenant) => tenant.slug) };

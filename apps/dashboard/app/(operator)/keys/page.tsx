@@ -35,7 +35,7 @@ export default async function KeysPage({ searchParams }: KeysPageProps) {
           {keys.length === 0 ? (
             <EmptyState testId="keys-empty">{kind ? `No ${KIND_LABELS[kind].toLowerCase()} keys yet.` : 'No keys yet.'}</EmptyState>
           ) : (
-            <KeysTable keys={keys} tenantSlugs={Object.fromEntries(tenants.map((tenant) => [tenant.id, tenant.slug]))} />
+            <KeysTable keys={keys} tenantSlugs={new Map(tenants.map((tenant) => [tenant.id, tenant.slug]))} />
           )}
         </>
       )}
