@@ -6,8 +6,8 @@
 // order reversed every other round), medians reported.
 // Run: `npm run build && node bench/enforcement.mjs [--markdown] [--profile]`. Env: BENCH_SECONDS (10),
 // BENCH_WARMUP_SECONDS (3, before each measured run), BENCH_INITIAL_WARMUP_SECONDS (10, each server once before the
-// rounds), BENCH_ROUNDS (3), BENCH_DATABASE_URL (recreated), BENCH_REDIS_URL (that database is
-// flushed). `--profile` also takes a CPU profile of the API and of the bare app under the same load, afterwards
+// rounds), BENCH_ROUNDS (3), BENCH_DATABASE_URL (recreated), BENCH_REDIS_URL (default: a redis-server of the run's
+// own on a free port; a database named here is flushed). `--profile` also takes a CPU profile of the API and of the bare app under the same load, afterwards
 // (kept in BENCH_PROFILE_DIR when set).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,6 +20,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrate } from '../scripts/db/migrate.mjs';
+import { startRedisServer } from '../scripts/lib/redis-server.mjs';
 import { BIG } from './apps/nest.mjs';
 import { summarize } from './cpu-profile.mjs';
 import { fmt, machine } from './lib.mjs';
@@ -54,7 +55,8 @@ const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const initialWarmupSeconds = Number(process.env.BENCH_INITIAL_WARMUP_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_bench_enforcement';
-const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
+const ownRedis = process.env.BENCH_REDIS_URL ? undefined : await startRedisServer('tollgate-bench');
+const redisUrl = process.env.BENCH_REDIS_URL ?? ownRedis.url;
 const CONNECTIONS = 64;
 const SUBJECTS = 16;
 const CLOCK_TICK_US = 10_000; // /proc/<pid>/stat counts CPU time in ticks of 1/100 s (USER_HZ on Linux)
@@ -502,6 +504,7 @@ try {
   await stopAll();
   await redis.flushdb().catch(() => undefined);
   redis.disconnect();
+  await ownRedis?.stop();
   if (profileDir && !keptProfiles) rmSync(profileDir, { recursive: true, force: true });
 }
 

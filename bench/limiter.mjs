@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Limiter benchmarks. Run: `node bench/limiter.mjs` after `npm run build`, with Redis on
-// BENCH_REDIS_URL (default redis://127.0.0.1:6379/12 — that database is flushed). Prints JSON; with
+// BENCH_REDIS_URL (default: a redis-server of the run's own on a free port; a database named here is flushed). Prints JSON; with
 // `--markdown` prints the BENCHMARKS.md section.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterUnion } from 'rate-limiter-flexible';
+import { startRedisServer } from '../scripts/lib/redis-server.mjs';
 import { fmt, machine, throughput } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -14,7 +15,8 @@ const { limitScript } = require('@tollgate/limiter/dist/redis/redis-engine.js');
 const { ruleArgs } = require('@tollgate/limiter/dist/redis/protocol.js');
 const { resolveRule } = require('@tollgate/limiter/dist/rules.js');
 
-const url = new URL(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/12');
+const ownRedis = process.env.BENCH_REDIS_URL ? undefined : await startRedisServer('tollgate-bench');
+const url = new URL(process.env.BENCH_REDIS_URL ?? ownRedis.url);
 const db = Number(url.pathname.slice(1) || 0);
 const redis = new Redis(url.toString());
 const markdown = process.argv.includes('--markdown');
@@ -196,6 +198,7 @@ const results = {
 };
 await redis.flushdb();
 redis.disconnect();
+await ownRedis?.stop();
 
 if (!markdown) {
   console.log(JSON.stringify(results, null, 2));
