@@ -13,7 +13,7 @@ import { containsText } from '../../common/text-filter';
 import { PRISMA } from '../../infra/infra.module';
 import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
 import { planInclude, toPlanView, type PlanView } from './plan-views';
-import { AddPlanLimitUseCase, RemovePlanLimitUseCase, UpdatePlanLimitUseCase } from './use-cases/plan-limits.use-cases';
+import { AddLimitUseCase, RemoveLimitUseCase, UpdateLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
 
 const listQuery = z.strictObject({
@@ -34,9 +34,9 @@ export class PlansController {
     private readonly createPlan: CreatePlanUseCase,
     private readonly updatePlan: UpdatePlanUseCase,
     private readonly deletePlan: DeletePlanUseCase,
-    private readonly addLimit: AddPlanLimitUseCase,
-    private readonly updateLimit: UpdatePlanLimitUseCase,
-    private readonly removeLimit: RemovePlanLimitUseCase,
+    private readonly addLimit: AddLimitUseCase,
+    private readonly updateLimit: UpdateLimitUseCase,
+    private readonly removeLimit: RemoveLimitUseCase,
   ) {}
 
   /** Every plan with its limits and how many tenants are on it. */
@@ -69,7 +69,7 @@ export class PlansController {
 
   @Post()
   @Access('operator')
-  @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', windowS: 86400, limit: 50000 }] })
+  @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', limit: 50000, calendar: 'day' }] })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPlanSchema)) input: NewPlan) {
     return this.createPlan.execute(actorOf(caller), input);
   }
@@ -93,7 +93,7 @@ export class PlansController {
   @Access('operator')
   @ApiJsonBody(newLimitSchema, { name: 'second', windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 10 })
   createLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
-    return this.addLimit.execute(actorOf(caller), planId, input);
+    return this.addLimit.execute(actorOf(caller), 'plan', planId, input);
   }
 
   /** Changes one limit; answers with the rule set version that carries the change. */
@@ -106,13 +106,13 @@ export class PlansController {
     @Param('limitId', IdPipe) limitId: string,
     @Body(new ZodPipe(limitPatchSchema)) patch: LimitPatch,
   ) {
-    return this.updateLimit.execute(actorOf(caller), planId, limitId, patch);
+    return this.updateLimit.execute(actorOf(caller), 'plan', planId, { id: limitId }, patch);
   }
 
   @Delete(':planId/limits/:limitId')
   @HttpCode(200)
   @Access('operator')
   deleteLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Param('limitId', IdPipe) limitId: string) {
-    return this.removeLimit.execute(actorOf(caller), planId, limitId);
+    return this.removeLimit.execute(actorOf(caller), 'plan', planId, { id: limitId });
   }
 }

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { PlansController } from './plans.controller';
-import { AddPlanLimitUseCase, RemovePlanLimitUseCase, UpdatePlanLimitUseCase } from './use-cases/plan-limits.use-cases';
+import { LimitsModule } from '../limits/limits.module';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
 
 @Module({
+  imports: [LimitsModule],
   controllers: [PlansController],
-  providers: [CreatePlanUseCase, UpdatePlanUseCase, DeletePlanUseCase, AddPlanLimitUseCase, UpdatePlanLimitUseCase, RemovePlanLimitUseCase],
+  providers: [CreatePlanUseCase, UpdatePlanUseCase, DeletePlanUseCase],
 })
 export class PlansModule {}

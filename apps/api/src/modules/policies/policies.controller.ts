@@ -23,7 +23,7 @@ import {
 } from './dto/policy.schemas';
 import { afterPolicyCursor, encodePolicyCursor, policyOrder } from './policy-cursor';
 import { policyInclude, toPolicyView, type PolicyView } from './policy-views';
-import { AddPolicyLimitUseCase, RemovePolicyLimitUseCase, UpdatePolicyLimitUseCase } from './use-cases/policy-limits.use-cases';
+import { AddLimitUseCase, RemoveLimitUseCase, UpdateLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
 import { CreatePolicyUseCase, DeletePolicyUseCase, UpdatePolicyUseCase } from './use-cases/policies.use-cases';
 
 const EXAMPLE_POLICY = {
@@ -51,9 +51,9 @@ export class PoliciesController {
     private readonly createPolicy: CreatePolicyUseCase,
     private readonly updatePolicy: UpdatePolicyUseCase,
     private readonly deletePolicy: DeletePolicyUseCase,
-    private readonly addLimit: AddPolicyLimitUseCase,
-    private readonly updateLimit: UpdatePolicyLimitUseCase,
-    private readonly removeLimit: RemovePolicyLimitUseCase,
+    private readonly addLimit: AddLimitUseCase,
+    private readonly updateLimit: UpdateLimitUseCase,
+    private readonly removeLimit: RemoveLimitUseCase,
   ) {}
 
   /** Policies ordered by pattern and method, a page at a time (`nextCursor` is null on the last page). */
@@ -116,9 +116,9 @@ export class PoliciesController {
 
   @Post(':policyId/limits')
   @Access('operator')
-  @ApiJsonBody(newLimitSchema, { name: 'daily', windowS: 86400, limit: 10000 })
+  @ApiJsonBody(newLimitSchema, { name: 'daily', limit: 10000, calendar: 'day' })
   createLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
-    return this.addLimit.execute(actorOf(caller), policyId, input);
+    return this.addLimit.execute(actorOf(caller), 'policy', policyId, input);
   }
 
   @Patch(':policyId/limits/:limitId')
@@ -130,13 +130,13 @@ export class PoliciesController {
     @Param('limitId', IdPipe) limitId: string,
     @Body(new ZodPipe(limitPatchSchema)) patch: LimitPatch,
   ) {
-    return this.updateLimit.execute(actorOf(caller), policyId, limitId, patch);
+    return this.updateLimit.execute(actorOf(caller), 'policy', policyId, { id: limitId }, patch);
   }
 
   @Delete(':policyId/limits/:limitId')
   @HttpCode(200)
   @Access('operator')
   deleteLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Param('limitId', IdPipe) limitId: string) {
-    return this.removeLimit.execute(actorOf(caller), policyId, limitId);
+    return this.removeLimit.execute(actorOf(caller), 'policy', policyId, { id: limitId });
   }
 }

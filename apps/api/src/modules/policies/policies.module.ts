@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { PoliciesController } from './policies.controller';
-import { AddPolicyLimitUseCase, RemovePolicyLimitUseCase, UpdatePolicyLimitUseCase } from './use-cases/policy-limits.use-cases';
+import { LimitsModule } from '../limits/limits.module';
 import { CreatePolicyUseCase, DeletePolicyUseCase, UpdatePolicyUseCase } from './use-cases/policies.use-cases';
 
 @Module({
+  imports: [LimitsModule],
   controllers: [PoliciesController],
-  providers: [CreatePolicyUseCase, UpdatePolicyUseCase, DeletePolicyUseCase, AddPolicyLimitUseCase, UpdatePolicyLimitUseCase, RemovePolicyLimitUseCase],
+  providers: [CreatePolicyUseCase, UpdatePolicyUseCase, DeletePolicyUseCase],
 })
 export class PoliciesModule {}

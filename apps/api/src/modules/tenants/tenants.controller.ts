@@ -10,10 +10,10 @@ import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
-import { RemoveOverrideUseCase, SetOverrideUseCase } from './overrides.use-cases';
-import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './tenant.schemas';
+import { AddLimitUseCase, RemoveLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
+import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './dto/tenant.schemas';
 import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
-import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
+import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './use-cases/tenants.use-cases';
 
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -33,8 +33,8 @@ export class TenantsController {
     private readonly createTenant: CreateTenantUseCase,
     private readonly updateTenant: UpdateTenantUseCase,
     private readonly deleteTenant: DeleteTenantUseCase,
-    private readonly setOverride: SetOverrideUseCase,
-    private readonly removeOverride: RemoveOverrideUseCase,
+    private readonly addLimit: AddLimitUseCase,
+    private readonly removeLimit: RemoveLimitUseCase,
   ) {}
 
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan or status. */
@@ -93,20 +93,21 @@ export class TenantsController {
   /** The tenant's own version of limit `name`: replaces the plan's limit of that name, or adds one. */
   @Put(':tenantId/overrides/:name')
   @Access('operator')
-  @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window' })
-  putOverride(
+  @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window', calendar: null })
+  async putOverride(
     @CurrentCaller() caller: Caller,
     @Param('tenantId', IdPipe) tenantId: string,
     @Param('name', new ZodPipe(overrideName)) name: string,
     @Body(new ZodPipe(overrideSchema)) input: OverrideInput,
   ) {
-    return this.setOverride.execute(actorOf(caller), tenantId, name, input);
+    const { limit, ruleVersion } = await this.addLimit.execute(actorOf(caller), 'tenant', tenantId, { name, ...input }, { replace: true });
+    return { override: limit, ruleVersion };
   }
 
   @Delete(':tenantId/overrides/:name')
   @HttpCode(200)
   @Access('operator')
   deleteOverride(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Param('name', new ZodPipe(overrideName)) name: string) {
-    return this.removeOverride.execute(actorOf(caller), tenantId, name);
+    return this.removeLimit.execute(actorOf(caller), 'tenant', tenantId, { name });
   }
 }

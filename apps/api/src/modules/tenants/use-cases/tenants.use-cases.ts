@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
-import { writeAudit } from '../../common/audit';
-import { RuleChangeService } from '../rules/rule-change.service';
-import type { NewTenant, TenantPatch } from './tenant.schemas';
-import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
+import { writeAudit } from '../../../common/audit';
+import { RuleChangeService } from '../../rules/rule-change.service';
+import type { NewTenant, TenantPatch } from '../dto/tenant.schemas';
+import { tenantInclude, toTenantView, type TenantView } from '../tenant-views';
 
 type Tx = Prisma.TransactionClient;
 
