@@ -11,9 +11,8 @@ import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { containsText } from '../../common/text-filter';
 import { PRISMA } from '../../infra/infra.module';
-import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
+import { type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
 import { planInclude, toPlanView, type PlanView } from './plan-views';
-import { AddLimitUseCase, RemoveLimitUseCase, UpdateLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
 
 const listQuery = z.strictObject({
@@ -34,9 +33,6 @@ export class PlansController {
     private readonly createPlan: CreatePlanUseCase,
     private readonly updatePlan: UpdatePlanUseCase,
     private readonly deletePlan: DeletePlanUseCase,
-    private readonly addLimit: AddLimitUseCase,
-    private readonly updateLimit: UpdateLimitUseCase,
-    private readonly removeLimit: RemoveLimitUseCase,
   ) {}
 
   /** Every plan with its limits and how many tenants are on it. */
@@ -87,32 +83,5 @@ export class PlansController {
   @Access('operator')
   remove(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string) {
     return this.deletePlan.execute(actorOf(caller), planId);
-  }
-
-  @Post(':planId/limits')
-  @Access('operator')
-  @ApiJsonBody(newLimitSchema, { name: 'second', windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 10 })
-  createLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
-    return this.addLimit.execute(actorOf(caller), 'plan', planId, input);
-  }
-
-  /** Changes one limit; answers with the rule set version that carries the change. */
-  @Patch(':planId/limits/:limitId')
-  @Access('operator')
-  @ApiJsonBody(limitPatchSchema, { limit: 20 })
-  patchLimit(
-    @CurrentCaller() caller: Caller,
-    @Param('planId', IdPipe) planId: string,
-    @Param('limitId', IdPipe) limitId: string,
-    @Body(new ZodPipe(limitPatchSchema)) patch: LimitPatch,
-  ) {
-    return this.updateLimit.execute(actorOf(caller), 'plan', planId, { id: limitId }, patch);
-  }
-
-  @Delete(':planId/limits/:limitId')
-  @HttpCode(200)
-  @Access('operator')
-  deleteLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Param('limitId', IdPipe) limitId: string) {
-    return this.removeLimit.execute(actorOf(caller), 'plan', planId, { id: limitId });
   }
 }

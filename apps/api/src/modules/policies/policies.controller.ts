@@ -10,12 +10,8 @@ import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
 import {
-  type LimitPatch,
-  limitPatchSchema,
   type ListPoliciesQuery,
   listPoliciesQuery,
-  type NewLimit,
-  newLimitSchema,
   type NewPolicy,
   newPolicySchema,
   type PolicyPatch,
@@ -23,7 +19,6 @@ import {
 } from './dto/policy.schemas';
 import { afterPolicyCursor, encodePolicyCursor, policyOrder } from './policy-cursor';
 import { policyInclude, toPolicyView, type PolicyView } from './policy-views';
-import { AddLimitUseCase, RemoveLimitUseCase, UpdateLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
 import { CreatePolicyUseCase, DeletePolicyUseCase, UpdatePolicyUseCase } from './use-cases/policies.use-cases';
 
 const EXAMPLE_POLICY = {
@@ -51,9 +46,6 @@ export class PoliciesController {
     private readonly createPolicy: CreatePolicyUseCase,
     private readonly updatePolicy: UpdatePolicyUseCase,
     private readonly deletePolicy: DeletePolicyUseCase,
-    private readonly addLimit: AddLimitUseCase,
-    private readonly updateLimit: UpdateLimitUseCase,
-    private readonly removeLimit: RemoveLimitUseCase,
   ) {}
 
   /** Policies ordered by pattern and method, a page at a time (`nextCursor` is null on the last page). */
@@ -112,31 +104,5 @@ export class PoliciesController {
   @Access('operator')
   remove(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string) {
     return this.deletePolicy.execute(actorOf(caller), policyId);
-  }
-
-  @Post(':policyId/limits')
-  @Access('operator')
-  @ApiJsonBody(newLimitSchema, { name: 'daily', limit: 10000, calendar: 'day' })
-  createLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
-    return this.addLimit.execute(actorOf(caller), 'policy', policyId, input);
-  }
-
-  @Patch(':policyId/limits/:limitId')
-  @Access('operator')
-  @ApiJsonBody(limitPatchSchema, { limit: 1200 })
-  patchLimit(
-    @CurrentCaller() caller: Caller,
-    @Param('policyId', IdPipe) policyId: string,
-    @Param('limitId', IdPipe) limitId: string,
-    @Body(new ZodPipe(limitPatchSchema)) patch: LimitPatch,
-  ) {
-    return this.updateLimit.execute(actorOf(caller), 'policy', policyId, { id: limitId }, patch);
-  }
-
-  @Delete(':policyId/limits/:limitId')
-  @HttpCode(200)
-  @Access('operator')
-  deleteLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Param('limitId', IdPipe) limitId: string) {
-    return this.removeLimit.execute(actorOf(caller), 'policy', policyId, { id: limitId });
   }
 }
