@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, freeText, slug } from '@tollgate/domain';
+import { freeText, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -10,6 +10,7 @@ import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { containsText } from '../../common/text-filter';
+import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
 import { type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
 import { planInclude, toPlanView, type PlanView } from './plan-views';
@@ -58,9 +59,7 @@ export class PlansController {
   @Get(':planId')
   @Access('operator')
   async get(@Param('planId', IdPipe) planId: string): Promise<PlanView> {
-    const plan = await this.prisma.plan.findUnique({ where: { id: planId }, include: planInclude });
-    if (!plan) throw new AppError(ErrorCode.NOT_FOUND, 'plan not found');
-    return toPlanView(plan);
+    return toPlanView(found(await this.prisma.plan.findUnique({ where: { id: planId }, include: planInclude }), 'plan'));
   }
 
   @Post()

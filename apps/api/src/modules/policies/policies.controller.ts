@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, POLICY_METHODS, POLICY_MODES } from '@tollgate/domain';
+import { POLICY_METHODS, POLICY_MODES } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiJsonBody } from '../../common/api-json-body';
@@ -8,6 +8,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
 import {
   type ListPoliciesQuery,
@@ -78,9 +79,7 @@ export class PoliciesController {
   @Get(':policyId')
   @Access('operator')
   async get(@Param('policyId', IdPipe) policyId: string): Promise<PolicyView> {
-    const policy = await this.prisma.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude });
-    if (!policy) throw new AppError(ErrorCode.NOT_FOUND, 'policy not found');
-    return toPolicyView(policy);
+    return toPolicyView(found(await this.prisma.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude }), 'policy'));
   }
 
   /** A policy of a plan (`planId`) or of a tenant (`tenantId`); 409 when the owner has one for the route or name. */

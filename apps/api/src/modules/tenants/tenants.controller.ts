@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, slug, TENANT_STATUSES } from '@tollgate/domain';
+import { slug, TENANT_STATUSES } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -9,6 +9,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
 import { AddLimitUseCase, RemoveLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
 import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './dto/tenant.schemas';
@@ -62,9 +63,7 @@ export class TenantsController {
   @Get(':tenantId')
   @Access('operator')
   async get(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantView> {
-    const tenant = await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
-    if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
-    return toTenantView(tenant);
+    return toTenantView(found(await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant'));
   }
 
   @Post()

@@ -1,6 +1,7 @@
-import { AppError, ErrorCode, type Limit, type LimitPatch, type LimitView } from '@tollgate/domain';
+import { type Limit, type LimitPatch, type LimitView } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
 import { writeAudit } from '../../../common/audit';
+import { found } from '../../../common/found';
 import { toLimitBody, toLimitView } from '../limit-views';
 
 type Tx = Prisma.TransactionClient;
@@ -103,8 +104,7 @@ export class OwnerLimits {
   }
 
   async assertOwner(): Promise<void> {
-    const owner = await this.tables.owners.findUnique({ where: { id: this.ownerId }, select: { id: true } });
-    if (!owner) throw new AppError(ErrorCode.NOT_FOUND, `${this.spec.names.owner} not found`);
+    found(await this.tables.owners.findUnique({ where: { id: this.ownerId }, select: { id: true } }), this.spec.names.owner);
   }
 
   find(ref: LimitRef): Promise<LimitView | null> {
@@ -112,9 +112,7 @@ export class OwnerLimits {
   }
 
   async get(ref: LimitRef): Promise<LimitView> {
-    const limit = await this.find(ref);
-    if (!limit) throw new AppError(ErrorCode.NOT_FOUND, `${this.spec.names.limit} not found`);
-    return limit;
+    return found(await this.find(ref), this.spec.names.limit);
   }
 
   /** Appends a change of one of the limits to the audit log, in the change's transaction. */
