@@ -58,7 +58,10 @@ export const limitInputFields = {
   /** Bucket capacity for token/leaky buckets and GCRA; null = `limit`. */
   burst: wholeNumber().nullable(),
   /** A fixed window that follows the calendar in the tenant's time zone; null = every `windowS` seconds from the epoch. */
-  calendar: z.enum(CALENDARS, `must be one of ${CALENDARS.join(', ')}, or null`).nullable(),
+  calendar: z
+    .enum(CALENDARS, `must be one of ${CALENDARS.join(', ')}, or null`)
+    .nullable()
+    .describe("fixed_window only: resets at midnight (day) or on the 1st (month) in the tenant's time zone, windowS being the calendar's (86400, 2678400; may be left out); null: every windowS seconds"),
 };
 
 type LimitShape = { windowS: number; algorithm: Algorithm; calendar?: Calendar | null };
