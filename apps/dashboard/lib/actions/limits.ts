@@ -5,7 +5,7 @@ import { createPlanLimit, deletePlanLimit, updatePlanLimit } from '../api';
 import type { UpdateLimitResponse } from '../api-types';
 import type { FormState } from '../form-state';
 import { isProblem, readLimitShape } from '../limits';
-import { apiFailure, live, mutate, rejected } from '../mutation';
+import { apiFailure, formText, live, mutate, rejected } from '../mutation';
 import { addLimitFrom, removeLimitWith } from './limit-writes';
 import { requireToken } from '../session';
 
@@ -46,7 +46,8 @@ export async function saveLimit(_previous: SaveLimitState, formData: FormData): 
   };
 }
 
-const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '');
+// Untrimmed: `readLimit` and `readLimitShape` trim each field as they parse it.
+const text = (formData: FormData) => formText(formData, { trim: false });
 
 /** Adds a limit to a plan (`name`, `windowAmount` + `windowUnit`, `limit`, `algorithm`, `burst`, `calendar`). */
 export async function addLimit(_previous: FormState, formData: FormData): Promise<FormState> {
