@@ -18,14 +18,14 @@ async function seed(): Promise<boolean> {
       data: {
         slug: 'starter',
         name: 'Starter',
-        limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }, { name: 'daily', windowS: 86_400, limit: 1000 }] },
+        limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }, { name: 'daily', windowS: 86_400, limit: 1000, calendar: 'day' }] },
       },
     });
     const pro = await tx.plan.create({
       data: {
         slug: 'pro',
         name: 'Pro',
-        limits: { create: [{ name: 'minute', windowS: 60, limit: 600 }, { name: 'daily', windowS: 86_400, limit: 100_000 }] },
+        limits: { create: [{ name: 'minute', windowS: 60, limit: 600 }, { name: 'daily', windowS: 86_400, limit: 100_000, calendar: 'day' }] },
       },
     });
     const acme = await tx.tenant.create({ data: { slug: 'acme', name: 'Acme Corp', planId: starter.id } });

@@ -51,6 +51,19 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
     expect(await page.getByTestId('rule-version').textContent()).toBe(`v${version}`);
   });
 
+  it('shows a limit\'s calendar in its Edit form and moves it to another calendar', async () => {
+    const page = await browser.newPage();
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    // The demo's daily limit resets at the tenant's midnight: it says so (docs/adr/0014-calendar-windows-are-explicit.md).
+    expect(await page.getByTestId('limit-starter-daily').textContent()).toContain('per calendar day');
+    await page.getByTestId('limit-edit-starter-daily').click();
+    const calendar = page.getByTestId('limit-edit-calendar-starter-daily');
+    expect(await calendar.inputValue()).toBe('day');
+    await calendar.selectOption('month');
+    await page.getByTestId('limit-edit-save-starter-daily').click();
+    await expect.poll(() => page.getByTestId('limit-starter-daily').textContent(), { timeout: 10_000 }).toContain('per calendar month');
+  });
+
   it('redirects an anonymous visitor to the login page', async () => {
     const page = await browser.newPage();
     await page.goto(`${stack.dashboardUrl}/tenants`);

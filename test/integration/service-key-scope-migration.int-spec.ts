@@ -1,7 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDatabase, listMigrations } from '../../scripts/db/migrate.mjs';
 import { testDatabaseUrl } from '../support/env';
+import { databaseBeforeMigration } from '../support/migration-db';
 
 // The migration that binds service keys' scopes to tenant ids, applied to rows written in the shape before it
 // (`tenant_scope`: slugs, empty = every tenant), in a database of its own.
@@ -9,21 +9,14 @@ const databaseUrl = testDatabaseUrl('scope_migration');
 const TARGET = '_scoped_service_keys_to_tenant_ids';
 
 describe('migration: service key scopes from slugs to tenant ids', () => {
-  const db = new pg.Client({ connectionString: databaseUrl });
+  let db: pg.Client;
   const id = { acme: '', globex: '' };
   const keys = new Map<string, string>();
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString() });
-    await admin.connect();
-    await admin.query(`drop database if exists "${new URL(databaseUrl).pathname.slice(1)}" with (force)`);
-    await admin.end();
-    await ensureDatabase(databaseUrl);
-    await db.connect();
-    const migrations = listMigrations();
-    const target = migrations.findIndex((m) => m.name.endsWith(TARGET));
-    expect(target).toBeGreaterThan(0);
-    for (const m of migrations.slice(0, target)) await db.query(m.sql);
+    const before = await databaseBeforeMigration(databaseUrl, TARGET);
+    db = before.db;
+    expect(before.target).toBeGreaterThan(0);
 
     const plan = (await db.query(`insert into plans (id, slug, name, updated_at) values (gen_random_uuid(), 'starter', 'Starter', now()) returning id`)).rows[0].id;
     for (const slug of ['acme', 'globex'] as const) {
@@ -43,7 +36,7 @@ describe('migration: service key scopes from slugs to tenant ids', () => {
     await key('tenant', 'tenant', [], id.acme);
     await key('operator', 'operator', []);
 
-    await db.query(migrations[target]!.sql);
+    await before.applyTarget();
   });
   afterAll(async () => {
     await db.end();

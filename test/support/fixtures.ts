@@ -6,7 +6,7 @@ import { generateKey } from '../../apps/api/src/modules/keys/key-format';
 /** A fresh plan + tenant with the given limits and a random slug, so tests never share counters or rows. */
 export async function createTenant(
   prisma: PrismaClient,
-  limits: Pick<LimitSpec, 'name' | 'windowS' | 'limit'>[] = [
+  limits: Pick<LimitSpec, 'name' | 'windowS' | 'limit' | 'calendar'>[] = [
     { name: 'minute', windowS: 60, limit: 10 },
     { name: 'daily', windowS: 86_400, limit: 1000 },
   ],

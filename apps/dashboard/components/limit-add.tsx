@@ -1,28 +1,56 @@
 'use client';
 
 import { addLimit } from '@/lib/actions/limits';
+import type { FormState } from '@/lib/form-state';
 import { LimitAdder, LimitEditor } from './limit-editor';
 
-/** A plan card's foot: the message of the plan's last change, and "Add limit". */
-export function PlanFooter({ plan }: { plan: { id: string; slug: string } }) {
-  const statusKey = `plan-${plan.id}`;
+interface AddLimitProps {
+  /** The server action that adds the limit. */
+  action: (previous: FormState, formData: FormData) => Promise<FormState>;
+  /** Where its success is reported: the plan, policy or tenant the limit is added to. */
+  statusKey: string;
+  /** The hidden fields the action reads (the owner's id). */
+  hidden: Record<string, string>;
+  /** The button's and the submit's label. */
+  label?: string;
+  /** The form's accessible name: "Add a limit to plan starter". */
+  formLabel: string;
+  /** The button's test id (no part), and the form's inputs', error's and submit's (by part). */
+  testId: (part?: string) => string;
+}
+
+/** "+ Add limit" at the foot of a plan's, a policy's or a tenant's limits, which opens the whole-limit form. */
+export function AddLimit({ action, statusKey, hidden, label = 'Add limit', formLabel, testId }: AddLimitProps) {
   return (
     <LimitAdder
       statusKey={statusKey}
-      label="Add limit"
-      testId={`limit-add-${plan.slug}`}
+      label={label}
+      testId={testId()}
       editor={(onDone) => (
         <LimitEditor
-          action={addLimit}
+          action={action}
           statusKey={statusKey}
-          hidden={{ planId: plan.id }}
+          hidden={hidden}
           show="whole"
-          label={`Add a limit to plan ${plan.slug}`}
-          submit={{ label: 'Add limit', pendingLabel: 'Adding…', testPart: 'submit' }}
-          testId={(part) => `limit-add-${part}-${plan.slug}`}
+          label={formLabel}
+          submit={{ label, pendingLabel: 'Adding…', testPart: 'submit' }}
+          testId={testId}
           onDone={onDone}
         />
       )}
+    />
+  );
+}
+
+/** A plan card's foot: the message of the plan's last change, and "Add limit". */
+export function PlanFooter({ plan }: { plan: { id: string; slug: string } }) {
+  return (
+    <AddLimit
+      action={addLimit}
+      statusKey={`plan-${plan.id}`}
+      hidden={{ planId: plan.id }}
+      formLabel={`Add a limit to plan ${plan.slug}`}
+      testId={(part) => (part ? `limit-add-${part}-${plan.slug}` : `limit-add-${plan.slug}`)}
     />
   );
 }

@@ -4,10 +4,10 @@ import { useState } from 'react';
 import type { PlanLimit } from '@/lib/api-types';
 import { submittedValue, type FormState } from '@/lib/form-state';
 import { formatAlgorithm } from '@/lib/format';
-import { ALGORITHMS, splitWindow, usesBurst, WINDOW_UNITS } from '@/lib/limits';
+import { ALGORITHMS, CALENDAR_CHOICES, splitWindow, usesBurst, WINDOW_UNITS } from '@/lib/limits';
 import { Field } from './form-field';
 
-export type LimitField = 'name' | 'window' | 'unit' | 'limit' | 'algorithm' | 'burst';
+export type LimitField = 'name' | 'window' | 'unit' | 'limit' | 'algorithm' | 'burst' | 'calendar';
 
 /**
  * Which inputs a limit form shows: `whole`, a new limit (name, count and shape); `count`, a limit whose name is
@@ -20,19 +20,22 @@ interface LimitFieldsProps {
   /** Prefix of the posted names: `limits.0.` for a row of the new-plan form. */
   prefix?: string;
   /** The limit being edited (or the one an override starts from); a new limit starts at 1 minute, fixed window. */
-  limit?: Pick<PlanLimit, 'windowS' | 'algorithm' | 'burst'> & { limit?: number };
+  limit?: Pick<PlanLimit, 'windowS' | 'algorithm' | 'burst'> & { limit?: number; calendar?: PlanLimit['calendar'] };
   fields?: LimitFieldSet;
   testId: (field: LimitField) => string;
 }
 
 /** The API's names of the fields a limit form posts, so a failure about any other goes to the top of the form. */
 export function limitErrorFields(prefix = '', fields: LimitFieldSet = 'shape'): string[] {
-  const shape = ['windowS', 'algorithm', 'burst'];
+  const shape = ['windowS', 'algorithm', 'burst', 'calendar'];
   const own = fields === 'whole' ? ['name', 'limit'] : fields === 'count' ? ['limit'] : [];
   return [...own, ...shape].map((field) => `${prefix}${field}`);
 }
 
-/** A limit's inputs: window (a number and a unit), algorithm, and burst only for the algorithms that have one. */
+/**
+ * A limit's inputs: window (a number and a unit), algorithm, burst only for the algorithms that have one, and the
+ * calendar a fixed window may follow (which then sets the window).
+ */
 export function LimitFields({ state, prefix = '', limit, fields = 'shape', testId }: LimitFieldsProps) {
   const whole = fields === 'whole';
   const shown = splitWindow(limit?.windowS ?? 60);
@@ -103,6 +106,27 @@ export function LimitFields({ state, prefix = '', limit, fields = 'shape', testI
           </select>
         )}
       />
+      {algorithm !== 'fixed_window' ? (
+        // Only a fixed window follows a calendar: another algorithm takes a limit off it.
+        <input type="hidden" name={`${prefix}calendar`} value="none" />
+      ) : (
+        <Field
+          label="Calendar"
+          name={`${prefix}calendar`}
+          state={state}
+          fallback={limit?.calendar ?? 'none'}
+          testId={testId('calendar')}
+          control={(props) => (
+            <select {...props} className="input">
+              {CALENDAR_CHOICES.map((choice) => (
+                <option key={choice.value} value={choice.value}>
+                  {choice.label}
+                </option>
+              ))}
+            </select>
+          )}
+        />
+      )}
       {usesBurst(algorithm) && (
         <Field
           label="Burst"

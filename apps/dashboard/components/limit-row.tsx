@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { editLimit, removeLimit } from '@/lib/actions/limits';
 import type { PlanLimit } from '@/lib/api-types';
 import { LimitEditor, LimitRemover } from './limit-editor';
@@ -8,22 +8,66 @@ import { LimitForm } from './limit-save';
 import { LimitSummary } from './limit-summary';
 import { ToggleButton } from './toggle-button';
 
+/** The submit of a limit's Edit form. */
+export const SAVE_LIMIT = { label: 'Save', pendingLabel: 'Saving…', testPart: 'save' };
+
+/** The header row of a list of limits: name, algorithm, and what the third column shows. */
+export function LimitListHead({ third }: { third: string }) {
+  return (
+    <li className="limit-row limit-list-head" aria-hidden="true">
+      <span>Name</span>
+      <span>Algorithm</span>
+      <span>{third}</span>
+    </li>
+  );
+}
+
+interface EditableLimitRowProps {
+  testId: string;
+  /** What the row shows: the limit's summary and any cells of its own. */
+  cells: ReactNode;
+  /** The button that opens the Edit form. */
+  toggle: { label: string; testId: string };
+  /** The Remove button, when the limit can be removed here. */
+  remover?: ReactNode;
+  /** The Edit form, given what closes it. */
+  editor: (onDone: () => void) => ReactNode;
+}
+
+/** One limit of a plan, a policy or a tenant: its cells, Edit (which opens its form below) and Remove. */
+export function EditableLimitRow({ testId, cells, toggle, remover, editor }: EditableLimitRowProps) {
+  const [editing, setEditing] = useState(false);
+  return (
+    <li className="limit-row" data-testid={testId}>
+      {cells}
+      <div className="row-actions">
+        <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label={toggle.label} testId={toggle.testId} />
+        {remover}
+      </div>
+      {editing && editor(() => setEditing(false))}
+    </li>
+  );
+}
+
 interface LimitRowProps {
   plan: { id: string; slug: string; name: string };
   limit: PlanLimit;
 }
 
-/** One limit of a plan: its count saved inline, Edit for its window, algorithm and burst, and Remove. */
+/** One limit of a plan: its count saved inline, Edit for its window, algorithm, burst and calendar, and Remove. */
 export function LimitRow({ plan, limit }: LimitRowProps) {
-  const [editing, setEditing] = useState(false);
   const key = `${plan.slug}-${limit.name}`;
-
   return (
-    <li className="limit-row" data-testid={`limit-${key}`}>
-      <LimitSummary name={limit.name} limit={limit} />
-      <LimitForm planId={plan.id} planSlug={plan.slug} planName={plan.name} limit={limit} />
-      <div className="row-actions">
-        <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`limit-edit-${key}`} />
+    <EditableLimitRow
+      testId={`limit-${key}`}
+      cells={
+        <>
+          <LimitSummary name={limit.name} limit={limit} />
+          <LimitForm planId={plan.id} planSlug={plan.slug} planName={plan.name} limit={limit} />
+        </>
+      }
+      toggle={{ label: 'Edit', testId: `limit-edit-${key}` }}
+      remover={
         <LimitRemover
           action={removeLimit}
           statusKey={`plan-${plan.id}`}
@@ -31,8 +75,8 @@ export function LimitRow({ plan, limit }: LimitRowProps) {
           title={`Remove limit ${limit.name} from plan ${plan.slug}`}
           testId={(part) => `limit-${part}-${key}`}
         />
-      </div>
-      {editing && (
+      }
+      editor={(onDone) => (
         <LimitEditor
           action={editLimit}
           statusKey={`plan-${plan.id}`}
@@ -40,12 +84,12 @@ export function LimitRow({ plan, limit }: LimitRowProps) {
           show="shape"
           limit={limit}
           label={`Edit limit ${limit.name}`}
-          submit={{ label: 'Save', pendingLabel: 'Saving…', testPart: 'save' }}
+          submit={SAVE_LIMIT}
           testId={(part) => `limit-edit-${part}-${key}`}
-          onDone={() => setEditing(false)}
+          onDone={onDone}
           className="inline-panel limit-edit"
         />
       )}
-    </li>
+    />
   );
 }

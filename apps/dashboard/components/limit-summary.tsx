@@ -8,6 +8,8 @@ export interface LimitShape {
   algorithm: string;
   /** A bucket's capacity when it is not the limit. */
   burst?: number | null;
+  /** The calendar a fixed window follows (`day`, `month`), if any. */
+  calendar?: string | null;
 }
 
 /** A limit's first two cells: its name over "100 per minute", then its algorithm over its burst. */

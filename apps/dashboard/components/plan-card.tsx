@@ -1,6 +1,6 @@
 import type { Plan } from '@/lib/api-types';
 import { PlanFooter } from './limit-add';
-import { LimitRow } from './limit-row';
+import { LimitListHead, LimitRow } from './limit-row';
 import { PlanHeader } from './plan-header';
 
 export function PlanCard({ plan }: { plan: Plan }) {
@@ -12,11 +12,7 @@ export function PlanCard({ plan }: { plan: Plan }) {
         <p className="panel muted">This plan has no limits: its tenants are not throttled.</p>
       ) : (
         <ul className="limit-list">
-          <li className="limit-row limit-list-head" aria-hidden="true">
-            <span>Name</span>
-            <span>Algorithm</span>
-            <span>Limit</span>
-          </li>
+          <LimitListHead third="Limit" />
           {plan.limits.map((limit) => (
             <LimitRow key={limit.id} plan={ref} limit={limit} />
           ))}

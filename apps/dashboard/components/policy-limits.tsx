@@ -1,15 +1,14 @@
 'use client';
 
-import { useState } from 'react';
 import { addPolicyLimit, editPolicyLimit, removePolicyLimit } from '@/lib/actions/policies';
 import type { PlanLimit, Policy } from '@/lib/api-types';
-import { LimitAdder, LimitEditor, LimitRemover } from './limit-editor';
+import { AddLimit } from './limit-add';
+import { LimitEditor, LimitRemover } from './limit-editor';
+import { EditableLimitRow, SAVE_LIMIT } from './limit-row';
 import { LimitSummary } from './limit-summary';
-import { ToggleButton } from './toggle-button';
 
 /** A policy's limits (each with Edit and Remove) and "Add limit". */
 export function PolicyLimits({ policy }: { policy: Policy }) {
-  const statusKey = `policy-${policy.id}`;
   return (
     <>
       {policy.limits.length === 0 ? (
@@ -21,57 +20,48 @@ export function PolicyLimits({ policy }: { policy: Policy }) {
           ))}
         </ul>
       )}
-      <LimitAdder
-        statusKey={statusKey}
-        label="Add limit"
-        testId={`policy-limit-add-${policy.name}`}
-        editor={(onDone) => (
-          <LimitEditor
-            action={addPolicyLimit}
-            statusKey={statusKey}
-            hidden={{ policyId: policy.id }}
-            show="whole"
-            label={`Add a limit to policy ${policy.name}`}
-            submit={{ label: 'Add limit', pendingLabel: 'Adding…', testPart: 'submit' }}
-            testId={(part) => `policy-limit-add-${part}-${policy.name}`}
-            onDone={onDone}
-          />
-        )}
+      <AddLimit
+        action={addPolicyLimit}
+        statusKey={`policy-${policy.id}`}
+        hidden={{ policyId: policy.id }}
+        formLabel={`Add a limit to policy ${policy.name}`}
+        testId={(part) => (part ? `policy-limit-add-${part}-${policy.name}` : `policy-limit-add-${policy.name}`)}
       />
     </>
   );
 }
 
 function PolicyLimitRow({ policy, limit }: { policy: Policy; limit: PlanLimit }) {
-  const [editing, setEditing] = useState(false);
   const key = `${policy.name}-${limit.name}`;
+  const statusKey = `policy-${policy.id}`;
   return (
-    <li className="limit-row" data-testid={`policy-limit-${key}`}>
-      <LimitSummary name={`${policy.name}-${limit.name}`} limit={limit} />
-      <div className="row-actions">
-        <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`policy-limit-edit-${key}`} />
+    <EditableLimitRow
+      testId={`policy-limit-${key}`}
+      cells={<LimitSummary name={`${policy.name}-${limit.name}`} limit={limit} />}
+      toggle={{ label: 'Edit', testId: `policy-limit-edit-${key}` }}
+      remover={
         <LimitRemover
           action={removePolicyLimit}
-          statusKey={`policy-${policy.id}`}
+          statusKey={statusKey}
           hidden={{ policyId: policy.id, limitId: limit.id, limitName: limit.name }}
           title={`Remove limit ${limit.name} from policy ${policy.name}`}
           testId={(part) => `policy-limit-${part}-${key}`}
         />
-      </div>
-      {editing && (
+      }
+      editor={(onDone) => (
         <LimitEditor
           action={editPolicyLimit}
-          statusKey={`policy-${policy.id}`}
+          statusKey={statusKey}
           hidden={{ policyId: policy.id, limitId: limit.id }}
           show="count"
           limit={limit}
           label={`Edit limit ${limit.name}`}
-          submit={{ label: 'Save', pendingLabel: 'Saving…', testPart: 'save' }}
+          submit={SAVE_LIMIT}
           testId={(part) => `policy-limit-edit-${part}-${key}`}
-          onDone={() => setEditing(false)}
+          onDone={onDone}
           className="inline-panel limit-edit"
         />
       )}
-    </li>
+    />
   );
 }

@@ -1,12 +1,12 @@
 'use client';
 
-import { useState } from 'react';
 import { removeOverride, saveOverride } from '@/lib/actions/tenants';
 import { formatAlgorithm, formatCount, formatRate } from '@/lib/format';
 import type { TenantLimitRow } from '@/lib/overrides';
-import { LimitAdder, LimitEditor, LimitRemover } from './limit-editor';
+import { AddLimit } from './limit-add';
+import { LimitEditor, LimitRemover } from './limit-editor';
+import { EditableLimitRow, LimitListHead } from './limit-row';
 import { LimitSummary } from './limit-summary';
-import { ToggleButton } from './toggle-button';
 
 interface TenantLimitsProps {
   tenant: { id: string; slug: string };
@@ -31,32 +31,19 @@ export function TenantLimits({ tenant, plan, rows }: TenantLimitsProps) {
         <p className="panel muted">Neither the plan nor the tenant has a limit: its checks are not throttled.</p>
       ) : (
         <ul className="limit-list">
-          <li className="limit-row limit-list-head" aria-hidden="true">
-            <span>Name</span>
-            <span>Algorithm</span>
-            <span>Source</span>
-          </li>
+          <LimitListHead third="Source" />
           {rows.map((row) => (
             <TenantLimitItem key={row.name} tenant={tenant} plan={plan} row={row} statusKey={statusKey} />
           ))}
         </ul>
       )}
-      <LimitAdder
+      <AddLimit
+        action={saveOverride}
         statusKey={statusKey}
+        hidden={{ tenantId: tenant.id, adding: '1' }}
         label="Add override"
-        testId="override-add"
-        editor={(onDone) => (
-          <LimitEditor
-            action={saveOverride}
-            statusKey={statusKey}
-            hidden={{ tenantId: tenant.id, adding: '1' }}
-            show="whole"
-            label={`Add a limit of tenant ${tenant.slug}`}
-            submit={{ label: 'Add override', pendingLabel: 'Adding…', testPart: 'submit' }}
-            testId={(part) => `override-add-${part}`}
-            onDone={onDone}
-          />
-        )}
+        formLabel={`Add a limit of tenant ${tenant.slug}`}
+        testId={(part) => (part ? `override-add-${part}` : 'override-add')}
       />
     </section>
   );
@@ -71,27 +58,31 @@ interface TenantLimitItemProps {
 
 /** One limit: what is enforced, where it comes from, and Override (a plan's limit) or Edit and Remove (an override). */
 function TenantLimitItem({ tenant, plan, row, statusKey }: TenantLimitItemProps) {
-  const [editing, setEditing] = useState(false);
   return (
-    <li className="limit-row" data-testid={`tenant-limit-${row.name}`}>
-      <LimitSummary name={row.name} limit={row.enforced} />
-      <div className="limit-cell">
-        {row.override ? (
-          <>
-            <span className="badge badge-override">override</span>
-            <div className="limit-window">
-              {row.plan
-                ? `replaces plan ${plan.slug}: ${formatRate(row.plan)}, ${formatAlgorithm(row.plan.algorithm).toLowerCase()}`
-                : `added: plan ${plan.slug} has no ${row.name} limit`}
-            </div>
-          </>
-        ) : (
-          <span className="muted">plan {plan.slug}</span>
-        )}
-      </div>
-      <div className="row-actions">
-        <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label={row.override ? 'Edit' : 'Override'} testId={`override-edit-${row.name}`} />
-        {row.override && (
+    <EditableLimitRow
+      testId={`tenant-limit-${row.name}`}
+      cells={
+        <>
+          <LimitSummary name={row.name} limit={row.enforced} />
+          <div className="limit-cell">
+            {row.override ? (
+              <>
+                <span className="badge badge-override">override</span>
+                <div className="limit-window">
+                  {row.plan
+                    ? `replaces plan ${plan.slug}: ${formatRate(row.plan)}, ${formatAlgorithm(row.plan.algorithm).toLowerCase()}`
+                    : `added: plan ${plan.slug} has no ${row.name} limit`}
+                </div>
+              </>
+            ) : (
+              <span className="muted">plan {plan.slug}</span>
+            )}
+          </div>
+        </>
+      }
+      toggle={{ label: row.override ? 'Edit' : 'Override', testId: `override-edit-${row.name}` }}
+      remover={
+        row.override && (
           <LimitRemover
             action={removeOverride}
             statusKey={statusKey}
@@ -99,9 +90,9 @@ function TenantLimitItem({ tenant, plan, row, statusKey }: TenantLimitItemProps)
             title={row.plan ? `Remove the override: plan ${plan.slug}'s ${row.name} limit applies again` : `Remove limit ${row.name} of tenant ${tenant.slug}`}
             testId={(part) => `override-${part}-${row.name}`}
           />
-        )}
-      </div>
-      {editing && (
+        )
+      }
+      editor={(onDone) => (
         <LimitEditor
           action={saveOverride}
           statusKey={statusKey}
@@ -111,10 +102,10 @@ function TenantLimitItem({ tenant, plan, row, statusKey }: TenantLimitItemProps)
           label={`Override limit ${row.name} of tenant ${tenant.slug}`}
           submit={{ label: 'Save override', pendingLabel: 'Saving…', testPart: 'save' }}
           testId={(part) => `override-${part}-${row.name}`}
-          onDone={() => setEditing(false)}
+          onDone={onDone}
           className="inline-panel limit-edit"
         />
       )}
-    </li>
+    />
   );
 }

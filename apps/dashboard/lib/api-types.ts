@@ -1,4 +1,4 @@
-import type { FailureMode, PolicyMethod, PolicyMode, SubjectScope } from '@tollgate/domain';
+import { CALENDARS, type FailureMode, type PolicyMethod, type PolicyMode, type SubjectScope } from '@tollgate/domain';
 import { z } from 'zod';
 
 /**
@@ -55,6 +55,8 @@ export const planLimitSchema = z.object({
   algorithm: z.string(),
   /** Bucket capacity of a bucket algorithm; null means "the limit". */
   burst: z.number().nullable().default(null),
+  /** The calendar a fixed window follows in the tenant's time zone; null = every `windowS` seconds. */
+  calendar: z.enum(CALENDARS).nullable().optional(),
 });
 export type PlanLimit = z.infer<typeof planLimitSchema>;
 
@@ -127,6 +129,7 @@ const limitInForceSchema = z.object({
   limit: z.number(),
   algorithm: z.string(),
   burst: z.number().optional(),
+  calendar: z.enum(CALENDARS).optional(),
 });
 export type LimitInForce = z.infer<typeof limitInForceSchema>;
 

@@ -1,4 +1,4 @@
-import { CLIENT_ADDRESS_HEADER } from '@tollgate/domain';
+import { CLIENT_ADDRESS_HEADER, type Calendar } from '@tollgate/domain';
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
 import { allPages } from './pagination';
@@ -71,9 +71,10 @@ export interface NewLimit {
   limit: number;
   algorithm?: string;
   burst?: number | null;
+  calendar?: Calendar | null;
 }
 
-export type LimitPatch = Partial<Pick<NewLimit, 'windowS' | 'limit' | 'algorithm' | 'burst'>>;
+export type LimitPatch = Partial<Pick<NewLimit, 'windowS' | 'limit' | 'algorithm' | 'burst' | 'calendar'>>;
 
 /** A new plan with its first limits; a taken slug is a 409 `conflict`. */
 export function createPlan(token: string, plan: { slug: string; name: string; limits: NewLimit[] }): Promise<PlanResponse> {

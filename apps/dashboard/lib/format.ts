@@ -14,9 +14,9 @@ export function formatWindow(windowS: number): string {
   return count === 1 ? `per ${unit.one}` : `per ${count.toLocaleString('en-US')} ${unit.many}`;
 }
 
-/** A limit as people say it: "1,000 per day". */
-export function formatRate({ limit, windowS }: { limit: number; windowS: number }): string {
-  return `${formatCount(limit)} ${formatWindow(windowS)}`;
+/** A limit as people say it: "1,000 per day", or "1,000 per calendar day" when it follows the tenant's calendar. */
+export function formatRate({ limit, windowS, calendar }: { limit: number; windowS: number; calendar?: string | null }): string {
+  return `${formatCount(limit)} ${calendar ? `per calendar ${calendar}` : formatWindow(windowS)}`;
 }
 
 /** `fixed_window` → "Fixed window"; an acronym stays one (`gcra` → "GCRA"). */

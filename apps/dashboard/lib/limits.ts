@@ -1,37 +1,29 @@
-import type { Algorithm } from '@tollgate/domain';
+import { ALGORITHMS, CALENDAR_WINDOW_S, CALENDARS, DAY_S, DEFAULT_ALGORITHM, MAX_WINDOW_S, usesBurst, type Calendar, type NewLimit } from '@tollgate/domain';
 
 /**
  * What a limit form offers and how it reads back. Pure, so client components (the forms) and server actions
  * (which check what was posted before calling the API) share one definition.
  */
 
-/** The engine's algorithms, in the order the select lists them (the type keeps this list in step with the API's). */
-export const ALGORITHMS = [
-  'fixed_window',
-  'sliding_window',
-  'sliding_log',
-  'token_bucket',
-  'leaky_bucket',
-  'leaky_bucket_shaper',
-  'gcra',
-] as const satisfies readonly Algorithm[];
+/** The engine's algorithms and which of them take a burst, as the API names them (one list, in @tollgate/domain). */
+export { ALGORITHMS, MAX_WINDOW_S, usesBurst };
 
-// Fails to compile when the API gains an algorithm the list above does not offer.
-type Missing = Exclude<Algorithm, (typeof ALGORITHMS)[number]>;
-const _everyAlgorithm: [Missing] extends [never] ? true : Missing = true;
+/** What the Calendar select offers: no calendar (a window of its own length), or one of the API's calendars. */
+export const CALENDAR_CHOICES = [
+  { value: 'none', label: 'None (every window)' },
+  { value: 'day', label: 'Calendar day (from the tenant\'s midnight)' },
+  { value: 'month', label: 'Calendar month (from the 1st)' },
+] as const satisfies readonly { value: Calendar | 'none'; label: string }[];
 
-/** Algorithms with a bucket whose capacity (`burst`, defaulting to the limit) can be set. */
-const BURST_ALGORITHMS: ReadonlySet<string> = new Set(['token_bucket', 'leaky_bucket', 'leaky_bucket_shaper', 'gcra']);
-
-export function usesBurst(algorithm: string): boolean {
-  return BURST_ALGORITHMS.has(algorithm);
-}
+// Fails to compile when the API gains a calendar the select above does not offer.
+type MissingCalendar = Exclude<Calendar, (typeof CALENDAR_CHOICES)[number]['value']>;
+const _everyCalendar: [MissingCalendar] extends [never] ? true : MissingCalendar = true;
 
 export const WINDOW_UNITS = [
   { value: 'seconds', seconds: 1 },
   { value: 'minutes', seconds: 60 },
   { value: 'hours', seconds: 3_600 },
-  { value: 'days', seconds: 86_400 },
+  { value: 'days', seconds: DAY_S },
 ] as const;
 export type WindowUnit = (typeof WINDOW_UNITS)[number]['value'];
 
@@ -40,9 +32,6 @@ export function splitWindow(windowS: number): { amount: number; unit: WindowUnit
   const unit = [...WINDOW_UNITS].reverse().find((u) => windowS >= u.seconds && windowS % u.seconds === 0) ?? WINDOW_UNITS[0];
   return { amount: windowS / unit.seconds, unit: unit.value };
 }
-
-/** The API's longest window (`MAX_WINDOW_S` of @tollgate/domain); checked here for a clearer message than its own. */
-export const MAX_WINDOW_S = 366 * 86_400;
 
 const WHOLE_NUMBER = /^\d+$/;
 
@@ -59,14 +48,11 @@ export function toWindowSeconds(amount: string, unit: string): number | undefine
   return count === undefined || count === 0 || seconds === undefined ? undefined : count * seconds;
 }
 
-/** A limit as the API takes it. Forms name its fields with a `prefix`: `limits.0.` for a row of the new-plan form. */
-export interface LimitInput {
-  name: string;
-  windowS: number;
-  limit: number;
-  algorithm: string;
-  burst: number | null;
-}
+/**
+ * A limit as the API takes it (`NewLimit` of @tollgate/domain; `calendar` only when the form posts one). Forms
+ * name its fields with a `prefix`: `limits.0.` for a row of the new-plan form.
+ */
+export type LimitInput = Pick<NewLimit, 'name' | 'windowS' | 'limit' | 'burst'> & { algorithm: string; calendar?: Calendar | null };
 
 /** Why a posted limit cannot be sent: the API's name for the field, so the message lands next to it. */
 export interface FieldProblem {
@@ -76,19 +62,35 @@ export interface FieldProblem {
 
 type Read = (name: string) => string;
 
-/** The window, algorithm and burst of a limit (what its Edit form changes). */
+/** The calendar a form posted: absent (a form without the select), none (null), or one of the API's. */
+function readCalendar(read: Read, prefix: string): { calendar?: Calendar | null } | FieldProblem {
+  const value = read(`${prefix}calendar`);
+  if (value === '') return {};
+  if (value === 'none') return { calendar: null };
+  const calendar = CALENDARS.find((c) => c === value);
+  return calendar ? { calendar } : { field: `${prefix}calendar`, message: 'Choose none, or a calendar day or month.' };
+}
+
+/** The window, algorithm, burst and calendar of a limit (what its Edit form changes). */
 export function readLimitShape(read: Read, prefix = ''): Omit<LimitInput, 'name' | 'limit'> | FieldProblem {
+  const calendar = readCalendar(read, prefix);
+  if (isProblem(calendar)) return calendar;
+  const algorithm = read(`${prefix}algorithm`) || DEFAULT_ALGORITHM;
+  if (calendar.calendar) {
+    // The calendar sets the window: the window inputs are not read.
+    if (algorithm !== 'fixed_window') return { field: `${prefix}calendar`, message: 'Only a fixed window follows the calendar.' };
+    return { windowS: CALENDAR_WINDOW_S[calendar.calendar], algorithm, burst: null, ...calendar };
+  }
   const windowS = toWindowSeconds(read(`${prefix}windowAmount`), read(`${prefix}windowUnit`));
   if (windowS === undefined) return { field: `${prefix}windowS`, message: 'Enter a whole number of 1 or more.' };
   if (windowS > MAX_WINDOW_S) return { field: `${prefix}windowS`, message: 'The longest window is 366 days.' };
-  const algorithm = read(`${prefix}algorithm`) || 'fixed_window';
-  if (!usesBurst(algorithm)) return { windowS, algorithm, burst: null };
+  if (!usesBurst(algorithm)) return { windowS, algorithm, burst: null, ...calendar };
   // Blank means "the limit": the API takes null as the default capacity.
   const burstText = read(`${prefix}burst`).trim();
-  if (burstText === '') return { windowS, algorithm, burst: null };
+  if (burstText === '') return { windowS, algorithm, burst: null, ...calendar };
   const burst = readWholeNumber(burstText);
   if (burst === undefined || burst === 0) return { field: `${prefix}burst`, message: 'Enter a whole number of 1 or more, or leave it blank.' };
-  return { windowS, algorithm, burst };
+  return { windowS, algorithm, burst, ...calendar };
 }
 
 /** A whole new limit: its name, count and shape. */

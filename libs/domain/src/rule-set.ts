@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { limitSpecSchema } from './limits';
 import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from './policies';
+import { withExplicitCalendars } from './legacy-calendars';
 import { withTenantIdScopes } from './legacy-scopes';
 import { slug } from './text';
 
@@ -80,6 +81,8 @@ const ruleSetObjectSchema = z.object({
    * enforces another installation's rule set. Not part of what Postgres keeps of a version.
    */
   installation: z.string().min(1).optional(),
+  /** Set from the version limits carry their calendar (absent before: see `withExplicitCalendars`). */
+  explicitCalendars: z.literal(true).optional(),
   tenants: z.record(slug, compiledTenantSchema),
   serviceKeys: z.array(compiledServiceKeySchema),
   /** Live tenant keys (revoked ones are left out: a revocation is a new version). Absent in older versions. */
@@ -88,8 +91,11 @@ const ruleSetObjectSchema = z.object({
   policies: compiledPoliciesSchema.default({ plans: {}, tenants: {} }),
 });
 
-/** A stored rule set (versions compiled when service keys named tenants by slug are read with their ids). */
-export const ruleSetSchema = z.preprocess(withTenantIdScopes, ruleSetObjectSchema);
+/**
+ * A stored rule set (versions compiled when service keys named tenants by slug are read with their ids, those
+ * compiled before calendars were explicit with their daily calendars).
+ */
+export const ruleSetSchema = z.preprocess((raw) => withExplicitCalendars(withTenantIdScopes(raw)), ruleSetObjectSchema);
 /** A rule set before it is numbered, as the compiler makes it. */
 export const ruleSetBodySchema = ruleSetObjectSchema.omit({ version: true, compiledAt: true });
 

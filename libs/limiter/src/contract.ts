@@ -5,7 +5,7 @@
  * injected `Clock` in tests.
  */
 
-import type { Algorithm } from '@tollgate/domain';
+import type { Algorithm, Calendar } from '@tollgate/domain';
 
 /** The algorithms are named once, in the domain (plans store them); the engine runs every one of them. */
 export { ALGORITHMS } from '@tollgate/domain';
@@ -13,7 +13,7 @@ export type AlgorithmName = Algorithm;
 
 /** A window that resets at midnight (day) or on the 1st (month) in an IANA time zone. */
 export interface CalendarWindow {
-  unit: 'day' | 'month';
+  unit: Calendar;
   timeZone: string;
 }
 

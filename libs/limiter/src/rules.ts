@@ -1,6 +1,7 @@
 import { isKnownTimeZone } from './algorithms/calendar';
 import { MAX_EXACT_PRODUCT } from './algorithms/integers';
-import { ALGORITHMS, type AlgorithmName, type LimitRule, type LimitRequest } from './contract';
+import { BUCKET_ALGORITHMS, CALENDARS, MAX_LIMIT, MAX_WINDOW_S } from '@tollgate/domain';
+import { ALGORITHMS, type LimitRule, type LimitRequest } from './contract';
 import { CostExceedsCapacityError, InvalidLimitRequestError, InvalidRuleError, LeaseNotSupportedError, type InvalidRuleReason } from './errors';
 
 /** A validated rule with its capacity worked out: what both engines run. */
@@ -20,15 +21,15 @@ export interface ResolvedRule extends LimitRule {
 export type Operation = 'consume' | 'peek' | 'refund' | 'lease';
 
 /** Units (limit, burst, cost) per rule: 1e9, as the plans allow. */
-export const MAX_UNITS = 1_000_000_000;
-/** 366 days. */
-export const MAX_WINDOW_MS = 366 * 86_400_000;
+export const MAX_UNITS = MAX_LIMIT;
+/** 366 days, as the plans allow. */
+export const MAX_WINDOW_MS = MAX_WINDOW_S * 1000;
 /** The sliding log stores one sorted-set member per admitted unit. */
 export const MAX_SLIDING_LOG_LIMIT = 10_000;
 
 const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
-/** Algorithms with a capacity (`burst ?? limit`) apart from their rate. */
-export const BUCKET_ALGORITHMS: readonly AlgorithmName[] = ['token_bucket', 'leaky_bucket', 'leaky_bucket_shaper', 'gcra'];
+/** Algorithms with a capacity (`burst ?? limit`) apart from their rate: named once, in the domain. */
+export { BUCKET_ALGORITHMS };
 
 /** The subject rule `i` of a request counts (its own, or the request's). */
 export function subjectOf(request: Pick<LimitRequest, 'subject' | 'ruleSubjects'>, i: number): string | undefined {
@@ -124,7 +125,7 @@ export function resolveRule(rule: LimitRule, index: number): ResolvedRule {
   if (rule.calendar !== undefined) {
     if (rule.algorithm !== 'fixed_window') fail('bad_calendar', 'only a fixed window can follow the calendar', 'calendar');
     const { unit, timeZone } = rule.calendar;
-    if (unit !== 'day' && unit !== 'month') fail('bad_calendar', 'the calendar unit must be "day" or "month"', 'calendar.unit');
+    if (!(CALENDARS as readonly string[]).includes(unit)) fail('bad_calendar', `the calendar unit must be ${CALENDARS.map((c) => `"${c}"`).join(' or ')}`, 'calendar.unit');
     if (typeof timeZone !== 'string' || !isKnownTimeZone(timeZone)) fail('bad_calendar', `unknown time zone "${String(timeZone)}"`, 'calendar.timeZone');
   }
   if (rule.algorithm === 'sliding_log' && rule.limit > MAX_SLIDING_LOG_LIMIT) {

@@ -4,16 +4,15 @@ import type { RuleSnapshot } from '@tollgate/rules';
 
 type Tx = Prisma.TransactionClient;
 
-type AlgorithmValue = Prisma.PlanLimitCreateManyInput['algorithm'];
-
 /** The restorable rows, read inside the caller's transaction. */
 export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
-  const limitFields = { id: true, name: true, windowS: true, limit: true, algorithm: true, burst: true } as const;
+  const overrideFields = { name: true, windowS: true, limit: true, algorithm: true, burst: true, calendar: true } as const;
+  const limitFields = { id: true, ...overrideFields } as const;
   const [plans, tenants, policies] = await Promise.all([
     tx.plan.findMany({ orderBy: { slug: 'asc' }, include: { limits: { orderBy: { name: 'asc' } } } }),
     tx.tenant.findMany({
       orderBy: { slug: 'asc' },
-      select: { id: true, planId: true, status: true, overrides: { orderBy: { name: 'asc' }, select: { name: true, windowS: true, limit: true, algorithm: true, burst: true } } },
+      select: { id: true, planId: true, status: true, overrides: { orderBy: { name: 'asc' }, select: overrideFields } },
     }),
     tx.endpointPolicy.findMany({
       orderBy: { id: 'asc' },
@@ -37,7 +36,7 @@ export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
       id: p.id,
       slug: p.slug,
       name: p.name,
-      limits: p.limits.map((l) => ({ id: l.id, name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst })),
+      limits: p.limits.map((l) => ({ id: l.id, name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst, calendar: l.calendar })),
     })),
     tenants,
     policies,
@@ -54,7 +53,7 @@ export async function restoreSnapshot(tx: Tx, snapshot: RuleSnapshot): Promise<v
     await tx.plan.upsert({ where: { id: plan.id }, create: { id: plan.id, slug: plan.slug, name: plan.name }, update: { slug: plan.slug, name: plan.name } });
     await tx.planLimit.deleteMany({ where: { planId: plan.id, id: { notIn: plan.limits.map((l) => l.id) } } });
     for (const l of plan.limits) {
-      const data = { name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm as AlgorithmValue, burst: l.burst };
+      const data = { name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst, calendar: l.calendar };
       await tx.planLimit.upsert({ where: { id: l.id }, create: { id: l.id, planId: plan.id, ...data }, update: data });
     }
   }
@@ -68,7 +67,7 @@ export async function restoreSnapshot(tx: Tx, snapshot: RuleSnapshot): Promise<v
       await tx.tenantLimitOverride.deleteMany({ where: { tenantId: tenant.id } });
       if (tenant.overrides.length > 0) {
         await tx.tenantLimitOverride.createMany({
-          data: tenant.overrides.map((o) => ({ tenantId: tenant.id, ...o, algorithm: o.algorithm as AlgorithmValue })),
+          data: tenant.overrides.map((o) => ({ tenantId: tenant.id, ...o })),
         });
       }
     }
@@ -89,7 +88,7 @@ async function restorePolicies(tx: Tx, policies: NonNullable<RuleSnapshot['polic
   for (const { limits, ...policy } of policies) {
     if (!owners.has(policy.planId ?? policy.tenantId ?? '')) continue;
     await tx.endpointPolicy.create({
-      data: { ...policy, limits: { create: limits.map((l) => ({ ...l, algorithm: l.algorithm as AlgorithmValue })) } },
+      data: { ...policy, limits: { create: limits } },
     });
   }
 }

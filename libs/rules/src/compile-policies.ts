@@ -1,14 +1,15 @@
-import { type CompiledPolicies, type CompiledPolicy, own, policyLimitName, type RuleSetBody } from '@tollgate/domain';
+import { type Calendar, type CompiledPolicies, type CompiledPolicy, own, policyLimitName, type RuleSetBody, toLimitSpec } from '@tollgate/domain';
 import { resolveRule } from '@tollgate/limiter';
 import { toLimitRule } from './limit-rules';
 
-/** A limit as the control plane stores it (plan limit, override, policy limit). */
+/** A limit as the control plane stores it (plan limit, override, policy limit); the rule set schema judges it. */
 export interface SourceLimit {
   name: string;
   windowS: number;
   limit: number;
   algorithm: string;
   burst?: number | null;
+  calendar?: Calendar | null;
 }
 
 /** An endpoint policy row: it belongs to a plan or to a tenant (exactly one of `planId`, `tenantId`). */
@@ -31,11 +32,9 @@ export function routeKey(policy: { method: string; pattern: string }): string {
   return `${policy.method} ${policy.pattern}`;
 }
 
-/** A compiled limit: shortest window first, `burst` only when set. */
+/** A compiled limit: shortest window first, `burst` and `calendar` only when set. */
 export function compileLimits(limits: SourceLimit[]) {
-  return [...limits]
-    .sort((a, b) => a.windowS - b.windowS || a.name.localeCompare(b.name))
-    .map((l) => ({ name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, ...(l.burst ? { burst: l.burst } : {}) }));
+  return [...limits].sort((a, b) => a.windowS - b.windowS || a.name.localeCompare(b.name)).map(toLimitSpec);
 }
 
 /**

@@ -45,6 +45,8 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
     });
   }
   const body = {
+    // Limits carry their calendar: a day of 86,400 s without one is no calendar day (see withExplicitCalendars).
+    explicitCalendars: true,
     tenants: Object.fromEntries(tenants),
     serviceKeys: source.serviceKeys.map((k) => ({
       id: k.id,

@@ -1,7 +1,20 @@
-import { FAILURE_MODES, POLICY_MODES, SUBJECT_SCOPES } from '@tollgate/domain';
+import { ALGORITHMS, CALENDARS, FAILURE_MODES, legacyCalendar, POLICY_MODES, SUBJECT_SCOPES } from '@tollgate/domain';
 import { z } from 'zod';
 
-const limitSchema = z.object({ id: z.string(), name: z.string(), windowS: z.number(), limit: z.number(), algorithm: z.string(), burst: z.number().nullable() });
+const limitFields = {
+  name: z.string(),
+  windowS: z.number(),
+  limit: z.number(),
+  algorithm: z.enum(ALGORITHMS),
+  burst: z.number().nullable(),
+  // Absent in snapshots taken before calendars were explicit: a fixed window of a day followed the calendar day.
+  calendar: z.enum(CALENDARS).nullable().optional(),
+};
+const withCalendar = <T extends { windowS: number; algorithm: string; calendar?: (typeof CALENDARS)[number] | null }>(l: T) => ({
+  ...l,
+  calendar: l.calendar === undefined ? legacyCalendar(l) : l.calendar,
+});
+const limitSchema = z.object({ id: z.string(), ...limitFields }).transform(withCalendar);
 
 const policySchema = z.object({
   id: z.string(),
@@ -38,7 +51,7 @@ const snapshotSchema = z.object({
       status: z.enum(['active', 'suspended']),
       // Absent in snapshots taken before overrides existed: restoring those leaves overrides as they are.
       overrides: z
-        .array(z.object({ name: z.string(), windowS: z.number(), limit: z.number(), algorithm: z.string(), burst: z.number().nullable() }))
+        .array(z.object(limitFields).transform(withCalendar))
         .optional(),
     }),
   ),

@@ -4,8 +4,9 @@ import { refresh } from 'next/cache';
 import { createPlanLimit, deletePlanLimit, updatePlanLimit } from '../api';
 import type { UpdateLimitResponse } from '../api-types';
 import type { FormState } from '../form-state';
-import { isProblem, readLimit, readLimitShape } from '../limits';
-import { apiFailure, live, mutate, rejected } from '../mutation';
+import { isProblem, readLimitShape } from '../limits';
+import { apiFailure, formText, live, mutate, rejected } from '../mutation';
+import { addLimitFrom, removeLimitWith } from './limit-writes';
 import { requireToken } from '../session';
 
 export type SaveLimitState =
@@ -45,22 +46,16 @@ export async function saveLimit(_previous: SaveLimitState, formData: FormData): 
   };
 }
 
-const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '');
+// Untrimmed: `readLimit` and `readLimitShape` trim each field as they parse it.
+const text = (formData: FormData) => formText(formData, { trim: false });
 
-/** Adds a limit to a plan (`name`, `windowAmount` + `windowUnit`, `limit`, `algorithm`, `burst`). */
+/** Adds a limit to a plan (`name`, `windowAmount` + `windowUnit`, `limit`, `algorithm`, `burst`, `calendar`). */
 export async function addLimit(_previous: FormState, formData: FormData): Promise<FormState> {
-  const planId = text(formData)('planId');
-  const limit = readLimit(text(formData));
-  if (isProblem(limit)) return rejected(formData, limit.field, limit.message);
-  return mutate(
-    formData,
-    (token) => createPlanLimit(token, planId, limit),
-    (version) => `Limit ${limit.name} added — ${live(version)}`,
-    { conflict: { field: 'name', message: `This plan already has a limit named “${limit.name}”.` } },
-  );
+  const read = text(formData);
+  return addLimitFrom(formData, read, 'plan', (token, limit) => createPlanLimit(token, read('planId'), limit));
 }
 
-/** Changes a limit's window, algorithm and burst (its count is saved inline by `saveLimit`). */
+/** Changes a limit's window, algorithm, burst and calendar (its count is saved inline by `saveLimit`). */
 export async function editLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
   const shape = readLimitShape(read);
@@ -74,9 +69,5 @@ export async function editLimit(_previous: FormState, formData: FormData): Promi
 
 export async function removeLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return mutate(
-    formData,
-    (token) => deletePlanLimit(token, read('planId'), read('limitId')),
-    (version) => `Limit ${read('limitName')} removed — ${live(version)}`,
-  );
+  return removeLimitWith(formData, read, 'Limit', (token) => deletePlanLimit(token, read('planId'), read('limitId')));
 }

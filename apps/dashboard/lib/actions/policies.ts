@@ -4,6 +4,7 @@ import { createPolicy, createPolicyLimit, deletePolicy, deletePolicyLimit, updat
 import type { FormState } from '../form-state';
 import { isProblem, readLimit, readLimitShape, readWholeNumber } from '../limits';
 import { formText, live, mutate, rejected } from '../mutation';
+import { addLimitFrom, removeLimitWith } from './limit-writes';
 import { readNewPolicy, readPolicySettings } from '../policies';
 
 // Untrimmed: `readNewPolicy`, `readLimit` and the like trim each field as they parse it.
@@ -46,17 +47,10 @@ export async function removePolicy(_previous: FormState, formData: FormData): Pr
 
 export async function addPolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  const limit = readLimit(read);
-  if (isProblem(limit)) return rejected(formData, limit.field, limit.message);
-  return mutate(
-    formData,
-    (token) => createPolicyLimit(token, read('policyId'), limit),
-    (version) => `Limit ${limit.name} added — ${live(version)}`,
-    { conflict: { field: 'name', message: `This policy already has a limit named “${limit.name}”.` } },
-  );
+  return addLimitFrom(formData, read, 'policy', (token, limit) => createPolicyLimit(token, read('policyId'), limit));
 }
 
-/** Changes a policy limit's count, window, algorithm and burst. */
+/** Changes a policy limit's count, window, algorithm, burst and calendar. */
 export async function editPolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
   const count = readWholeNumber(read('limit'));
@@ -72,9 +66,5 @@ export async function editPolicyLimit(_previous: FormState, formData: FormData):
 
 export async function removePolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return mutate(
-    formData,
-    (token) => deletePolicyLimit(token, read('policyId'), read('limitId')),
-    (version) => `Limit ${read('limitName')} removed — ${live(version)}`,
-  );
+  return removeLimitWith(formData, read, 'Limit', (token) => deletePolicyLimit(token, read('policyId'), read('limitId')));
 }

@@ -4,6 +4,7 @@ import { ApiError, createTenant, deleteTenant, getTenant, removeTenantOverride, 
 import type { FormState } from '../form-state';
 import { isProblem, readLimit } from '../limits';
 import { firstMissing, formText as text, live, mutate, rejected } from '../mutation';
+import { removeLimitWith } from './limit-writes';
 
 /** Creates a tenant (`slug`, `name`, `planId`, `timeZone`); it is enforced from the version this publishes. */
 export async function newTenant(_previous: FormState, formData: FormData): Promise<FormState> {
@@ -50,7 +51,7 @@ export async function setTenantStatus(_previous: FormState, formData: FormData):
 }
 
 /**
- * Sets the tenant's own version of limit `name` (its count, window, algorithm and burst). From the Add form
+ * Sets the tenant's own version of limit `name` (its count, window, algorithm, burst and calendar). From the Add form
  * (`adding`), a name the tenant already overrides is refused instead of replacing that override unseen: it is
  * changed with Edit on its row.
  */
@@ -76,11 +77,7 @@ export async function saveOverride(_previous: FormState, formData: FormData): Pr
 /** Removes an override: the plan's limit of that name applies again. */
 export async function removeOverride(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return mutate(
-    formData,
-    (token) => removeTenantOverride(token, read('tenantId'), read('limitName')),
-    (version) => `Override ${read('limitName')} removed — ${live(version)}`,
-  );
+  return removeLimitWith(formData, read, 'Override', (token) => removeTenantOverride(token, read('tenantId'), read('limitName')));
 }
 
 /** Deletes a tenant (`tenantId`, `tenantSlug`) with its overrides, policies, keys and users. */

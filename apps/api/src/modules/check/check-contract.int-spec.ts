@@ -186,7 +186,8 @@ describe('enforcement API: the check contract', () => {
   });
 
   it('resets a daily quota at midnight in the tenant\'s time zone', async () => {
-    const fixture = await createTenant(prisma, [{ name: 'daily', windowS: 86_400, limit: 5 }]);
+    // A calendar day is explicit (docs/adr/0014-calendar-windows-are-explicit.md): 86,400 s alone is a 24-hour window.
+    const fixture = await createTenant(prisma, [{ name: 'daily', windowS: 86_400, limit: 5, calendar: 'day' }]);
     await prisma.tenant.update({ where: { id: fixture.tenant.id }, data: { timeZone: 'Pacific/Kiritimati' } });
     await inForce();
     const r = await post('/v1/check', { tenant: fixture.tenant.slug, endpoint: 'GET /x' });

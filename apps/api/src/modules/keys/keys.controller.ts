@@ -9,11 +9,12 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
 import { SelfLimiter } from '../auth/self-limiter.service';
-import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './key.schemas';
+import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './dto/key.schemas';
 import { keyInclude, toKeyView, type KeyView } from './key-views';
-import { CreateKeyUseCase, RevokeKeyUseCase, RotateKeyUseCase } from './keys.use-cases';
+import { CreateKeyUseCase, RevokeKeyUseCase, RotateKeyUseCase } from './use-cases/keys.use-cases';
 
 /** API keys of every kind. Secrets appear once, in the answer that creates them. */
 @ApiTags('keys')
@@ -57,9 +58,7 @@ export class KeysController {
   @Get(':keyId')
   @Access('operator')
   async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyView> {
-    const row = await this.prisma.apiKey.findUnique({ where: { id: keyId }, include: keyInclude });
-    if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'key not found');
-    return toKeyView(row);
+    return toKeyView(found(await this.prisma.apiKey.findUnique({ where: { id: keyId }, include: keyInclude }), 'key'));
   }
 
   /** Creates a key (rate limited per operator: 30 a minute). The secret is in this answer only. */

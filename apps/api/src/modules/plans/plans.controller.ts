@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, freeText, slug } from '@tollgate/domain';
+import { freeText, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -10,10 +10,10 @@ import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { containsText } from '../../common/text-filter';
+import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
-import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
+import { type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
 import { planInclude, toPlanView, type PlanView } from './plan-views';
-import { AddPlanLimitUseCase, RemovePlanLimitUseCase, UpdatePlanLimitUseCase } from './use-cases/plan-limits.use-cases';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
 
 const listQuery = z.strictObject({
@@ -34,9 +34,6 @@ export class PlansController {
     private readonly createPlan: CreatePlanUseCase,
     private readonly updatePlan: UpdatePlanUseCase,
     private readonly deletePlan: DeletePlanUseCase,
-    private readonly addLimit: AddPlanLimitUseCase,
-    private readonly updateLimit: UpdatePlanLimitUseCase,
-    private readonly removeLimit: RemovePlanLimitUseCase,
   ) {}
 
   /** Every plan with its limits and how many tenants are on it. */
@@ -62,14 +59,12 @@ export class PlansController {
   @Get(':planId')
   @Access('operator')
   async get(@Param('planId', IdPipe) planId: string): Promise<PlanView> {
-    const plan = await this.prisma.plan.findUnique({ where: { id: planId }, include: planInclude });
-    if (!plan) throw new AppError(ErrorCode.NOT_FOUND, 'plan not found');
-    return toPlanView(plan);
+    return toPlanView(found(await this.prisma.plan.findUnique({ where: { id: planId }, include: planInclude }), 'plan'));
   }
 
   @Post()
   @Access('operator')
-  @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', windowS: 86400, limit: 50000 }] })
+  @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', limit: 50000, calendar: 'day' }] })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPlanSchema)) input: NewPlan) {
     return this.createPlan.execute(actorOf(caller), input);
   }
@@ -87,32 +82,5 @@ export class PlansController {
   @Access('operator')
   remove(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string) {
     return this.deletePlan.execute(actorOf(caller), planId);
-  }
-
-  @Post(':planId/limits')
-  @Access('operator')
-  @ApiJsonBody(newLimitSchema, { name: 'second', windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 10 })
-  createLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
-    return this.addLimit.execute(actorOf(caller), planId, input);
-  }
-
-  /** Changes one limit; answers with the rule set version that carries the change. */
-  @Patch(':planId/limits/:limitId')
-  @Access('operator')
-  @ApiJsonBody(limitPatchSchema, { limit: 20 })
-  patchLimit(
-    @CurrentCaller() caller: Caller,
-    @Param('planId', IdPipe) planId: string,
-    @Param('limitId', IdPipe) limitId: string,
-    @Body(new ZodPipe(limitPatchSchema)) patch: LimitPatch,
-  ) {
-    return this.updateLimit.execute(actorOf(caller), planId, limitId, patch);
-  }
-
-  @Delete(':planId/limits/:limitId')
-  @HttpCode(200)
-  @Access('operator')
-  deleteLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Param('limitId', IdPipe) limitId: string) {
-    return this.removeLimit.execute(actorOf(caller), planId, limitId);
   }
 }

@@ -221,12 +221,31 @@ describe('plan lifecycle', () => {
     expect(actions).toEqual(expect.arrayContaining(['plan.created', 'plan.updated', 'plan.deleted']));
   });
 
+  it('keeps the calendar explicit: a calendar limit takes the calendar\'s window, a patch moves a limit on or off it', async () => {
+    const slug = `cal-${Date.now().toString(36)}`;
+    const created = await call('POST', '', { slug, name: 'Calendar', limits: [{ name: 'daily', limit: 100, calendar: 'day' }, { name: 'rolling', windowS: 86_400, limit: 100 }] });
+    expect(created.status).toBe(201);
+    expect(created.body.plan.limits.map((l: { name: string; windowS: number; calendar: string | null }) => [l.name, l.windowS, l.calendar])).toEqual([
+      ['daily', 86_400, 'day'],
+      ['rolling', 86_400, null],
+    ]);
+    const planId: string = created.body.plan.id;
+    const rolling = `/${planId}/limits/${created.body.plan.limits[1].id}`;
+    expect((await call('PATCH', rolling, { calendar: 'month' })).body.limit).toMatchObject({ windowS: 31 * 86_400, calendar: 'month' });
+    const refused = await call('PATCH', rolling, { algorithm: 'gcra' });
+    expect([refused.status, refused.body.error.code, refused.body.error.field]).toEqual([400, 'validation_failed', 'calendar']);
+    expect((await call('PATCH', rolling, { algorithm: 'gcra', calendar: null, windowS: 3_600 })).body.limit).toMatchObject({ algorithm: 'gcra', windowS: 3_600, calendar: null });
+    expect((await call('DELETE', `/${planId}`)).status).toBe(200);
+  });
+
   it.each([
     ['a bad slug', { slug: 'Not A Slug', name: 'x' }, 'slug'],
     ['an unknown algorithm', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 60, limit: 5, algorithm: 'magic' }] }, 'limits.0.algorithm'],
     ['a zero window', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 0, limit: 5 }] }, 'limits.0.windowS'],
     ['a huge limit', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 60, limit: 2e9 }] }, 'limits.0.limit'],
     ['duplicate limit names', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', windowS: 60, limit: 5 }, { name: 'm', windowS: 1, limit: 1 }] }, 'limits'],
+    ['an unknown calendar', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', limit: 5, calendar: 'week' }] }, 'limits.0.calendar'],
+    ['a calendar on a bucket', { slug: 'ok-slug', name: 'x', limits: [{ name: 'm', limit: 5, algorithm: 'token_bucket', calendar: 'day' }] }, 'limits.0.calendar'],
   ])('refuses %s with 400 naming the field, and writes no version', async (_label, input, field) => {
     const before = (await ctx.api.request('GET', '/v1/admin/rule-sets/current', { token: ctx.session })).body.version;
     const r = await call('POST', '', input);

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PlansController } from './plans.controller';
-import { AddPlanLimitUseCase, RemovePlanLimitUseCase, UpdatePlanLimitUseCase } from './use-cases/plan-limits.use-cases';
+import { LimitsModule } from '../limits/limits.module';
+import { PlanLimitsController } from '../limits/limits.controller';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
 
 @Module({
-  controllers: [PlansController],
-  providers: [CreatePlanUseCase, UpdatePlanUseCase, DeletePlanUseCase, AddPlanLimitUseCase, UpdatePlanLimitUseCase, RemovePlanLimitUseCase],
+  imports: [LimitsModule],
+  controllers: [PlansController, PlanLimitsController],
+  providers: [CreatePlanUseCase, UpdatePlanUseCase, DeletePlanUseCase],
 })
 export class PlansModule {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, POLICY_METHODS, POLICY_MODES } from '@tollgate/domain';
+import { POLICY_METHODS, POLICY_MODES } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiJsonBody } from '../../common/api-json-body';
@@ -8,14 +8,11 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
 import {
-  type LimitPatch,
-  limitPatchSchema,
   type ListPoliciesQuery,
   listPoliciesQuery,
-  type NewLimit,
-  newLimitSchema,
   type NewPolicy,
   newPolicySchema,
   type PolicyPatch,
@@ -23,7 +20,6 @@ import {
 } from './dto/policy.schemas';
 import { afterPolicyCursor, encodePolicyCursor, policyOrder } from './policy-cursor';
 import { policyInclude, toPolicyView, type PolicyView } from './policy-views';
-import { AddPolicyLimitUseCase, RemovePolicyLimitUseCase, UpdatePolicyLimitUseCase } from './use-cases/policy-limits.use-cases';
 import { CreatePolicyUseCase, DeletePolicyUseCase, UpdatePolicyUseCase } from './use-cases/policies.use-cases';
 
 const EXAMPLE_POLICY = {
@@ -51,9 +47,6 @@ export class PoliciesController {
     private readonly createPolicy: CreatePolicyUseCase,
     private readonly updatePolicy: UpdatePolicyUseCase,
     private readonly deletePolicy: DeletePolicyUseCase,
-    private readonly addLimit: AddPolicyLimitUseCase,
-    private readonly updateLimit: UpdatePolicyLimitUseCase,
-    private readonly removeLimit: RemovePolicyLimitUseCase,
   ) {}
 
   /** Policies ordered by pattern and method, a page at a time (`nextCursor` is null on the last page). */
@@ -86,9 +79,7 @@ export class PoliciesController {
   @Get(':policyId')
   @Access('operator')
   async get(@Param('policyId', IdPipe) policyId: string): Promise<PolicyView> {
-    const policy = await this.prisma.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude });
-    if (!policy) throw new AppError(ErrorCode.NOT_FOUND, 'policy not found');
-    return toPolicyView(policy);
+    return toPolicyView(found(await this.prisma.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude }), 'policy'));
   }
 
   /** A policy of a plan (`planId`) or of a tenant (`tenantId`); 409 when the owner has one for the route or name. */
@@ -112,31 +103,5 @@ export class PoliciesController {
   @Access('operator')
   remove(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string) {
     return this.deletePolicy.execute(actorOf(caller), policyId);
-  }
-
-  @Post(':policyId/limits')
-  @Access('operator')
-  @ApiJsonBody(newLimitSchema, { name: 'daily', windowS: 86400, limit: 10000 })
-  createLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
-    return this.addLimit.execute(actorOf(caller), policyId, input);
-  }
-
-  @Patch(':policyId/limits/:limitId')
-  @Access('operator')
-  @ApiJsonBody(limitPatchSchema, { limit: 1200 })
-  patchLimit(
-    @CurrentCaller() caller: Caller,
-    @Param('policyId', IdPipe) policyId: string,
-    @Param('limitId', IdPipe) limitId: string,
-    @Body(new ZodPipe(limitPatchSchema)) patch: LimitPatch,
-  ) {
-    return this.updateLimit.execute(actorOf(caller), policyId, limitId, patch);
-  }
-
-  @Delete(':policyId/limits/:limitId')
-  @HttpCode(200)
-  @Access('operator')
-  deleteLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Param('limitId', IdPipe) limitId: string) {
-    return this.removeLimit.execute(actorOf(caller), policyId, limitId);
   }
 }

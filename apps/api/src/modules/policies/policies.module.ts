@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PoliciesController } from './policies.controller';
-import { AddPolicyLimitUseCase, RemovePolicyLimitUseCase, UpdatePolicyLimitUseCase } from './use-cases/policy-limits.use-cases';
+import { LimitsModule } from '../limits/limits.module';
+import { PolicyLimitsController } from '../limits/limits.controller';
 import { CreatePolicyUseCase, DeletePolicyUseCase, UpdatePolicyUseCase } from './use-cases/policies.use-cases';
 
 @Module({
-  controllers: [PoliciesController],
-  providers: [CreatePolicyUseCase, UpdatePolicyUseCase, DeletePolicyUseCase, AddPolicyLimitUseCase, UpdatePolicyLimitUseCase, RemovePolicyLimitUseCase],
+  imports: [LimitsModule],
+  controllers: [PoliciesController, PolicyLimitsController],
+  providers: [CreatePolicyUseCase, UpdatePolicyUseCase, DeletePolicyUseCase],
 })
 export class PoliciesModule {}

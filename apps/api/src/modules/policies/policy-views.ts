@@ -1,5 +1,5 @@
 import type { FailureMode, PolicyMethod, PolicyMode, SubjectScope } from '@tollgate/domain';
-import { toLimitView, type LimitView } from '../plans/plan-views';
+import { limitOrder, toLimitView, type LimitView } from '../limits/limit-views';
 
 interface OwnerRef {
   id: string;
@@ -28,7 +28,7 @@ const owner = { select: { id: true, slug: true, name: true } };
 export const policyInclude = {
   plan: owner,
   tenant: owner,
-  limits: { orderBy: [{ windowS: 'asc' as const }, { name: 'asc' as const }] },
+  limits: { orderBy: limitOrder },
 };
 
 export function toPolicyView(p: Omit<PolicyView, 'method'> & { method: string }): PolicyView {

@@ -19,7 +19,7 @@ const policy = (id: string, name: string, method: string, pattern: string, extra
 });
 
 const source = (): RuleSource => ({
-  plans: [{ id: 'p1', slug: 'starter', limits: [limit('minute', 60, 10), limit('daily', 86_400, 1000)] }],
+  plans: [{ id: 'p1', slug: 'starter', limits: [limit('minute', 60, 10), { ...limit('daily', 86_400, 1000), calendar: 'day' as const }] }],
   tenants: [
     { id: 't1', slug: 'acme', status: 'active', planId: 'p1', timeZone: 'Europe/Berlin' },
     { id: 't2', slug: 'constructor', status: 'active', planId: 'p1' },

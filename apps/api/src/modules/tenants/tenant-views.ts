@@ -1,3 +1,6 @@
+import type { Limit } from '@tollgate/domain';
+import { toLimitBody } from '../limits/limit-views';
+
 export interface TenantView {
   id: string;
   slug: string;
@@ -9,13 +12,8 @@ export interface TenantView {
   overrides: OverrideView[];
 }
 
-export interface OverrideView {
-  name: string;
-  windowS: number;
-  limit: number;
-  algorithm: string;
-  burst: number | null;
-}
+/** An override is a whole limit named by its name (no id of its own in the API). */
+export type OverrideView = Limit;
 
 /** What to load with a tenant to show it. */
 export const tenantInclude = {
@@ -23,10 +21,7 @@ export const tenantInclude = {
   overrides: { orderBy: { name: 'asc' as const } },
 };
 
-export function toOverrideView(o: OverrideView): OverrideView {
-  return { name: o.name, windowS: o.windowS, limit: o.limit, algorithm: o.algorithm, burst: o.burst };
-}
 
 export function toTenantView(t: TenantView): TenantView {
-  return { id: t.id, slug: t.slug, name: t.name, status: t.status, timeZone: t.timeZone, plan: t.plan, overrides: t.overrides.map(toOverrideView) };
+  return { id: t.id, slug: t.slug, name: t.name, status: t.status, timeZone: t.timeZone, plan: t.plan, overrides: t.overrides.map(toLimitBody) };
 }

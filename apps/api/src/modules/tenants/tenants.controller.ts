@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, slug, TENANT_STATUSES } from '@tollgate/domain';
+import { slug, TENANT_STATUSES } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -9,11 +9,12 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
-import { RemoveOverrideUseCase, SetOverrideUseCase } from './overrides.use-cases';
-import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './tenant.schemas';
+import { AddLimitUseCase, RemoveLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
+import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './dto/tenant.schemas';
 import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
-import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
+import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './use-cases/tenants.use-cases';
 
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -33,8 +34,8 @@ export class TenantsController {
     private readonly createTenant: CreateTenantUseCase,
     private readonly updateTenant: UpdateTenantUseCase,
     private readonly deleteTenant: DeleteTenantUseCase,
-    private readonly setOverride: SetOverrideUseCase,
-    private readonly removeOverride: RemoveOverrideUseCase,
+    private readonly addLimit: AddLimitUseCase,
+    private readonly removeLimit: RemoveLimitUseCase,
   ) {}
 
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan or status. */
@@ -62,9 +63,7 @@ export class TenantsController {
   @Get(':tenantId')
   @Access('operator')
   async get(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantView> {
-    const tenant = await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
-    if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
-    return toTenantView(tenant);
+    return toTenantView(found(await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant'));
   }
 
   @Post()
@@ -93,20 +92,21 @@ export class TenantsController {
   /** The tenant's own version of limit `name`: replaces the plan's limit of that name, or adds one. */
   @Put(':tenantId/overrides/:name')
   @Access('operator')
-  @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window' })
-  putOverride(
+  @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window', calendar: null })
+  async putOverride(
     @CurrentCaller() caller: Caller,
     @Param('tenantId', IdPipe) tenantId: string,
     @Param('name', new ZodPipe(overrideName)) name: string,
     @Body(new ZodPipe(overrideSchema)) input: OverrideInput,
   ) {
-    return this.setOverride.execute(actorOf(caller), tenantId, name, input);
+    const { limit, ruleVersion } = await this.addLimit.execute(actorOf(caller), 'tenant', tenantId, { name, ...input }, { replace: true });
+    return { override: limit, ruleVersion };
   }
 
   @Delete(':tenantId/overrides/:name')
   @HttpCode(200)
   @Access('operator')
   deleteOverride(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Param('name', new ZodPipe(overrideName)) name: string) {
-    return this.removeOverride.execute(actorOf(caller), tenantId, name);
+    return this.removeLimit.execute(actorOf(caller), 'tenant', tenantId, { name });
   }
 }

@@ -158,4 +158,24 @@ describe('tenant limit overrides', () => {
     expect(tooBig.status).toBe(400);
     expect(tooBig.body.error.code).toBe('rule_set_invalid');
   });
+
+  it('takes a calendar for an override, reset at the tenant\'s midnight, and refuses an unknown one with 400 on calendar', async () => {
+    const { tenant } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
+    await ctx.prisma.tenant.update({ where: { id: tenant.id }, data: { timeZone: 'Asia/Tokyo' } });
+    const put = (body: unknown) => ctx.api.request('PUT', `/v1/admin/tenants/${tenant.id}/overrides/daily`, { token: ctx.session, body });
+    const set = await put({ limit: 50, calendar: 'day' });
+    expect(set.status).toBe(200);
+    expect(set.body.override).toEqual({ name: 'daily', windowS: 86_400, limit: 50, algorithm: 'fixed_window', burst: null, calendar: 'day' });
+    const version = set.body.ruleVersion;
+    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);
+    const checked = await ctx.api.request('POST', '/v1/check', { token: key, body: { tenant: tenant.slug, endpoint: 'GET /x' } });
+    const tokyo = new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Tokyo', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' }).format(new Date());
+    const [h, m, sec] = tokyo.split(':').map(Number) as [number, number, number];
+    const daily = checked.body.limits.find((l: { name: string }) => l.name === 'daily');
+    expect(Math.abs(daily.resetMs - ((24 - h) * 3600 - m * 60 - sec) * 1000)).toBeLessThan(5_000);
+    for (const [body, field] of [[{ limit: 5, calendar: 'week' }, 'calendar'], [{ limit: 5, calendar: 'day', algorithm: 'gcra' }, 'calendar'], [{ windowS: 60, limit: 5, calendar: 'day' }, 'windowS']] as const) {
+      const refused = await put(body);
+      expect([refused.status, refused.body.error.code, refused.body.error.field]).toEqual([400, 'validation_failed', field]);
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
+import { LimitsModule } from '../limits/limits.module';
 import { TenantsController } from './tenants.controller';
-import { RemoveOverrideUseCase, SetOverrideUseCase } from './overrides.use-cases';
-import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
+import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './use-cases/tenants.use-cases';
 
-@Module({ controllers: [TenantsController], providers: [CreateTenantUseCase, UpdateTenantUseCase, DeleteTenantUseCase, SetOverrideUseCase, RemoveOverrideUseCase] })
+@Module({ imports: [LimitsModule], controllers: [TenantsController], providers: [CreateTenantUseCase, UpdateTenantUseCase, DeleteTenantUseCase] })
 export class TenantsModule {}

@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import type { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -9,10 +8,11 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
-import { listUsersQuery, newUserSchema, type NewUser, userPatchSchema, type UserPatch } from './user.schemas';
+import { listUsersQuery, newUserSchema, type NewUser, userPatchSchema, type UserPatch } from './dto/user.schemas';
 import { toUserView, userInclude, type UserView } from './user-views';
-import { UsersUseCases } from './users.use-cases';
+import { CreateUserUseCase, DeleteUserUseCase, UpdateUserUseCase } from './use-cases/users.use-cases';
 
 /** Dashboard accounts: operators, and tenants' users who see only their own tenant. */
 @ApiTags('users')
@@ -21,7 +21,9 @@ import { UsersUseCases } from './users.use-cases';
 export class UsersController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-    private readonly users: UsersUseCases,
+    private readonly createUser: CreateUserUseCase,
+    private readonly updateUser: UpdateUserUseCase,
+    private readonly deleteUser: DeleteUserUseCase,
   ) {}
 
   /** Users by e-mail, a page at a time (`nextCursor` is the next page's `cursor`). */
@@ -49,29 +51,27 @@ export class UsersController {
   @Get(':userId')
   @Access('operator')
   async get(@Param('userId', IdPipe) userId: string): Promise<UserView> {
-    const user = await this.prisma.user.findUnique({ where: { id: userId }, include: userInclude });
-    if (!user) throw new AppError(ErrorCode.NOT_FOUND, 'user not found');
-    return toUserView(user);
+    return toUserView(found(await this.prisma.user.findUnique({ where: { id: userId }, include: userInclude }), 'user'));
   }
 
   @Post()
   @Access('operator')
   @ApiJsonBody(newUserSchema, { email: 'ops@acme.example', name: 'Acme operations', role: 'tenant', tenantId: '00000000-0000-4000-8000-000000000000', password: 'a long passphrase' })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newUserSchema)) input: NewUser): Promise<UserView> {
-    return this.users.create(actorOf(caller), input);
+    return this.createUser.execute(actorOf(caller), input);
   }
 
   @Patch(':userId')
   @Access('operator')
   @ApiJsonBody(userPatchSchema, { password: 'another long passphrase' })
   update(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string, @Body(new ZodPipe(userPatchSchema)) patch: UserPatch): Promise<UserView> {
-    return this.users.update(actorOf(caller), userId, patch);
+    return this.updateUser.execute(actorOf(caller), userId, patch);
   }
 
   @Delete(':userId')
   @HttpCode(204)
   @Access('operator')
   async remove(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string): Promise<void> {
-    await this.users.remove(actorOf(caller), caller.kind === 'operator' && caller.sessionId ? caller.user.id : null, userId);
+    await this.deleteUser.execute(actorOf(caller), caller.kind === 'operator' && caller.sessionId ? caller.user.id : null, userId);
   }
 }

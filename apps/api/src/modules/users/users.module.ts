@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { UsersController } from './users.controller';
-import { UsersUseCases } from './users.use-cases';
+import { CreateUserUseCase, DeleteUserUseCase, UpdateUserUseCase } from './use-cases/users.use-cases';
 
-@Module({ controllers: [UsersController], providers: [UsersUseCases] })
+@Module({ controllers: [UsersController], providers: [CreateUserUseCase, UpdateUserUseCase, DeleteUserUseCase] })
 export class UsersModule {}

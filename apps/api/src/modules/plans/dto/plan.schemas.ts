@@ -1,8 +1,6 @@
 import { freeText, newLimitsSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 
-export { limitPatchSchema, newLimitSchema, type LimitPatch, type NewLimit } from '@tollgate/domain';
-
 export const newPlanSchema = z.strictObject({
   slug,
   name: freeText(100),

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
 import { writeAudit } from '../../../common/audit';
+import { found } from '../../../common/found';
 import { RuleChangeService } from '../../rules/rule-change.service';
 import type { NewPlan, PlanPatch } from '../dto/plan.schemas';
 import { planInclude, toPlanView, type PlanView } from '../plan-views';
@@ -9,8 +10,7 @@ import { planInclude, toPlanView, type PlanView } from '../plan-views';
 type Tx = Prisma.TransactionClient;
 
 async function planOf(tx: Tx, planId: string) {
-  const plan = await tx.plan.findUnique({ where: { id: planId }, include: planInclude });
-  if (!plan) throw new AppError(ErrorCode.NOT_FOUND, 'plan not found');
+  const plan = found(await tx.plan.findUnique({ where: { id: planId }, include: planInclude }), 'plan');
   return plan;
 }
 

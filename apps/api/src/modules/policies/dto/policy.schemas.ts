@@ -1,8 +1,6 @@
 import { FAILURE_MODES, MAX_COST, newLimitsSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
 import { z } from 'zod';
 
-export { limitPatchSchema, newLimitSchema, type LimitPatch, type NewLimit } from '@tollgate/domain';
-
 const policyFields = {
   name: policyNameSchema,
   method: z.enum(POLICY_METHODS),

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
 import { writeAudit } from '../../../common/audit';
+import { found } from '../../../common/found';
 import { RuleChangeService } from '../../rules/rule-change.service';
 import type { NewPolicy, PolicyPatch } from '../dto/policy.schemas';
 import { policyInclude, toPolicyView, type PolicyView } from '../policy-views';
@@ -10,8 +11,7 @@ type Tx = Prisma.TransactionClient;
 type Owner = { planId: string; tenantId?: undefined } | { tenantId: string; planId?: undefined };
 
 export async function policyOf(tx: Tx, policyId: string) {
-  const policy = await tx.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude });
-  if (!policy) throw new AppError(ErrorCode.NOT_FOUND, 'policy not found');
+  const policy = found(await tx.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude }), 'policy');
   return policy;
 }
 

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
-import { writeAudit } from '../../common/audit';
-import { RuleChangeService } from '../rules/rule-change.service';
-import { generateKey } from './key-format';
-import type { NewKey } from './key.schemas';
-import { keyInclude, toKeyView, type KeyView } from './key-views';
+import { writeAudit } from '../../../common/audit';
+import { found } from '../../../common/found';
+import { RuleChangeService } from '../../rules/rule-change.service';
+import { generateKey } from '../key-format';
+import type { NewKey } from '../dto/key.schemas';
+import { keyInclude, toKeyView, type KeyView } from '../key-views';
 
 type Tx = Prisma.TransactionClient;
 
 async function keyOf(tx: Tx, id: string) {
-  const key = await tx.apiKey.findUnique({ where: { id }, include: keyInclude });
-  if (!key) throw new AppError(ErrorCode.NOT_FOUND, 'key not found');
+  const key = found(await tx.apiKey.findUnique({ where: { id }, include: keyInclude }), 'key');
   return key;
 }
 

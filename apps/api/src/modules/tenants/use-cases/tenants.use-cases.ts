@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
-import { writeAudit } from '../../common/audit';
-import { RuleChangeService } from '../rules/rule-change.service';
-import type { NewTenant, TenantPatch } from './tenant.schemas';
-import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
+import { writeAudit } from '../../../common/audit';
+import { found } from '../../../common/found';
+import { RuleChangeService } from '../../rules/rule-change.service';
+import type { NewTenant, TenantPatch } from '../dto/tenant.schemas';
+import { tenantInclude, toTenantView, type TenantView } from '../tenant-views';
 
 type Tx = Prisma.TransactionClient;
 
@@ -36,8 +37,7 @@ export class UpdateTenantUseCase {
 
   async execute(actor: string, tenantId: string, patch: TenantPatch): Promise<{ tenant: TenantView; ruleVersion: number }> {
     const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
-      const before = await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
-      if (!before) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
+      const before = found(await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant');
       if (patch.planId) await assertPlan(tx, patch.planId);
       const after = await tx.tenant.update({ where: { id: tenantId }, data: patch, include: tenantInclude });
       await writeAudit(tx, { actor, action: 'tenant.updated', entityType: 'tenant', entityId: tenantId, before: toTenantView(before), after: toTenantView(after) });
@@ -58,8 +58,7 @@ export class DeleteTenantUseCase {
 
   async execute(actor: string, tenantId: string): Promise<{ ruleVersion: number }> {
     const { ruleVersion } = await this.changes.commit(actor, async (tx) => {
-      const before = await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
-      if (!before) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
+      const before = found(await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant');
       const [keys, users, policies, serviceKeyScopes] = await Promise.all([
         tx.apiKey.count({ where: { tenantId } }),
         tx.user.count({ where: { tenantId } }),

@@ -2,20 +2,23 @@ import { Inject, Injectable } from '@nestjs/common';
 import { hash } from '@node-rs/argon2';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { writeAudit } from '../../common/audit';
-import { PRISMA } from '../../infra/infra.module';
-import type { NewUser, UserPatch } from './user.schemas';
-import { toUserView, userInclude, type UserView } from './user-views';
+import { writeAudit } from '../../../common/audit';
+import { found } from '../../../common/found';
+import { PRISMA } from '../../../infra/infra.module';
+import type { NewUser, UserPatch } from '../dto/user.schemas';
+import { toUserView, userInclude, type UserView } from '../user-views';
 
-/**
+/*
  * Users are not rules: their changes commit with their audit row in one transaction, without a new rule set
  * version. Passwords are hashed with argon2id (@node-rs/argon2 defaults) before the transaction opens.
  */
+
+/** Creates an operator or a tenant's user (409 for a taken e-mail). */
 @Injectable()
-export class UsersUseCases {
+export class CreateUserUseCase {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
-  async create(actor: string, input: NewUser): Promise<UserView> {
+  async execute(actor: string, input: NewUser): Promise<UserView> {
     const passwordHash = await hash(input.password);
     return this.prisma.$transaction(async (tx) => {
       if (input.tenantId && !(await tx.tenant.findUnique({ where: { id: input.tenantId }, select: { id: true } }))) {
@@ -33,12 +36,17 @@ export class UsersUseCases {
       return view;
     });
   }
+}
 
-  async update(actor: string, userId: string, patch: UserPatch): Promise<UserView> {
+/** Renames a user or sets a new password (which ends the user's sessions). */
+@Injectable()
+export class UpdateUserUseCase {
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  async execute(actor: string, userId: string, patch: UserPatch): Promise<UserView> {
     const passwordHash = patch.password === undefined ? undefined : await hash(patch.password);
     return this.prisma.$transaction(async (tx) => {
-      const before = await tx.user.findUnique({ where: { id: userId }, include: userInclude });
-      if (!before) throw new AppError(ErrorCode.NOT_FOUND, 'user not found');
+      const before = found(await tx.user.findUnique({ where: { id: userId }, include: userInclude }), 'user');
       const after = await tx.user.update({
         where: { id: userId },
         data: { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(passwordHash ? { passwordHash } : {}) },
@@ -57,12 +65,17 @@ export class UsersUseCases {
       return toUserView(after);
     });
   }
+}
 
-  async remove(actor: string, actorUserId: string | null, userId: string): Promise<void> {
+/** Deletes a user; nobody deletes their own account. */
+@Injectable()
+export class DeleteUserUseCase {
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  async execute(actor: string, actorUserId: string | null, userId: string): Promise<void> {
     if (userId === actorUserId) throw new AppError(ErrorCode.CONFLICT, 'you cannot delete your own account; ask another operator');
     await this.prisma.$transaction(async (tx) => {
-      const before = await tx.user.findUnique({ where: { id: userId }, include: userInclude });
-      if (!before) throw new AppError(ErrorCode.NOT_FOUND, 'user not found');
+      const before = found(await tx.user.findUnique({ where: { id: userId }, include: userInclude }), 'user');
       await tx.user.delete({ where: { id: userId } });
       await writeAudit(tx, { actor, action: 'user.deleted', entityType: 'user', entityId: userId, before: toUserView(before) });
     });

@@ -1,4 +1,4 @@
-import { freeText, limitInputFields, limitNameSchema, slug, TENANT_STATUSES, timeZoneSchema } from '@tollgate/domain';
+import { freeText, limitBodySchema, limitNameSchema, slug, TENANT_STATUSES, timeZoneSchema, type LimitBody } from '@tollgate/domain';
 import { z } from 'zod';
 
 export const newTenantSchema = z.strictObject({
@@ -22,11 +22,6 @@ export const tenantPatchSchema = z
 export type TenantPatch = z.infer<typeof tenantPatchSchema>;
 
 /** A tenant's own version of a limit (replaces the plan's limit of the same name, or adds one). */
-export const overrideSchema = z.strictObject({
-  windowS: limitInputFields.windowS,
-  limit: limitInputFields.limit,
-  algorithm: limitInputFields.algorithm.default('fixed_window'),
-  burst: limitInputFields.burst.default(null),
-});
-export type OverrideInput = z.infer<typeof overrideSchema>;
+export const overrideSchema = limitBodySchema;
+export type OverrideInput = LimitBody;
 export const overrideName = limitNameSchema;

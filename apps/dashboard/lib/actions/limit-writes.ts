@@ -1,0 +1,32 @@
+import type { FormState } from '../form-state';
+import { isProblem, type LimitInput, readLimit } from '../limits';
+import { live, mutate, rejected } from '../mutation';
+
+/*
+ * What the limit actions of plans, policies and tenants share. Not a 'use server' module: these take functions,
+ * and only the actions that call them (lib/actions/limits.ts, policies.ts, tenants.ts) are server actions.
+ */
+
+type Read = (name: string) => string;
+
+/** Adds a whole limit read from the form (`name`, window, `limit`, algorithm, burst, calendar) to a plan or a policy. */
+export async function addLimitFrom(
+  formData: FormData,
+  read: Read,
+  owner: 'plan' | 'policy',
+  write: (token: string, limit: LimitInput) => Promise<{ ruleVersion: number }>,
+): Promise<FormState> {
+  const limit = readLimit(read);
+  if (isProblem(limit)) return rejected(formData, limit.field, limit.message);
+  return mutate(
+    formData,
+    (token) => write(token, limit),
+    (version) => `Limit ${limit.name} added — ${live(version)}`,
+    { conflict: { field: 'name', message: `This ${owner} already has a limit named “${limit.name}”.` } },
+  );
+}
+
+/** Removes a limit (`what`: Limit, Override) named in the message by the form's `limitName`. */
+export async function removeLimitWith(formData: FormData, read: Read, what: string, remove: (token: string) => Promise<{ ruleVersion: number }>): Promise<FormState> {
+  return mutate(formData, remove, (version) => `${what} ${read('limitName')} removed — ${live(version)}`);
+}
