@@ -8,6 +8,7 @@ import { answerClientError } from './common/client-error';
 import { answerFrameworkError, ErrorFilter } from './common/error.filter';
 import { EnforcementHttp } from './modules/check/enforcement-http';
 import { enforcementOpenApiPaths } from './modules/check/enforcement.openapi';
+import { withErrorAnswers } from './common/openapi-errors';
 import type { ApiConfig } from './config/config';
 
 /**
@@ -38,7 +39,10 @@ export async function createApp(config: ApiConfig, { logDestination }: { logDest
     .build();
   SwaggerModule.setup('docs', app, () => {
     const document = SwaggerModule.createDocument(app, openApi);
-    return { ...document, paths: { ...enforcementOpenApiPaths(), ...document.paths } };
+    const enforcement = enforcementOpenApiPaths();
+    // The enforcement routes describe their own errors; health and metrics answer no error envelope.
+    const own = new Set([...Object.keys(enforcement), '/health', '/metrics']);
+    return withErrorAnswers({ ...document, paths: { ...enforcement, ...document.paths } }, { skip: (path) => own.has(path) });
   });
   return app;
 }

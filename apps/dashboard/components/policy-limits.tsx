@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { addPolicyLimit, editPolicyLimit, removePolicyLimit } from '@/lib/actions/policies';
-import type { PlanLimit, Policy } from '@/lib/api-types';
+import type { PlanLimit, Policy } from '@/lib/api-answers';
 import { LimitAdder, LimitEditor, LimitRemover } from './limit-editor';
 import { LimitSummary } from './limit-summary';
 import { ToggleButton } from './toggle-button';

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { editTenant, removeTenant, setTenantStatus } from '@/lib/actions/tenants';
-import type { Tenant } from '@/lib/api-types';
+import type { Tenant } from '@/lib/api-answers';
 import { attemptKey, formError } from '@/lib/form-state';
 import { ConfirmForm } from './confirm-submit';
 import { Field } from './form-field';

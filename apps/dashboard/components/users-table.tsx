@@ -1,4 +1,4 @@
-import type { Account } from '@/lib/api-types';
+import type { Account } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { UserRow } from './user-row';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LimitOverride, PlanLimit } from './api-types';
+import type { LimitOverride, PlanLimit } from './api-answers';
 import { tenantLimitRows } from './overrides';
 
 const planLimit = (name: string, limit: number): PlanLimit => ({ id: `id-${name}`, name, windowS: 60, limit, algorithm: 'fixed_window', burst: null });

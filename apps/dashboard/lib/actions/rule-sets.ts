@@ -3,7 +3,7 @@
 import { refresh } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { ApiError, restoreRuleSet } from '../api';
-import type { RestoreRuleSetResponse } from '../api-types';
+import type { RestoreRuleSetResponse } from '../api-answers';
 import { describeFailure, endSession, requireToken } from '../session';
 
 export type RestoreState =

@@ -1,12 +1,13 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { ApiBearerAuth, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode, keyAnswerSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, keyViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
+import { errorResponse } from '../../common/openapi-errors';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
@@ -35,6 +36,7 @@ export class KeysController {
   @ApiQuery({ name: 'revoked', required: false, enum: ['true', 'false'] })
   @ApiQuery({ name: 'limit', required: false, example: 100 })
   @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiAnswer(keyPageSchema)
   async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyView[]; nextCursor: string | null }> {
     // Newest first; the cursor is the last key seen, and a page goes on strictly after it (creation time, then id).
     const after = query.cursor ? await this.prisma.apiKey.findUnique({ where: { id: query.cursor }, select: { id: true, createdAt: true } }) : null;
@@ -56,6 +58,7 @@ export class KeysController {
 
   @Get(':keyId')
   @Access('operator')
+  @ApiAnswer(keyViewSchema)
   async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyView> {
     const row = await this.prisma.apiKey.findUnique({ where: { id: keyId }, include: keyInclude });
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'key not found');
@@ -66,6 +69,8 @@ export class KeysController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newKeySchema, { kind: 'service', name: 'checkout gateway', tenants: ['acme'] })
+  @ApiAnswer(keySecretAnswerSchema, 201)
+  @ApiResponse({ status: 429, ...errorResponse(429) })
   async create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newKeySchema)) input: NewKey) {
     const actor = actorOf(caller);
     await this.selfLimiter.admit('key-creation', actor, 30, 'too many keys created; try again later');
@@ -75,6 +80,7 @@ export class KeysController {
   @Post(':keyId/revoke')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(keyAnswerSchema)
   revoke(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string) {
     return this.revokeKey.execute(actorOf(caller), keyId);
   }
@@ -84,6 +90,8 @@ export class KeysController {
   @HttpCode(200)
   @Access('operator')
   @ApiJsonBody(rotateSchema, { overlapSeconds: 3600 })
+  @ApiAnswer(keyRotationAnswerSchema)
+  @ApiResponse({ status: 429, ...errorResponse(429) })
   async rotate(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string, @Body(new ZodPipe(rotateSchema)) body: z.infer<typeof rotateSchema>) {
     const actor = actorOf(caller);
     await this.selfLimiter.admit('key-creation', actor, 30, 'too many keys created; try again later');

@@ -1,20 +1,7 @@
-/** A plan limit as the admin API shows it. */
-export interface LimitView {
-  id: string;
-  name: string;
-  windowS: number;
-  limit: number;
-  algorithm: string;
-  burst: number | null;
-}
+import type { LimitView, PlanView } from '@tollgate/domain';
 
-export interface PlanView {
-  id: string;
-  slug: string;
-  name: string;
-  tenantCount: number;
-  limits: LimitView[];
-}
+// The answers' shapes are the domain's (libs/domain/src/answers.ts): a view that drifts from its schema fails the type check.
+export type { LimitView, PlanView };
 
 /** What to load with a plan to show it. */
 export const planInclude = {

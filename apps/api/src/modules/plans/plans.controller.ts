@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, freeText, slug } from '@tollgate/domain';
+import { AppError, ErrorCode, freeText, limitAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, ruleVersionAnswerSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -45,6 +45,7 @@ export class PlansController {
   @ApiQuery({ name: 'limit', required: false, example: 200 })
   @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
   @ApiQuery({ name: 'q', required: false, description: 'part of a slug or name' })
+  @ApiAnswer(planPageSchema)
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: PlanView[]; nextCursor: string | null }> {
     const plans = await this.prisma.plan.findMany({
       where: {
@@ -61,6 +62,7 @@ export class PlansController {
 
   @Get(':planId')
   @Access('operator')
+  @ApiAnswer(planViewSchema)
   async get(@Param('planId', IdPipe) planId: string): Promise<PlanView> {
     const plan = await this.prisma.plan.findUnique({ where: { id: planId }, include: planInclude });
     if (!plan) throw new AppError(ErrorCode.NOT_FOUND, 'plan not found');
@@ -70,6 +72,7 @@ export class PlansController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', windowS: 86400, limit: 50000 }] })
+  @ApiAnswer(planAnswerSchema, 201)
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPlanSchema)) input: NewPlan) {
     return this.createPlan.execute(actorOf(caller), input);
   }
@@ -77,6 +80,7 @@ export class PlansController {
   @Patch(':planId')
   @Access('operator')
   @ApiJsonBody(planPatchSchema, { name: 'Business (2027)' })
+  @ApiAnswer(planAnswerSchema)
   update(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(planPatchSchema)) patch: PlanPatch) {
     return this.updatePlan.execute(actorOf(caller), planId, patch);
   }
@@ -85,6 +89,7 @@ export class PlansController {
   @Delete(':planId')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string) {
     return this.deletePlan.execute(actorOf(caller), planId);
   }
@@ -92,6 +97,7 @@ export class PlansController {
   @Post(':planId/limits')
   @Access('operator')
   @ApiJsonBody(newLimitSchema, { name: 'second', windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 10 })
+  @ApiAnswer(limitAnswerSchema, 201)
   createLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
     return this.addLimit.execute(actorOf(caller), planId, input);
   }
@@ -100,6 +106,7 @@ export class PlansController {
   @Patch(':planId/limits/:limitId')
   @Access('operator')
   @ApiJsonBody(limitPatchSchema, { limit: 20 })
+  @ApiAnswer(limitAnswerSchema)
   patchLimit(
     @CurrentCaller() caller: Caller,
     @Param('planId', IdPipe) planId: string,
@@ -112,6 +119,7 @@ export class PlansController {
   @Delete(':planId/limits/:limitId')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   deleteLimit(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Param('limitId', IdPipe) limitId: string) {
     return this.removeLimit.execute(actorOf(caller), planId, limitId);
   }

@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, POLICY_METHODS, POLICY_MODES } from '@tollgate/domain';
+import { AppError, ErrorCode, limitAnswerSchema, POLICY_METHODS, POLICY_MODES, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -65,6 +65,7 @@ export class PoliciesController {
   @ApiQuery({ name: 'tenantId', required: false, description: 'policies of this tenant (its own, not its plan\'s)' })
   @ApiQuery({ name: 'method', required: false, enum: POLICY_METHODS })
   @ApiQuery({ name: 'mode', required: false, enum: POLICY_MODES })
+  @ApiAnswer(policyPageSchema)
   async list(@Query(new ZodPipe(listPoliciesQuery)) query: ListPoliciesQuery): Promise<{ items: PolicyView[]; nextCursor: string | null }> {
     const rows = await this.prisma.endpointPolicy.findMany({
       where: {
@@ -85,6 +86,7 @@ export class PoliciesController {
 
   @Get(':policyId')
   @Access('operator')
+  @ApiAnswer(policyViewSchema)
   async get(@Param('policyId', IdPipe) policyId: string): Promise<PolicyView> {
     const policy = await this.prisma.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude });
     if (!policy) throw new AppError(ErrorCode.NOT_FOUND, 'policy not found');
@@ -95,6 +97,7 @@ export class PoliciesController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newPolicySchema, EXAMPLE_POLICY)
+  @ApiAnswer(policyAnswerSchema, 201)
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPolicySchema)) input: NewPolicy) {
     return this.createPolicy.execute(actorOf(caller), input);
   }
@@ -103,6 +106,7 @@ export class PoliciesController {
   @Patch(':policyId')
   @Access('operator')
   @ApiJsonBody(policyPatchSchema, { mode: 'enforce', cost: 2, failureMode: 'closed' })
+  @ApiAnswer(policyAnswerSchema)
   update(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(policyPatchSchema)) patch: PolicyPatch) {
     return this.updatePolicy.execute(actorOf(caller), policyId, patch);
   }
@@ -110,6 +114,7 @@ export class PoliciesController {
   @Delete(':policyId')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string) {
     return this.deletePolicy.execute(actorOf(caller), policyId);
   }
@@ -117,6 +122,7 @@ export class PoliciesController {
   @Post(':policyId/limits')
   @Access('operator')
   @ApiJsonBody(newLimitSchema, { name: 'daily', windowS: 86400, limit: 10000 })
+  @ApiAnswer(limitAnswerSchema, 201)
   createLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
     return this.addLimit.execute(actorOf(caller), policyId, input);
   }
@@ -124,6 +130,7 @@ export class PoliciesController {
   @Patch(':policyId/limits/:limitId')
   @Access('operator')
   @ApiJsonBody(limitPatchSchema, { limit: 1200 })
+  @ApiAnswer(limitAnswerSchema)
   patchLimit(
     @CurrentCaller() caller: Caller,
     @Param('policyId', IdPipe) policyId: string,
@@ -136,6 +143,7 @@ export class PoliciesController {
   @Delete(':policyId/limits/:limitId')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   deleteLimit(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Param('limitId', IdPipe) limitId: string) {
     return this.removeLimit.execute(actorOf(caller), policyId, limitId);
   }

@@ -1,21 +1,6 @@
-export interface TenantView {
-  id: string;
-  slug: string;
-  name: string;
-  status: 'active' | 'suspended';
-  timeZone: string;
-  plan: { id: string; slug: string; name: string };
-  /** Limits of this tenant that replace (same name) or add to its plan's. */
-  overrides: OverrideView[];
-}
+import type { OverrideView, TenantView } from '@tollgate/domain';
 
-export interface OverrideView {
-  name: string;
-  windowS: number;
-  limit: number;
-  algorithm: string;
-  burst: number | null;
-}
+export type { OverrideView, TenantView };
 
 /** What to load with a tenant to show it. */
 export const tenantInclude = {

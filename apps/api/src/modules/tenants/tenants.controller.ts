@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, slug, TENANT_STATUSES } from '@tollgate/domain';
+import { AppError, ErrorCode, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -44,6 +44,7 @@ export class TenantsController {
   @ApiQuery({ name: 'cursor', required: false })
   @ApiQuery({ name: 'plan', required: false, description: 'plan id' })
   @ApiQuery({ name: 'status', required: false, enum: TENANT_STATUSES })
+  @ApiAnswer(tenantPageSchema)
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: TenantView[]; nextCursor: string | null }> {
     const rows = await this.prisma.tenant.findMany({
       where: {
@@ -61,6 +62,7 @@ export class TenantsController {
 
   @Get(':tenantId')
   @Access('operator')
+  @ApiAnswer(tenantViewSchema)
   async get(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantView> {
     const tenant = await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude });
     if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
@@ -70,6 +72,7 @@ export class TenantsController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newTenantSchema, { slug: 'initech', name: 'Initech', planId: '00000000-0000-4000-8000-000000000000', timeZone: 'America/Chicago' })
+  @ApiAnswer(tenantAnswerSchema, 201)
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newTenantSchema)) input: NewTenant) {
     return this.createTenant.execute(actorOf(caller), input);
   }
@@ -78,6 +81,7 @@ export class TenantsController {
   @Patch(':tenantId')
   @Access('operator')
   @ApiJsonBody(tenantPatchSchema, { status: 'suspended' })
+  @ApiAnswer(tenantAnswerSchema)
   update(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Body(new ZodPipe(tenantPatchSchema)) patch: TenantPatch) {
     return this.updateTenant.execute(actorOf(caller), tenantId, patch);
   }
@@ -86,6 +90,7 @@ export class TenantsController {
   @Delete(':tenantId')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string) {
     return this.deleteTenant.execute(actorOf(caller), tenantId);
   }
@@ -94,6 +99,7 @@ export class TenantsController {
   @Put(':tenantId/overrides/:name')
   @Access('operator')
   @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window' })
+  @ApiAnswer(overrideAnswerSchema)
   putOverride(
     @CurrentCaller() caller: Caller,
     @Param('tenantId', IdPipe) tenantId: string,
@@ -106,6 +112,7 @@ export class TenantsController {
   @Delete(':tenantId/overrides/:name')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   deleteOverride(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Param('name', new ZodPipe(overrideName)) name: string) {
     return this.removeOverride.execute(actorOf(caller), tenantId, name);
   }

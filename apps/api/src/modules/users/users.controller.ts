@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { AppError, ErrorCode, userPageSchema, userViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import type { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -31,6 +31,7 @@ export class UsersController {
   @ApiQuery({ name: 'tenantId', required: false })
   @ApiQuery({ name: 'cursor', required: false })
   @ApiQuery({ name: 'limit', required: false })
+  @ApiAnswer(userPageSchema)
   async list(@Query(new ZodPipe(listUsersQuery)) query: z.infer<typeof listUsersQuery>): Promise<{ items: UserView[]; nextCursor: string | null }> {
     const rows = await this.prisma.user.findMany({
       where: {
@@ -48,6 +49,7 @@ export class UsersController {
 
   @Get(':userId')
   @Access('operator')
+  @ApiAnswer(userViewSchema)
   async get(@Param('userId', IdPipe) userId: string): Promise<UserView> {
     const user = await this.prisma.user.findUnique({ where: { id: userId }, include: userInclude });
     if (!user) throw new AppError(ErrorCode.NOT_FOUND, 'user not found');
@@ -57,6 +59,7 @@ export class UsersController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newUserSchema, { email: 'ops@acme.example', name: 'Acme operations', role: 'tenant', tenantId: '00000000-0000-4000-8000-000000000000', password: 'a long passphrase' })
+  @ApiAnswer(userViewSchema, 201)
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newUserSchema)) input: NewUser): Promise<UserView> {
     return this.users.create(actorOf(caller), input);
   }
@@ -64,6 +67,7 @@ export class UsersController {
   @Patch(':userId')
   @Access('operator')
   @ApiJsonBody(userPatchSchema, { password: 'another long passphrase' })
+  @ApiAnswer(userViewSchema)
   update(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string, @Body(new ZodPipe(userPatchSchema)) patch: UserPatch): Promise<UserView> {
     return this.users.update(actorOf(caller), userId, patch);
   }
@@ -71,6 +75,7 @@ export class UsersController {
   @Delete(':userId')
   @HttpCode(204)
   @Access('operator')
+  @ApiNoContent('deleted')
   async remove(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string): Promise<void> {
     await this.users.remove(actorOf(caller), caller.kind === 'operator' && caller.sessionId ? caller.user.id : null, userId);
   }

@@ -6,7 +6,7 @@ import { MutationStatusProvider } from '@/components/mutation-status';
 import { NewKeyForm } from '@/components/new-key-form';
 import { PageHeading } from '@/components/page-heading';
 import { listKeys, listAllTenants } from '@/lib/api';
-import { KEY_KINDS, type KeyKind } from '@/lib/api-types';
+import { KEY_KINDS, type KeyKind } from '@/lib/api-answers';
 import { keysHref, KIND_LABELS, parseKindFilter } from '@/lib/keys';
 import { loadWithSession } from '@/lib/session';
 

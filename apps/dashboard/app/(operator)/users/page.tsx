@@ -7,7 +7,7 @@ import { PageHeading } from '@/components/page-heading';
 import { CursorPagination } from '@/components/pagination';
 import { UsersTable } from '@/components/users-table';
 import { getMe, listAccounts, listAllTenants } from '@/lib/api';
-import { USER_ROLES } from '@/lib/api-types';
+import { USER_ROLES } from '@/lib/api-answers';
 import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 import { parseAccountFilter, ROLE_LABELS, USERS_PATH } from '@/lib/users';
