@@ -36,12 +36,13 @@ export async function createApp(config: ApiConfig, { logDestination }: { logDest
     .setDescription('Enforcement (`/v1/check`) and administration of plans, tenants and rule sets.')
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'service key (tg_…) or dashboard session (tg_sess_…)' })
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-tollgate-key', description: "forward-auth: the gateway's service key (header name: FORWARD_AUTH_SERVICE_KEY_HEADER)" }, 'gateway')
     .build();
   SwaggerModule.setup('docs', app, () => {
     const document = SwaggerModule.createDocument(app, openApi);
     const enforcement = enforcementOpenApiPaths();
-    // The enforcement routes describe their own errors; health and metrics answer no error envelope.
-    const own = new Set([...Object.keys(enforcement), '/health', '/metrics']);
+    // The enforcement routes describe their own errors; /health answers its own body, never an error envelope.
+    const own = new Set([...Object.keys(enforcement), '/health']);
     return withErrorAnswers({ ...document, paths: { ...enforcement, ...document.paths } }, { skip: (path) => own.has(path) });
   });
   return app;

@@ -5,7 +5,8 @@ import type { Account, AccountPage, ApiKey, KeyKind, KeyResponse, KeySecretRespo
 
 // API keys, dashboard accounts, and a tenant user's own tenant (the portal).
 export async function listKeys(token: string, filter: { kind?: KeyKind; tenantId?: string; revoked?: boolean } = {}): Promise<ApiKey[]> {
-  const query = new URLSearchParams();
+  // One page, as many as the keys page shows.
+  const query = new URLSearchParams({ pageSize: '100' });
   if (filter.kind) query.set('kind', filter.kind);
   if (filter.tenantId) query.set('tenantId', filter.tenantId);
   if (filter.revoked !== undefined) query.set('revoked', String(filter.revoked));
@@ -44,7 +45,7 @@ export interface AccountFilter {
 
 /** Accounts by e-mail, a page at a time; `cursor` is the previous page's `nextCursor`. */
 export function listAccounts(token: string, filter: AccountFilter, cursor: string | undefined, pageSize = 50): Promise<AccountPage> {
-  const query = new URLSearchParams({ limit: String(pageSize) });
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
   for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
   if (cursor) query.set('cursor', cursor);
   return apiRequest(`/v1/admin/users?${query}`, userPageSchema, { token });

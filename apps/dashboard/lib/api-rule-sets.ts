@@ -15,7 +15,7 @@ export async function getCurrentRuleSet(token: string): Promise<RuleSetSummary |
 
 /** Rule set versions, newest first; `before` is the previous page's `nextBefore`. */
 export function listRuleSets(token: string, before: string | undefined, pageSize = 20): Promise<RuleSetPage> {
-  const query = new URLSearchParams({ limit: String(pageSize) });
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
   if (before) query.set('before', before);
   return apiRequest(`/v1/admin/rule-sets?${query}`, ruleSetPageSchema, { token });
 }

@@ -3,6 +3,7 @@ import { apiRequest, adminPath } from './api-client';
 import { allPages } from './pagination';
 import {
   CLIENT_ADDRESS_HEADER,
+  PAGE_SIZE,
   limitAnswerSchema, loginAnswerSchema, meAnswerSchema, overrideAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, policyAnswerSchema, policyPageSchema, ruleVersionAnswerSchema, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { LoginResponse, OverrideResponse, Plan, PlanResponse, Policy, PolicyPage, PolicyResponse, RuleVersionResponse, Tenant, TenantPage, TenantResponse, UpdateLimitResponse, User } from './api-answers';
 
@@ -28,7 +29,7 @@ export async function getMe(token: string): Promise<User> {
 
 /** Every plan (page after page; at most MAX_LISTED). */
 export async function listPlans(token: string): Promise<Plan[]> {
-  const query = (cursor: string | undefined) => new URLSearchParams({ limit: '200', ...(cursor ? { cursor } : {}) });
+  const query = (cursor: string | undefined) => new URLSearchParams({ pageSize: String(PAGE_SIZE.max), ...(cursor ? { cursor } : {}) });
   return (await allPages((cursor) => apiRequest(`/v1/admin/plans?${query(cursor)}`, planPageSchema, { token }))).items;
 }
 
@@ -76,14 +77,14 @@ export function deletePlanLimit(token: string, planId: string, limitId: string):
 }
 
 export function listTenants(token: string, cursor: string | undefined, pageSize = 50): Promise<TenantPage> {
-  const query = new URLSearchParams({ limit: String(pageSize) });
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
   if (cursor) query.set('cursor', cursor);
   return apiRequest(`/v1/admin/tenants?${query}`, tenantPageSchema, { token });
 }
 
 /** Every tenant, for pickers (page after page of the API's largest page; at most MAX_LISTED, `truncated` beyond). */
 export function listAllTenants(token: string): Promise<{ items: TenantPage['items']; truncated: boolean }> {
-  return allPages((cursor) => listTenants(token, cursor, 200));
+  return allPages((cursor) => listTenants(token, cursor, PAGE_SIZE.max));
 }
 
 export interface NewTenant {
@@ -134,7 +135,7 @@ export interface PolicyFilter {
 
 /** A page of policies (pattern, then method order), filtered. */
 export function listPolicies(token: string, filter: PolicyFilter, cursor: string | undefined, pageSize = 50): Promise<PolicyPage> {
-  const query = new URLSearchParams({ limit: String(pageSize) });
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
   for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
   if (cursor) query.set('cursor', cursor);
   return apiRequest(`/v1/admin/policies?${query}`, policyPageSchema, { token });

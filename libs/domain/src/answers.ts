@@ -16,6 +16,9 @@ const instant = z.string();
 /** A plan or a tenant as another thing names it. */
 export const namedRefSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
+/** Every list's page size (`?pageSize=`): one default and one maximum for all of them. */
+export const PAGE_SIZE = Object.freeze({ default: 50, max: 200 });
+
 /** A page of a list: `nextCursor` asks for the next page (`?cursor=`) and is null on the last one. */
 export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 

@@ -47,14 +47,20 @@ function errorsOf(path: string, method: (typeof METHODS)[number], operation: Ope
  * error envelope of each status as a component, and on every operation the errors it can answer.
  */
 export function withErrorAnswers(document: OpenAPIObject, { skip }: { skip: (path: string) => boolean }): OpenAPIObject {
-  const schemas = Object.fromEntries(ERROR_STATUSES.map((status) => [`Error${status}`, openApiSchema(errorBodySchemaOf(status), 'output')]));
   for (const [path, item] of Object.entries(document.paths)) {
-    if (skip(path)) continue;
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
+      // A route that takes no credential (sign-in, health) says so, rather than leaving it unsaid.
+      operation.security ??= [];
+      if (skip(path)) continue;
       for (const status of errorsOf(path, method, operation)) operation.responses[status] ??= errorResponse(status);
     }
   }
+  // The envelopes of the statuses some operation answers (a 431 is the HTTP server's, before any route).
+  const used = JSON.stringify(document.paths);
+  const schemas = Object.fromEntries(
+    ERROR_STATUSES.filter((status) => used.includes(`#/components/schemas/Error${status}"`)).map((status) => [`Error${status}`, openApiSchema(errorBodySchemaOf(status), 'output')]),
+  );
   return { ...document, openapi: '3.1.0', components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } } };
 }

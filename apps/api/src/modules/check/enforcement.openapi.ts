@@ -30,8 +30,8 @@ const json = (schema: z.ZodType, example: unknown) => ({
   content: { 'application/json': { schema: { ...openApiSchema(schema, 'input'), example } } },
 });
 
-const post = (summary: string, schema: z.ZodType, example: unknown, answer: z.ZodType = checkResultSchema): { post: Operation } => ({
-  post: { tags: ['enforcement'], summary, security: [{ bearer: [] }], requestBody: json(schema, example), responses: { '200': decision(answer), ...ERRORS } },
+const post = (operationId: string, summary: string, schema: z.ZodType, example: unknown, answer: z.ZodType = checkResultSchema): { post: Operation } => ({
+  post: { tags: ['enforcement'], operationId, summary, security: [{ bearer: [] }], requestBody: json(schema, example), responses: { '200': decision(answer), ...ERRORS } },
 });
 
 /**
@@ -46,8 +46,8 @@ export function enforcementOpenApiPaths(): Paths {
   const forwardAuth: Operation = {
     tags: ['enforcement'],
     summary: 'Forward-auth for gateways (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth, Envoy ext_authz); any method',
+    security: [{ gateway: [] }],
     parameters: [
-      { name: 'x-tollgate-key', in: 'header', required: true, description: "the gateway's service key (header name: FORWARD_AUTH_SERVICE_KEY_HEADER)", schema: { type: 'string' } },
       { name: 'x-forwarded-method', in: 'header', required: false, description: 'the original method (FORWARD_AUTH_ORIGINAL=x-forwarded, the default; x-original-method with x-original)', schema: { type: 'string' } },
       { name: 'x-forwarded-uri', in: 'header', required: false, description: 'the original URI (FORWARD_AUTH_ORIGINAL=x-forwarded, the default; x-original-uri with x-original); its path at most 2048 bytes', schema: { type: 'string' } },
       { name: 'deny_status', in: 'query', required: false, description: 'status of a denial (401, 403 or 429…); not read with FORWARD_AUTH_ORIGINAL=path', schema: { type: 'integer' } },
@@ -65,13 +65,13 @@ export function enforcementOpenApiPaths(): Paths {
     },
   };
   return {
-    '/v1/check': post('May this request pass, at this cost? Charges every limit when it may (all or nothing).', checkRequestSchema, EXAMPLE),
-    '/v1/check/peek': post('The same decision without charging anything: what a check would answer now.', checkRequestSchema, EXAMPLE),
-    '/v1/check/refund': post('Gives `cost` back to every limit (never above capacity).', checkRequestSchema, EXAMPLE),
-    '/v1/check/lease': post('Takes up to `max` units from every limit at once, to spend locally; `granted` says how many.', leaseRequestSchema, { tenant: 'acme', endpoint: 'POST /v1/messages', max: 100 }, leaseResultSchema),
-    '/v1/check/batch': post('Several checks in one call, each decided on its own, answered in order; a bad check gets its own error.', batchCheckRequestSchema, {
+    '/v1/check': post('check', 'May this request pass, at this cost? Charges every limit when it may (all or nothing).', checkRequestSchema, EXAMPLE),
+    '/v1/check/peek': post('peek', 'The same decision without charging anything: what a check would answer now.', checkRequestSchema, EXAMPLE),
+    '/v1/check/refund': post('refund', 'Gives `cost` back to every limit (never above capacity).', checkRequestSchema, EXAMPLE),
+    '/v1/check/lease': post('lease', 'Takes up to `max` units from every limit at once, to spend locally; `granted` says how many.', leaseRequestSchema, { tenant: 'acme', endpoint: 'POST /v1/messages', max: 100 }, leaseResultSchema),
+    '/v1/check/batch': post('batch', 'Several checks in one call, each decided on its own, answered in order; a bad check gets its own error.', batchCheckRequestSchema, {
       checks: [EXAMPLE, { ...EXAMPLE, subject: 'user-43', cost: 3 }],
     }, batchCheckResultSchema),
-    [FORWARD_AUTH_ROUTE]: { get: forwardAuth, post: forwardAuth },
+    [FORWARD_AUTH_ROUTE]: { get: { ...forwardAuth, operationId: 'forwardAuthGet' }, post: { ...forwardAuth, operationId: 'forwardAuthPost' } },
   };
 }

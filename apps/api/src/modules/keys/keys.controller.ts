@@ -10,6 +10,7 @@ import { type Caller, CurrentCaller } from '../../common/caller';
 import { errorResponse } from '../../common/openapi-errors';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { SelfLimiter } from '../auth/self-limiter.service';
 import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './key.schemas';
@@ -34,8 +35,7 @@ export class KeysController {
   @ApiQuery({ name: 'kind', required: false, enum: ['tenant', 'service', 'operator'] })
   @ApiQuery({ name: 'tenantId', required: false })
   @ApiQuery({ name: 'revoked', required: false, enum: ['true', 'false'] })
-  @ApiQuery({ name: 'limit', required: false, example: 100 })
-  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiPage()
   @ApiAnswer(keyPageSchema)
   async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyView[]; nextCursor: string | null }> {
     // Newest first; the cursor is the last key seen, and a page goes on strictly after it (creation time, then id).
@@ -49,11 +49,11 @@ export class KeysController {
         ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
       },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
+      take: query.pageSize + 1,
       include: keyInclude,
     });
-    const page = rows.slice(0, query.limit);
-    return { items: page.map(toKeyView), nextCursor: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null };
+    const page = rows.slice(0, query.pageSize);
+    return { items: page.map(toKeyView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
   }
 
   @Get(':keyId')

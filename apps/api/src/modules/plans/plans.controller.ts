@@ -9,6 +9,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { containsText } from '../../common/text-filter';
 import { PRISMA } from '../../infra/infra.module';
 import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
@@ -17,7 +18,7 @@ import { AddPlanLimitUseCase, RemovePlanLimitUseCase, UpdatePlanLimitUseCase } f
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
 
 const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(200),
+  ...pageSizeQuery,
   /** The slug of the last plan of the previous page. */
   cursor: slug.optional(),
   /** Plans whose slug or name contains this (case-insensitive). */
@@ -42,8 +43,7 @@ export class PlansController {
   /** Every plan with its limits and how many tenants are on it. */
   @Get()
   @Access('operator')
-  @ApiQuery({ name: 'limit', required: false, example: 200 })
-  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiPage()
   @ApiQuery({ name: 'q', required: false, description: 'part of a slug or name' })
   @ApiAnswer(planPageSchema)
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: PlanView[]; nextCursor: string | null }> {
@@ -54,10 +54,10 @@ export class PlansController {
       },
       orderBy: { slug: 'asc' },
       include: planInclude,
-      take: query.limit + 1,
+      take: query.pageSize + 1,
     });
-    const page = plans.slice(0, query.limit);
-    return { items: page.map(toPlanView), nextCursor: plans.length > query.limit ? (page.at(-1)?.slug ?? null) : null };
+    const page = plans.slice(0, query.pageSize);
+    return { items: page.map(toPlanView), nextCursor: plans.length > query.pageSize ? (page.at(-1)?.slug ?? null) : null };
   }
 
   @Get(':planId')

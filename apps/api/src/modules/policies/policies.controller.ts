@@ -8,6 +8,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import {
   type LimitPatch,
@@ -59,8 +60,7 @@ export class PoliciesController {
   /** Policies ordered by pattern and method, a page at a time (`nextCursor` is null on the last page). */
   @Get()
   @Access('operator')
-  @ApiQuery({ name: 'limit', required: false, example: 50 })
-  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiPage()
   @ApiQuery({ name: 'planId', required: false, description: 'policies of this plan' })
   @ApiQuery({ name: 'tenantId', required: false, description: 'policies of this tenant (its own, not its plan\'s)' })
   @ApiQuery({ name: 'method', required: false, enum: POLICY_METHODS })
@@ -76,12 +76,12 @@ export class PoliciesController {
         ...(query.mode ? { mode: query.mode } : {}),
       },
       orderBy: policyOrder,
-      take: query.limit + 1,
+      take: query.pageSize + 1,
       include: policyInclude,
     });
-    const page = rows.slice(0, query.limit);
+    const page = rows.slice(0, query.pageSize);
     const last = page.at(-1);
-    return { items: page.map(toPolicyView), nextCursor: rows.length > query.limit && last ? encodePolicyCursor(last) : null };
+    return { items: page.map(toPolicyView), nextCursor: rows.length > query.pageSize && last ? encodePolicyCursor(last) : null };
   }
 
   @Get(':policyId')

@@ -10,11 +10,12 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { VersionPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { RestoreRuleSetUseCase } from './use-cases/restore-rule-set.use-case';
 
 const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  ...pageSizeQuery,
   /** Versions older than this one (the previous page's last version). */
   before: ruleVersionQuery.optional(),
 });
@@ -39,20 +40,19 @@ export class RuleSetsController {
   /** Versions, newest first, a page at a time (`nextBefore` is null on the last page). */
   @Get()
   @Access('operator')
-  @ApiQuery({ name: 'limit', required: false, example: 50 })
-  @ApiQuery({ name: 'before', required: false })
+  @ApiPage('before', 'nextBefore of the previous page')
   @ApiAnswer(ruleSetPageSchema)
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: VersionSummary[]; nextBefore: number | null }> {
     const rows = await this.prisma.ruleSetVersion.findMany({
       where: query.before ? { version: { lt: query.before } } : {},
       orderBy: { version: 'desc' },
-      take: query.limit + 1,
+      take: query.pageSize + 1,
       select: { version: true, createdAt: true, author: true, diff: true },
     });
-    const page = rows.slice(0, query.limit);
+    const page = rows.slice(0, query.pageSize);
     return {
       items: page.map((r) => ({ version: r.version, createdAt: r.createdAt.toISOString(), author: r.author, changes: Array.isArray(r.diff) ? r.diff.length : 0 })),
-      nextBefore: rows.length > query.limit ? (page.at(-1)?.version ?? null) : null,
+      nextBefore: rows.length > query.pageSize ? (page.at(-1)?.version ?? null) : null,
     };
   }
 

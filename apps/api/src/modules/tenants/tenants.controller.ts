@@ -9,6 +9,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { RemoveOverrideUseCase, SetOverrideUseCase } from './overrides.use-cases';
 import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './tenant.schemas';
@@ -16,7 +17,7 @@ import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
 import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './tenants.use-cases';
 
 const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  ...pageSizeQuery,
   /** The slug of the last tenant of the previous page. */
   cursor: slug.optional(),
   plan: z.uuid().optional(),
@@ -40,8 +41,7 @@ export class TenantsController {
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan or status. */
   @Get()
   @Access('operator')
-  @ApiQuery({ name: 'limit', required: false, example: 50 })
-  @ApiQuery({ name: 'cursor', required: false })
+  @ApiPage()
   @ApiQuery({ name: 'plan', required: false, description: 'plan id' })
   @ApiQuery({ name: 'status', required: false, enum: TENANT_STATUSES })
   @ApiAnswer(tenantPageSchema)
@@ -53,11 +53,11 @@ export class TenantsController {
         ...(query.status ? { status: query.status } : {}),
       },
       orderBy: { slug: 'asc' },
-      take: query.limit + 1,
+      take: query.pageSize + 1,
       include: tenantInclude,
     });
-    const page = rows.slice(0, query.limit);
-    return { items: page.map(toTenantView), nextCursor: rows.length > query.limit ? (page.at(-1)?.slug ?? null) : null };
+    const page = rows.slice(0, query.pageSize);
+    return { items: page.map(toTenantView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.slug ?? null) : null };
   }
 
   @Get(':tenantId')

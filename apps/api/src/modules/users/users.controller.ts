@@ -9,6 +9,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { listUsersQuery, newUserSchema, type NewUser, userPatchSchema, type UserPatch } from './user.schemas';
 import { toUserView, userInclude, type UserView } from './user-views';
@@ -29,8 +30,7 @@ export class UsersController {
   @Access('operator')
   @ApiQuery({ name: 'role', required: false, enum: ['operator', 'tenant'] })
   @ApiQuery({ name: 'tenantId', required: false })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({ name: 'limit', required: false })
+  @ApiPage()
   @ApiAnswer(userPageSchema)
   async list(@Query(new ZodPipe(listUsersQuery)) query: z.infer<typeof listUsersQuery>): Promise<{ items: UserView[]; nextCursor: string | null }> {
     const rows = await this.prisma.user.findMany({
@@ -41,10 +41,10 @@ export class UsersController {
       },
       include: userInclude,
       orderBy: { email: 'asc' },
-      take: query.limit + 1,
+      take: query.pageSize + 1,
     });
-    const page = rows.slice(0, query.limit);
-    return { items: page.map(toUserView), nextCursor: rows.length > query.limit ? (page.at(-1)?.email ?? null) : null };
+    const page = rows.slice(0, query.pageSize);
+    return { items: page.map(toUserView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.email ?? null) : null };
   }
 
   @Get(':userId')
