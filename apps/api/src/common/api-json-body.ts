@@ -19,7 +19,8 @@ type Describes<R, T> = [R] extends [T] ? ([T] extends [R] ? unknown : never) : n
 
 /**
  * The route's answer, documented from the zod schema the dashboard parses it with. Also a compile-time check: a
- * method whose answer is not the schema's output (a field missing, added or retyped) fails the type check here.
+ * method whose answer is not the schema's output (a field missing, added, retyped, or optional on one side only)
+ * fails the type check here (api-json-body.spec.ts).
  */
 export function ApiAnswer<S extends z.ZodType>(schema: S, status: 200 | 201 = 200, description = 'the answer') {
   const document = ApiResponse({ status, description, content: { 'application/json': { schema: openApiSchema(schema, 'output') } } });

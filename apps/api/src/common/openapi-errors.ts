@@ -36,7 +36,7 @@ function errorsOf(path: string, method: (typeof METHODS)[number], operation: Ope
   const statuses = [500, 503];
   if (hasInput || method !== 'get') statuses.push(400);
   if (operation.security?.length) statuses.push(401, 403);
-  if (path.includes('{') || path === '/v1/tenant' || path.endsWith('/current')) statuses.push(404);
+  if (path.includes('{') || path === '/v1/tenant' || path.endsWith('/current') || path.endsWith('/diff')) statuses.push(404);
   if (method !== 'get' && path.startsWith('/v1/admin/')) statuses.push(409);
   if (operation.requestBody) statuses.push(413, 415);
   return statuses;

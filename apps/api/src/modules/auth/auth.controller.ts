@@ -36,6 +36,8 @@ export class AuthController {
   @Access('public')
   @ApiBody({ schema: { example: { email: 'admin@tollgate.local', password: 'tollgate-demo' } } })
   @ApiAnswer(loginAnswerSchema)
+  @ApiResponse({ status: 401, ...errorResponse(401, 'unauthenticated: wrong e-mail or password') })
+  @ApiResponse({ status: 403, ...errorResponse(403, 'forbidden: a signed client address the API cannot verify') })
   @ApiResponse({ status: 429, ...errorResponse(429) })
   async login(@Body(new ZodPipe(loginSchema)) body: z.infer<typeof loginSchema>, @Req() request: FastifyRequest) {
     const address = await this.clientAddress.of(request);
