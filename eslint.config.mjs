@@ -34,7 +34,9 @@ const serverInfrastructure = ['@nestjs/*', '@prisma/*', 'pg', 'bullmq'];
 
 // Nx project tags (project.json) and what each may import; apps never import each other.
 const depConstraints = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules', 'type:store', 'type:script'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules', 'type:store', 'type:script', 'type:infra'] },
+  // Nest wiring of Postgres and Redis shared by the api and the worker: one place for clients and their shutdown.
+  { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:data'] },
   {
     sourceTag: 'type:ui',
     onlyDependOnLibsWithTags: ['type:domain'],

@@ -21,6 +21,7 @@ const shared = {
       '@tollgate/rules': lib('rules'),
       '@tollgate/rule-store': lib('rule-store'),
       '@tollgate/lua-script': lib('lua-script'),
+      '@tollgate/nest-infra': lib('nest-infra'),
     },
   },
 };
@@ -50,6 +51,9 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // A page waits for a server render and the rule set's propagation: on a loaded machine (CI beside other
+          // work) that outlasts expect.poll's 1 s default. What is polled for is unchanged; only the wait is longer.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
     ],

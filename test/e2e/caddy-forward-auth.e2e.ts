@@ -56,7 +56,7 @@ describe('Caddy forward_auth in front of a service, with Tollgate deciding', () 
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
     // The subject header the Caddyfile removes: a client's own value must not make a bucket of its own.
     api = await startApi({ TRUST_PROXY: '1', FORWARD_AUTH_SUBJECT_HEADER: 'x-tollgate-subject' });
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
+    await api.waitForRuleVersion(version);
 
     upstream = createServer((req, res) => {
       let body = '';

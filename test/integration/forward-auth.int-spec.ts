@@ -4,7 +4,7 @@ import { ENDPOINT_CACHE_KEY_CHARS, ENDPOINT_CACHE_SIZE } from '../../apps/api/sr
 import { RuleCache } from '../../apps/api/src/modules/rules/rule-cache.service';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules } from '../support/fixtures';
 
 /** An original request no policy of these tests names, as a gateway that sends X-Forwarded-* (the default) asks. */
 const ELSEWHERE = { 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/x' };
@@ -64,7 +64,7 @@ describe('forward-auth for gateways', () => {
     node.request('GET', path, { headers: { 'x-tollgate-key': gatewayKey, ...headers } });
 
   async function untilEveryNodeHas(version: number): Promise<void> {
-    for (const node of [api, untrusting, viaOriginal, viaPath]) await waitFor(async () => (await node.request('GET', '/health')).body.ruleVersion >= version);
+    for (const node of [api, untrusting, viaOriginal, viaPath]) await node.waitForRuleVersion(version);
   }
 
   /** A tenant of its own with `POST /v1/expensive` at 2 a minute per client address, and its key. */

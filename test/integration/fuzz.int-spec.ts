@@ -62,7 +62,7 @@ describe('fuzzing every route', () => {
     await publishRules(ctx.prisma, TEST_REDIS_URL);
     const userA = await createUser(ctx.prisma, 'tenant', a.tenantId);
     tenantActor = `user:${userA.email}`;
-    tenantSession = (await ctx.api.request('POST', '/v1/auth/login', { body: userA })).body.token;
+    tenantSession = await ctx.api.login(userA);
     const unknown = ['00000000-0000-4000-8000-000000000000', randomUUID()];
     const ids = (key: keyof typeof a) => [a[key], b[key], ...unknown];
     pools = {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../support/fixtures';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { proxiedDatabase, type TcpProxy } from '../support/tcp-proxy';
 
 // Postgres down → enforcement answers as before; admin writes get 503; after
 // recovery, changes propagate again. The node reaches Postgres through a proxy the test cuts.
@@ -17,16 +17,15 @@ describe('Postgres down', () => {
 
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    const pg = new URL(TEST_DATABASE_URL);
-    proxy = await startTcpProxy({ host: pg.hostname, port: Number(pg.port || 5432) });
-    const viaProxy = Object.assign(new URL(TEST_DATABASE_URL), { port: String(proxy.port) }).toString();
-    api = await startApi({ DATABASE_URL: viaProxy });
+    const proxied = await proxiedDatabase(TEST_DATABASE_URL);
+    proxy = proxied.proxy;
+    api = await startApi({ DATABASE_URL: proxied.databaseUrl });
     fixture = await createTenant(prisma);
     key = await createServiceKey(prisma);
     const user = await createUser(prisma);
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
-    session = (await api.request('POST', '/v1/auth/login', { body: user })).body.token;
+    await api.waitForRuleVersion(version);
+    session = await api.login(user);
   });
   afterAll(async () => {
     await api?.close();

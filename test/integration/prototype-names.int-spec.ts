@@ -1,32 +1,25 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
-import { testDatabaseUrl, testRedisUrl } from '../support/env';
 import { createUser, publishRules } from '../support/fixtures';
-import { recreateDatabase } from '../support/stack';
+import { ownStores } from '../support/stack';
 
 // Names of Object.prototype's members as slugs and names, end to end: the rule set indexes tenants, plans and
 // policies by them. `constructor` is the one that every name rule allows (slugs and limit and policy names are
 // lower case); display names take all of them. The file restores a version, so it has a database and a Redis
 // database of its own (a restore rolls back every plan).
-const databaseUrl = testDatabaseUrl('names');
-const redisUrl = testRedisUrl(6);
 
 describe('prototype member names as slugs and names', () => {
   let prisma: PrismaClient;
   let api: TestApi;
   let session: string;
   beforeAll(async () => {
-    await recreateDatabase(databaseUrl);
-    const redis = new Redis(redisUrl);
-    await redis.flushdb();
-    redis.disconnect();
+    const { databaseUrl, redisUrl } = await ownStores('names', 6);
     prisma = createPrismaClient(databaseUrl, { poolSize: 2 });
     const user = await createUser(prisma);
     await publishRules(prisma, redisUrl);
     api = await startApi({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
-    session = (await api.request('POST', '/v1/auth/login', { body: user })).body.token;
+    session = await api.login(user);
   });
   afterAll(async () => {
     await api?.close();
@@ -61,7 +54,7 @@ describe('prototype member names as slugs and names', () => {
     expect(byKey.body).toMatchObject({ allowed: true, tenant: 'constructor', policy: 'hasownproperty' });
 
     // Shown to the tenant as its own, and to the operator in lists and filters.
-    const tenantSession = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma, 'tenant', tenant.id) })).body.token;
+    const tenantSession = await api.login(await createUser(prisma, 'tenant', tenant.id));
     const limits = await api.request('GET', '/v1/tenant/limits', { token: tenantSession });
     expect(limits.body.policies.map((p: { route: string; name: string }) => [p.route, p.name])).toEqual([['* /own', 'hasownproperty'], ['GET /constructor/*', 'constructor']]);
     expect((await admin('GET', '/plans?q=constructor')).items.map((p: { slug: string }) => p.slug)).toEqual(['constructor']);

@@ -42,7 +42,7 @@ describe('when Redis is down or slow', () => {
       DEFAULT_FAILURE_MODE: 'open',
       LOCAL_FAILOVER_NODES: '2',
     });
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version);
+    await api.waitForRuleVersion(version);
   });
   afterAll(async () => {
     await api?.close();

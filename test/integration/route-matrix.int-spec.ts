@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../support/context';
 import { TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, createTenantKey, createUser, publishRules, waitFor } from '../support/fixtures';
+import { createServiceKey, createTenant, createTenantKey, createUser, publishRules } from '../support/fixtures';
 
 // Tenant isolation and deny-by-default: every route × every kind of caller gets the expected status; guards deny by
 // default. A route missing from MATRIX fails the test. Callers: anonymous; tenant A's service key (restricted
@@ -199,7 +199,7 @@ describe('route × caller matrix', () => {
     const service = await createServiceKey(ctx.prisma, [fixture.tenant.id]);
     const tenantKey = (await createTenantKey(ctx.prisma, fixture.tenant.id)).key;
     const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);
+    await ctx.api.waitForRuleVersion(version);
     tokens = {
       anonymous: undefined,
       service,

@@ -42,7 +42,7 @@ describe('the rule set in Redis after Redis restarts, is flushed, or Postgres is
     await publishRules(prisma, redis.url);
     // Two nodes with the production timings (poll 1 s, reconcile 2 s).
     nodes = await Promise.all([0, 1].map(() => startApi({ DATABASE_URL: databaseUrl, REDIS_URL: redis.url, RULES_POLL_MS: '1000' })));
-    session = (await nodes[0]!.request('POST', '/v1/auth/login', { body: fixture.operator })).body.token;
+    session = await nodes[0]!.login(fixture.operator);
   });
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n.close()));

@@ -3,7 +3,7 @@ import { AppError } from '@tollgate/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+import { createServiceKey, createTenant, createTenantKey, publishRules } from '../support/fixtures';
 import { TollgateClient, TollgateError } from '@tollgate/sdk';
 
 describe('TollgateClient against a real API', () => {
@@ -18,7 +18,7 @@ describe('TollgateClient against a real API', () => {
     ({ tenant: { slug: tenant } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 2 }]));
     const key = await createServiceKey(prisma);
     const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    await api.waitForRuleVersion(ruleSet.version);
     client = new TollgateClient({ baseUrl: `${api.url}/`, serviceKey: key });
   });
   afterAll(async () => {
@@ -64,7 +64,7 @@ describe('TollgateClient against a real API', () => {
     const { tenant: fresh } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
     const { key } = await createTenantKey(prisma, fresh.id);
     const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    await api.waitForRuleVersion(ruleSet.version);
     const at = { tenant: fresh.slug, endpoint: 'GET /x' };
     expect((await client.peek({ ...at, cost: 4 })).limits[0]?.remaining).toBe(6);
     expect((await client.check({ ...at, cost: 4 })).limits[0]?.remaining).toBe(6);

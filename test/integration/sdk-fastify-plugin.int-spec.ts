@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { startEnforcementServer, type EnforcementServer } from '../support/enforcement-server';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules } from '../support/fixtures';
 
 const header = (name: string) => (req: FastifyRequest) => {
   const value = req.headers[name];
@@ -28,7 +28,7 @@ describe('Fastify plugin against a real API', () => {
     ({ tenant: { slug: other } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
     const serviceKey = await createServiceKey(prisma);
     const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    await api.waitForRuleVersion(ruleSet.version);
     const real = new TollgateClient({ baseUrl: api.url, serviceKey });
     app = Fastify();
     await app.register(tollgatePlugin, { client: { check: (input) => (checks.push(input), real.check(input)) }, tenant: header('x-tenant'), subject: header('x-user') });

@@ -3,7 +3,7 @@ import { LeasedLimiter, TollgateClient } from '@tollgate/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
+import { createServiceKey, createTenant, publishRules } from '../support/fixtures';
 
 // The local limiter over HTTP leases (`/v1/check/lease`, `/v1/check/refund`), against the real API.
 describe('LeasedLimiter with a TollgateClient, against the real API', () => {
@@ -16,7 +16,7 @@ describe('LeasedLimiter with a TollgateClient, against the real API', () => {
   const freshTenant = async () => {
     const { tenant } = await createTenant(prisma, [{ name: 'hourly', windowS: 3600, limit: 100 }]);
     const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    await api.waitForRuleVersion(ruleSet.version);
     return tenant.slug;
   };
   const target = (tenant: string) => ({ tenant, endpoint: 'POST /v1/messages' });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { startEnforcementServer, type EnforcementServer } from '../support/enforcement-server';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules } from '../support/fixtures';
 
 @Controller('items')
 class ItemsController {
@@ -70,7 +70,7 @@ describe('NestJS guard (@RateLimit) in a Nest app on Fastify, against a real API
     ({ tenant: { slug: other } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
     const serviceKey = await createServiceKey(prisma);
     const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    await api.waitForRuleVersion(ruleSet.version);
     const real = new TollgateClient({ baseUrl: api.url, serviceKey });
     const client = { check: (input: CheckInput) => (checks.push(input), real.check(input)) };
     service = await startService({ client, tenant: header('x-tenant'), subject: header('x-user') });

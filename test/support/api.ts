@@ -5,6 +5,7 @@ import { loadApiConfig } from '../../apps/api/src/config/config';
 import { createApp } from '../../apps/api/src/http';
 import { EnforcementHttp } from '../../apps/api/src/modules/check/enforcement-http';
 import { testEnv } from './env';
+import { waitFor } from './fixtures';
 
 export interface TestApi {
   app: NestFastifyApplication;
@@ -12,6 +13,10 @@ export interface TestApi {
   /** Every route the HTTP server registered (method + URL pattern), as Fastify saw them. */
   routes: { method: string; url: string }[];
   close(): Promise<void>;
+  /** Signs in (`createUser`'s answer) and gives the session token. */
+  login(user: { email: string; password: string }): Promise<string>;
+  /** Waits until this node enforces `version` of the rule set or a newer one. */
+  waitForRuleVersion(version: number, timeoutMs?: number): Promise<void>;
   request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 }
 
@@ -37,11 +42,19 @@ export async function startApi(extraEnv: Record<string, string> = {}, options: S
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return {
+  const api: TestApi = {
     app,
     url,
     routes,
     close: () => app.close(),
+    async login(user) {
+      const r = await api.request('POST', '/v1/auth/login', { body: user });
+      if (r.status !== 200) throw new Error(`sign-in answered ${r.status}: ${JSON.stringify(r.body)}`);
+      return r.body.token as string;
+    },
+    async waitForRuleVersion(version, timeoutMs) {
+      await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= version, timeoutMs);
+    },
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.token) headers['authorization'] = `Bearer ${options.token}`;
@@ -56,6 +69,7 @@ export async function startApi(extraEnv: Record<string, string> = {}, options: S
       return { status: res.status, headers: res.headers, body: text ? safeJson(text) : null };
     },
   };
+  return api;
 }
 
 /** fetch refuses TRACE (it is forbidden in browsers); node:http sends it like any other method. */

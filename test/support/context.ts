@@ -21,7 +21,7 @@ export interface OperatorApi {
  */
 export function useOperatorApi(env: Record<string, string> = {}): OperatorApi {
   const ctx = {} as OperatorApi;
-  const login = async (account: { email: string; password: string }) => (await ctx.api.request('POST', '/v1/auth/login', { body: account })).body.token as string;
+  const login = async (account: { email: string; password: string }) => await ctx.api.login(account);
   ctx.signIn = async (role = 'operator', tenantId) => login(await createUser(ctx.prisma, role, tenantId));
   beforeAll(async () => {
     ctx.prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });

@@ -140,6 +140,20 @@ export async function recreateDatabase(url: string): Promise<void> {
   await migrate(url, () => undefined);
 }
 
+/**
+ * A database and a Redis database of the calling file's own, both empty (the database migrated): for files that
+ * restore versions or empty Redis, which would roll back or wipe another file's fixtures.
+ */
+export async function ownStores(name: string, redisOffset: number): Promise<{ databaseUrl: string; redisUrl: string }> {
+  const databaseUrl = testDatabaseUrl(name);
+  const redisUrl = testRedisUrl(redisOffset);
+  await recreateDatabase(databaseUrl);
+  const redis = new Redis(redisUrl);
+  await redis.flushdb();
+  redis.disconnect();
+  return { databaseUrl, redisUrl };
+}
+
 /** A port nothing listens on right now. */
 export { freePort } from '../../scripts/lib/redis-server.mjs';
 

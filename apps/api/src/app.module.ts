@@ -3,7 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import type { Options } from 'pino-http';
 import type { ApiConfig } from './config/config';
-import { InfraModule } from './infra/infra.module';
+import { apiInfra } from './infra/infra.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CheckModule } from './modules/check/check.module';
@@ -39,7 +39,7 @@ export class AppModule {
             { method: RequestMethod.ALL, path: 'v1/forward-auth/*path' },
           ],
         }),
-        InfraModule.register(config),
+        apiInfra(config),
         MetricsModule,
         RulesModule,
         AuthModule,

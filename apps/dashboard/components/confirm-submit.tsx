@@ -51,7 +51,9 @@ export function ConfirmSubmit({ confirming, onArm, onCancel, label, confirmLabel
   );
 }
 
-interface ConfirmFormProps extends Omit<ConfirmSubmitProps, 'confirming' | 'onArm' | 'onCancel'> {
+type ButtonProps = Omit<ConfirmSubmitProps, 'confirming' | 'onArm' | 'onCancel' | 'label' | 'confirmLabel' | 'pendingLabel'>;
+
+interface ConfirmFormProps extends ButtonProps, Partial<Pick<ConfirmSubmitProps, 'label' | 'confirmLabel' | 'pendingLabel'>> {
   action: (formData: FormData) => void;
   /** The hidden fields the action reads (ids, and names for its message). */
   fields: Record<string, string>;
@@ -59,8 +61,19 @@ interface ConfirmFormProps extends Omit<ConfirmSubmitProps, 'confirming' | 'onAr
   children?: ReactNode;
 }
 
-/** A form that is only a two-step submit button (Delete, Remove): armed by the first click, sent by the second. */
-export function ConfirmForm({ action, fields, children, ...button }: ConfirmFormProps) {
+/**
+ * A form that is only a two-step submit button, armed by the first click and sent by the second: a Delete
+ * unless its labels say otherwise (Remove, Revoke).
+ */
+export function ConfirmForm({
+  action,
+  fields,
+  children,
+  label = 'Delete',
+  confirmLabel = 'Confirm delete',
+  pendingLabel = 'Deleting…',
+  ...button
+}: ConfirmFormProps) {
   const [confirming, setConfirming] = useState(false);
   return (
     <form
@@ -70,11 +83,22 @@ export function ConfirmForm({ action, fields, children, ...button }: ConfirmForm
       }}
       className="actions-form"
     >
-      {Object.entries(fields).map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
-      ))}
-      <ConfirmSubmit confirming={confirming} onArm={() => setConfirming(true)} onCancel={() => setConfirming(false)} {...button} />
+      <HiddenFields fields={fields} />
+      <ConfirmSubmit
+        confirming={confirming}
+        onArm={() => setConfirming(true)}
+        onCancel={() => setConfirming(false)}
+        label={label}
+        confirmLabel={confirmLabel}
+        pendingLabel={pendingLabel}
+        {...button}
+      />
       {children}
     </form>
   );
+}
+
+/** What a form posts besides what is typed: the ids its action reads, and names for its message. */
+export function HiddenFields({ fields }: { fields: Record<string, string> }) {
+  return Object.entries(fields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />);
 }

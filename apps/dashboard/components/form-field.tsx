@@ -14,6 +14,8 @@ export interface ControlProps {
 
 interface FieldProps {
   label: ReactNode;
+  /** Marks the label "(optional)": the form goes without it. */
+  optional?: boolean;
   name: string;
   state: FormState;
   /** The API's name for what this field sets, when it differs from `name` (a window is posted as two fields). */
@@ -28,7 +30,7 @@ interface FieldProps {
 }
 
 /** A labelled control with its error under it, as every mutation form lays them out. */
-export function Field({ label, name, state, errorField = name, fallback = '', testId, className, control, input }: FieldProps) {
+export function Field({ label, optional = false, name, state, errorField = name, fallback = '', testId, className, control, input }: FieldProps) {
   const id = useId();
   const error = fieldError(state, errorField);
   const errorId = `${id}-error`;
@@ -41,7 +43,15 @@ export function Field({ label, name, state, errorField = name, fallback = '', te
   };
   return (
     <div className={`field field-compact${className ? ` ${className}` : ''}`}>
-      <label htmlFor={id}>{label}</label>
+      <label htmlFor={id}>
+        {label}
+        {optional && (
+          <>
+            {' '}
+            <span className="muted">(optional)</span>
+          </>
+        )}
+      </label>
       {control ? control(props) : <input className="input" type="text" {...input} {...props} />}
       <FieldError id={errorId} message={error} />
     </div>

@@ -1,3 +1,5 @@
+import type { FormState } from '@/lib/form-state';
+
 /** A field's error, under it; the field points at it with `aria-describedby`. */
 export function FieldError({ id, message, testId }: { id: string; message: string | undefined; testId?: string }) {
   if (!message) return null;
@@ -6,6 +8,11 @@ export function FieldError({ id, message, testId }: { id: string; message: strin
       {message}
     </p>
   );
+}
+
+/** Why a one-button form (Delete, Suspend, Remove) was refused, next to the button, which points at it by `id`. */
+export function ActionError({ id, state, testId }: { id: string; state: FormState; testId?: string }) {
+  return <FieldError id={id} message={state.status === 'failed' ? state.message : undefined} testId={testId} />;
 }
 
 /** A failure no single field shows (a refused rule set, an unreachable API), at the top of its form. */

@@ -1,13 +1,12 @@
 'use client';
 
-import { useState } from 'react';
 import { revokeApiKey, rotateApiKey } from '@/lib/actions/keys';
 import { DEFAULT_OVERLAP_S, ROTATION_OVERLAPS } from '@/lib/keys';
-import { ConfirmSubmit } from './confirm-submit';
-import { ExpandedRow } from './expanded-row';
+import { ActionRow } from './action-row';
+import { ConfirmForm, HiddenFields } from './confirm-submit';
 import { KeyCells, type KeyRowView } from './key-cells';
 import { KeySecret } from './key-secret';
-import { MutationStatus, useMutation, useSuccessMessage } from './mutation-status';
+import { useMutation, useSuccessMessage } from './mutation-status';
 import { SubmitButton } from './submit-button';
 
 const COLUMNS = 9;
@@ -19,55 +18,49 @@ export function KeyRow({ row }: { row: KeyRowView }) {
   const [rotation, rotateAction] = useMutation(rotateApiKey, statusKey);
   const [revocation, revokeAction] = useMutation(revokeApiKey, statusKey);
   const failure = [rotation, revocation].find((state) => state.status === 'failed');
+  const identity = { keyId: row.id, keyName: row.name };
 
   return (
-    <>
-      <tr data-testid={`key-row-${row.id}`}>
-        <KeyCells row={row} />
-        <td>
-          {row.status === 'active' && (
-            <div className="table-actions">
-              <RotateForm row={row} action={rotateAction} />
-              <RevokeForm row={row} action={revokeAction} />
-            </div>
-          )}
-        </td>
-      </tr>
-      {!succeeded && failure?.status === 'failed' && (
-        <ExpandedRow columns={COLUMNS}>
-          <p className="form-alert" role="alert" data-testid={`key-error-${row.id}`}>
-            {failure.message}
-          </p>
-        </ExpandedRow>
-      )}
-      {(succeeded || (rotation.status === 'done' && rotation.secret)) && (
-        <ExpandedRow columns={COLUMNS}>
-          <MutationStatus statusKey={statusKey} className="row-status" />
-          <KeySecret state={rotation} title={`New secret for ${row.name}`} />
-        </ExpandedRow>
-      )}
-    </>
+    <ActionRow
+      testId={`key-row-${row.id}`}
+      columns={COLUMNS}
+      statusKey={statusKey}
+      actions={
+        row.status === 'active' && (
+          <>
+            <RotateForm row={row} identity={identity} action={rotateAction} />
+            <ConfirmForm
+              action={revokeAction}
+              fields={identity}
+              label="Revoke"
+              confirmLabel="Confirm revoke"
+              pendingLabel="Revoking…"
+              title={`Revoke ${row.name}: every call with it is refused`}
+              testId={`key-revoke-${row.id}`}
+              cancelTestId={`key-revoke-cancel-${row.id}`}
+            />
+          </>
+        )
+      }
+      failure={!succeeded && failure?.status === 'failed' ? { message: failure.message, testId: `key-error-${row.id}` } : undefined}
+      statusExtra={<KeySecret state={rotation} title={`New secret for ${row.name}`} />}
+      keepStatus={rotation.status === 'done' && Boolean(rotation.secret)}
+    >
+      <KeyCells row={row} />
+    </ActionRow>
   );
 }
 
-interface KeyFormProps {
+interface RotateFormProps {
   row: KeyRowView;
+  identity: Record<string, string>;
   action: (formData: FormData) => void;
 }
 
-function KeyIdentity({ row }: { row: KeyRowView }) {
-  return (
-    <>
-      <input type="hidden" name="keyId" value={row.id} />
-      <input type="hidden" name="keyName" value={row.name} />
-    </>
-  );
-}
-
-function RotateForm({ row, action }: KeyFormProps) {
+function RotateForm({ row, identity, action }: RotateFormProps) {
   return (
     <form action={action} className="actions-form key-rotate-form">
-      <KeyIdentity row={row} />
+      <HiddenFields fields={identity} />
       <select
         name="overlapSeconds"
         className="input input-sm"
@@ -82,32 +75,6 @@ function RotateForm({ row, action }: KeyFormProps) {
         ))}
       </select>
       <SubmitButton label="Rotate" pendingLabel="Rotating…" testId={`key-rotate-${row.id}`} className="btn btn-secondary btn-sm" />
-    </form>
-  );
-}
-
-function RevokeForm({ row, action }: KeyFormProps) {
-  const [confirming, setConfirming] = useState(false);
-  return (
-    <form
-      action={(formData) => {
-        setConfirming(false);
-        action(formData);
-      }}
-      className="actions-form"
-    >
-      <KeyIdentity row={row} />
-      <ConfirmSubmit
-        confirming={confirming}
-        onArm={() => setConfirming(true)}
-        onCancel={() => setConfirming(false)}
-        label="Revoke"
-        confirmLabel="Confirm revoke"
-        pendingLabel="Revoking…"
-        title={`Revoke ${row.name}: every call with it is refused`}
-        testId={`key-revoke-${row.id}`}
-        cancelTestId={`key-revoke-cancel-${row.id}`}
-      />
     </form>
   );
 }

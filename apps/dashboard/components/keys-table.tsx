@@ -1,6 +1,7 @@
 import type { ApiKey } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { keyScope, keyStatus } from '@/lib/keys';
+import { DataTable } from './data-table';
 import { KeyCells, type KeyRowView } from './key-cells';
 import { KeyRow } from './key-row';
 
@@ -33,37 +34,20 @@ export function KeysTable({ keys, tenantSlugs }: KeysTableProps) {
   }));
 
   return (
-    <div className="card table-card">
-      <table className="table" data-testid="keys-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            {manage && <th scope="col">Kind</th>}
-            <th scope="col">Key</th>
-            {manage && <th scope="col">Scope</th>}
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Status</th>
-            {manage && (
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            )}
+    <DataTable
+      testId="keys-table"
+      columns={['Name', manage && 'Kind', 'Key', manage && 'Scope', 'Created', 'Last used', 'Expires', 'Status']}
+      actions={manage}
+    >
+      {rows.map((row) =>
+        manage ? (
+          <KeyRow key={row.id} row={row} />
+        ) : (
+          <tr key={row.id} data-testid={`key-row-${row.id}`}>
+            <KeyCells row={row} />
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) =>
-            manage ? (
-              <KeyRow key={row.id} row={row} />
-            ) : (
-              <tr key={row.id} data-testid={`key-row-${row.id}`}>
-                <KeyCells row={row} />
-              </tr>
-            ),
-          )}
-        </tbody>
-      </table>
-    </div>
+        ),
+      )}
+    </DataTable>
   );
 }

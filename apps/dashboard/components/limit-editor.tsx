@@ -1,12 +1,12 @@
 'use client';
 
 import { type ReactNode, useState } from 'react';
-import { attemptKey, formError, type FormState } from '@/lib/form-state';
+import type { FormState } from '@/lib/form-state';
 import { ConfirmForm } from './confirm-submit';
-import { FormAlert } from './form-messages';
+import { ActionError } from './form-messages';
+import { InlineForm } from './inline-form';
 import { limitErrorFields, LimitFields, type LimitFieldSet } from './limit-fields';
 import { MutationStatus, useMutation, useSuccessMessage } from './mutation-status';
-import { SubmitOrCancel } from './submit-button';
 
 interface LimitEditorProps {
   /** The server action that adds or changes the limit. */
@@ -27,19 +27,17 @@ interface LimitEditorProps {
 }
 
 /** The inline form that adds or edits one limit of a plan, a policy or a tenant (an override); closes on success. */
-export function LimitEditor({ action, statusKey, hidden, show, limit, label, submit, testId, onDone, className = 'inline-panel' }: LimitEditorProps) {
-  const [state, formAction] = useMutation(action, statusKey, onDone);
+export function LimitEditor({ show, limit, submit, testId, ...form }: LimitEditorProps) {
   return (
-    <form action={formAction} className={className} noValidate aria-label={label}>
-      {Object.entries(hidden).map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
-      ))}
-      <FormAlert message={formError(state, limitErrorFields('', show))} testId={testId('error')} />
-      <div className="form-row" key={attemptKey(state)}>
-        <LimitFields state={state} limit={limit} fields={show} testId={testId} />
-        <SubmitOrCancel label={submit.label} pendingLabel={submit.pendingLabel} testId={testId(submit.testPart)} onCancel={onDone} />
-      </div>
-    </form>
+    <InlineForm
+      {...form}
+      errorFields={limitErrorFields('', show)}
+      errorTestId={testId('error')}
+      submit={{ label: submit.label, pendingLabel: submit.pendingLabel, testId: testId(submit.testPart) }}
+      remount
+    >
+      {(state) => <LimitFields state={state} limit={limit} fields={show} testId={testId} />}
+    </InlineForm>
   );
 }
 
@@ -99,11 +97,7 @@ export function LimitRemover({ action, statusKey, hidden, title, testId }: Limit
       testId={testId('remove')}
       cancelTestId={testId('remove-cancel')}
     >
-      {state.status === 'failed' && (
-        <p id={messageId} className="form-message field-error" role="alert" data-testid={testId('remove-error')}>
-          {state.message}
-        </p>
-      )}
+      <ActionError id={messageId} state={state} testId={testId('remove-error')} />
     </ConfirmForm>
   );
 }

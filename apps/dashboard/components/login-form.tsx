@@ -1,6 +1,6 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useActionState, type InputHTMLAttributes } from 'react';
 import { signIn, type SignInState } from '@/lib/actions/auth';
 
 export function LoginForm({ returnTo }: { returnTo?: string }) {
@@ -14,35 +14,21 @@ export function LoginForm({ returnTo }: { returnTo?: string }) {
         </p>
       )}
       {returnTo && <input type="hidden" name="next" value={returnTo} />}
-      <div className="field">
-        <label htmlFor="email">Email</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          className="input"
-          autoComplete="username"
-          required
-          autoFocus
-          defaultValue={state.email}
-          data-testid="login-email"
-        />
-      </div>
-      <div className="field">
-        <label htmlFor="password">Password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          className="input"
-          autoComplete="current-password"
-          required
-          data-testid="login-password"
-        />
-      </div>
+      <LoginField name="email" label="Email" type="email" autoComplete="username" autoFocus defaultValue={state.email} />
+      <LoginField name="password" label="Password" type="password" autoComplete="current-password" />
       <button type="submit" className="btn btn-block" disabled={pending} data-testid="login-submit">
         {pending ? 'Signing in…' : 'Sign in'}
       </button>
     </form>
+  );
+}
+
+/** One required input of the sign-in form, its name also its id and its test id's end. */
+function LoginField({ name, label, ...input }: InputHTMLAttributes<HTMLInputElement> & { name: string; label: string }) {
+  return (
+    <div className="field">
+      <label htmlFor={name}>{label}</label>
+      <input id={name} name={name} className="input" required data-testid={`login-${name}`} {...input} />
+    </div>
   );
 }

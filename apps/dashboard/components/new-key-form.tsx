@@ -3,14 +3,12 @@
 import { useState } from 'react';
 import { newKey } from '@/lib/actions/keys';
 import { KEY_KINDS, type KeyKind } from '@/lib/api-answers';
-import { attemptKey, formError, submittedValue, type FormState } from '@/lib/form-state';
+import { attemptKey, submittedValue, type FormState } from '@/lib/form-state';
 import { isKeyKind, KIND_LABELS } from '@/lib/keys';
+import { CreateForm } from './create-form';
 import { Field } from './form-field';
-import { FormAlert } from './form-messages';
 import { KeySecret } from './key-secret';
-import { MutationStatus, useMutation } from './mutation-status';
-import { NamedSelect, type NamedOption } from './named-select';
-import { SubmitButton } from './submit-button';
+import { ChoiceSelect, NamedField, type NamedOption } from './named-select';
 
 const FIELDS = ['kind', 'name', 'tenants', 'tenantId', 'expiresAt'];
 
@@ -22,25 +20,21 @@ const KIND_HINTS: Record<KeyKind, string> = {
 
 /** A new key of any kind; its secret is shown once, here, when the API answers. */
 export function NewKeyForm({ tenants }: { tenants: NamedOption[] }) {
-  const [state, action] = useMutation(newKey, 'key-new');
-
   return (
-    <section className="card form-card" aria-labelledby="key-new-title" data-testid="key-new">
-      <header className="plan-card-header">
-        <h2 id="key-new-title">New key</h2>
-        <span className="tenant-count">The secret is shown once, when the key is created.</span>
-      </header>
-      <KeySecret state={state} title="Your new key" />
-      <form action={action} className="form-body" noValidate>
-        <FormAlert message={formError(state, FIELDS)} testId="key-new-error" />
-        {/* Remounted with every answer: the kind (and the fields it shows) start again from what the answer holds. */}
+    <CreateForm
+      id="key-new"
+      title="New key"
+      hint="The secret is shown once, when the key is created."
+      action={newKey}
+      submitLabel="Create key"
+      errorFields={FIELDS}
+      above={(state) => <KeySecret state={state} title="Your new key" />}
+    >
+      {(state) => (
+        // Remounted with every answer: the kind (and the fields it shows) start again from what the answer holds.
         <KeyFields key={attemptKey(state)} state={state} tenants={tenants} />
-        <div className="form-actions">
-          <SubmitButton label="Create key" pendingLabel="Creating…" testId="key-new-submit" />
-          <MutationStatus statusKey="key-new" />
-        </div>
-      </form>
-    </section>
+      )}
+    </CreateForm>
   );
 }
 
@@ -57,15 +51,7 @@ function KeyFields({ state, tenants }: { state: FormState; tenants: NamedOption[
           state={state}
           fallback={kind}
           testId="key-new-kind"
-          control={(props) => (
-            <select {...props} className="input" onChange={(event) => isKeyKind(event.target.value) && setKind(event.target.value)}>
-              {KEY_KINDS.map((value) => (
-                <option key={value} value={value}>
-                  {KIND_LABELS[value]}
-                </option>
-              ))}
-            </select>
-          )}
+          control={(props) => <ChoiceSelect {...props} choices={KEY_KINDS} labels={KIND_LABELS} onChoose={setKind} />}
         />
         <Field
           label="Name"
@@ -77,11 +63,8 @@ function KeyFields({ state, tenants }: { state: FormState; tenants: NamedOption[
         />
         {kind === 'service' && (
           <Field
-            label={
-              <>
-                Tenants <span className="muted">(optional)</span>
-              </>
-            }
+            label="Tenants"
+            optional
             name="tenants"
             state={state}
             testId="key-new-tenants"
@@ -90,21 +73,11 @@ function KeyFields({ state, tenants }: { state: FormState; tenants: NamedOption[
           />
         )}
         {kind === 'tenant' && (
-          <Field
-            label="Tenant"
-            name="tenantId"
-            state={state}
-            fallback={tenants[0]?.id}
-            testId="key-new-tenant"
-            control={(props) => <NamedSelect {...props} options={tenants} empty="No tenants yet" />}
-          />
+          <NamedField label="Tenant" name="tenantId" state={state} options={tenants} empty="No tenants yet" testId="key-new-tenant" />
         )}
         <Field
-          label={
-            <>
-              Expires <span className="muted">(optional)</span>
-            </>
-          }
+          label="Expires"
+          optional
           name="expiresOn"
           errorField="expiresAt"
           state={state}

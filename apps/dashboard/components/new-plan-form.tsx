@@ -3,33 +3,22 @@
 import { useState } from 'react';
 import { newPlan } from '@/lib/actions/plans';
 import { attemptKey, formError, type FormState } from '@/lib/form-state';
+import { CreateForm } from './create-form';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { limitErrorFields, LimitFields } from './limit-fields';
-import { MutationStatus, useMutation } from './mutation-status';
-import { SubmitButton } from './submit-button';
 
 const MAX_ROWS = 20;
 
 /** A new plan: its slug, its name and its first limits, one row each. */
 export function NewPlanForm() {
-  const [state, action] = useMutation(newPlan, 'plan-new');
-
   return (
-    <section className="card form-card" aria-labelledby="plan-new-title" data-testid="plan-new">
-      <header className="plan-card-header">
-        <h2 id="plan-new-title">New plan</h2>
-        <span className="tenant-count">Creating a plan publishes a new rule set.</span>
-      </header>
-      <form action={action} className="form-body" noValidate>
-        {/* Remounted with every answer: rows and algorithms start again from what it holds. */}
+    <CreateForm id="plan-new" title="New plan" hint="Creating a plan publishes a new rule set." action={newPlan} submitLabel="Create plan">
+      {(state) => (
+        // Remounted with every answer: rows and algorithms start again from what it holds.
         <NewPlanFields key={attemptKey(state)} state={state} />
-        <div className="form-actions">
-          <SubmitButton label="Create plan" pendingLabel="Creating…" testId="plan-new-submit" />
-          <MutationStatus statusKey="plan-new" />
-        </div>
-      </form>
-    </section>
+      )}
+    </CreateForm>
   );
 }
 

@@ -3,33 +3,27 @@
 import { newPolicy } from '@/lib/actions/policies';
 import { POLICY_METHODS } from '@/lib/api-answers';
 import { attemptKey, formError, type FormState } from '@/lib/form-state';
+import { CreateForm } from './create-form';
 import { Field } from './form-field';
 import { FormAlert } from './form-messages';
 import { limitErrorFields, LimitFields } from './limit-fields';
-import { MutationStatus, useMutation } from './mutation-status';
 import type { NamedOption } from './named-select';
 import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
-import { SubmitButton } from './submit-button';
 
 const FIELDS = ['planId', 'tenantId', 'name', 'method', 'pattern', ...POLICY_SETTINGS_FIELDS, ...limitErrorFields('limits.0.', 'whole')];
 
 /** A new policy: whose (a plan, or one tenant), its route, its settings and its first limit. */
 export function NewPolicyForm({ plans, tenants }: { plans: NamedOption[]; tenants: NamedOption[] }) {
-  const [state, action] = useMutation(newPolicy, 'policy-new');
   return (
-    <section className="card form-card" aria-labelledby="policy-new-title" data-testid="policy-new">
-      <header className="plan-card-header">
-        <h2 id="policy-new-title">New policy</h2>
-        <span className="tenant-count">A tenant&apos;s own policy replaces its plan&apos;s policy of the same route.</span>
-      </header>
-      <form action={action} className="form-body" noValidate>
-        <NewPolicyFields key={attemptKey(state)} state={state} plans={plans} tenants={tenants} />
-        <div className="form-actions">
-          <SubmitButton label="Create policy" pendingLabel="Creating…" testId="policy-new-submit" />
-          <MutationStatus statusKey="policy-new" />
-        </div>
-      </form>
-    </section>
+    <CreateForm
+      id="policy-new"
+      title="New policy"
+      hint="A tenant's own policy replaces its plan's policy of the same route."
+      action={newPolicy}
+      submitLabel="Create policy"
+    >
+      {(state) => <NewPolicyFields key={attemptKey(state)} state={state} plans={plans} tenants={tenants} />}
+    </CreateForm>
   );
 }
 
@@ -47,20 +41,15 @@ function NewPolicyFields({ state, plans, tenants }: { state: FormState; plans: N
           testId={testId('owner')}
           control={(props) => (
             <select {...props} className="input">
-              <optgroup label="Plans (every tenant on it)">
-                {plans.map((p) => (
-                  <option key={p.id} value={`plan:${p.id}`}>
-                    plan {p.slug}
-                  </option>
-                ))}
-              </optgroup>
-              <optgroup label="Tenants (their own)">
-                {tenants.map((t) => (
-                  <option key={t.id} value={`tenant:${t.id}`}>
-                    tenant {t.slug}
-                  </option>
-                ))}
-              </optgroup>
+              {owners(plans, tenants).map(({ kind, label, options }) => (
+                <optgroup key={kind} label={label}>
+                  {options.map((o) => (
+                    <option key={o.id} value={`${kind}:${o.id}`}>
+                      {kind} {o.slug}
+                    </option>
+                  ))}
+                </optgroup>
+              ))}
             </select>
           )}
         />
@@ -92,4 +81,12 @@ function NewPolicyFields({ state, plans, tenants }: { state: FormState; plans: N
       </div>
     </>
   );
+}
+
+/** Whom a policy can be for, as the "For" select groups them: posted as `plan:<id>` or `tenant:<id>`. */
+function owners(plans: NamedOption[], tenants: NamedOption[]) {
+  return [
+    { kind: 'plan', label: 'Plans (every tenant on it)', options: plans },
+    { kind: 'tenant', label: 'Tenants (their own)', options: tenants },
+  ];
 }

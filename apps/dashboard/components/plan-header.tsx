@@ -3,13 +3,11 @@
 import { useState } from 'react';
 import { removePlan, renamePlan } from '@/lib/actions/plans';
 import type { Plan } from '@/lib/api-answers';
-import { formError } from '@/lib/form-state';
 import { formatCount } from '@/lib/format';
 import { ConfirmForm } from './confirm-submit';
 import { Field } from './form-field';
-import { FormAlert } from './form-messages';
+import { InlineForm } from './inline-form';
 import { useMutation } from './mutation-status';
-import { SubmitOrCancel } from './submit-button';
 import { ToggleButton } from './toggle-button';
 
 /** A plan's name, slug and tenant count, with Rename and a two-step Delete plan. */
@@ -42,12 +40,16 @@ export function PlanHeader({ plan }: { plan: Pick<Plan, 'id' | 'slug' | 'name' |
 }
 
 function RenamePlanForm({ plan, onDone }: { plan: Pick<Plan, 'id' | 'slug' | 'name'>; onDone: () => void }) {
-  const [state, action] = useMutation(renamePlan, `plan-${plan.id}`, onDone);
   return (
-    <form action={action} className="inline-panel" noValidate>
-      <input type="hidden" name="planId" value={plan.id} />
-      <FormAlert message={formError(state, ['name'])} />
-      <div className="form-row">
+    <InlineForm
+      action={renamePlan}
+      statusKey={`plan-${plan.id}`}
+      onDone={onDone}
+      hidden={{ planId: plan.id }}
+      errorFields={['name']}
+      submit={{ label: 'Save name', testId: `plan-rename-save-${plan.slug}` }}
+    >
+      {(state) => (
         <Field
           label="Plan name"
           name="name"
@@ -57,9 +59,8 @@ function RenamePlanForm({ plan, onDone }: { plan: Pick<Plan, 'id' | 'slug' | 'na
           className="field-wide"
           input={{ autoComplete: 'off', autoFocus: true }}
         />
-        <SubmitOrCancel label="Save name" pendingLabel="Saving…" testId={`plan-rename-save-${plan.slug}`} onCancel={onDone} />
-      </div>
-    </form>
+      )}
+    </InlineForm>
   );
 }
 
@@ -75,8 +76,6 @@ function DeletePlanForm({ plan, action, describedBy }: DeletePlanFormProps) {
       action={action}
       fields={{ planId: plan.id, planSlug: plan.slug }}
       label="Delete plan"
-      confirmLabel="Confirm delete"
-      pendingLabel="Deleting…"
       title={plan.tenantCount > 0 ? 'Tenants are on this plan: move them to another plan first' : `Delete plan ${plan.slug}`}
       describedBy={describedBy}
       testId={`plan-delete-${plan.slug}`}

@@ -3,15 +3,13 @@
 import { useState } from 'react';
 import { editPolicy, removePolicy } from '@/lib/actions/policies';
 import type { Policy } from '@/lib/api-answers';
-import { attemptKey, formError } from '@/lib/form-state';
 import { formatCount } from '@/lib/format';
 import { ownerLabel, SCOPE_LABELS } from '@/lib/policies';
 import { ConfirmForm } from './confirm-submit';
-import { FormAlert } from './form-messages';
+import { InlineForm } from './inline-form';
 import { MutationStatus, useMutation } from './mutation-status';
 import { PolicyLimits } from './policy-limits';
 import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
-import { SubmitOrCancel } from './submit-button';
 import { ToggleButton } from './toggle-button';
 
 /** One policy: its route and owner, its settings (Edit), its limits, and a two-step Delete. */
@@ -49,17 +47,22 @@ export function PolicyCard({ policy }: { policy: Policy }) {
 }
 
 function EditPolicyForm({ policy, onDone }: { policy: Policy; onDone: () => void }) {
-  const [state, action] = useMutation(editPolicy, `policy-${policy.id}`, onDone);
+  const statusKey = `policy-${policy.id}`;
   return (
-    <form action={action} className="inline-panel" noValidate aria-label={`Edit policy ${policy.name}`}>
-      <input type="hidden" name="policyId" value={policy.id} />
-      <FormAlert message={formError(state, POLICY_SETTINGS_FIELDS)} testId={`policy-edit-error-${policy.name}`} />
-      <div className="form-row" key={attemptKey(state)}>
-        <PolicySettingsFields state={state} policy={policy} testId={(field) => `policy-edit-${field}-${policy.name}`} />
-        <SubmitOrCancel label="Save" pendingLabel="Saving…" testId={`policy-edit-save-${policy.name}`} onCancel={onDone} />
-      </div>
-      <MutationStatus statusKey={`policy-${policy.id}`} />
-    </form>
+    <InlineForm
+      action={editPolicy}
+      statusKey={statusKey}
+      onDone={onDone}
+      hidden={{ policyId: policy.id }}
+      label={`Edit policy ${policy.name}`}
+      errorFields={POLICY_SETTINGS_FIELDS}
+      errorTestId={`policy-edit-error-${policy.name}`}
+      submit={{ label: 'Save', testId: `policy-edit-save-${policy.name}` }}
+      remount
+      after={<MutationStatus statusKey={statusKey} />}
+    >
+      {(state) => <PolicySettingsFields state={state} policy={policy} testId={(field) => `policy-edit-${field}-${policy.name}`} />}
+    </InlineForm>
   );
 }
 
@@ -68,9 +71,6 @@ function DeletePolicyForm({ policy, route, action }: { policy: Policy; route: st
     <ConfirmForm
       action={action}
       fields={{ policyId: policy.id, route }}
-      label="Delete"
-      confirmLabel="Confirm delete"
-      pendingLabel="Deleting…"
       title={`Delete policy ${route} of ${ownerLabel(policy)}`}
       testId={`policy-delete-${policy.name}`}
       cancelTestId={`policy-delete-cancel-${policy.name}`}

@@ -16,39 +16,25 @@ export function RuleSetCompareForm({ trail, from, to }: RuleSetCompareFormProps)
       {trail.map((cursor) => (
         <input key={cursor} type="hidden" name="before" value={cursor} />
       ))}
-      <label htmlFor="compare-from">
-        Compare <span aria-hidden="true">v</span>
-        <span className="sr-only">version</span>
-      </label>
-      <input
-        id="compare-from"
-        name="from"
-        type="number"
-        inputMode="numeric"
-        min={1}
-        step={1}
-        className="input"
-        defaultValue={from}
-        data-testid="compare-from"
-      />
-      <label htmlFor="compare-to">
-        with <span aria-hidden="true">v</span>
-        <span className="sr-only">version</span>
-      </label>
-      <input
-        id="compare-to"
-        name="to"
-        type="number"
-        inputMode="numeric"
-        min={1}
-        step={1}
-        className="input"
-        defaultValue={to}
-        data-testid="compare-to"
-      />
+      <VersionInput name="from" lead="Compare" value={from} />
+      <VersionInput name="to" lead="with" value={to} />
       <button type="submit" className="btn btn-secondary" data-testid="compare-submit">
         Compare
       </button>
     </Form>
+  );
+}
+
+/** "Compare v[ ]" and "with v[ ]": the label reads "Compare version" and "with version" to a screen reader. */
+function VersionInput({ name, lead, value }: { name: 'from' | 'to'; lead: string; value: number | undefined }) {
+  const id = `compare-${name}`;
+  return (
+    <>
+      <label htmlFor={id}>
+        {lead} <span aria-hidden="true">v</span>
+        <span className="sr-only">version</span>
+      </label>
+      <input id={id} name={name} type="number" inputMode="numeric" min={1} step={1} className="input" defaultValue={value} data-testid={id} />
+    </>
   );
 }

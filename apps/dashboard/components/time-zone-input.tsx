@@ -1,8 +1,9 @@
+import type { FormState } from '@/lib/form-state';
 import { COMMON_TIME_ZONES } from '@/lib/time-zones';
-import type { ControlProps } from './form-field';
+import { Field, type ControlProps } from './form-field';
 
 /** Any IANA time zone, with the common ones suggested; the API says when one is unknown. */
-export function TimeZoneInput(props: ControlProps) {
+function TimeZoneInput(props: ControlProps) {
   const listId = `${props.id}-zones`;
   return (
     <>
@@ -13,5 +14,20 @@ export function TimeZoneInput(props: ControlProps) {
         ))}
       </datalist>
     </>
+  );
+}
+
+/** A tenant's time zone (`timeZone`), as its forms ask for it. */
+export function TimeZoneField({ state, fallback, testId }: { state: FormState; fallback: string; testId: string }) {
+  return (
+    <Field
+      label="Time zone"
+      name="timeZone"
+      state={state}
+      className="field-wide"
+      fallback={fallback}
+      testId={testId}
+      control={(props) => <TimeZoneInput {...props} />}
+    />
   );
 }

@@ -4,12 +4,17 @@ import { ApiError } from './api';
 import { formValues, type FormState } from './form-state';
 import { describeFailure, endSession, requireToken } from './session';
 
-/** Why a write failed, as a form shows it. An expired session ends here, with a redirect to the login page. */
-export async function apiFailure(error: unknown): Promise<{ message: string; field?: string; code?: string }> {
+/** An API answer that the session is over ends it here, with a redirect to the login page; any other returns. */
+export async function endExpiredSession(error: unknown): Promise<void> {
   if (error instanceof ApiError && error.isUnauthenticated) {
     await endSession();
     redirect('/login?expired=1');
   }
+}
+
+/** Why a write failed, as a form shows it. An expired session ends here, with a redirect to the login page. */
+export async function apiFailure(error: unknown): Promise<{ message: string; field?: string; code?: string }> {
+  await endExpiredSession(error);
   if (!(error instanceof ApiError)) return { message: describeFailure(error).message };
   const message = error.kind === 'http' && error.status !== 403 ? error.message : describeFailure(error).message;
   return { message, code: error.code, ...(error.field ? { field: error.field } : {}) };
@@ -18,6 +23,24 @@ export async function apiFailure(error: unknown): Promise<{ message: string; fie
 /** A form refused before anything was sent: the message goes next to `field`. */
 export function rejected(formData: FormData, field: string | undefined, message: string): FormState {
   return { status: 'failed', message, values: formValues(formData), ...(field ? { field } : {}) };
+}
+
+/** A posted form's text fields by name, '' for one that is missing; trimmed unless `trim` is false. */
+export function formText(formData: FormData, { trim = true } = {}): (name: string) => string {
+  return (name) => {
+    const value = String(formData.get(name) ?? '');
+    return trim ? value.trim() : value;
+  };
+}
+
+/** The first of the `required` fields left empty, refused with its message; none when all were filled in. */
+export function firstMissing(
+  formData: FormData,
+  read: (name: string) => string,
+  required: readonly (readonly [field: string, message: string])[],
+): FormState | undefined {
+  const missing = required.find(([field]) => read(field) === '');
+  return missing && rejected(formData, missing[0], missing[1]);
 }
 
 interface WriteOptions {

@@ -3,7 +3,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
-import { InfraModule } from './infra.module';
+import { workerInfra } from './infra.module';
 
 @Module({})
 export class WorkerModule {
@@ -12,7 +12,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         LoggerModule.forRoot({ pinoHttp: { level: config.log.level } }),
-        InfraModule.register(config),
+        workerInfra(config),
         BullModule.forRoot({
           // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
           connection: new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true }),

@@ -1,4 +1,4 @@
-import type { AlgorithmModel } from './algorithms/model';
+import type { AlgorithmModel, ApplyMode } from './algorithms/model';
 import type { Decision } from './contract';
 import type { Operation, ResolvedRule } from './rules';
 
@@ -14,13 +14,14 @@ export interface Evaluation {
   allowed: boolean;
   /** Lease: units taken from every rule; 0 otherwise. */
   granted: number;
+  /** `write`: the view is to be stored (the mode was `take` or `give`). */
   rules: { view: unknown; write: boolean; numbers: RuleNumbers }[];
 }
 
 /**
  * One decision over every rule, all or nothing, as `lua/limit.lua` makes it: open every rule at `now`,
  * admit iff the cost fits every rule (a lease takes the most every rule can give, up to `amount`), then
- * take (or, for a refund, give back) on every rule. Pure: the caller stores the views marked `write`.
+ * apply the decision's mode to every rule. Pure: the caller stores the views marked `write`.
  */
 export function evaluate(
   operation: Operation,
@@ -29,9 +30,8 @@ export function evaluate(
   amount: number,
   now: number,
 ): Evaluation {
-  const views = models.map((model, i) => model.open(stored[i], now));
-  const available = models.map((model, i) => model.available(views[i]));
-  const least = Math.min(Infinity, ...available);
+  const opened = models.map((model, i) => model.open(stored[i], now));
+  const least = Math.min(Infinity, ...opened.map((o) => o.available));
   let cost = amount;
   let allowed = operation === 'refund' || amount <= least;
   let granted = 0;
@@ -41,22 +41,19 @@ export function evaluate(
     cost = allowed ? granted : 1;
   }
   const rules = models.map((model, i) => {
-    let view = views[i];
-    let retryAfterMs = 0;
-    let delayMs = 0;
-    if (operation === 'refund') {
-      view = model.give(view, cost);
-    } else {
-      if (cost > (available[i] ?? 0)) retryAfterMs = model.retryAfterMs(view, cost);
-      if (allowed) {
-        view = model.take(view, cost);
-        delayMs = model.delayMs?.(view) ?? 0;
-      }
-    }
-    const write = operation === 'refund' || (allowed && operation !== 'peek');
-    return { view, write, numbers: { remaining: model.available(view), resetMs: model.resetMs(view), retryAfterMs, delayMs } };
+    const { view, available } = opened[i] as { view: unknown; available: number };
+    const mode = modeOf(operation, allowed, cost > available);
+    const { view: after, ...numbers } = model.apply(view, cost, mode);
+    return { view: after, write: mode === 'take' || mode === 'give', numbers };
   });
   return { allowed, granted, rules };
+}
+
+/** A rule's mode in a decision, chosen as limit.lua's decideFrom chooses it. */
+function modeOf(operation: Operation, allowed: boolean, exceeds: boolean): ApplyMode {
+  if (operation === 'refund') return 'give';
+  if (!allowed) return exceeds ? 'deny' : 'hold';
+  return operation === 'peek' ? 'peek' : 'take';
 }
 
 /** The contract's `Decision` from per-rule numbers (shared by both engines; loops, as it runs on every decision). */

@@ -1,12 +1,11 @@
-import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import type { DynamicModule } from '@nestjs/common';
 import { RedisEngine } from '@tollgate/limiter';
+import { InfraModule, REDIS } from '@tollgate/nest-infra';
 import { RuleSetStore } from '@tollgate/rule-store';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { API_CONFIG, type ApiConfig } from '../config/config';
 
-export const PRISMA = Symbol('PRISMA');
-export const REDIS = Symbol('REDIS');
+export { PRISMA, REDIS } from '@tollgate/nest-infra';
 
 /** Redis options for the hot path: fail fast instead of queueing while Redis is away. */
 export function redisOptions(config: ApiConfig) {
@@ -19,63 +18,18 @@ export function redisOptions(config: ApiConfig) {
   };
 }
 
+/** An API node waits this long for Redis at start-up, then starts anyway (enforcement follows each policy's failure mode). */
 const STARTUP_WAIT_MS = 2_000;
 
-/** Waits for the first connection, but never blocks start-up: a node starts even while Redis is down. */
-function waitUntilReady(redis: Redis, ms: number): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    redis.once('ready', done);
+/** The API node's config, Postgres, Redis and the stores built on them (the config is validated once, in main.ts). */
+export function apiInfra(config: ApiConfig): DynamicModule {
+  return InfraModule.register({
+    config: { token: API_CONFIG, value: config },
+    database: { url: config.database.url },
+    redis: { url: config.redis.url, options: redisOptions(config), waitForReadyMs: STARTUP_WAIT_MS },
+    providers: [
+      { provide: RuleSetStore, inject: [REDIS], useFactory: (redis: Redis) => new RuleSetStore(redis) },
+      { provide: RedisEngine, inject: [REDIS], useFactory: (redis: Redis) => new RedisEngine(redis) },
+    ],
   });
-}
-
-/** Config, Postgres, Redis and the stores built on them: one instance each per process. */
-@Global()
-@Module({
-  providers: [
-    {
-      provide: PRISMA,
-      inject: [API_CONFIG],
-      useFactory: (config: ApiConfig) => createPrismaClient(config.database.url),
-    },
-    {
-      provide: REDIS,
-      inject: [API_CONFIG],
-      useFactory: async (config: ApiConfig) => {
-        const redis = new Redis(config.redis.url, redisOptions(config));
-        redis.on('error', () => undefined); // reconnects by itself; callers see their own command errors
-        await waitUntilReady(redis, STARTUP_WAIT_MS);
-        return redis;
-      },
-    },
-    { provide: RuleSetStore, inject: [REDIS], useFactory: (redis: Redis) => new RuleSetStore(redis) },
-    { provide: RedisEngine, inject: [REDIS], useFactory: (redis: Redis) => new RedisEngine(redis) },
-  ],
-  exports: [PRISMA, REDIS, RuleSetStore, RedisEngine],
-})
-export class InfraModule implements OnApplicationShutdown {
-  /** The config is validated once, in main.ts, and handed in here. */
-  static register(config: ApiConfig): DynamicModule {
-    return {
-      module: InfraModule,
-      providers: [{ provide: API_CONFIG, useValue: config }],
-      exports: [API_CONFIG],
-    };
-  }
-
-  constructor(
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    this.redis.disconnect();
-    await this.prisma.$disconnect();
-  }
 }

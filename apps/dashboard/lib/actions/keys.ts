@@ -3,9 +3,7 @@
 import { createKey, revokeKey, rotateKey, type NewKey } from '../api';
 import type { FormState } from '../form-state';
 import { expiryFromDate, isKeyKind, parseTenantSlugs, readOverlap } from '../keys';
-import { live, mutate, rejected } from '../mutation';
-
-const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '').trim();
+import { formText as text, live, mutate, rejected } from '../mutation';
 
 /**
  * Creates a key (`kind`, `name`, `tenants` for a service key, `tenantId` for a tenant key, `expiresOn`). Its

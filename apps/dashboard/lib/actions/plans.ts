@@ -3,22 +3,22 @@
 import { createPlan, deletePlan, renamePlan as renamePlanRequest } from '../api';
 import type { FormState } from '../form-state';
 import { isProblem, readLimitRows } from '../limits';
-import { live, mutate, rejected } from '../mutation';
-
-const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '').trim();
+import { firstMissing, formText as text, live, mutate, rejected } from '../mutation';
 
 /** Creates a plan with its first limits (`slug`, `name`, rows `limits.<i>.<field>`). */
 export async function newPlan(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
+  const missing = firstMissing(formData, read, [
+    ['slug', 'Enter a slug, e.g. business.'],
+    ['name', 'Enter a name, e.g. Business.'],
+  ]);
+  if (missing) return missing;
   const slug = read('slug');
-  const name = read('name');
-  if (slug === '') return rejected(formData, 'slug', 'Enter a slug, e.g. business.');
-  if (name === '') return rejected(formData, 'name', 'Enter a name, e.g. Business.');
   const limits = readLimitRows(read, formData.keys());
   if (isProblem(limits)) return rejected(formData, limits.field, limits.message);
   return mutate(
     formData,
-    (token) => createPlan(token, { slug, name, limits }),
+    (token) => createPlan(token, { slug, name: read('name'), limits }),
     (version) => `Plan ${slug} created — ${live(version)}`,
     { conflict: { field: 'slug', message: `A plan with the slug “${slug}” already exists.` } },
   );

@@ -3,10 +3,11 @@
 import { createPolicy, createPolicyLimit, deletePolicy, deletePolicyLimit, updatePolicy, updatePolicyLimit } from '../api';
 import type { FormState } from '../form-state';
 import { isProblem, readLimit, readLimitShape, readWholeNumber } from '../limits';
-import { live, mutate, rejected } from '../mutation';
+import { formText, live, mutate, rejected } from '../mutation';
 import { readNewPolicy, readPolicySettings } from '../policies';
 
-const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '');
+// Untrimmed: `readNewPolicy`, `readLimit` and the like trim each field as they parse it.
+const text = (formData: FormData) => formText(formData, { trim: false });
 
 /** Creates a policy with its first limit (`owner`, `name`, `method`, `pattern`, settings, `limits.0.<field>`). */
 export async function newPolicy(_previous: FormState, formData: FormData): Promise<FormState> {

@@ -1,10 +1,10 @@
 'use server';
 
 import { refresh } from 'next/cache';
-import { redirect } from 'next/navigation';
 import { ApiError, restoreRuleSet } from '../api';
 import type { RestoreRuleSetResponse } from '../api-answers';
-import { describeFailure, endSession, requireToken } from '../session';
+import { endExpiredSession } from '../mutation';
+import { describeFailure, requireToken } from '../session';
 
 export type RestoreState =
   | { status: 'idle' }
@@ -24,10 +24,7 @@ export async function restoreVersion(_previous: RestoreState, formData: FormData
   try {
     restored = await restoreRuleSet(token, version);
   } catch (error) {
-    if (error instanceof ApiError && error.isUnauthenticated) {
-      await endSession();
-      redirect('/login?expired=1');
-    }
+    await endExpiredSession(error);
     const code = error instanceof ApiError ? error.code : undefined;
     return { status: 'failed', version, message: restoreFailureMessage(error, version), ...(code ? { code } : {}) };
   }

@@ -3,22 +3,21 @@
 import { ApiError, createTenant, deleteTenant, getTenant, removeTenantOverride, setTenantOverride, updateTenant } from '../api';
 import type { FormState } from '../form-state';
 import { isProblem, readLimit } from '../limits';
-import { live, mutate, rejected } from '../mutation';
-
-const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '').trim();
+import { firstMissing, formText as text, live, mutate, rejected } from '../mutation';
 
 /** Creates a tenant (`slug`, `name`, `planId`, `timeZone`); it is enforced from the version this publishes. */
 export async function newTenant(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
+  const missing = firstMissing(formData, read, [
+    ['slug', 'Enter a slug, e.g. initech.'],
+    ['name', 'Enter a name, e.g. Initech.'],
+    ['planId', 'Choose a plan.'],
+  ]);
+  if (missing) return missing;
   const slug = read('slug');
-  const name = read('name');
-  const planId = read('planId');
-  if (slug === '') return rejected(formData, 'slug', 'Enter a slug, e.g. initech.');
-  if (name === '') return rejected(formData, 'name', 'Enter a name, e.g. Initech.');
-  if (planId === '') return rejected(formData, 'planId', 'Choose a plan.');
   return mutate(
     formData,
-    (token) => createTenant(token, { slug, name, planId, timeZone: read('timeZone') || 'UTC' }),
+    (token) => createTenant(token, { slug, name: read('name'), planId: read('planId'), timeZone: read('timeZone') || 'UTC' }),
     (version) => `Tenant ${slug} created — ${live(version)}`,
     { conflict: { field: 'slug', message: `A tenant with the slug “${slug}” already exists.` } },
   );
@@ -27,13 +26,14 @@ export async function newTenant(_previous: FormState, formData: FormData): Promi
 /** Renames a tenant, moves it to another plan or changes its time zone. */
 export async function editTenant(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  const name = read('name');
-  const timeZone = read('timeZone');
-  if (name === '') return rejected(formData, 'name', 'Enter a name.');
-  if (timeZone === '') return rejected(formData, 'timeZone', 'Enter a time zone, e.g. UTC or Europe/Berlin.');
+  const missing = firstMissing(formData, read, [
+    ['name', 'Enter a name.'],
+    ['timeZone', 'Enter a time zone, e.g. UTC or Europe/Berlin.'],
+  ]);
+  if (missing) return missing;
   return mutate(
     formData,
-    (token) => updateTenant(token, read('tenantId'), { name, planId: read('planId'), timeZone }),
+    (token) => updateTenant(token, read('tenantId'), { name: read('name'), planId: read('planId'), timeZone: read('timeZone') }),
     (version) => `Saved ${read('tenantSlug')} — ${live(version)}`,
   );
 }

@@ -2,9 +2,8 @@
 
 import { createAccount, deleteAccount, type NewAccount, updateAccount } from '../api';
 import type { FormState } from '../form-state';
-import { rejected, submit } from '../mutation';
+import { firstMissing, formText as text, rejected, submit } from '../mutation';
 
-const text = (formData: FormData) => (name: string) => String(formData.get(name) ?? '').trim();
 /** A password is taken as typed: spaces are characters of it. */
 const password = (formData: FormData) => String(formData.get('password') ?? '');
 
@@ -13,11 +12,14 @@ const NO_PASSWORD = 'Enter a password of 12 characters or more.';
 /** Creates an operator, or a tenant's user who sees only that tenant (`email`, `name`, `role`, `tenantId`, `password`). */
 export async function newAccount(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
+  const missing = firstMissing(formData, read, [
+    ['email', 'Enter an e-mail address.'],
+    ['name', 'Enter a name, e.g. Acme operations.'],
+  ]);
+  if (missing) return missing;
   const email = read('email');
   const name = read('name');
   const role = read('role');
-  if (email === '') return rejected(formData, 'email', 'Enter an e-mail address.');
-  if (name === '') return rejected(formData, 'name', 'Enter a name, e.g. Acme operations.');
   if (role !== 'operator' && role !== 'tenant') return rejected(formData, 'role', 'Choose a role.');
   const tenantId = read('tenantId');
   if (role === 'tenant' && tenantId === '') return rejected(formData, 'tenantId', 'Choose the tenant the user belongs to.');

@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { calendarWindowAt, type TimeWindow } from './calendar';
-import type { AlgorithmModel } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** A counter for the window [start, end) that holds `now`. */
 export interface FixedWindowView {
@@ -19,16 +19,20 @@ export function windowAt(rule: ResolvedRule, now: number): TimeWindow {
 
 /** At most `limit` units per window; the count starts from zero when a window begins. */
 export function fixedWindow(rule: ResolvedRule): AlgorithmModel<FixedWindowView> {
-  return {
-    open(stored, now) {
-      const { start, end } = windowAt(rule, now);
-      return { now, start, end, count: stored?.start === start ? stored.count : 0 };
-    },
+  const arithmetic: ViewArithmetic<FixedWindowView> = {
     available: (v) => Math.max(0, rule.limit - v.count),
     take: (v, cost) => ({ ...v, count: v.count + cost }),
     give: (v, cost) => ({ ...v, count: Math.max(0, v.count - cost) }),
     retryAfterMs: (v) => v.end - v.now,
     resetMs: (v) => v.end - v.now,
-    ttlMs: (v) => (v.count > 0 ? v.end - v.now : 0),
   };
+  return modelFrom(
+    (stored, now) => {
+      const { start, end } = windowAt(rule, now);
+      return { now, start, end, count: stored?.start === start ? stored.count : 0 };
+    },
+    arithmetic,
+    // The window's count, until the window ends (an empty count is not kept: it reads as empty anyway).
+    (view) => ({ value: view, ttlMs: view.count > 0 ? view.end - view.now : 0 }),
+  );
 }

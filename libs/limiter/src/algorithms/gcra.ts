@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { ceilDiv, floorDiv } from './integers';
-import type { AlgorithmModel } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /**
  * The theoretical arrival time, exact: TAT = ms + remainder / rate (0 ≤ remainder < rate). With the
@@ -26,13 +26,12 @@ export function gcra(rule: ResolvedRule): AlgorithmModel<GcraView> {
     return { now, ms: now + ms, remainder: ticks - ms * rate };
   };
   const resetMs = (v: GcraView) => ceilDiv(level(v), rate);
-  return {
-    open: (stored, now) => at(now, stored ? level({ ...stored, now }) : 0),
+  const arithmetic: ViewArithmetic<GcraView> = {
     available: (v) => Math.max(0, floorDiv(full - level(v), w)),
     take: (v, cost) => at(v.now, level(v) + cost * w),
     give: (v, cost) => at(v.now, Math.max(0, level(v) - cost * w)),
     retryAfterMs: (v, cost) => ceilDiv(level(v) + cost * w - full, rate),
     resetMs,
-    ttlMs: resetMs,
   };
+  return modelFrom((stored, now) => at(now, stored ? level({ ...stored, now }) : 0), arithmetic);
 }

@@ -26,5 +26,5 @@ export function modelFor(rule: ResolvedRule): AlgorithmModel<unknown> {
   return factories[rule.algorithm](rule);
 }
 
-export type { AlgorithmModel } from './model';
+export type { AlgorithmModel, ApplyMode } from './model';
 export { fixedWindow, gcra, leakyBucket, slidingLog, slidingWindow, tokenBucket };

@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { ceilDiv, floorDiv } from './integers';
-import type { AlgorithmModel } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** The level in parts (one request unit = `unit` parts; the leak is `rate` parts per ms, see ResolvedRule), as of `at`. */
 export interface LeakyBucketView {
@@ -18,19 +18,19 @@ export function leakyBucket(rule: ResolvedRule, shaper: boolean): AlgorithmModel
   const { rate, unit: w } = rule;
   const full = rule.capacity * w;
   const resetMs = (v: LeakyBucketView) => (v.level > 0 ? v.at - v.now + ceilDiv(v.level, rate) : 0);
-  return {
-    open(stored, now) {
-      if (!stored) return { now, at: now, level: 0 };
-      const elapsed = Math.max(0, now - stored.at);
-      const level = elapsed >= ceilDiv(stored.level, rate) ? 0 : stored.level - elapsed * rate;
-      return { now, at: Math.max(stored.at, now), level };
-    },
+  const arithmetic: ViewArithmetic<LeakyBucketView> = {
     available: (v) => Math.max(0, floorDiv(full - v.level, w)),
     take: (v, cost) => ({ ...v, level: v.level + cost * w }),
     give: (v, cost) => ({ ...v, level: Math.max(0, v.level - cost * w) }),
     retryAfterMs: (v, cost) => v.at - v.now + ceilDiv(v.level + cost * w - full, rate),
     resetMs,
-    ttlMs: resetMs,
     ...(shaper ? { delayMs: resetMs } : {}),
   };
+  const openAt = (stored: LeakyBucketView | undefined, now: number): LeakyBucketView => {
+    if (!stored) return { now, at: now, level: 0 };
+    const elapsed = Math.max(0, now - stored.at);
+    const level = elapsed >= ceilDiv(stored.level, rate) ? 0 : stored.level - elapsed * rate;
+    return { now, at: Math.max(stored.at, now), level };
+  };
+  return modelFrom(openAt, arithmetic);
 }

@@ -1,5 +1,5 @@
 import type { ResolvedRule } from '../rules';
-import type { AlgorithmModel } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** The admission times (one per unit, ascending) still inside the window (now − W, now]. */
 export interface SlidingLogView {
@@ -15,8 +15,7 @@ export function slidingLog(rule: ResolvedRule): AlgorithmModel<SlidingLogView> {
     const last = newest(v);
     return last === undefined ? 0 : last + windowMs - v.now;
   };
-  return {
-    open: (stored, now) => ({ now, times: (stored?.times ?? []).filter((t) => t > now - windowMs) }),
+  const arithmetic: ViewArithmetic<SlidingLogView> = {
     available: (v) => Math.max(0, limit - v.times.length),
     take(v, cost) {
       const at = v.times.findIndex((t) => t > v.now);
@@ -30,6 +29,6 @@ export function slidingLog(rule: ResolvedRule): AlgorithmModel<SlidingLogView> {
       return leaving + windowMs - v.now;
     },
     resetMs,
-    ttlMs: resetMs,
   };
+  return modelFrom((stored, now) => ({ now, times: (stored?.times ?? []).filter((t) => t > now - windowMs) }), arithmetic);
 }

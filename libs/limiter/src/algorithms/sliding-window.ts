@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { floorDiv } from './integers';
-import type { AlgorithmModel } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** Counts of the previous and the current epoch-aligned window (`index` = floor(now / W)). */
 export interface SlidingWindowView {
@@ -21,12 +21,12 @@ export function slidingWindow(rule: ResolvedRule): AlgorithmModel<SlidingWindowV
     if (v.current > 0) return 2 * w - elapsed(v);
     return v.previous > 0 ? w - elapsed(v) : 0;
   };
-  return {
-    open(stored, now) {
-      const index = floorDiv(now, w);
-      if (stored?.index === index) return { now, index, previous: stored.previous, current: stored.current };
-      return { now, index, previous: stored?.index === index - 1 ? stored.current : 0, current: 0 };
-    },
+  const openAt = (stored: SlidingWindowView | undefined, now: number): SlidingWindowView => {
+    const index = floorDiv(now, w);
+    if (stored?.index === index) return { now, index, previous: stored.previous, current: stored.current };
+    return { now, index, previous: stored?.index === index - 1 ? stored.current : 0, current: 0 };
+  };
+  const arithmetic: ViewArithmetic<SlidingWindowView> = {
     available(v) {
       const room = limit * w - v.previous * (w - elapsed(v));
       return room < 0 ? 0 : Math.max(0, floorDiv(room, w) - v.current);
@@ -45,6 +45,6 @@ export function slidingWindow(rule: ResolvedRule): AlgorithmModel<SlidingWindowV
       return w - elapsed(v) + next;
     },
     resetMs,
-    ttlMs: resetMs,
   };
+  return modelFrom(openAt, arithmetic);
 }

@@ -1,6 +1,6 @@
 import type { ResolvedRule } from '../rules';
 import { ceilDiv, floorDiv } from './integers';
-import type { AlgorithmModel } from './model';
+import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /**
  * Tokens counted in parts (one token = `unit` parts; the refill is `rate` parts per ms, see ResolvedRule), valid as of `at`
@@ -17,19 +17,19 @@ export function tokenBucket(rule: ResolvedRule): AlgorithmModel<TokenBucketView>
   const { rate, unit: w } = rule;
   const full = rule.capacity * w;
   const resetMs = (v: TokenBucketView) => (v.tokens >= full ? 0 : v.at - v.now + ceilDiv(full - v.tokens, rate));
-  return {
-    open(stored, now) {
-      if (!stored) return { now, at: now, tokens: full };
-      const tokens = Math.min(stored.tokens, full);
-      const elapsed = Math.max(0, now - stored.at);
-      const refilled = elapsed >= ceilDiv(full - tokens, rate) ? full : tokens + elapsed * rate;
-      return { now, at: Math.max(stored.at, now), tokens: refilled };
-    },
+  const arithmetic: ViewArithmetic<TokenBucketView> = {
     available: (v) => floorDiv(v.tokens, w),
     take: (v, cost) => ({ ...v, tokens: v.tokens - cost * w }),
     give: (v, cost) => ({ ...v, tokens: Math.min(full, v.tokens + cost * w) }),
     retryAfterMs: (v, cost) => v.at - v.now + ceilDiv(cost * w - v.tokens, rate),
     resetMs,
-    ttlMs: resetMs,
   };
+  const openAt = (stored: TokenBucketView | undefined, now: number): TokenBucketView => {
+    if (!stored) return { now, at: now, tokens: full };
+    const tokens = Math.min(stored.tokens, full);
+    const elapsed = Math.max(0, now - stored.at);
+    const refilled = elapsed >= ceilDiv(full - tokens, rate) ? full : tokens + elapsed * rate;
+    return { now, at: Math.max(stored.at, now), tokens: refilled };
+  };
+  return modelFrom(openAt, arithmetic);
 }

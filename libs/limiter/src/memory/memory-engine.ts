@@ -67,10 +67,12 @@ export class MemoryEngine implements Limiter {
     const prefix = tenantKeyPrefix(request.tenantId);
     const keys = keyParts.map((part, i) => prefix + part + subjectHash(subjectOf(request, i)));
     const evaluation = evaluate(operation, models, keys.map((key) => this.store.get(key, now)), amount, now);
-    evaluation.rules.forEach(({ view, write }, i) => {
+    evaluation.rules.forEach(({ view, write, numbers }, i) => {
       const key = keys[i];
       const model = models[i];
-      if (write && key !== undefined && model) this.store.set(key, view, model.ttlMs(view), now);
+      if (!write || key === undefined || !model) return;
+      const kept = model.store(view, numbers.resetMs);
+      this.store.set(key, kept.value, kept.ttlMs, now);
     });
     const numbers = evaluation.rules.map((r) => r.numbers);
     return { granted: evaluation.granted, decision: toDecision(now, evaluation.allowed, rules, numbers) };

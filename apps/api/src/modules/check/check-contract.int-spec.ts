@@ -2,7 +2,7 @@ import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../test/support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../test/support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules } from '../../../../../test/support/fixtures';
 
 // The whole check contract: tenant by key, endpoint policies (most specific wins, cost weight, subject
 // scopes, shadow, off), daily quotas on the tenant's calendar, peek / refund / lease / batch.
@@ -24,7 +24,7 @@ describe('enforcement API: the check contract', () => {
   const post = (path: string, body: unknown, token = service) => api.request('POST', path, { token, body });
   const inForce = async () => {
     const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    await api.waitForRuleVersion(ruleSet.version);
   };
   /** A tenant whose plan allows `limit` a minute, with endpoint policies on its plan. */
   const tenantWithPolicies = async (limit: number, policies: { name: string; method: string; pattern: string; cost?: number; scope?: 'tenant' | 'subject' | 'ip'; mode?: 'enforce' | 'shadow' | 'off'; limit: number }[]) => {

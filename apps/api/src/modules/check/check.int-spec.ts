@@ -17,7 +17,7 @@ describe('POST /v1/check', () => {
     key = await createServiceKey(ctx.prisma);
     scopedKey = await createServiceKey(ctx.prisma, [scoped.tenant.id]);
     const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    await ctx.api.waitForRuleVersion(ruleSet.version);
   });
 
   const check = (body: unknown, token = key, headers?: Record<string, string>) =>
@@ -27,7 +27,7 @@ describe('POST /v1/check', () => {
   const freshTenant = async () => {
     const { tenant: t } = await createTenant(ctx.prisma);
     const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+    await ctx.api.waitForRuleVersion(ruleSet.version);
     return t.slug;
   };
 
@@ -138,7 +138,7 @@ describe('POST /v1/check', () => {
     it('stops accepting a revoked key once the rule set without it is in force', async () => {
       const doomed = await createServiceKey(ctx.prisma);
       let ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
-      await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+      await ctx.api.waitForRuleVersion(ruleSet.version);
       const fresh = await freshTenant();
       expect((await check({ tenant: fresh, endpoint: 'GET /x' }, doomed)).status).toBe(200);
       await ctx.prisma.apiKey.updateMany({ where: { prefix: doomed.slice(0, 12) }, data: { revokedAt: new Date() } });

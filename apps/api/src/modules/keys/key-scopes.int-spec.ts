@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../../../../../test/support/context';
-import { createTenant, createTenantKey, waitFor } from '../../../../../test/support/fixtures';
+import { createTenant, createTenantKey } from '../../../../../test/support/fixtures';
 
 // A service key's scope names tenants by id: a slug can be given to a new tenant once its tenant is deleted, and a
 // key scoped to the deleted one must not reach the new one.
@@ -12,7 +12,7 @@ describe('service key scopes', () => {
   });
 
   const admin = (method: string, path: string, body?: unknown) => ctx.api.request(method, `/v1/admin${path}`, { token: ctx.session, body });
-  const inForce = (version: number) => waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);
+  const inForce = (version: number) => ctx.api.waitForRuleVersion(version);
   const check = (token: string, body: Record<string, unknown>) => ctx.api.request('POST', '/v1/check', { token, body: { endpoint: 'GET /x', ...body } });
   const newTenant = async (slug: string) => {
     const r = await admin('POST', '/tenants', { slug, name: `Tenant ${slug}`, planId });

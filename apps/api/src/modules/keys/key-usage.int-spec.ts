@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 import { TEST_DATABASE_URL } from '../../../../../test/support/env';
 import { createTenant, createUser, waitFor } from '../../../../../test/support/fixtures';
-import { startTcpProxy, type TcpProxy } from '../../../../../test/support/tcp-proxy';
+import { proxiedDatabase, type TcpProxy } from '../../../../../test/support/tcp-proxy';
 import { KeyUsage } from './key-usage.service';
 
 // Service and tenant keys are checked against the rule set in memory, never Postgres: when they were last used is
@@ -17,10 +17,10 @@ describe('when keys were last used', () => {
 
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    const pg = new URL(TEST_DATABASE_URL);
-    proxy = await startTcpProxy({ host: pg.hostname, port: Number(pg.port || 5432) });
-    api = await startApi({ DATABASE_URL: Object.assign(new URL(TEST_DATABASE_URL), { port: String(proxy.port) }).toString(), KEY_USAGE_FLUSH_MS: '50' });
-    session = (await api.request('POST', '/v1/auth/login', { body: await createUser(prisma) })).body.token;
+    const proxied = await proxiedDatabase(TEST_DATABASE_URL);
+    proxy = proxied.proxy;
+    api = await startApi({ DATABASE_URL: proxied.databaseUrl, KEY_USAGE_FLUSH_MS: '50' });
+    session = await api.login(await createUser(prisma));
     fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 1000 }]);
   });
   afterAll(async () => {
@@ -32,7 +32,7 @@ describe('when keys were last used', () => {
   const newKey = async (body: Record<string, unknown>) => {
     const r = await api.request('POST', '/v1/admin/keys', { token: session, body: { name: 'used', ...body } });
     expect(r.status).toBe(201);
-    await waitFor(async () => (await api.request('GET', '/health')).body.ruleVersion >= r.body.ruleVersion);
+    await api.waitForRuleVersion(r.body.ruleVersion);
     return { key: r.body.key as string, id: r.body.apiKey.id as string };
   };
   const lastUsedAt = async (id: string) => (await api.request('GET', `/v1/admin/keys/${id}`, { token: session })).body.lastUsedAt as string | null;

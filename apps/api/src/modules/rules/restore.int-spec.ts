@@ -1,15 +1,11 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../../../../../test/support/api';
-import { testDatabaseUrl, testRedisUrl } from '../../../../../test/support/env';
 import { createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
-import { recreateDatabase } from '../../../../../test/support/stack';
+import { ownStores } from '../../../../../test/support/stack';
 
 // A restore rolls back every plan: this file has a database and a Redis database of its own, so that it
 // never rolls back another test file's fixtures.
-const databaseUrl = testDatabaseUrl('restore');
-const redisUrl = testRedisUrl(3);
 
 describe('restoring a rule set version', () => {
   let prisma: PrismaClient;
@@ -19,17 +15,14 @@ describe('restoring a rule set version', () => {
   let fixture: Awaited<ReturnType<typeof createTenant>>;
 
   beforeAll(async () => {
-    await recreateDatabase(databaseUrl);
-    const redis = new Redis(redisUrl);
-    await redis.flushdb();
-    redis.disconnect();
+    const { databaseUrl, redisUrl } = await ownStores('restore', 3);
     prisma = createPrismaClient(databaseUrl, { poolSize: 2 });
     fixture = await createTenant(prisma);
     key = await createServiceKey(prisma);
     const user = await createUser(prisma);
     await publishRules(prisma, redisUrl);
     api = await startApi({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
-    session = (await api.request('POST', '/v1/auth/login', { body: user })).body.token;
+    session = await api.login(user);
   });
   afterAll(async () => {
     await api?.close();

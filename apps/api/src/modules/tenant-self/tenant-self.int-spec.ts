@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../../../../../test/support/context';
 import { TEST_REDIS_URL } from '../../../../../test/support/env';
-import { createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../test/support/fixtures';
+import { createServiceKey, createTenant, createTenantKey, publishRules } from '../../../../../test/support/fixtures';
 
 // The read-only tenant API: a tenant's users and tenant keys see their own tenant, and nothing else
 // (tenant isolation on the tenant routes; test/integration/route-matrix.int-spec.ts checks every route's status).
@@ -24,7 +24,7 @@ describe('tenant API (own tenant, read only)', () => {
     tokens.operator = ctx.session;
     tokens.service = await createServiceKey(ctx.prisma, [a.tenant.id]);
     const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
-    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);
+    await ctx.api.waitForRuleVersion(version);
   });
 
   it('shows a user and a key of tenant A their own tenant, and B theirs', async () => {

@@ -1,17 +1,14 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ErrorPanel } from '@/components/error-panel';
 import { KeysTable } from '@/components/keys-table';
-import { MutationStatusProvider } from '@/components/mutation-status';
+import { EmptyState, ListPage } from '@/components/list-page';
 import { NewKeyForm } from '@/components/new-key-form';
-import { PageHeading } from '@/components/page-heading';
 import { listKeys, listAllTenants } from '@/lib/api';
 import { KEY_KINDS, type KeyKind } from '@/lib/api-answers';
 import { keysHref, KIND_LABELS, parseKindFilter } from '@/lib/keys';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Keys' };
-
 
 interface KeysPageProps {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
@@ -26,30 +23,23 @@ export default async function KeysPage({ searchParams }: KeysPageProps) {
   });
 
   return (
-    <>
-      <PageHeading title="Keys" description="The API keys of services, tenants and operators: create one, rotate its secret or revoke it.">
-        <KindFilter current={kind} />
-      </PageHeading>
-      {!loaded.ok ? (
-        <ErrorPanel problem={loaded.problem} />
-      ) : (
-        <MutationStatusProvider>
-          <div className="plan-grid">
-            <NewKeyForm tenants={loaded.data.tenants} />
-            {loaded.data.keys.length === 0 ? (
-              <p className="card panel muted" data-testid="keys-empty">
-                {kind ? `No ${KIND_LABELS[kind].toLowerCase()} keys yet.` : 'No keys yet.'}
-              </p>
-            ) : (
-              <KeysTable
-                keys={loaded.data.keys}
-                tenantSlugs={Object.fromEntries(loaded.data.tenants.map((tenant) => [tenant.id, tenant.slug]))}
-              />
-            )}
-          </div>
-        </MutationStatusProvider>
+    <ListPage
+      title="Keys"
+      description="The API keys of services, tenants and operators: create one, rotate its secret or revoke it."
+      heading={<KindFilter current={kind} />}
+      loaded={loaded}
+    >
+      {({ keys, tenants }) => (
+        <>
+          <NewKeyForm tenants={tenants} />
+          {keys.length === 0 ? (
+            <EmptyState testId="keys-empty">{kind ? `No ${KIND_LABELS[kind].toLowerCase()} keys yet.` : 'No keys yet.'}</EmptyState>
+          ) : (
+            <KeysTable keys={keys} tenantSlugs={Object.fromEntries(tenants.map((tenant) => [tenant.id, tenant.slug]))} />
+          )}
+        </>
       )}
-    </>
+    </ListPage>
   );
 }
 

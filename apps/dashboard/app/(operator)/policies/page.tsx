@@ -1,9 +1,7 @@
 import type { Metadata } from 'next';
-import { ErrorPanel } from '@/components/error-panel';
-import { MutationStatus, MutationStatusProvider } from '@/components/mutation-status';
+import { EmptyState, ListPage, PagedList } from '@/components/list-page';
+import { MutationStatus } from '@/components/mutation-status';
 import { NewPolicyForm } from '@/components/new-policy-form';
-import { PageHeading } from '@/components/page-heading';
-import { CursorPagination } from '@/components/pagination';
 import { PolicyCard } from '@/components/policy-card';
 import { PolicyFilters } from '@/components/policy-filters';
 import { listPlans, listPolicies, listAllTenants } from '@/lib/api';
@@ -35,39 +33,29 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
   const filters = filterQuery(params);
 
   return (
-    <>
-      <PageHeading
-        title="Policies"
-        description="Limits per method and route, for every tenant on a plan or for one tenant. Every change publishes a new rule set."
-      />
-      {!loaded.ok ? (
-        <ErrorPanel problem={loaded.problem} />
-      ) : (
-        <MutationStatusProvider>
-          <div className="plan-grid">
-            <NewPolicyForm plans={loaded.data.plans} tenants={loaded.data.tenants} />
-            <PolicyFilters plans={loaded.data.plans} tenants={loaded.data.tenants} params={params} />
-            <MutationStatus statusKey="policies" className="restore-status" />
-            {loaded.data.page.items.length === 0 && trail.length === 0 ? (
-              <p className="card panel muted" data-testid="policies-empty">
-                No policies{filters.size > 0 ? ' match these filters' : ' yet'}.
-              </p>
-            ) : (
-              <>
-                {loaded.data.page.items.map((policy) => (
-                  <PolicyCard key={policy.id} policy={policy} />
-                ))}
-                <CursorPagination
-                  basePath={withQuery('/policies', filters)}
-                  trail={trail}
-                  nextCursor={loaded.data.page.nextCursor}
-                  shown={loaded.data.page.items.length}
-                />
-              </>
-            )}
-          </div>
-        </MutationStatusProvider>
+    <ListPage
+      title="Policies"
+      description="Limits per method and route, for every tenant on a plan or for one tenant. Every change publishes a new rule set."
+      loaded={loaded}
+    >
+      {({ page, plans, tenants }) => (
+        <>
+          <NewPolicyForm plans={plans} tenants={tenants} />
+          <PolicyFilters plans={plans} tenants={tenants} params={params} />
+          <MutationStatus statusKey="policies" className="restore-status" />
+          <PagedList
+            page={page}
+            trail={trail}
+            basePath={withQuery('/policies', filters)}
+            empty={<EmptyState testId="policies-empty">No policies{filters.size > 0 ? ' match these filters' : ' yet'}.</EmptyState>}
+            grouped={false}
+          >
+            {page.items.map((policy) => (
+              <PolicyCard key={policy.id} policy={policy} />
+            ))}
+          </PagedList>
+        </>
       )}
-    </>
+    </ListPage>
   );
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ErrorPanel } from '@/components/error-panel';
+import { EmptyState } from '@/components/list-page';
 import { PageHeading } from '@/components/page-heading';
 import { CursorPagination } from '@/components/pagination';
 import { RuleSetCompareForm } from '@/components/rule-set-compare';
@@ -66,7 +67,7 @@ export default async function RuleSetsPage({ searchParams }: RuleSetsPageProps) 
       {!page.ok ? (
         <ErrorPanel problem={page.problem} />
       ) : page.data.items.length === 0 && trail.length === 0 ? (
-        <p className="card panel muted">No rule set has been published yet.</p>
+        <EmptyState>No rule set has been published yet.</EmptyState>
       ) : (
         <RuleSetRestoreProvider>
           <RestoreStatus />

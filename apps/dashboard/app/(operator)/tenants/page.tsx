@@ -1,9 +1,6 @@
 import type { Metadata } from 'next';
-import { ErrorPanel } from '@/components/error-panel';
-import { MutationStatusProvider } from '@/components/mutation-status';
+import { EmptyState, ListPage, PagedList } from '@/components/list-page';
 import { NewTenantForm } from '@/components/new-tenant-form';
-import { PageHeading } from '@/components/page-heading';
-import { CursorPagination } from '@/components/pagination';
 import { TenantsTable } from '@/components/tenants-table';
 import { listPlans, listTenants } from '@/lib/api';
 import { cursorTrail, type SearchParams } from '@/lib/pagination';
@@ -26,30 +23,15 @@ export default async function TenantsPage({ searchParams }: TenantsPageProps) {
   });
 
   return (
-    <>
-      <PageHeading title="Tenants" description="Every tenant, the plan it is on and whether its traffic is admitted." />
-      {!loaded.ok ? (
-        <ErrorPanel problem={loaded.problem} />
-      ) : (
-        <MutationStatusProvider>
-          <div className="plan-grid">
-            <NewTenantForm plans={loaded.data.plans} />
-            {loaded.data.page.items.length === 0 && trail.length === 0 ? (
-              <p className="card panel muted">No tenants yet.</p>
-            ) : (
-              <div>
-                <TenantsTable tenants={loaded.data.page.items} plans={loaded.data.plans} />
-                <CursorPagination
-                  basePath="/tenants"
-                  trail={trail}
-                  nextCursor={loaded.data.page.nextCursor}
-                  shown={loaded.data.page.items.length}
-                />
-              </div>
-            )}
-          </div>
-        </MutationStatusProvider>
+    <ListPage title="Tenants" description="Every tenant, the plan it is on and whether its traffic is admitted." loaded={loaded}>
+      {({ page, plans }) => (
+        <>
+          <NewTenantForm plans={plans} />
+          <PagedList page={page} trail={trail} basePath="/tenants" empty={<EmptyState>No tenants yet.</EmptyState>}>
+            <TenantsTable tenants={page.items} plans={plans} />
+          </PagedList>
+        </>
       )}
-    </>
+    </ListPage>
   );
 }

@@ -1,10 +1,8 @@
 import type { Metadata } from 'next';
-import { ErrorPanel } from '@/components/error-panel';
 import { FilterForm } from '@/components/filter-form';
-import { MutationStatus, MutationStatusProvider } from '@/components/mutation-status';
+import { EmptyState, ListPage, PagedList } from '@/components/list-page';
+import { MutationStatus } from '@/components/mutation-status';
 import { NewUserForm } from '@/components/new-user-form';
-import { PageHeading } from '@/components/page-heading';
-import { CursorPagination } from '@/components/pagination';
 import { UsersTable } from '@/components/users-table';
 import { getMe, listAccounts, listAllTenants } from '@/lib/api';
 import { USER_ROLES } from '@/lib/api-answers';
@@ -36,46 +34,35 @@ export default async function UsersPage({ searchParams }: UsersPageProps) {
   const filters = filterQuery(params);
 
   return (
-    <>
-      <PageHeading
-        title="Users"
-        description="Who signs in to the dashboard: operators, who manage everything, and tenant users, who see their own tenant's limits and keys."
-      />
-      {!loaded.ok ? (
-        <ErrorPanel problem={loaded.problem} />
-      ) : (
-        <MutationStatusProvider>
-          <div className="plan-grid">
-            <NewUserForm tenants={loaded.data.tenants} />
-            <FilterForm
-              path={USERS_PATH}
-              label="Filter users"
-              testPrefix="user"
-              params={params}
-              filters={[
-                { name: 'role', label: 'Role', options: USER_ROLES.map((role) => ({ value: role, label: ROLE_LABELS[role] })) },
-                { name: 'tenantId', label: 'Tenant', options: loaded.data.tenants.map((t) => ({ value: t.id, label: `${t.name} (${t.slug})` })) },
-              ]}
-            />
-            <MutationStatus statusKey="users" className="restore-status" />
-            {loaded.data.page.items.length === 0 && trail.length === 0 ? (
-              <p className="card panel muted" data-testid="users-empty">
-                No users{filters.size > 0 ? ' match these filters' : ' yet'}.
-              </p>
-            ) : (
-              <div>
-                <UsersTable accounts={loaded.data.page.items} selfId={loaded.data.selfId} />
-                <CursorPagination
-                  basePath={withQuery(USERS_PATH, filters)}
-                  trail={trail}
-                  nextCursor={loaded.data.page.nextCursor}
-                  shown={loaded.data.page.items.length}
-                />
-              </div>
-            )}
-          </div>
-        </MutationStatusProvider>
+    <ListPage
+      title="Users"
+      description="Who signs in to the dashboard: operators, who manage everything, and tenant users, who see their own tenant's limits and keys."
+      loaded={loaded}
+    >
+      {({ page, tenants, selfId }) => (
+        <>
+          <NewUserForm tenants={tenants} />
+          <FilterForm
+            path={USERS_PATH}
+            label="Filter users"
+            testPrefix="user"
+            params={params}
+            filters={[
+              { name: 'role', label: 'Role', options: USER_ROLES.map((role) => ({ value: role, label: ROLE_LABELS[role] })) },
+              { name: 'tenantId', label: 'Tenant', options: tenants.map((t) => ({ value: t.id, label: `${t.name} (${t.slug})` })) },
+            ]}
+          />
+          <MutationStatus statusKey="users" className="restore-status" />
+          <PagedList
+            page={page}
+            trail={trail}
+            basePath={withQuery(USERS_PATH, filters)}
+            empty={<EmptyState testId="users-empty">No users{filters.size > 0 ? ' match these filters' : ' yet'}.</EmptyState>}
+          >
+            <UsersTable accounts={page.items} selfId={selfId} />
+          </PagedList>
+        </>
       )}
-    </>
+    </ListPage>
   );
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { ErrorPanel } from '@/components/error-panel';
 import { KeysTable } from '@/components/keys-table';
+import { EmptyState } from '@/components/list-page';
 import { PageHeading } from '@/components/page-heading';
 import { listOwnKeys } from '@/lib/api';
 import { loadWithSession } from '@/lib/session';
@@ -19,9 +20,7 @@ export default async function PortalKeysPage() {
       {!keys.ok ? (
         <ErrorPanel problem={keys.problem} />
       ) : keys.data.length === 0 ? (
-        <p className="card panel muted" data-testid="keys-empty">
-          No keys yet.
-        </p>
+        <EmptyState testId="keys-empty">No keys yet.</EmptyState>
       ) : (
         <KeysTable keys={keys.data} />
       )}

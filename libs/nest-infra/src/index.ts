@@ -1,0 +1,2 @@
+export { InfraModule, PRISMA, REDIS, type InfraOptions } from './infra.module';
+export { waitUntilReady } from './wait-until-ready';
