@@ -89,7 +89,7 @@ describe('the README\'s admin API answers', () => {
     expect(examples.map((e) => `${e.method} ${e.path}`)).toEqual([
       'POST /v1/admin/keys',
       'GET /v1/admin/keys/$KEY_ID',
-      'GET /v1/admin/keys?kind=service&limit=1',
+      'GET /v1/admin/keys?kind=service&pageSize=1',
       'POST /v1/admin/keys',
     ]);
     let keyId = '';

@@ -16,10 +16,10 @@ export interface Ran {
 }
 
 /** Runs a program to its end, killed after `timeoutMs`; a failure is a value for the caller to judge. */
-export function run(file: string, args: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<Ran> {
+export function run(file: string, args: readonly string[], options: { cwd: string; timeoutMs: number; env?: Record<string, string> }): Promise<Ran> {
   // The npm of `npm test` passes its configuration down as npm_* variables (the repository's .npmrc among it),
   // which would reach the npm runs below in a project that is not the repository.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), ...options.env };
   return new Promise((resolve, reject) => {
     execFile(file, args, { cwd: options.cwd, env, timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve({ code: 0, signal: null, stdout, stderr });

@@ -8,6 +8,7 @@ import { answerClientError } from './common/client-error';
 import { answerFrameworkError, ErrorFilter } from './common/error.filter';
 import { EnforcementHttp } from './modules/check/enforcement-http';
 import { enforcementOpenApiPaths } from './modules/check/enforcement.openapi';
+import { withErrorAnswers } from './common/openapi-errors';
 import type { ApiConfig } from './config/config';
 
 /**
@@ -35,10 +36,14 @@ export async function createApp(config: ApiConfig, { logDestination }: { logDest
     .setDescription('Enforcement (`/v1/check`) and administration of plans, tenants and rule sets.')
     .setVersion('0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'service key (tg_…) or dashboard session (tg_sess_…)' })
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-tollgate-key', description: "forward-auth: the gateway's service key (header name: FORWARD_AUTH_SERVICE_KEY_HEADER)" }, 'gateway')
     .build();
   SwaggerModule.setup('docs', app, () => {
     const document = SwaggerModule.createDocument(app, openApi);
-    return { ...document, paths: { ...enforcementOpenApiPaths(), ...document.paths } };
+    const enforcement = enforcementOpenApiPaths();
+    // The enforcement routes describe their own errors; /health answers its own body, never an error envelope.
+    const own = new Set([...Object.keys(enforcement), '/health']);
+    return withErrorAnswers({ ...document, paths: { ...enforcement, ...document.paths } }, { skip: (path) => own.has(path) });
   });
   return app;
 }

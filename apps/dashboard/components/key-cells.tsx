@@ -1,4 +1,4 @@
-import type { KeyKind } from '@/lib/api-types';
+import type { KeyKind } from '@/lib/api-answers';
 import { KIND_LABELS, type KeyScope, type KeyStatus } from '@/lib/keys';
 
 interface Moment {

@@ -1,4 +1,4 @@
-import type { ApiKey } from '@/lib/api-types';
+import type { ApiKey } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { keyScope, keyStatus } from '@/lib/keys';
 import { DataTable } from './data-table';

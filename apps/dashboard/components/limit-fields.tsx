@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import type { PlanLimit } from '@/lib/api-types';
+import type { PlanLimit } from '@/lib/api-answers';
 import { submittedValue, type FormState } from '@/lib/form-state';
 import { formatAlgorithm } from '@/lib/format';
 import { ALGORITHMS, CALENDAR_CHOICES, splitWindow, usesBurst, WINDOW_UNITS } from '@/lib/limits';

@@ -1,4 +1,4 @@
-import type { LimitInForce } from '@/lib/api-types';
+import type { LimitInForce } from '@/lib/api-answers';
 import { LimitSummary } from './limit-summary';
 
 interface LimitListProps {

@@ -2,7 +2,7 @@
 
 import { type ReactNode, useState } from 'react';
 import { editLimit, removeLimit } from '@/lib/actions/limits';
-import type { PlanLimit } from '@/lib/api-types';
+import type { PlanLimit } from '@/lib/api-answers';
 import { LimitEditor, LimitRemover } from './limit-editor';
 import { LimitForm } from './limit-save';
 import { LimitSummary } from './limit-summary';

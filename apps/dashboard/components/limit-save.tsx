@@ -2,7 +2,7 @@
 
 import { createContext, use, useActionState, useEffect, type ReactNode } from 'react';
 import { saveLimit, type SaveLimitState } from '@/lib/actions/limits';
-import type { PlanLimit } from '@/lib/api-types';
+import type { PlanLimit } from '@/lib/api-answers';
 import { formatWindow } from '@/lib/format';
 import { useMutationStatus, useSuccessMessage } from './mutation-status';
 import { SubmitButton } from './submit-button';

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import type { UserRole } from '@/lib/api-types';
+import type { UserRole } from '@/lib/api-answers';
 
 const LINKS: Record<UserRole, readonly { href: string; label: string; id: string }[]> = {
   operator: [

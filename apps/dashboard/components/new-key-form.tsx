@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { newKey } from '@/lib/actions/keys';
-import { KEY_KINDS, type KeyKind } from '@/lib/api-types';
+import { KEY_KINDS, type KeyKind } from '@/lib/api-answers';
 import { attemptKey, submittedValue, type FormState } from '@/lib/form-state';
 import { isKeyKind, KIND_LABELS } from '@/lib/keys';
 import { CreateForm } from './create-form';

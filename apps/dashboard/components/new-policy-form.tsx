@@ -1,7 +1,7 @@
 'use client';
 
 import { newPolicy } from '@/lib/actions/policies';
-import { POLICY_METHODS } from '@/lib/api-types';
+import { POLICY_METHODS } from '@/lib/api-answers';
 import { attemptKey, formError, type FormState } from '@/lib/form-state';
 import { CreateForm } from './create-form';
 import { Field } from './form-field';

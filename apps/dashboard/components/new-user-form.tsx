@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { newAccount } from '@/lib/actions/users';
-import { USER_ROLES, type UserRole } from '@/lib/api-types';
+import { USER_ROLES, type UserRole } from '@/lib/api-answers';
 import { attemptKey, submittedValue, type FormState } from '@/lib/form-state';
 import { isUserRole, ROLE_LABELS } from '@/lib/users';
 import { CreateForm } from './create-form';

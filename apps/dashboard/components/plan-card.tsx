@@ -1,4 +1,4 @@
-import type { Plan } from '@/lib/api-types';
+import type { Plan } from '@/lib/api-answers';
 import { PlanFooter } from './limit-add';
 import { LimitListHead, LimitRow } from './limit-row';
 import { PlanHeader } from './plan-header';

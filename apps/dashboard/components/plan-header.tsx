@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { removePlan, renamePlan } from '@/lib/actions/plans';
-import type { Plan } from '@/lib/api-types';
+import type { Plan } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
 import { ConfirmForm } from './confirm-submit';
 import { Field } from './form-field';

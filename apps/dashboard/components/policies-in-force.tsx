@@ -1,4 +1,4 @@
-import type { PolicyInForce } from '@/lib/api-types';
+import type { PolicyInForce } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
 import { MODE_LABELS, SCOPE_LABELS } from '@/lib/policies';
 import { LimitList } from './limit-list';

@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { editPolicy, removePolicy } from '@/lib/actions/policies';
-import type { Policy } from '@/lib/api-types';
+import type { Policy } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
 import { ownerLabel, SCOPE_LABELS } from '@/lib/policies';
 import { ConfirmForm } from './confirm-submit';

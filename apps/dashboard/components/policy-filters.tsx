@@ -1,4 +1,4 @@
-import { POLICY_METHODS, POLICY_MODES } from '@/lib/api-types';
+import { POLICY_METHODS, POLICY_MODES } from '@/lib/api-answers';
 import { FilterForm } from './filter-form';
 import type { NamedOption } from './named-select';
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { addPolicyLimit, editPolicyLimit, removePolicyLimit } from '@/lib/actions/policies';
-import type { PlanLimit, Policy } from '@/lib/api-types';
+import type { PlanLimit, Policy } from '@/lib/api-answers';
 import { AddLimit } from './limit-add';
 import { LimitEditor, LimitRemover } from './limit-editor';
 import { EditableLimitRow, SAVE_LIMIT } from './limit-row';

@@ -1,5 +1,5 @@
-import type { Policy } from '@/lib/api-types';
-import { FAILURE_MODES, POLICY_MODES, SUBJECT_SCOPES } from '@/lib/api-types';
+import type { Policy } from '@/lib/api-answers';
+import { FAILURE_MODES, POLICY_MODES, SUBJECT_SCOPES } from '@/lib/api-answers';
 import type { FormState } from '@/lib/form-state';
 import { FAILURE_MODE_LABELS, MODE_LABELS, SCOPE_LABELS } from '@/lib/policies';
 import { Field } from './form-field';

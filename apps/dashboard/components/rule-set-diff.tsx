@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import type { RuleSetChange } from '@/lib/api-types';
+import type { RuleSetChange } from '@/lib/api-answers';
 import { formatCount, formatJsonValue } from '@/lib/format';
 
 interface RuleSetDiffPanelProps {

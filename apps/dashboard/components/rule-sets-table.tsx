@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { RuleSetVersionSummary } from '@/lib/api-types';
+import type { RuleSetVersionSummary } from '@/lib/api-answers';
 import { formatCount, formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { ruleSetsHref } from '@/lib/rule-sets';
 import { DataTable } from './data-table';

@@ -1,5 +1,5 @@
 import { signOut } from '@/lib/actions/auth';
-import type { RuleSetSummary, User } from '@/lib/api-types';
+import type { RuleSetSummary, User } from '@/lib/api-answers';
 import { formatTimestamp } from '@/lib/format';
 import { Brand } from './brand';
 import { NavLinks } from './nav-links';

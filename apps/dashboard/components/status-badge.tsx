@@ -1,4 +1,4 @@
-import type { Tenant } from '@/lib/api-types';
+import type { Tenant } from '@/lib/api-answers';
 
 /** A tenant's status, or `current` for the rule set version every API node enforces. */
 export function StatusBadge({ status }: { status: Tenant['status'] | 'current' }) {

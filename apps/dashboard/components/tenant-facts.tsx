@@ -1,4 +1,4 @@
-import type { Tenant } from '@/lib/api-types';
+import type { Tenant } from '@/lib/api-answers';
 import { StatusBadge } from './status-badge';
 
 interface TenantFactsProps {

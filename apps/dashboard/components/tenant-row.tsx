@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { editTenant, removeTenant, setTenantStatus } from '@/lib/actions/tenants';
-import type { Tenant } from '@/lib/api-types';
+import type { Tenant } from '@/lib/api-answers';
 import { ActionRow } from './action-row';
 import { ConfirmForm, HiddenFields } from './confirm-submit';
 import { Field } from './form-field';

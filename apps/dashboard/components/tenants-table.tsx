@@ -1,4 +1,4 @@
-import type { Tenant } from '@/lib/api-types';
+import type { Tenant } from '@/lib/api-answers';
 import { DataTable } from './data-table';
 import type { NamedOption } from './named-select';
 import { TenantRow } from './tenant-row';

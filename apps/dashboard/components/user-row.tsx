@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { removeAccount, renameAccount, setAccountPassword } from '@/lib/actions/users';
-import type { Account } from '@/lib/api-types';
+import type { Account } from '@/lib/api-answers';
 import { ROLE_LABELS } from '@/lib/users';
 import { ActionRow } from './action-row';
 import { ConfirmForm } from './confirm-submit';

@@ -1,4 +1,4 @@
-import type { Account } from '@/lib/api-types';
+import type { Account } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { DataTable } from './data-table';
 import { UserRow } from './user-row';

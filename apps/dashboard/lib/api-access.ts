@@ -1,32 +1,17 @@
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
-import {
-  accountPageSchema,
-  accountSchema,
-  keyListSchema,
-  keyResponseSchema,
-  keySecretResponseSchema,
-  ownLimitsSchema,
-  ownTenantSchema,
-  type Account,
-  type AccountPage,
-  type ApiKey,
-  type KeyKind,
-  type KeyResponse,
-  type KeySecretResponse,
-  type OwnLimits,
-  type OwnTenant,
-  type UserRole,
-} from './api-types';
+import { keyAnswerSchema, keyListSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, ownLimitsSchema, ownTenantSchema, userPageSchema, userViewSchema } from '@tollgate/domain';
+import type { Account, AccountPage, ApiKey, KeyKind, KeyResponse, KeySecretResponse, OwnLimits, OwnTenant, UserRole } from './api-answers';
 
 // API keys, dashboard accounts, and a tenant user's own tenant (the portal).
 export async function listKeys(token: string, filter: { kind?: KeyKind; tenantId?: string; revoked?: boolean } = {}): Promise<ApiKey[]> {
-  const query = new URLSearchParams();
+  // One page, as many as the keys page shows.
+  const query = new URLSearchParams({ pageSize: '100' });
   if (filter.kind) query.set('kind', filter.kind);
   if (filter.tenantId) query.set('tenantId', filter.tenantId);
   if (filter.revoked !== undefined) query.set('revoked', String(filter.revoked));
   const search = query.toString();
-  return (await apiRequest(`/v1/admin/keys${search ? `?${search}` : ''}`, keyListSchema, { token })).items;
+  return (await apiRequest(`/v1/admin/keys${search ? `?${search}` : ''}`, keyPageSchema, { token })).items;
 }
 
 export type NewKey =
@@ -36,7 +21,7 @@ export type NewKey =
 
 /** A new key; its secret is in this answer only. Bad input is a 400 on its field, too many in a minute a 429. */
 export function createKey(token: string, key: NewKey): Promise<KeySecretResponse> {
-  return apiRequest('/v1/admin/keys', keySecretResponseSchema, { method: 'POST', token, body: key });
+  return apiRequest('/v1/admin/keys', keySecretAnswerSchema, { method: 'POST', token, body: key });
 }
 
 function keyPath(keyId: string, action: 'revoke' | 'rotate'): string {
@@ -45,12 +30,12 @@ function keyPath(keyId: string, action: 'revoke' | 'rotate'): string {
 
 /** A 409 when the key is already revoked or expired. */
 export function revokeKey(token: string, keyId: string): Promise<KeyResponse> {
-  return apiRequest(keyPath(keyId, 'revoke'), keyResponseSchema, { method: 'POST', token });
+  return apiRequest(keyPath(keyId, 'revoke'), keyAnswerSchema, { method: 'POST', token });
 }
 
 /** A new secret for the key; the old one keeps working for `overlapSeconds`. A 409 when revoked or expired. */
 export function rotateKey(token: string, keyId: string, overlapSeconds: number): Promise<KeySecretResponse> {
-  return apiRequest(keyPath(keyId, 'rotate'), keySecretResponseSchema, { method: 'POST', token, body: { overlapSeconds } });
+  return apiRequest(keyPath(keyId, 'rotate'), keyRotationAnswerSchema, { method: 'POST', token, body: { overlapSeconds } });
 }
 
 export interface AccountFilter {
@@ -60,22 +45,22 @@ export interface AccountFilter {
 
 /** Accounts by e-mail, a page at a time; `cursor` is the previous page's `nextCursor`. */
 export function listAccounts(token: string, filter: AccountFilter, cursor: string | undefined, pageSize = 50): Promise<AccountPage> {
-  const query = new URLSearchParams({ limit: String(pageSize) });
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
   for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
   if (cursor) query.set('cursor', cursor);
-  return apiRequest(`/v1/admin/users?${query}`, accountPageSchema, { token });
+  return apiRequest(`/v1/admin/users?${query}`, userPageSchema, { token });
 }
 
 export type NewAccount = { email: string; name: string; password: string } & ({ role: 'operator' } | { role: 'tenant'; tenantId: string });
 
 /** A taken e-mail is a 409 `conflict` on `email`; a short password a 400 on `password`. */
 export function createAccount(token: string, account: NewAccount): Promise<Account> {
-  return apiRequest('/v1/admin/users', accountSchema, { method: 'POST', token, body: account });
+  return apiRequest('/v1/admin/users', userViewSchema, { method: 'POST', token, body: account });
 }
 
 /** A new name, or a new password (which ends every session of the account). */
 export function updateAccount(token: string, userId: string, patch: { name?: string; password?: string }): Promise<Account> {
-  return apiRequest(adminPath('users', userId), accountSchema, { method: 'PATCH', token, body: patch });
+  return apiRequest(adminPath('users', userId), userViewSchema, { method: 'PATCH', token, body: patch });
 }
 
 /** A 409 `conflict` for the caller's own account. */

@@ -1,8 +1,6 @@
 import type { z } from 'zod';
 import { config } from './config';
-import {
-  errorBodySchema,
-} from './api-types';
+import { errorBodySchema } from '@tollgate/domain';
 
 /** The dashboard's one way to the API: JSON over HTTP with a session token, every failure an ApiError. */
 const REQUEST_TIMEOUT_MS = 8_000;

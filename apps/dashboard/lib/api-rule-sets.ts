@@ -1,16 +1,6 @@
 import { ApiError, apiRequest } from './api-client';
-import {
-  restoreRuleSetResponseSchema,
-  ruleSetDiffSchema,
-  ruleSetPageSchema,
-  ruleSetSummarySchema,
-  ruleSetVersionSchema,
-  type RestoreRuleSetResponse,
-  type RuleSetDiff,
-  type RuleSetPage,
-  type RuleSetSummary,
-  type RuleSetVersion,
-} from './api-types';
+import { restoreAnswerSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema } from '@tollgate/domain';
+import type { RestoreRuleSetResponse, RuleSetDiff, RuleSetPage, RuleSetSummary, RuleSetVersion } from './api-answers';
 
 // Rule set versions: the one in force, history, diff, restore.
 /** The rule set every API node enforces now, or null before the first one is published. */
@@ -25,7 +15,7 @@ export async function getCurrentRuleSet(token: string): Promise<RuleSetSummary |
 
 /** Rule set versions, newest first; `before` is the previous page's `nextBefore`. */
 export function listRuleSets(token: string, before: string | undefined, pageSize = 20): Promise<RuleSetPage> {
-  const query = new URLSearchParams({ limit: String(pageSize) });
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
   if (before) query.set('before', before);
   return apiRequest(`/v1/admin/rule-sets?${query}`, ruleSetPageSchema, { token });
 }
@@ -42,5 +32,5 @@ export function diffRuleSets(token: string, from: number, to: number): Promise<R
 
 /** Puts the plans, limits and plan assignments of `version` back, published as a new version. */
 export function restoreRuleSet(token: string, version: number): Promise<RestoreRuleSetResponse> {
-  return apiRequest(`/v1/admin/rule-sets/${version}/restore`, restoreRuleSetResponseSchema, { method: 'POST', token });
+  return apiRequest(`/v1/admin/rule-sets/${version}/restore`, restoreAnswerSchema, { method: 'POST', token });
 }

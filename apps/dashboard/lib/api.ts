@@ -1,36 +1,12 @@
-import { CLIENT_ADDRESS_HEADER, type Calendar } from '@tollgate/domain';
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
 import { allPages } from './pagination';
 import {
-  loginResponseSchema,
-  meResponseSchema,
-  overrideResponseSchema,
-  planListSchema,
-  planResponseSchema,
-  planSchema,
-  policyPageSchema,
-  policyResponseSchema,
-  ruleVersionResponseSchema,
-  tenantPageSchema,
-  tenantResponseSchema,
-  tenantSchema,
-  updateLimitResponseSchema,
-  type LimitOverride,
-  type LoginResponse,
-  type OverrideResponse,
-  type Plan,
-  type PlanResponse,
-  type Policy,
-  type PolicyPage,
-  type PolicyResponse,
-  type RuleVersionResponse,
-  type Tenant,
-  type TenantPage,
-  type TenantResponse,
-  type UpdateLimitResponse,
-  type User,
-} from './api-types';
+  type Calendar,
+  CLIENT_ADDRESS_HEADER,
+  PAGE_SIZE,
+  limitAnswerSchema, loginAnswerSchema, meAnswerSchema, overrideAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, policyAnswerSchema, policyPageSchema, ruleVersionAnswerSchema, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
+import type { LoginResponse, OverrideResponse, Plan, PlanResponse, Policy, PolicyPage, PolicyResponse, RuleVersionResponse, Tenant, TenantPage, TenantResponse, UpdateLimitResponse, User } from './api-answers';
 
 // The dashboard's calls to the Tollgate API, by resource. The transport is api-client.ts; keys, accounts and the
 // tenant portal are api-access.ts, rule sets api-rule-sets.ts (all re-exported here: import from `@/lib/api`).
@@ -41,7 +17,7 @@ export * from './api-rule-sets';
 /** `signedClientAddress`: the browser's address as the dashboard's server signed it (server.mts), passed on as is. */
 export function login(email: string, password: string, signedClientAddress?: string): Promise<LoginResponse> {
   const headers = signedClientAddress ? { [CLIENT_ADDRESS_HEADER]: signedClientAddress } : undefined;
-  return apiRequest('/v1/auth/login', loginResponseSchema, { method: 'POST', body: { email, password }, headers });
+  return apiRequest('/v1/auth/login', loginAnswerSchema, { method: 'POST', body: { email, password }, headers });
 }
 
 export async function logout(token: string): Promise<void> {
@@ -49,20 +25,20 @@ export async function logout(token: string): Promise<void> {
 }
 
 export async function getMe(token: string): Promise<User> {
-  return (await apiRequest('/v1/auth/me', meResponseSchema, { token })).user;
+  return (await apiRequest('/v1/auth/me', meAnswerSchema, { token })).user;
 }
 
 /** Every plan (page after page; at most MAX_LISTED). */
 export async function listPlans(token: string): Promise<Plan[]> {
-  const query = (cursor: string | undefined) => new URLSearchParams({ limit: '200', ...(cursor ? { cursor } : {}) });
-  return (await allPages((cursor) => apiRequest(`/v1/admin/plans?${query(cursor)}`, planListSchema, { token }))).items;
+  const query = (cursor: string | undefined) => new URLSearchParams({ pageSize: String(PAGE_SIZE.max), ...(cursor ? { cursor } : {}) });
+  return (await allPages((cursor) => apiRequest(`/v1/admin/plans?${query(cursor)}`, planPageSchema, { token }))).items;
 }
 
 
 const planPath = (planId: string, ...rest: string[]) => adminPath('plans', planId, ...rest);
 
 export function getPlan(token: string, planId: string): Promise<Plan> {
-  return apiRequest(planPath(planId), planSchema, { token });
+  return apiRequest(planPath(planId), planViewSchema, { token });
 }
 
 export interface NewLimit {
@@ -78,39 +54,39 @@ export type LimitPatch = Partial<Pick<NewLimit, 'windowS' | 'limit' | 'algorithm
 
 /** A new plan with its first limits; a taken slug is a 409 `conflict`. */
 export function createPlan(token: string, plan: { slug: string; name: string; limits: NewLimit[] }): Promise<PlanResponse> {
-  return apiRequest('/v1/admin/plans', planResponseSchema, { method: 'POST', token, body: plan });
+  return apiRequest('/v1/admin/plans', planAnswerSchema, { method: 'POST', token, body: plan });
 }
 
 export function renamePlan(token: string, planId: string, name: string): Promise<PlanResponse> {
-  return apiRequest(planPath(planId), planResponseSchema, { method: 'PATCH', token, body: { name } });
+  return apiRequest(planPath(planId), planAnswerSchema, { method: 'PATCH', token, body: { name } });
 }
 
 /** A 409 `conflict` while tenants are on the plan. */
 export function deletePlan(token: string, planId: string): Promise<RuleVersionResponse> {
-  return apiRequest(planPath(planId), ruleVersionResponseSchema, { method: 'DELETE', token });
+  return apiRequest(planPath(planId), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }
 
 export function createPlanLimit(token: string, planId: string, limit: NewLimit): Promise<UpdateLimitResponse> {
-  return apiRequest(planPath(planId, 'limits'), updateLimitResponseSchema, { method: 'POST', token, body: limit });
+  return apiRequest(planPath(planId, 'limits'), limitAnswerSchema, { method: 'POST', token, body: limit });
 }
 
 export function updatePlanLimit(token: string, planId: string, limitId: string, patch: LimitPatch): Promise<UpdateLimitResponse> {
-  return apiRequest(planPath(planId, 'limits', limitId), updateLimitResponseSchema, { method: 'PATCH', token, body: patch });
+  return apiRequest(planPath(planId, 'limits', limitId), limitAnswerSchema, { method: 'PATCH', token, body: patch });
 }
 
 export function deletePlanLimit(token: string, planId: string, limitId: string): Promise<RuleVersionResponse> {
-  return apiRequest(planPath(planId, 'limits', limitId), ruleVersionResponseSchema, { method: 'DELETE', token });
+  return apiRequest(planPath(planId, 'limits', limitId), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }
 
 export function listTenants(token: string, cursor: string | undefined, pageSize = 50): Promise<TenantPage> {
-  const query = new URLSearchParams({ limit: String(pageSize) });
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
   if (cursor) query.set('cursor', cursor);
   return apiRequest(`/v1/admin/tenants?${query}`, tenantPageSchema, { token });
 }
 
 /** Every tenant, for pickers (page after page of the API's largest page; at most MAX_LISTED, `truncated` beyond). */
 export function listAllTenants(token: string): Promise<{ items: TenantPage['items']; truncated: boolean }> {
-  return allPages((cursor) => listTenants(token, cursor, 200));
+  return allPages((cursor) => listTenants(token, cursor, PAGE_SIZE.max));
 }
 
 export interface NewTenant {
@@ -123,33 +99,33 @@ export interface NewTenant {
 
 /** A new tenant on a plan; a taken slug is a 409 `conflict`, an unknown time zone a 400 on `timeZone`. */
 export function createTenant(token: string, tenant: NewTenant): Promise<TenantResponse> {
-  return apiRequest('/v1/admin/tenants', tenantResponseSchema, { method: 'POST', token, body: tenant });
+  return apiRequest('/v1/admin/tenants', tenantAnswerSchema, { method: 'POST', token, body: tenant });
 }
 
 const tenantPath = (tenantId: string, ...rest: string[]) => adminPath('tenants', tenantId, ...rest);
 
 export function getTenant(token: string, tenantId: string): Promise<Tenant> {
-  return apiRequest(tenantPath(tenantId), tenantSchema, { token });
+  return apiRequest(tenantPath(tenantId), tenantViewSchema, { token });
 }
 
 /** Renames, moves to another plan, changes the time zone, suspends or resumes. */
 export function updateTenant(token: string, tenantId: string, patch: Partial<Omit<NewTenant, 'slug'>>): Promise<TenantResponse> {
-  return apiRequest(tenantPath(tenantId), tenantResponseSchema, { method: 'PATCH', token, body: patch });
+  return apiRequest(tenantPath(tenantId), tenantAnswerSchema, { method: 'PATCH', token, body: patch });
 }
 
 /** Deletes the tenant with its overrides, policies, keys and users. */
 export function deleteTenant(token: string, tenantId: string): Promise<RuleVersionResponse> {
-  return apiRequest(tenantPath(tenantId), ruleVersionResponseSchema, { method: 'DELETE', token });
+  return apiRequest(tenantPath(tenantId), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }
 
 /** The tenant's own limit `name`: replaces its plan's limit of that name, or adds one. A bad name is a 400 without a field. */
-export function setTenantOverride(token: string, tenantId: string, name: string, override: Omit<LimitOverride, 'name'>): Promise<OverrideResponse> {
-  return apiRequest(tenantPath(tenantId, 'overrides', name), overrideResponseSchema, { method: 'PUT', token, body: override });
+export function setTenantOverride(token: string, tenantId: string, name: string, override: Omit<NewLimit, 'name'>): Promise<OverrideResponse> {
+  return apiRequest(tenantPath(tenantId, 'overrides', name), overrideAnswerSchema, { method: 'PUT', token, body: override });
 }
 
 /** The plan's limit of that name applies again, if there is one. */
 export function removeTenantOverride(token: string, tenantId: string, name: string): Promise<RuleVersionResponse> {
-  return apiRequest(tenantPath(tenantId, 'overrides', name), ruleVersionResponseSchema, { method: 'DELETE', token });
+  return apiRequest(tenantPath(tenantId, 'overrides', name), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }
 
 export interface PolicyFilter {
@@ -161,7 +137,7 @@ export interface PolicyFilter {
 
 /** A page of policies (pattern, then method order), filtered. */
 export function listPolicies(token: string, filter: PolicyFilter, cursor: string | undefined, pageSize = 50): Promise<PolicyPage> {
-  const query = new URLSearchParams({ limit: String(pageSize) });
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
   for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
   if (cursor) query.set('cursor', cursor);
   return apiRequest(`/v1/admin/policies?${query}`, policyPageSchema, { token });
@@ -175,25 +151,25 @@ const policyPath = (policyId: string, ...rest: string[]) => adminPath('policies'
 
 /** A 409 `conflict` when the owner has a policy for this route or of this name; a 400 `rule_set_invalid` when it cannot run. */
 export function createPolicy(token: string, policy: NewPolicy): Promise<PolicyResponse> {
-  return apiRequest('/v1/admin/policies', policyResponseSchema, { method: 'POST', token, body: policy });
+  return apiRequest('/v1/admin/policies', policyAnswerSchema, { method: 'POST', token, body: policy });
 }
 
 export function updatePolicy(token: string, policyId: string, patch: PolicyPatch): Promise<PolicyResponse> {
-  return apiRequest(policyPath(policyId), policyResponseSchema, { method: 'PATCH', token, body: patch });
+  return apiRequest(policyPath(policyId), policyAnswerSchema, { method: 'PATCH', token, body: patch });
 }
 
 export function deletePolicy(token: string, policyId: string): Promise<RuleVersionResponse> {
-  return apiRequest(policyPath(policyId), ruleVersionResponseSchema, { method: 'DELETE', token });
+  return apiRequest(policyPath(policyId), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }
 
 export function createPolicyLimit(token: string, policyId: string, limit: NewLimit): Promise<UpdateLimitResponse> {
-  return apiRequest(policyPath(policyId, 'limits'), updateLimitResponseSchema, { method: 'POST', token, body: limit });
+  return apiRequest(policyPath(policyId, 'limits'), limitAnswerSchema, { method: 'POST', token, body: limit });
 }
 
 export function updatePolicyLimit(token: string, policyId: string, limitId: string, patch: LimitPatch): Promise<UpdateLimitResponse> {
-  return apiRequest(policyPath(policyId, 'limits', limitId), updateLimitResponseSchema, { method: 'PATCH', token, body: patch });
+  return apiRequest(policyPath(policyId, 'limits', limitId), limitAnswerSchema, { method: 'PATCH', token, body: patch });
 }
 
 export function deletePolicyLimit(token: string, policyId: string, limitId: string): Promise<RuleVersionResponse> {
-  return apiRequest(policyPath(policyId, 'limits', limitId), ruleVersionResponseSchema, { method: 'DELETE', token });
+  return apiRequest(policyPath(policyId, 'limits', limitId), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }

@@ -1,4 +1,4 @@
-import type { UserRole } from './api-types';
+import type { UserRole } from './api-answers';
 import { safeReturnPath } from './format';
 
 /**

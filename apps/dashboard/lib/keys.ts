@@ -1,4 +1,4 @@
-import { KEY_KINDS, type ApiKey, type KeyKind } from './api-types';
+import { KEY_KINDS, type ApiKey, type KeyKind } from './api-answers';
 
 /**
  * What the keys page shows and how its forms read back. Pure, so the page, its client components and the

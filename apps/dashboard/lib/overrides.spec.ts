@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { LimitOverride, PlanLimit } from './api-types';
+import type { LimitOverride, PlanLimit } from './api-answers';
 import { tenantLimitRows } from './overrides';
 
-const planLimit = (name: string, limit: number): PlanLimit => ({ id: `id-${name}`, name, windowS: 60, limit, algorithm: 'fixed_window', burst: null });
-const override = (name: string, limit: number): LimitOverride => ({ name, windowS: 60, limit, algorithm: 'token_bucket', burst: 5 });
+const planLimit = (name: string, limit: number): PlanLimit => ({ id: `id-${name}`, name, windowS: 60, limit, algorithm: 'fixed_window', burst: null, calendar: null });
+const override = (name: string, limit: number): LimitOverride => ({ name, windowS: 60, limit, algorithm: 'token_bucket', burst: 5, calendar: null });
 
 describe('tenantLimitRows', () => {
   it("pairs each plan limit with the tenant's override of the same name, in the plan's order", () => {

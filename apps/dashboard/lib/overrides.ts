@@ -1,4 +1,4 @@
-import type { LimitOverride, PlanLimit } from './api-types';
+import type { LimitOverride, PlanLimit } from './api-answers';
 
 /**
  * One row of a tenant's limits: its plan's limit of that name, the tenant's override of it, or both (the override

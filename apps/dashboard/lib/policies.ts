@@ -1,4 +1,4 @@
-import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES, type Policy } from './api-types';
+import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES, type Policy } from './api-answers';
 import { type FieldProblem, readWholeNumber } from './limits';
 
 /**

@@ -1,4 +1,4 @@
-import { USER_ROLES, type UserRole } from './api-types';
+import { USER_ROLES, type UserRole } from './api-answers';
 import type { AccountFilter } from './api';
 import type { SearchParams } from './pagination';
 

@@ -10,6 +10,7 @@ export * from './check-contract';
 export * from './check';
 export * from './rate-limit-headers';
 export * from './policies';
+export * from './answers';
 export * from './client-address';
 export * from './signed-client-address';
 export * from './trust-proxy';

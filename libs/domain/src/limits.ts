@@ -84,9 +84,6 @@ function refineShape(limit: LimitShape, ctx: z.RefinementCtx): void {
 export const limitSchema = z.object({ name: limitNameSchema, ...limitInputFields }).superRefine(refineShape);
 export type Limit = z.infer<typeof limitSchema>;
 
-/** A stored limit with its id (plan limits, policy limits), as the admin API shows it. */
-export type LimitView = Limit & { id: string };
-
 /** What a limit without a calendar had until calendars were explicit: a fixed window of exactly a day followed it. */
 export function legacyCalendar(limit: { windowS: unknown; algorithm: unknown }): Calendar | null {
   return limit.algorithm === 'fixed_window' && limit.windowS === DAY_S ? 'day' : null;

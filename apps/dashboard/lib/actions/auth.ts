@@ -5,7 +5,7 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { ApiError, login, logout } from '../api';
-import type { LoginResponse } from '../api-types';
+import type { LoginResponse } from '../api-answers';
 import { landingPath } from '../home';
 import { describeFailure, endSession, readToken, startSession } from '../session';
 

@@ -2,7 +2,7 @@
 
 import { refresh } from 'next/cache';
 import { createPlanLimit, deletePlanLimit, updatePlanLimit } from '../api';
-import type { UpdateLimitResponse } from '../api-types';
+import type { UpdateLimitResponse } from '../api-answers';
 import type { FormState } from '../form-state';
 import { isProblem, readLimitShape } from '../limits';
 import { apiFailure, formText, live, mutate, rejected } from '../mutation';

@@ -2,7 +2,7 @@
 
 import { refresh } from 'next/cache';
 import { ApiError, restoreRuleSet } from '../api';
-import type { RestoreRuleSetResponse } from '../api-types';
+import type { RestoreRuleSetResponse } from '../api-answers';
 import { endExpiredSession } from '../mutation';
 import { describeFailure, requireToken } from '../session';
 

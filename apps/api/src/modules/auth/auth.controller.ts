@@ -1,10 +1,12 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { ApiBearerAuth, ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode, loginAnswerSchema, meAnswerSchema } from '@tollgate/domain';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { ApiAnswer, ApiNoContent } from '../../common/api-json-body';
 import { type Caller, CurrentCaller } from '../../common/caller';
+import { errorResponse } from '../../common/openapi-errors';
 import { ZodPipe } from '../../common/zod.pipe';
 import { ClientAddress } from './client-address.service';
 import { LoginThrottle } from './login-throttle.service';
@@ -33,6 +35,10 @@ export class AuthController {
   @HttpCode(200)
   @Access('public')
   @ApiBody({ schema: { example: { email: 'admin@tollgate.local', password: 'tollgate-demo' } } })
+  @ApiAnswer(loginAnswerSchema)
+  @ApiResponse({ status: 401, ...errorResponse(401, 'unauthenticated: wrong e-mail or password') })
+  @ApiResponse({ status: 403, ...errorResponse(403, 'forbidden: a signed client address the API cannot verify') })
+  @ApiResponse({ status: 429, ...errorResponse(429) })
   async login(@Body(new ZodPipe(loginSchema)) body: z.infer<typeof loginSchema>, @Req() request: FastifyRequest) {
     const address = await this.clientAddress.of(request);
     const { token, expiresAt, user } = await this.throttle.attempt(body.email, address, () => this.sessions.login(body.email, body.password));
@@ -43,6 +49,7 @@ export class AuthController {
   @HttpCode(204)
   @Access('operator', 'tenant')
   @ApiBearerAuth()
+  @ApiNoContent('signed out')
   async logout(@CurrentCaller() caller: Caller): Promise<void> {
     if ((caller.kind === 'operator' || caller.kind === 'tenant') && caller.sessionId) await this.sessions.logout(caller.sessionId);
   }
@@ -51,6 +58,7 @@ export class AuthController {
   @Get('me')
   @Access('operator', 'tenant')
   @ApiBearerAuth()
+  @ApiAnswer(meAnswerSchema)
   me(@CurrentCaller() caller: Caller): { user: SessionUser } {
     if (caller.kind === 'operator') return { user: caller.user };
     if (caller.kind === 'tenant' && caller.user) return { user: { ...caller.user, tenantId: caller.tenantId } };

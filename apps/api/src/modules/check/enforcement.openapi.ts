@@ -1,60 +1,77 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { batchCheckRequestSchema, checkRequestSchema, leaseRequestSchema } from '@tollgate/domain';
+import { batchCheckRequestSchema, batchCheckResultSchema, checkRequestSchema, checkResultSchema, leaseRequestSchema, leaseResultSchema } from '@tollgate/domain';
 import { z } from 'zod';
+import { openApiSchema } from '../../common/api-json-body';
+import { errorResponse } from '../../common/openapi-errors';
 import { FORWARD_AUTH_ROUTE } from './enforcement-http';
 
 type Paths = OpenAPIObject['paths'];
 type Operation = NonNullable<Paths[string]['post']>;
 
 const EXAMPLE = { tenant: 'acme', endpoint: 'POST /v1/messages', subject: 'user-42', cost: 1 };
-const DECISION = { description: 'the decision: a denial is `allowed: false`, with the rate-limit headers in the body and on this response' };
+const decision = (schema: z.ZodType) => ({
+  description: 'the decision: a denial is `allowed: false`, with the rate-limit headers in the body and on this response',
+  content: { 'application/json': { schema: openApiSchema(schema, 'output') } },
+});
 const ERRORS = {
-  '400': { description: 'validation_failed: the body is not a check (field names the first problem)' },
-  '401': { description: 'unauthenticated: missing, unknown, revoked or expired service key' },
-  '403': { description: 'forbidden: not a service key' },
-  '404': { description: 'not_found: a tenant this key may not check, or none of that slug' },
-  '503': { description: 'redis_unavailable: the quota store did not decide and the failure mode is closed (Retry-After)' },
+  '400': errorResponse(400, 'validation_failed: the body is not a check (field names the first problem)'),
+  '401': errorResponse(401, 'unauthenticated: missing, unknown, revoked or expired service key'),
+  '403': errorResponse(403, 'forbidden: not a service key'),
+  '404': errorResponse(404, 'not_found: a tenant this key may not check, or none of that slug'),
+  '413': errorResponse(413),
+  '415': errorResponse(415),
+  '422': errorResponse(422, 'cost_exceeds_capacity: the cost is more than a limit can ever hold'),
+  '500': errorResponse(500),
+  '503': errorResponse(503, 'redis_unavailable: the quota store did not decide and the failure mode is closed (Retry-After)'),
 };
 
 const json = (schema: z.ZodType, example: unknown) => ({
   required: true,
-  content: { 'application/json': { schema: { ...(z.toJSONSchema(schema, { io: 'input' }) as object), example } } },
+  content: { 'application/json': { schema: { ...openApiSchema(schema, 'input'), example } } },
 });
 
-const post = (summary: string, schema: z.ZodType, example: unknown): { post: Operation } => ({
-  post: { tags: ['enforcement'], summary, security: [{ bearer: [] }], requestBody: json(schema, example), responses: { '200': DECISION, ...ERRORS } },
+const post = (operationId: string, summary: string, schema: z.ZodType, example: unknown, answer: z.ZodType = checkResultSchema): { post: Operation } => ({
+  post: { tags: ['enforcement'], operationId, summary, security: [{ bearer: [] }], requestBody: json(schema, example), responses: { '200': decision(answer), ...ERRORS } },
 });
 
 /**
  * The enforcement routes in the OpenAPI document. They are Fastify routes (enforcement.routes.ts), which Nest's
  * document builder does not see, so they are described here from the same zod schemas that validate them.
  */
+/** What forward-auth answers a gateway (enforcement.routes.ts): a pass, or a denial with why and when to retry. */
+const verdictSchema = z.object({ allowed: z.boolean(), degraded: z.boolean().optional(), retryAfterMs: z.number().optional(), reason: z.string().optional() });
+const verdict = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(verdictSchema, 'output') } } });
+
 export function enforcementOpenApiPaths(): Paths {
   const forwardAuth: Operation = {
     tags: ['enforcement'],
     summary: 'Forward-auth for gateways (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth, Envoy ext_authz); any method',
+    security: [{ gateway: [] }],
     parameters: [
-      { name: 'x-tollgate-key', in: 'header', required: true, description: "the gateway's service key (header name: FORWARD_AUTH_SERVICE_KEY_HEADER)", schema: { type: 'string' } },
       { name: 'x-forwarded-method', in: 'header', required: false, description: 'the original method (FORWARD_AUTH_ORIGINAL=x-forwarded, the default; x-original-method with x-original)', schema: { type: 'string' } },
       { name: 'x-forwarded-uri', in: 'header', required: false, description: 'the original URI (FORWARD_AUTH_ORIGINAL=x-forwarded, the default; x-original-uri with x-original); its path at most 2048 bytes', schema: { type: 'string' } },
       { name: 'deny_status', in: 'query', required: false, description: 'status of a denial (401, 403 or 429…); not read with FORWARD_AUTH_ORIGINAL=path', schema: { type: 'integer' } },
     ],
     responses: {
-      '200': { description: 'the request may pass' },
-      '400': { description: 'the original method or URI is missing from the configured source, or malformed (validation_failed)' },
-      '401': { description: 'no or a bad credential (gateway or client key)' },
-      '414': { description: 'the original path is over 2048 bytes (uri_too_long); nothing is counted' },
-      '429': { description: 'denied (or the configured deny status), with Retry-After' },
+      '200': verdict('the request may pass'),
+      '400': errorResponse(400, 'the original method or URI is missing from the configured source, or malformed (validation_failed)'),
+      '401': {
+        description: "no or a bad credential: the gateway's (the error envelope) or the client's key (a denial, `reason: key_…`)",
+        content: { 'application/json': { schema: { oneOf: [openApiSchema(verdictSchema, 'output'), { $ref: '#/components/schemas/Error401' }] } } },
+      },
+      '414': errorResponse(414, 'the original path is over 2048 bytes (uri_too_long); nothing is counted'),
+      '429': verdict('denied (or the configured deny status), with Retry-After'),
+      '503': errorResponse(503, 'redis_unavailable: the quota store did not decide and the failure mode is closed (Retry-After)'),
     },
   };
   return {
-    '/v1/check': post('May this request pass, at this cost? Charges every limit when it may (all or nothing).', checkRequestSchema, EXAMPLE),
-    '/v1/check/peek': post('The same decision without charging anything: what a check would answer now.', checkRequestSchema, EXAMPLE),
-    '/v1/check/refund': post('Gives `cost` back to every limit (never above capacity).', checkRequestSchema, EXAMPLE),
-    '/v1/check/lease': post('Takes up to `max` units from every limit at once, to spend locally; `granted` says how many.', leaseRequestSchema, { tenant: 'acme', endpoint: 'POST /v1/messages', max: 100 }),
-    '/v1/check/batch': post('Several checks in one call, each decided on its own, answered in order; a bad check gets its own error.', batchCheckRequestSchema, {
+    '/v1/check': post('check', 'May this request pass, at this cost? Charges every limit when it may (all or nothing).', checkRequestSchema, EXAMPLE),
+    '/v1/check/peek': post('peek', 'The same decision without charging anything: what a check would answer now.', checkRequestSchema, EXAMPLE),
+    '/v1/check/refund': post('refund', 'Gives `cost` back to every limit (never above capacity).', checkRequestSchema, EXAMPLE),
+    '/v1/check/lease': post('lease', 'Takes up to `max` units from every limit at once, to spend locally; `granted` says how many.', leaseRequestSchema, { tenant: 'acme', endpoint: 'POST /v1/messages', max: 100 }, leaseResultSchema),
+    '/v1/check/batch': post('batch', 'Several checks in one call, each decided on its own, answered in order; a bad check gets its own error.', batchCheckRequestSchema, {
       checks: [EXAMPLE, { ...EXAMPLE, subject: 'user-43', cost: 3 }],
-    }),
-    [FORWARD_AUTH_ROUTE]: { get: forwardAuth, post: forwardAuth },
+    }, batchCheckResultSchema),
+    [FORWARD_AUTH_ROUTE]: { get: { ...forwardAuth, operationId: 'forwardAuthGet' }, post: { ...forwardAuth, operationId: 'forwardAuthPost' } },
   };
 }

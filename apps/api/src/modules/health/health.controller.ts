@@ -1,14 +1,26 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { PrismaClient } from '@tollgate/db';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { ApiAnswer, openApiSchema } from '../../common/api-json-body';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { RuleCache } from '../rules/rule-cache.service';
 
 const PROBE_TIMEOUT_MS = 1_000;
 type Status = 'up' | 'down';
+
+const revision = z.object({ installation: z.string(), version: z.int() });
+/** What /health answers, 200 or 503 alike: what is up, and the rule set this node enforces. */
+const healthSchema = z.object({
+  status: z.enum(['ok', 'degraded']),
+  checks: z.object({ postgres: z.enum(['up', 'down']), redis: z.enum(['up', 'down']), ruleSet: z.enum(['loaded', 'missing', 'foreign', 'not-committed']) }),
+  ruleVersion: z.int().nullable(),
+  /** `foreign` or `not-committed`: the rule set this node enforces and the one Redis holds. */
+  mismatch: z.object({ enforcing: revision.nullable(), redis: revision }).optional(),
+});
 
 @ApiTags('health')
 @Controller()
@@ -26,7 +38,9 @@ export class HealthController {
    */
   @Get('health')
   @Access('public')
-  async health(@Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiAnswer(healthSchema, 200, 'ready')
+  @ApiResponse({ status: 503, description: 'not ready: what is down or wrong', content: { 'application/json': { schema: openApiSchema(healthSchema, 'output') } } })
+  async health(@Res({ passthrough: true }) reply: FastifyReply): Promise<z.output<typeof healthSchema>> {
     const [postgres, redis] = await Promise.all([
       probe(() => this.prisma.$queryRaw`select 1`),
       probe(() => this.redis.ping()),

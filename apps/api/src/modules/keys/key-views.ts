@@ -1,28 +1,7 @@
-/** A tenant a service key may check, named for people (the check itself goes by id). */
-export interface ScopedTenantView {
-  id: string;
-  slug: string;
-  name: string;
-}
+import type { KeyView } from '@tollgate/domain';
 
-export interface KeyView {
-  id: string;
-  kind: 'tenant' | 'service' | 'operator';
-  name: string;
-  prefix: string;
-  tenantId: string | null;
-  /** A service key that may check every tenant, those created later included. */
-  allTenants: boolean;
-  /**
-   * The tenants a service key may check when not `allTenants`, by slug; empty: none (the tenants it was scoped to
-   * were deleted). Always empty for tenant and operator keys.
-   */
-  tenants: ScopedTenantView[];
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-}
+export type { KeyView };
+type ScopedTenantView = KeyView['tenants'][number];
 
 /** What a key's view needs beside its own columns: the tenants of its scope (Prisma `include`). */
 export const keyInclude = { scopedTenants: { select: { tenant: { select: { id: true, slug: true, name: true } } } } } as const;

@@ -1,15 +1,17 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { ApiBearerAuth, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AppError, ErrorCode, keyAnswerSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, keyViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
+import { errorResponse } from '../../common/openapi-errors';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { found } from '../../common/found';
+import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { SelfLimiter } from '../auth/self-limiter.service';
 import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './dto/key.schemas';
@@ -34,8 +36,8 @@ export class KeysController {
   @ApiQuery({ name: 'kind', required: false, enum: ['tenant', 'service', 'operator'] })
   @ApiQuery({ name: 'tenantId', required: false })
   @ApiQuery({ name: 'revoked', required: false, enum: ['true', 'false'] })
-  @ApiQuery({ name: 'limit', required: false, example: 100 })
-  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiPage()
+  @ApiAnswer(keyPageSchema)
   async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyView[]; nextCursor: string | null }> {
     // Newest first; the cursor is the last key seen, and a page goes on strictly after it (creation time, then id).
     const after = query.cursor ? await this.prisma.apiKey.findUnique({ where: { id: query.cursor }, select: { id: true, createdAt: true } }) : null;
@@ -48,15 +50,16 @@ export class KeysController {
         ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
       },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: query.limit + 1,
+      take: query.pageSize + 1,
       include: keyInclude,
     });
-    const page = rows.slice(0, query.limit);
-    return { items: page.map(toKeyView), nextCursor: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null };
+    const page = rows.slice(0, query.pageSize);
+    return { items: page.map(toKeyView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
   }
 
   @Get(':keyId')
   @Access('operator')
+  @ApiAnswer(keyViewSchema)
   async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyView> {
     return toKeyView(found(await this.prisma.apiKey.findUnique({ where: { id: keyId }, include: keyInclude }), 'key'));
   }
@@ -65,6 +68,8 @@ export class KeysController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newKeySchema, { kind: 'service', name: 'checkout gateway', tenants: ['acme'] })
+  @ApiAnswer(keySecretAnswerSchema, 201)
+  @ApiResponse({ status: 429, ...errorResponse(429) })
   async create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newKeySchema)) input: NewKey) {
     const actor = actorOf(caller);
     await this.selfLimiter.admit('key-creation', actor, 30, 'too many keys created; try again later');
@@ -74,6 +79,7 @@ export class KeysController {
   @Post(':keyId/revoke')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(keyAnswerSchema)
   revoke(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string) {
     return this.revokeKey.execute(actorOf(caller), keyId);
   }
@@ -83,6 +89,8 @@ export class KeysController {
   @HttpCode(200)
   @Access('operator')
   @ApiJsonBody(rotateSchema, { overlapSeconds: 3600 })
+  @ApiAnswer(keyRotationAnswerSchema)
+  @ApiResponse({ status: 429, ...errorResponse(429) })
   async rotate(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string, @Body(new ZodPipe(rotateSchema)) body: z.infer<typeof rotateSchema>) {
     const actor = actorOf(caller);
     await this.selfLimiter.admit('key-creation', actor, 30, 'too many keys created; try again later');

@@ -75,13 +75,13 @@ describe('API keys', () => {
       const names: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { status: number; body: { items: { name: string }[]; nextCursor: string | null } } = await admin('GET', `?tenantId=${tenant.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        const page: { status: number; body: { items: { name: string }[]; nextCursor: string | null } } = await admin('GET', `?tenantId=${tenant.id}&pageSize=2${cursor ? `&cursor=${cursor}` : ''}`);
         expect(page.status).toBe(200);
         names.push(...page.body.items.map((k) => k.name));
         cursor = page.body.nextCursor;
       } while (cursor);
       expect(names).toEqual(['k4', 'k3', 'k2', 'k1', 'k0']);
-      expect((await admin('GET', '?limit=0')).status).toBe(400);
+      expect((await admin('GET', '?pageSize=0')).status).toBe(400);
       expect((await admin('GET', '?cursor=00000000-0000-4000-8000-000000000000')).body.error).toMatchObject({ code: 'validation_failed', field: 'cursor' });
     });
   });

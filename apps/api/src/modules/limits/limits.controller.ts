@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, HttpCode, Param, Patch, Post, type Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema } from '@tollgate/domain';
+import { limitAnswerSchema, type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -39,6 +39,7 @@ export function limitsController({ name, kind, base, param, tag, examples }: Lim
     @Post()
     @Access('operator')
     @ApiJsonBody(newLimitSchema, examples.create)
+    @ApiAnswer(limitAnswerSchema, 201)
     createLimit(@CurrentCaller() caller: Caller, @Param(param, IdPipe) ownerId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
       return this.addLimit.execute(actorOf(caller), kind, ownerId, input);
     }
@@ -47,6 +48,7 @@ export function limitsController({ name, kind, base, param, tag, examples }: Lim
     @Patch(':limitId')
     @Access('operator')
     @ApiJsonBody(limitPatchSchema, examples.patch)
+    @ApiAnswer(limitAnswerSchema)
     patchLimit(
       @CurrentCaller() caller: Caller,
       @Param(param, IdPipe) ownerId: string,
@@ -59,6 +61,7 @@ export function limitsController({ name, kind, base, param, tag, examples }: Lim
     @Delete(':limitId')
     @HttpCode(200)
     @Access('operator')
+    @ApiAnswer(ruleVersionAnswerSchema)
     deleteLimit(@CurrentCaller() caller: Caller, @Param(param, IdPipe) ownerId: string, @Param('limitId', IdPipe) limitId: string) {
       return this.removeLimit.execute(actorOf(caller), kind, ownerId, { id: limitId });
     }

@@ -1,12 +1,8 @@
+import type { PlanView } from '@tollgate/domain';
 import { limitOrder, toLimitView, type LimitView } from '../limits/limit-views';
 
-export interface PlanView {
-  id: string;
-  slug: string;
-  name: string;
-  tenantCount: number;
-  limits: LimitView[];
-}
+// The answers' shapes are the domain's (libs/domain/src/answers.ts): a view that drifts from its schema fails the type check.
+export type { LimitView, PlanView };
 
 /** What to load with a plan to show it. */
 export const planInclude = {

@@ -1,14 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { freeText, slug } from '@tollgate/domain';
+import { freeText, planAnswerSchema, planPageSchema, planViewSchema, ruleVersionAnswerSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
@@ -17,7 +18,7 @@ import { planInclude, toPlanView, type PlanView } from './plan-views';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
 
 const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(200),
+  ...pageSizeQuery,
   /** The slug of the last plan of the previous page. */
   cursor: slug.optional(),
   /** Plans whose slug or name contains this (case-insensitive). */
@@ -39,9 +40,9 @@ export class PlansController {
   /** Every plan with its limits and how many tenants are on it. */
   @Get()
   @Access('operator')
-  @ApiQuery({ name: 'limit', required: false, example: 200 })
-  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiPage()
   @ApiQuery({ name: 'q', required: false, description: 'part of a slug or name' })
+  @ApiAnswer(planPageSchema)
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: PlanView[]; nextCursor: string | null }> {
     const plans = await this.prisma.plan.findMany({
       where: {
@@ -50,14 +51,15 @@ export class PlansController {
       },
       orderBy: { slug: 'asc' },
       include: planInclude,
-      take: query.limit + 1,
+      take: query.pageSize + 1,
     });
-    const page = plans.slice(0, query.limit);
-    return { items: page.map(toPlanView), nextCursor: plans.length > query.limit ? (page.at(-1)?.slug ?? null) : null };
+    const page = plans.slice(0, query.pageSize);
+    return { items: page.map(toPlanView), nextCursor: plans.length > query.pageSize ? (page.at(-1)?.slug ?? null) : null };
   }
 
   @Get(':planId')
   @Access('operator')
+  @ApiAnswer(planViewSchema)
   async get(@Param('planId', IdPipe) planId: string): Promise<PlanView> {
     return toPlanView(found(await this.prisma.plan.findUnique({ where: { id: planId }, include: planInclude }), 'plan'));
   }
@@ -65,6 +67,7 @@ export class PlansController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', limit: 50000, calendar: 'day' }] })
+  @ApiAnswer(planAnswerSchema, 201)
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPlanSchema)) input: NewPlan) {
     return this.createPlan.execute(actorOf(caller), input);
   }
@@ -72,6 +75,7 @@ export class PlansController {
   @Patch(':planId')
   @Access('operator')
   @ApiJsonBody(planPatchSchema, { name: 'Business (2027)' })
+  @ApiAnswer(planAnswerSchema)
   update(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(planPatchSchema)) patch: PlanPatch) {
     return this.updatePlan.execute(actorOf(caller), planId, patch);
   }
@@ -80,6 +84,7 @@ export class PlansController {
   @Delete(':planId')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string) {
     return this.deletePlan.execute(actorOf(caller), planId);
   }

@@ -60,7 +60,7 @@ describe('plans admin API', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { status: number; body: { items: { slug: string }[]; nextCursor: string | null } } = await nodeA.request('GET', `/v1/admin/plans?limit=7${cursor ? `&cursor=${cursor}` : ''}`, { token: session });
+        const page: { status: number; body: { items: { slug: string }[]; nextCursor: string | null } } = await nodeA.request('GET', `/v1/admin/plans?pageSize=7${cursor ? `&cursor=${cursor}` : ''}`, { token: session });
         expect(page.status).toBe(200);
         expect(page.body.items.length).toBeLessThanOrEqual(7);
         seen.push(...page.body.items.map((p) => p.slug));
@@ -68,7 +68,7 @@ describe('plans admin API', () => {
       } while (cursor);
       expect(seen).toEqual([...seen].sort());
       expect(new Set(seen).size).toBe(await prisma.plan.count());
-      for (const bad of ['limit=0', 'limit=201', 'cursor=NOT%20A%20SLUG', 'extra=1']) {
+      for (const bad of ['pageSize=0', 'pageSize=201', 'limit=7', 'cursor=NOT%20A%20SLUG', 'extra=1']) {
         expect((await nodeA.request('GET', `/v1/admin/plans?${bad}`, { token: session })).status).toBe(400);
       }
     });

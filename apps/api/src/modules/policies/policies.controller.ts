@@ -1,14 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { POLICY_METHODS, POLICY_MODES } from '@tollgate/domain';
+import { POLICY_METHODS, POLICY_MODES, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { found } from '../../common/found';
+import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import {
   type ListPoliciesQuery,
@@ -52,12 +53,12 @@ export class PoliciesController {
   /** Policies ordered by pattern and method, a page at a time (`nextCursor` is null on the last page). */
   @Get()
   @Access('operator')
-  @ApiQuery({ name: 'limit', required: false, example: 50 })
-  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiPage()
   @ApiQuery({ name: 'planId', required: false, description: 'policies of this plan' })
   @ApiQuery({ name: 'tenantId', required: false, description: 'policies of this tenant (its own, not its plan\'s)' })
   @ApiQuery({ name: 'method', required: false, enum: POLICY_METHODS })
   @ApiQuery({ name: 'mode', required: false, enum: POLICY_MODES })
+  @ApiAnswer(policyPageSchema)
   async list(@Query(new ZodPipe(listPoliciesQuery)) query: ListPoliciesQuery): Promise<{ items: PolicyView[]; nextCursor: string | null }> {
     const rows = await this.prisma.endpointPolicy.findMany({
       where: {
@@ -68,16 +69,17 @@ export class PoliciesController {
         ...(query.mode ? { mode: query.mode } : {}),
       },
       orderBy: policyOrder,
-      take: query.limit + 1,
+      take: query.pageSize + 1,
       include: policyInclude,
     });
-    const page = rows.slice(0, query.limit);
+    const page = rows.slice(0, query.pageSize);
     const last = page.at(-1);
-    return { items: page.map(toPolicyView), nextCursor: rows.length > query.limit && last ? encodePolicyCursor(last) : null };
+    return { items: page.map(toPolicyView), nextCursor: rows.length > query.pageSize && last ? encodePolicyCursor(last) : null };
   }
 
   @Get(':policyId')
   @Access('operator')
+  @ApiAnswer(policyViewSchema)
   async get(@Param('policyId', IdPipe) policyId: string): Promise<PolicyView> {
     return toPolicyView(found(await this.prisma.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude }), 'policy'));
   }
@@ -86,6 +88,7 @@ export class PoliciesController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newPolicySchema, EXAMPLE_POLICY)
+  @ApiAnswer(policyAnswerSchema, 201)
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPolicySchema)) input: NewPolicy) {
     return this.createPolicy.execute(actorOf(caller), input);
   }
@@ -94,6 +97,7 @@ export class PoliciesController {
   @Patch(':policyId')
   @Access('operator')
   @ApiJsonBody(policyPatchSchema, { mode: 'enforce', cost: 2, failureMode: 'closed' })
+  @ApiAnswer(policyAnswerSchema)
   update(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(policyPatchSchema)) patch: PolicyPatch) {
     return this.updatePolicy.execute(actorOf(caller), policyId, patch);
   }
@@ -101,6 +105,7 @@ export class PoliciesController {
   @Delete(':policyId')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string) {
     return this.deletePolicy.execute(actorOf(caller), policyId);
   }

@@ -129,7 +129,7 @@ describe('endpoint policies admin API', () => {
       do {
         const r: { status: number; body: { items: { pattern: string; method: string; id: string }[]; nextCursor: string | null } } = await call(
           'GET',
-          `?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+          `?pageSize=2${cursor ? `&cursor=${cursor}` : ''}`,
         );
         expect(r.status).toBe(200);
         expect(r.body.items.length).toBeLessThanOrEqual(2);
@@ -152,7 +152,8 @@ describe('endpoint policies admin API', () => {
     });
 
     it.each([
-      ['a bad page size', 'limit=0', 'limit'],
+      ['a bad page size', 'pageSize=0', 'pageSize'],
+      ['the page size by its old name', 'limit=2', 'limit'],
       ['an unknown method', 'method=FETCH', 'method'],
       ['an unknown mode', 'mode=maybe', 'mode'],
       ['a malformed plan id', 'planId=nope', 'planId'],

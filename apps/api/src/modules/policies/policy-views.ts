@@ -1,26 +1,7 @@
-import type { FailureMode, PolicyMethod, PolicyMode, SubjectScope } from '@tollgate/domain';
-import { limitOrder, toLimitView, type LimitView } from '../limits/limit-views';
+import type { PolicyMethod, PolicyView } from '@tollgate/domain';
+import { limitOrder, toLimitView } from '../limits/limit-views';
 
-interface OwnerRef {
-  id: string;
-  slug: string;
-  name: string;
-}
-
-/** An endpoint policy as the admin API shows it: exactly one of `plan` and `tenant` is set. */
-export interface PolicyView {
-  id: string;
-  plan: OwnerRef | null;
-  tenant: OwnerRef | null;
-  name: string;
-  method: PolicyMethod;
-  pattern: string;
-  cost: number;
-  scope: SubjectScope;
-  mode: PolicyMode;
-  failureMode: FailureMode;
-  limits: LimitView[];
-}
+export type { PolicyView };
 
 const owner = { select: { id: true, slug: true, name: true } };
 

@@ -1,19 +1,21 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, ruleVersionQuery } from '@tollgate/domain';
+import { AppError, ErrorCode, restoreAnswerSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema, ruleVersionQuery } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { diffJson, type JsonChange } from '@tollgate/rules';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
+import { ApiAnswer } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { VersionPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { RestoreRuleSetUseCase } from './use-cases/restore-rule-set.use-case';
 
 const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  ...pageSizeQuery,
   /** Versions older than this one (the previous page's last version). */
   before: ruleVersionQuery.optional(),
 });
@@ -38,25 +40,26 @@ export class RuleSetsController {
   /** Versions, newest first, a page at a time (`nextBefore` is null on the last page). */
   @Get()
   @Access('operator')
-  @ApiQuery({ name: 'limit', required: false, example: 50 })
-  @ApiQuery({ name: 'before', required: false })
+  @ApiPage('before', 'nextBefore of the previous page')
+  @ApiAnswer(ruleSetPageSchema)
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: VersionSummary[]; nextBefore: number | null }> {
     const rows = await this.prisma.ruleSetVersion.findMany({
       where: query.before ? { version: { lt: query.before } } : {},
       orderBy: { version: 'desc' },
-      take: query.limit + 1,
+      take: query.pageSize + 1,
       select: { version: true, createdAt: true, author: true, diff: true },
     });
-    const page = rows.slice(0, query.limit);
+    const page = rows.slice(0, query.pageSize);
     return {
       items: page.map((r) => ({ version: r.version, createdAt: r.createdAt.toISOString(), author: r.author, changes: Array.isArray(r.diff) ? r.diff.length : 0 })),
-      nextBefore: rows.length > query.limit ? (page.at(-1)?.version ?? null) : null,
+      nextBefore: rows.length > query.pageSize ? (page.at(-1)?.version ?? null) : null,
     };
   }
 
   /** The newest committed rule set version. */
   @Get('current')
   @Access('operator')
+  @ApiAnswer(ruleSetSummarySchema)
   async current(): Promise<{ version: number; createdAt: string; author: string }> {
     const row = await this.prisma.ruleSetVersion.findFirst({
       orderBy: { version: 'desc' },
@@ -71,6 +74,7 @@ export class RuleSetsController {
   @Access('operator')
   @ApiQuery({ name: 'from', example: 1 })
   @ApiQuery({ name: 'to', example: 2 })
+  @ApiAnswer(ruleSetDiffSchema)
   async diff(@Query(new ZodPipe(diffQuery)) query: z.infer<typeof diffQuery>): Promise<{ from: number; to: number; changes: JsonChange[] }> {
     const [from, to] = await Promise.all([this.compiled(query.from), this.compiled(query.to)]);
     return { from: query.from, to: query.to, changes: diffJson(bodyOf(from), bodyOf(to)) };
@@ -79,16 +83,19 @@ export class RuleSetsController {
   /** One version: the compiled rule set and its diff against the version before it. */
   @Get(':version')
   @Access('operator')
+  @ApiAnswer(ruleSetVersionSchema)
   async get(@Param('version', VersionPipe) version: number) {
     const row = await this.prisma.ruleSetVersion.findUnique({ where: { version } });
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'rule set version not found');
-    return { version: row.version, createdAt: row.createdAt.toISOString(), author: row.author, diff: row.diff, compiled: row.compiled };
+    // `diff` is what diffJson wrote when the version was committed (a JSON column, so typed only as JSON).
+    return { version: row.version, createdAt: row.createdAt.toISOString(), author: row.author, diff: row.diff as unknown as JsonChange[], compiled: row.compiled as unknown };
   }
 
   /** Rolls back to this version's plans and limits, published as a new version. */
   @Post(':version/restore')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(restoreAnswerSchema)
   restore(@CurrentCaller() caller: Caller, @Param('version', VersionPipe) version: number) {
     return this.restoreRuleSet.execute(actorOf(caller), version);
   }

@@ -17,11 +17,11 @@ describe('rule set versions API', () => {
     }
   });
   it('lists versions newest first with author and number of changes, a page at a time', async () => {
-    const first = await ctx.api.request('GET', '/v1/admin/rule-sets?limit=1', { token: ctx.session });
+    const first = await ctx.api.request('GET', '/v1/admin/rule-sets?pageSize=1', { token: ctx.session });
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(1);
     expect(first.body.items[0].version).toBeGreaterThanOrEqual(versions[1]!);
-    const next = await ctx.api.request('GET', `/v1/admin/rule-sets?limit=1&before=${first.body.nextBefore}`, { token: ctx.session });
+    const next = await ctx.api.request('GET', `/v1/admin/rule-sets?pageSize=1&before=${first.body.nextBefore}`, { token: ctx.session });
     expect(next.body.items[0].version).toBeLessThan(first.body.items[0].version);
     const mine = await ctx.api.request('GET', `/v1/admin/rule-sets/${versions[1]}`, { token: ctx.session });
     expect(mine.body).toMatchObject({ version: versions[1], author: expect.stringMatching(/^user:/) });

@@ -1,9 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, type CompiledPolicy, type LimitSpec } from '@tollgate/domain';
+import { AppError, type CompiledPolicy, ErrorCode, keyListSchema, type LimitSpec, ownLimitsSchema, ownTenantSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { effectivePolicies } from '@tollgate/rules';
 import { Access } from '../../common/access.decorator';
+import { ApiAnswer } from '../../common/api-json-body';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
 import { keyInclude, toKeyView, type KeyView } from '../keys/key-views';
@@ -42,6 +43,7 @@ export class TenantSelfController {
 
   @Get()
   @Access('tenant')
+  @ApiAnswer(ownTenantSchema)
   async get(@CurrentCaller() caller: Caller): Promise<OwnTenantView> {
     const tenant = await this.prisma.tenant.findUnique({ where: { id: tenantOf(caller) }, include: { plan: { select: { slug: true, name: true } } } });
     if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
@@ -51,6 +53,7 @@ export class TenantSelfController {
   /** The limits and policies in force for the tenant, from the rule set every node enforces. */
   @Get('limits')
   @Access('tenant')
+  @ApiAnswer(ownLimitsSchema)
   async limits(@CurrentCaller() caller: Caller): Promise<OwnLimitsView> {
     const tenantId = tenantOf(caller);
     const ruleSet = this.rules.current();
@@ -70,6 +73,7 @@ export class TenantSelfController {
   /** The tenant's API keys (never a secret or a hash), newest first. */
   @Get('keys')
   @Access('tenant')
+  @ApiAnswer(keyListSchema)
   async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyView[] }> {
     const rows = await this.prisma.apiKey.findMany({ where: { tenantId: tenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500, include: keyInclude });
     return { items: rows.map(toKeyView) };

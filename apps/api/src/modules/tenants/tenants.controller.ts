@@ -1,23 +1,25 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { slug, TENANT_STATUSES } from '@tollgate/domain';
+import { overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { found } from '../../common/found';
+import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
+import { toLimitBody } from '../limits/limit-views';
 import { AddLimitUseCase, RemoveLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
 import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './dto/tenant.schemas';
 import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
 import { CreateTenantUseCase, DeleteTenantUseCase, UpdateTenantUseCase } from './use-cases/tenants.use-cases';
 
 const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  ...pageSizeQuery,
   /** The slug of the last tenant of the previous page. */
   cursor: slug.optional(),
   plan: z.uuid().optional(),
@@ -41,10 +43,10 @@ export class TenantsController {
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan or status. */
   @Get()
   @Access('operator')
-  @ApiQuery({ name: 'limit', required: false, example: 50 })
-  @ApiQuery({ name: 'cursor', required: false })
+  @ApiPage()
   @ApiQuery({ name: 'plan', required: false, description: 'plan id' })
   @ApiQuery({ name: 'status', required: false, enum: TENANT_STATUSES })
+  @ApiAnswer(tenantPageSchema)
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: TenantView[]; nextCursor: string | null }> {
     const rows = await this.prisma.tenant.findMany({
       where: {
@@ -53,15 +55,16 @@ export class TenantsController {
         ...(query.status ? { status: query.status } : {}),
       },
       orderBy: { slug: 'asc' },
-      take: query.limit + 1,
+      take: query.pageSize + 1,
       include: tenantInclude,
     });
-    const page = rows.slice(0, query.limit);
-    return { items: page.map(toTenantView), nextCursor: rows.length > query.limit ? (page.at(-1)?.slug ?? null) : null };
+    const page = rows.slice(0, query.pageSize);
+    return { items: page.map(toTenantView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.slug ?? null) : null };
   }
 
   @Get(':tenantId')
   @Access('operator')
+  @ApiAnswer(tenantViewSchema)
   async get(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantView> {
     return toTenantView(found(await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant'));
   }
@@ -69,6 +72,7 @@ export class TenantsController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newTenantSchema, { slug: 'initech', name: 'Initech', planId: '00000000-0000-4000-8000-000000000000', timeZone: 'America/Chicago' })
+  @ApiAnswer(tenantAnswerSchema, 201)
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newTenantSchema)) input: NewTenant) {
     return this.createTenant.execute(actorOf(caller), input);
   }
@@ -77,6 +81,7 @@ export class TenantsController {
   @Patch(':tenantId')
   @Access('operator')
   @ApiJsonBody(tenantPatchSchema, { status: 'suspended' })
+  @ApiAnswer(tenantAnswerSchema)
   update(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Body(new ZodPipe(tenantPatchSchema)) patch: TenantPatch) {
     return this.updateTenant.execute(actorOf(caller), tenantId, patch);
   }
@@ -85,6 +90,7 @@ export class TenantsController {
   @Delete(':tenantId')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string) {
     return this.deleteTenant.execute(actorOf(caller), tenantId);
   }
@@ -93,6 +99,7 @@ export class TenantsController {
   @Put(':tenantId/overrides/:name')
   @Access('operator')
   @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window', calendar: null })
+  @ApiAnswer(overrideAnswerSchema)
   async putOverride(
     @CurrentCaller() caller: Caller,
     @Param('tenantId', IdPipe) tenantId: string,
@@ -100,12 +107,13 @@ export class TenantsController {
     @Body(new ZodPipe(overrideSchema)) input: OverrideInput,
   ) {
     const { limit, ruleVersion } = await this.addLimit.execute(actorOf(caller), 'tenant', tenantId, { name, ...input }, { replace: true });
-    return { override: limit, ruleVersion };
+    return { override: toLimitBody(limit), ruleVersion };
   }
 
   @Delete(':tenantId/overrides/:name')
   @HttpCode(200)
   @Access('operator')
+  @ApiAnswer(ruleVersionAnswerSchema)
   deleteOverride(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Param('name', new ZodPipe(overrideName)) name: string) {
     return this.removeLimit.execute(actorOf(caller), 'tenant', tenantId, { name });
   }

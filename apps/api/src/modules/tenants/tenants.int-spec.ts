@@ -14,7 +14,7 @@ describe('GET /v1/admin/tenants', () => {
     let cursor: string | null = null;
     do {
       const r: { status: number; body: { items: { slug: string; plan: { slug: string } }[]; nextCursor: string | null } } =
-        await ctx.api.request('GET', `/v1/admin/tenants?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: ctx.session });
+        await ctx.api.request('GET', `/v1/admin/tenants?pageSize=2${cursor ? `&cursor=${cursor}` : ''}`, { token: ctx.session });
       expect(r.status).toBe(200);
       expect(r.body.items.length).toBeLessThanOrEqual(2);
       seen.push(...r.body.items.map((t) => t.slug));
@@ -25,9 +25,16 @@ describe('GET /v1/admin/tenants', () => {
   });
 
   it('refuses a bad page size with 400 naming the field', async () => {
-    const r = await ctx.api.request('GET', '/v1/admin/tenants?limit=0', { token: ctx.session });
+    const r = await ctx.api.request('GET', '/v1/admin/tenants?pageSize=0', { token: ctx.session });
     expect(r.status).toBe(400);
-    expect(r.body.error.field).toBe('limit');
+    expect(r.body.error.field).toBe('pageSize');
+  });
+
+  it('refuses the page size\'s old name, `limit`, with a 400 that names the new one', async () => {
+    const r = await ctx.api.request('GET', '/v1/admin/tenants?limit=2', { token: ctx.session });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'validation_failed', field: 'limit' });
+    expect(r.body.error.message).toContain('pageSize');
   });
 
   it('answers 401 without a session', async () => {

@@ -1,11 +1,6 @@
-export interface UserView {
-  id: string;
-  email: string;
-  name: string;
-  role: 'operator' | 'tenant';
-  tenant: { id: string; slug: string; name: string } | null;
-  createdAt: string;
-}
+import type { UserView } from '@tollgate/domain';
+
+export type { UserView };
 
 /** What to load with a user to show it. */
 export const userInclude = { tenant: { select: { id: true, slug: true, name: true } } };

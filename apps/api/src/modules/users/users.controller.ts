@@ -1,14 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { userPageSchema, userViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import type { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiJsonBody } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
 import { found } from '../../common/found';
+import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { listUsersQuery, newUserSchema, type NewUser, userPatchSchema, type UserPatch } from './dto/user.schemas';
 import { toUserView, userInclude, type UserView } from './user-views';
@@ -31,8 +33,8 @@ export class UsersController {
   @Access('operator')
   @ApiQuery({ name: 'role', required: false, enum: ['operator', 'tenant'] })
   @ApiQuery({ name: 'tenantId', required: false })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({ name: 'limit', required: false })
+  @ApiPage()
+  @ApiAnswer(userPageSchema)
   async list(@Query(new ZodPipe(listUsersQuery)) query: z.infer<typeof listUsersQuery>): Promise<{ items: UserView[]; nextCursor: string | null }> {
     const rows = await this.prisma.user.findMany({
       where: {
@@ -42,14 +44,15 @@ export class UsersController {
       },
       include: userInclude,
       orderBy: { email: 'asc' },
-      take: query.limit + 1,
+      take: query.pageSize + 1,
     });
-    const page = rows.slice(0, query.limit);
-    return { items: page.map(toUserView), nextCursor: rows.length > query.limit ? (page.at(-1)?.email ?? null) : null };
+    const page = rows.slice(0, query.pageSize);
+    return { items: page.map(toUserView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.email ?? null) : null };
   }
 
   @Get(':userId')
   @Access('operator')
+  @ApiAnswer(userViewSchema)
   async get(@Param('userId', IdPipe) userId: string): Promise<UserView> {
     return toUserView(found(await this.prisma.user.findUnique({ where: { id: userId }, include: userInclude }), 'user'));
   }
@@ -57,6 +60,7 @@ export class UsersController {
   @Post()
   @Access('operator')
   @ApiJsonBody(newUserSchema, { email: 'ops@acme.example', name: 'Acme operations', role: 'tenant', tenantId: '00000000-0000-4000-8000-000000000000', password: 'a long passphrase' })
+  @ApiAnswer(userViewSchema, 201)
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newUserSchema)) input: NewUser): Promise<UserView> {
     return this.createUser.execute(actorOf(caller), input);
   }
@@ -64,6 +68,7 @@ export class UsersController {
   @Patch(':userId')
   @Access('operator')
   @ApiJsonBody(userPatchSchema, { password: 'another long passphrase' })
+  @ApiAnswer(userViewSchema)
   update(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string, @Body(new ZodPipe(userPatchSchema)) patch: UserPatch): Promise<UserView> {
     return this.updateUser.execute(actorOf(caller), userId, patch);
   }
@@ -71,6 +76,7 @@ export class UsersController {
   @Delete(':userId')
   @HttpCode(204)
   @Access('operator')
+  @ApiNoContent('deleted')
   async remove(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string): Promise<void> {
     await this.deleteUser.execute(actorOf(caller), caller.kind === 'operator' && caller.sessionId ? caller.user.id : null, userId);
   }

@@ -81,21 +81,21 @@ describe('admin API: users', () => {
 
   it('lists users a page at a time, filtered by role and tenant', async () => {
     for (let i = 0; i < 3; i += 1) await createUser(ctx.prisma, 'tenant', tenant.id);
-    const first = await ctx.api.request('GET', `/v1/admin/users?role=tenant&tenantId=${tenant.id}&limit=2`, { token: ctx.session });
+    const first = await ctx.api.request('GET', `/v1/admin/users?role=tenant&tenantId=${tenant.id}&pageSize=2`, { token: ctx.session });
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(2);
     expect(first.body.nextCursor).toBe(first.body.items[1].email);
     const seen = [...first.body.items];
     let cursor = first.body.nextCursor;
     while (cursor) {
-      const page = await ctx.api.request('GET', `/v1/admin/users?role=tenant&tenantId=${tenant.id}&limit=2&cursor=${encodeURIComponent(cursor)}`, { token: ctx.session });
+      const page = await ctx.api.request('GET', `/v1/admin/users?role=tenant&tenantId=${tenant.id}&pageSize=2&cursor=${encodeURIComponent(cursor)}`, { token: ctx.session });
       seen.push(...page.body.items);
       cursor = page.body.nextCursor;
     }
     expect(seen.length).toBe(await ctx.prisma.user.count({ where: { tenantId: tenant.id } }));
     expect(seen.every((u) => u.role === 'tenant' && u.tenant.id === tenant.id)).toBe(true);
     expect((await ctx.api.request('GET', '/v1/admin/users?role=root', { token: ctx.session })).status).toBe(400);
-    expect((await ctx.api.request('GET', '/v1/admin/users?limit=0', { token: ctx.session })).status).toBe(400);
+    expect((await ctx.api.request('GET', '/v1/admin/users?pageSize=0', { token: ctx.session })).status).toBe(400);
   });
 
   it('deletes a user (their sessions end) but never the operator deleting', async () => {

@@ -4,7 +4,7 @@ import { KeysTable } from '@/components/keys-table';
 import { EmptyState, ListPage } from '@/components/list-page';
 import { NewKeyForm } from '@/components/new-key-form';
 import { listKeys, listAllTenants } from '@/lib/api';
-import { KEY_KINDS, type KeyKind } from '@/lib/api-types';
+import { KEY_KINDS, type KeyKind } from '@/lib/api-answers';
 import { keysHref, KIND_LABELS, parseKindFilter } from '@/lib/keys';
 import { loadWithSession } from '@/lib/session';
 

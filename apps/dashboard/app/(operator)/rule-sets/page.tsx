@@ -9,7 +9,7 @@ import { RuleSetDiffPanel } from '@/components/rule-set-diff';
 import { RestoreStatus, RuleSetRestoreProvider } from '@/components/rule-set-restore';
 import { RuleSetsTable } from '@/components/rule-sets-table';
 import { diffRuleSets, getRuleSet, listRuleSets } from '@/lib/api';
-import type { RuleSetChange } from '@/lib/api-types';
+import type { RuleSetChange } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { parseSelection, parseTrail, RULE_SETS_PATH, ruleSetsHref, type RuleSetSelection } from '@/lib/rule-sets';
 import { loadWithSession, type Loaded } from '@/lib/session';

@@ -5,7 +5,7 @@ import { MutationStatus } from '@/components/mutation-status';
 import { NewUserForm } from '@/components/new-user-form';
 import { UsersTable } from '@/components/users-table';
 import { getMe, listAccounts, listAllTenants } from '@/lib/api';
-import { USER_ROLES } from '@/lib/api-types';
+import { USER_ROLES } from '@/lib/api-answers';
 import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 import { parseAccountFilter, ROLE_LABELS, USERS_PATH } from '@/lib/users';

@@ -1,5 +1,6 @@
 import { freeText, slug } from '@tollgate/domain';
 import { z } from 'zod';
+import { pageSizeQuery } from '../../../common/page-size';
 
 /** Past the year 9999 (UTC) a time has no ISO 8601 form without an extended year, which Postgres refuses. */
 const END_OF_9999 = Date.parse('9999-12-31T23:59:59.999Z');
@@ -37,7 +38,7 @@ export const listKeysQuery = z.strictObject({
   kind: z.enum(['tenant', 'service', 'operator']).optional(),
   tenantId: z.uuid().optional(),
   revoked: z.enum(['true', 'false']).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  ...pageSizeQuery,
   /** The id of the last key of the previous page (keys come newest first). */
   cursor: z.uuid('must be a key id').optional(),
 });

@@ -1,4 +1,4 @@
-import { type Limit, type LimitPatch, type LimitView } from '@tollgate/domain';
+import type { LimitPatch, LimitView } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
 import { writeAudit } from '../../../common/audit';
 import { found } from '../../../common/found';
@@ -47,8 +47,6 @@ interface OwnerKindSpec {
   ownerColumn: 'planId' | 'policyId' | 'tenantId';
   /** What the audit log records of a change (as it always has for each kind): its type, actions, entity, record. */
   audit: { entityType: string; actions: Readonly<Record<Change, string>>; entityId(ownerId: string, limit: LimitView): string; record(ownerId: string, limit: LimitView): object };
-  /** What the API answers with. */
-  view(limit: LimitView): Limit | LimitView;
 }
 
 const byLimitId = (_owner: string, l: LimitView) => l.id;
@@ -59,20 +57,17 @@ const KINDS: Readonly<Record<LimitOwnerKind, OwnerKindSpec>> = {
     names: { owner: 'plan', limit: 'plan limit' },
     ownerColumn: 'planId',
     audit: { entityType: 'plan_limit', actions: actionsOf('plan_limit'), entityId: byLimitId, record: (_owner, l) => toLimitView(l) },
-    view: toLimitView,
   },
   policy: {
     names: { owner: 'policy', limit: 'policy limit' },
     ownerColumn: 'policyId',
     audit: { entityType: 'policy_limit', actions: actionsOf('policy_limit'), entityId: byLimitId, record: (policyId, l) => ({ policyId, ...toLimitView(l) }) },
-    view: toLimitView,
   },
   // A tenant's overrides are recorded as changes of the tenant, by name (a name is the override's identity).
   tenant: {
     names: { owner: 'tenant', limit: 'override' },
     ownerColumn: 'tenantId',
     audit: { entityType: 'tenant', actions: { created: 'tenant_override.set', updated: 'tenant_override.set', removed: 'tenant_override.removed' }, entityId: (tenantId) => tenantId, record: (_owner, l) => toLimitBody(l) },
-    view: toLimitBody,
   },
 };
 
@@ -94,9 +89,6 @@ export class OwnerLimits {
     return this.tables.limits;
   }
 
-  view(limit: LimitView): Limit | LimitView {
-    return this.spec.view(limit);
-  }
 
   /** The owner's column and id, for a new limit's row. */
   get owner(): Record<string, string> {

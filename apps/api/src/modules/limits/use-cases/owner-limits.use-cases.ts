@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, ErrorCode, type Limit, type LimitPatch, type LimitView, type NewLimit, patchedLimit } from '@tollgate/domain';
+import { AppError, ErrorCode, type LimitPatch, type LimitView, type NewLimit, patchedLimit } from '@tollgate/domain';
 import { RuleChangeService } from '../../rules/rule-change.service';
+import { toLimitView } from '../limit-views';
 import { type LimitOwnerKind, OwnerLimits, type LimitRef } from './owner-limits';
 
 /*
@@ -9,13 +10,13 @@ import { type LimitOwnerKind, OwnerLimits, type LimitRef } from './owner-limits'
  * 404, a taken name a 409.
  */
 
-type Answer = { limit: Limit | LimitView; ruleVersion: number };
+/** The limit as the API shows a plan's or a policy's (a tenant's override is shown without its id: see toLimitBody). */
+type Answer = { limit: LimitView; ruleVersion: number };
 
 /** Runs `change` on one owner's limits as one rule change; answers with the limit it gives back and the version. */
 async function commitLimit(changes: RuleChangeService, actor: string, kind: LimitOwnerKind, ownerId: string, change: (limits: OwnerLimits) => Promise<LimitView>): Promise<Answer> {
   const { result, ruleVersion } = await changes.commit(actor, async (tx) => {
-    const limits = new OwnerLimits(tx, kind, ownerId);
-    return limits.view(await change(limits));
+    return toLimitView(await change(new OwnerLimits(tx, kind, ownerId)));
   });
   return { limit: result, ruleVersion };
 }

@@ -1,5 +1,6 @@
 import { FAILURE_MODES, MAX_COST, newLimitsSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
 import { z } from 'zod';
+import { pageSizeQuery } from '../../../common/page-size';
 
 const policyFields = {
   name: policyNameSchema,
@@ -38,7 +39,7 @@ export const policyPatchSchema = z
 export type PolicyPatch = z.infer<typeof policyPatchSchema>;
 
 export const listPoliciesQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  ...pageSizeQuery,
   /** `nextCursor` of the previous page. */
   cursor: z.string().max(400).regex(/^[A-Za-z0-9_-]*$/, 'not a cursor this API handed out').optional(),
   planId: z.uuid().optional(),

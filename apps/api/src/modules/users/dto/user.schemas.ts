@@ -1,5 +1,6 @@
 import { freeText, queryText } from '@tollgate/domain';
 import { z } from 'zod';
+import { pageSizeQuery } from '../../../common/page-size';
 
 /** Long enough that an online guess is hopeless; the upper bound keeps argon2's input sane. */
 export const passwordSchema = z.string().min(12, 'must be at least 12 characters').max(256);
@@ -34,5 +35,5 @@ export const listUsersQuery = z.strictObject({
   tenantId: z.uuid('must be a tenant id').optional(),
   /** The e-mail of the last user of the previous page. */
   cursor: queryText(254).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  ...pageSizeQuery,
 });

@@ -1,0 +1,66 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { errorBodySchemaOf, ErrorCode, errorHttpStatus } from '@tollgate/domain';
+import { openApiSchema } from './api-json-body';
+
+type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/** Every status an error code answers (errors.ts), each with a schema of its own: `Error400`, `Error401`, … */
+const ERROR_STATUSES = [...new Set(Object.values(ErrorCode).map((code) => errorHttpStatus[code]))].sort((a, b) => a - b);
+
+const WHY = new Map<number, string>([
+  [400, 'validation_failed (`field` names the first bad input) or rule_set_invalid'],
+  [401, 'unauthenticated: no credential, or an unknown, revoked or expired one'],
+  [403, 'forbidden: this kind of caller may not use this route'],
+  [404, 'not_found'],
+  [409, 'conflict: a taken slug, name or route, or a state that forbids it'],
+  [413, 'payload_too_large: the body is over the size limit'],
+  [415, 'unsupported_media_type: the body is not JSON'],
+  [429, 'rate_limited: too many attempts; Retry-After says when to try again'],
+  [500, 'internal: an unexpected failure (logged with its cause)'],
+  [503, 'database_unavailable (or the quota store for enforcement): try again later'],
+]);
+
+export const errorResponse = (status: number, description = WHY.get(status) ?? 'an error') => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/Error${status}` } } },
+});
+
+/**
+ * The error answers of an operation the document does not describe yet, from what the API's pipeline does: bad
+ * input is a 400 where there is input, a guarded route a 401/403, a path with an id a 404, a write a 409, a body a
+ * 413/415, and every route a 500, or a 503 while Postgres is down.
+ */
+function errorsOf(path: string, method: (typeof METHODS)[number], operation: Operation): number[] {
+  const hasInput = (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined;
+  const statuses = [500, 503];
+  if (hasInput || method !== 'get') statuses.push(400);
+  if (operation.security?.length) statuses.push(401, 403);
+  if (path.includes('{') || path === '/v1/tenant' || path.endsWith('/current') || path.endsWith('/diff')) statuses.push(404);
+  if (method !== 'get' && path.startsWith('/v1/admin/')) statuses.push(409);
+  if (operation.requestBody) statuses.push(413, 415);
+  return statuses;
+}
+
+/**
+ * The document as the API really is: OpenAPI 3.1.0 (its schemas are JSON Schema 2020-12, which zod writes), the
+ * error envelope of each status as a component, and on every operation the errors it can answer.
+ */
+export function withErrorAnswers(document: OpenAPIObject, { skip }: { skip: (path: string) => boolean }): OpenAPIObject {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      // A route that takes no credential (sign-in, health) says so, rather than leaving it unsaid.
+      operation.security ??= [];
+      if (skip(path)) continue;
+      for (const status of errorsOf(path, method, operation)) operation.responses[status] ??= errorResponse(status);
+    }
+  }
+  // The envelopes of the statuses some operation answers (a 431 is the HTTP server's, before any route).
+  const used = JSON.stringify(document.paths);
+  const schemas = Object.fromEntries(
+    ERROR_STATUSES.filter((status) => used.includes(`#/components/schemas/Error${status}"`)).map((status) => [`Error${status}`, openApiSchema(errorBodySchemaOf(status), 'output')]),
+  );
+  return { ...document, openapi: '3.1.0', components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } } };
+}

@@ -1,0 +1,75 @@
+import type {
+  keyAnswerSchema,
+  keyRotationAnswerSchema,
+  keySecretAnswerSchema,
+  limitAnswerSchema,
+  loginAnswerSchema,
+  overrideAnswerSchema,
+  OwnLimits,
+  planAnswerSchema,
+  policyAnswerSchema,
+  policyPageSchema,
+  restoreAnswerSchema,
+  ruleSetDiffSchema,
+  ruleSetPageSchema,
+  ruleSetVersionSchema,
+  ruleVersionAnswerSchema,
+  tenantAnswerSchema,
+  tenantPageSchema,
+  userPageSchema,
+} from '@tollgate/domain';
+import type { z } from 'zod';
+
+/**
+ * The dashboard's names for the API's answers. The shapes are the domain's (libs/domain/src/answers.ts), which
+ * the API's views are typed by and api.ts parses every answer with: a changed answer fails the type check here.
+ */
+export {
+  FAILURE_MODES,
+  KEY_KINDS,
+  POLICY_METHODS,
+  POLICY_MODES,
+  SUBJECT_SCOPES,
+  USER_ROLES,
+  type KeyKind,
+  type OwnLimits,
+  type OwnTenant,
+  type RuleSetChange,
+  type RuleSetSummary,
+  type RuleSetVersionSummary,
+  type UserRole,
+} from '@tollgate/domain';
+
+// The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of
+// an `Account`, a plan's `PlanLimit`, a tenant's `LimitOverride`, a `LimitInForce` as the rule set holds it, an `ApiKey`.
+export type {
+  KeyView as ApiKey,
+  LimitSpec as LimitInForce,
+  LimitView as PlanLimit,
+  OverrideView as LimitOverride,
+  PlanView as Plan,
+  PolicyView as Policy,
+  SessionUser as User,
+  TenantView as Tenant,
+  UserView as Account,
+} from '@tollgate/domain';
+
+export type PolicyInForce = OwnLimits['policies'][number];
+/** A new or rotated key: `key` is its secret, in this answer only. */
+export type KeySecretResponse = z.infer<typeof keySecretAnswerSchema> | z.infer<typeof keyRotationAnswerSchema>;
+export type AccountPage = z.infer<typeof userPageSchema>;
+export type LoginResponse = z.infer<typeof loginAnswerSchema>;
+export type UpdateLimitResponse = z.infer<typeof limitAnswerSchema>;
+export type RuleVersionResponse = z.infer<typeof ruleVersionAnswerSchema>;
+export type PlanResponse = z.infer<typeof planAnswerSchema>;
+export type TenantPage = z.infer<typeof tenantPageSchema>;
+export type TenantResponse = z.infer<typeof tenantAnswerSchema>;
+export type OverrideResponse = z.infer<typeof overrideAnswerSchema>;
+export type PolicyPage = z.infer<typeof policyPageSchema>;
+export type PolicyResponse = z.infer<typeof policyAnswerSchema>;
+export type KeyResponse = z.infer<typeof keyAnswerSchema>;
+/** Rule set versions, newest first. */
+export type RuleSetPage = z.infer<typeof ruleSetPageSchema>;
+export type RuleSetVersion = z.infer<typeof ruleSetVersionSchema>;
+export type RuleSetDiff = z.infer<typeof ruleSetDiffSchema>;
+export type RestoreRuleSetResponse = z.infer<typeof restoreAnswerSchema>;

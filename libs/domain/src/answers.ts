@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import type { BatchCheckResult, CheckResult, LeaseResult, LimitState } from './check-contract';
+import { ErrorCode, errorHttpStatus, type ErrorBody } from './errors';
+import { limitInputFields, limitNameSchema, limitSpecSchema } from './limits';
+import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES } from './policies';
+import { TENANT_STATUSES } from './rule-set';
+
+/**
+ * What the API answers, as zod schemas: the API's views are typed by them (a view that drifts fails its type
+ * check), the dashboard parses every answer with them, and the OpenAPI document describes every answer from them.
+ */
+
+/** A time as JSON carries it (`Date.toISOString()`). */
+const instant = z.string();
+
+/** A plan or a tenant as another thing names it. */
+export const namedRefSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
+
+/** Every list's page size (`?pageSize=`): one default and one maximum for all of them. */
+export const PAGE_SIZE = Object.freeze({ default: 50, max: 200 });
+
+/** A page of a list: `nextCursor` asks for the next page (`?cursor=`) and is null on the last one. */
+export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+/** A limit as the admin API shows it (plan and policy limits): every field with its id; `burst` and `calendar` null where unset. */
+export const limitViewSchema = z.object({ id: z.string(), name: limitNameSchema, ...limitInputFields });
+export type LimitView = z.infer<typeof limitViewSchema>;
+
+export const planViewSchema = z.object({ id: z.string(), slug: z.string(), name: z.string(), tenantCount: z.int(), limits: z.array(limitViewSchema) });
+export type PlanView = z.infer<typeof planViewSchema>;
+
+/** A tenant's own version of a limit: replaces its plan's limit of that name, or adds one. */
+export const overrideViewSchema = limitViewSchema.omit({ id: true });
+export type OverrideView = z.infer<typeof overrideViewSchema>;
+
+export const tenantViewSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  status: z.enum(TENANT_STATUSES),
+  timeZone: z.string(),
+  plan: namedRefSchema,
+  overrides: z.array(overrideViewSchema),
+});
+export type TenantView = z.infer<typeof tenantViewSchema>;
+
+/** An endpoint policy: exactly one of `plan` and `tenant` is set. */
+export const policyViewSchema = z.object({
+  id: z.string(),
+  plan: namedRefSchema.nullable(),
+  tenant: namedRefSchema.nullable(),
+  name: z.string(),
+  method: z.enum(POLICY_METHODS),
+  pattern: z.string(),
+  cost: z.int(),
+  scope: z.enum(SUBJECT_SCOPES),
+  mode: z.enum(POLICY_MODES),
+  failureMode: z.enum(FAILURE_MODES),
+  limits: z.array(limitViewSchema),
+});
+export type PolicyView = z.infer<typeof policyViewSchema>;
+
+export const KEY_KINDS = ['service', 'tenant', 'operator'] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+
+/** An API key: never its hash, never its secret (only its first characters). */
+export const keyViewSchema = z.object({
+  id: z.string(),
+  kind: z.enum(KEY_KINDS),
+  name: z.string(),
+  prefix: z.string(),
+  /** The tenant of a `tenant` key. */
+  tenantId: z.string().nullable(),
+  /** A `service` key that may check every tenant, those created later included. */
+  allTenants: z.boolean(),
+  /** The tenants a `service` key may check when not `allTenants`, by slug; empty: none (they were deleted). */
+  tenants: z.array(namedRefSchema),
+  expiresAt: instant.nullable(),
+  revokedAt: instant.nullable(),
+  lastUsedAt: instant.nullable(),
+  createdAt: instant,
+});
+export type KeyView = z.infer<typeof keyViewSchema>;
+
+export const USER_ROLES = ['operator', 'tenant'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** A dashboard account as the admin API lists it: never its password. */
+export const userViewSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(USER_ROLES),
+  tenant: namedRefSchema.nullable(),
+  createdAt: instant,
+});
+export type UserView = z.infer<typeof userViewSchema>;
+
+/** Who is signed in: an operator, or a tenant's user (who sees only `tenantId`'s own data). */
+export const sessionUserSchema = z.object({ id: z.string(), email: z.string(), name: z.string(), role: z.enum(USER_ROLES), tenantId: z.string().nullable() });
+export type SessionUser = z.infer<typeof sessionUserSchema>;
+export const loginAnswerSchema = z.object({ token: z.string().min(1), expiresAt: instant, user: sessionUserSchema });
+export const meAnswerSchema = z.object({ user: sessionUserSchema });
+
+const ruleVersion = z.int();
+/** What an admin write answers: the rule set version that carries the change (a delete answers only this). */
+export const ruleVersionAnswerSchema = z.object({ ruleVersion });
+export const planAnswerSchema = z.object({ plan: planViewSchema, ruleVersion });
+export const limitAnswerSchema = z.object({ limit: limitViewSchema, ruleVersion });
+export const tenantAnswerSchema = z.object({ tenant: tenantViewSchema, ruleVersion });
+export const overrideAnswerSchema = z.object({ override: overrideViewSchema, ruleVersion });
+export const policyAnswerSchema = z.object({ policy: policyViewSchema, ruleVersion });
+export const keyAnswerSchema = z.object({ apiKey: keyViewSchema, ruleVersion });
+/** A new key: `key` is its secret, in this answer only. */
+export const keySecretAnswerSchema = z.object({ key: z.string().min(1), apiKey: keyViewSchema, ruleVersion });
+/** A rotated key: its new secret, and the key it replaces (expiring when the overlap ends). */
+export const keyRotationAnswerSchema = keySecretAnswerSchema.extend({ previous: keyViewSchema });
+export const restoreAnswerSchema = z.object({ ruleVersion, restoredFrom: ruleVersion });
+
+export const planPageSchema = pageSchema(planViewSchema);
+export const tenantPageSchema = pageSchema(tenantViewSchema);
+export const policyPageSchema = pageSchema(policyViewSchema);
+export const keyPageSchema = pageSchema(keyViewSchema);
+export const userPageSchema = pageSchema(userViewSchema);
+/** A tenant's own keys: every one of them, no pages. */
+export const keyListSchema = z.object({ items: z.array(keyViewSchema) });
+
+export const ruleSetSummarySchema = z.object({ version: ruleVersion, createdAt: instant, author: z.string() });
+export type RuleSetSummary = z.infer<typeof ruleSetSummarySchema>;
+/** One row of the version history: `changes` counts the leaf changes against the version before it. */
+export const ruleSetVersionSummarySchema = ruleSetSummarySchema.extend({ changes: z.int() });
+export type RuleSetVersionSummary = z.infer<typeof ruleSetVersionSummarySchema>;
+/** Versions, newest first: `nextBefore` asks for the next page (`?before=`) and is null on the last one. */
+export const ruleSetPageSchema = z.object({ items: z.array(ruleSetVersionSummarySchema), nextBefore: ruleVersion.nullable() });
+/** One leaf that differs: `before` is absent when it was added, `after` when it was removed. */
+export const ruleSetChangeSchema = z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() });
+export type RuleSetChange = z.infer<typeof ruleSetChangeSchema>;
+/** One version: its compiled rule set and its diff against the version before it. */
+export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ diff: z.array(ruleSetChangeSchema), compiled: z.unknown() });
+export const ruleSetDiffSchema = z.object({ from: ruleVersion, to: ruleVersion, changes: z.array(ruleSetChangeSchema) });
+
+/** A tenant as its own users see it (`GET /v1/tenant`). */
+export const ownTenantSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  status: z.enum(TENANT_STATUSES),
+  timeZone: z.string(),
+  plan: namedRefSchema.omit({ id: true }),
+});
+export type OwnTenant = z.infer<typeof ownTenantSchema>;
+
+/** A policy as the rule set holds it: its route (`GET /v1/items/*`) and no owner (its plan's or the tenant's own). */
+export const policyInForceSchema = policyViewSchema.omit({ plan: true, tenant: true, limits: true }).extend({ route: z.string(), limits: z.array(limitSpecSchema) });
+/** What a tenant is held to now (`GET /v1/tenant/limits`): the limits and policies of the rule set every node enforces. */
+export const ownLimitsSchema = z.object({ ruleVersion, limits: z.array(limitSpecSchema), policies: z.array(policyInForceSchema) });
+export type OwnLimits = z.infer<typeof ownLimitsSchema>;
+
+const limitStateSchema = z.object({ name: z.string(), limit: z.int(), remaining: z.int(), resetMs: z.number(), windowS: z.int() });
+
+/** A decision (`POST /v1/check`, peek, refund): a denial is `allowed: false`, never an error. */
+export const checkResultSchema = z.object({
+  allowed: z.boolean(),
+  mode: z.enum(['enforce', 'shadow']),
+  wouldDeny: z.boolean().optional(),
+  retryAfterMs: z.number(),
+  delayMs: z.number().optional(),
+  ruleVersion: z.int(),
+  tenant: z.string().optional(),
+  policy: z.string().optional(),
+  limits: z.array(limitStateSchema),
+  headers: z.record(z.string(), z.string()),
+  reason: z.string().optional(),
+  degraded: z.boolean().optional(),
+});
+export const leaseResultSchema = checkResultSchema.extend({ granted: z.int() });
+
+const errorCodes = Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]];
+const errorEnvelope = <C extends z.ZodType>(code: C) =>
+  z.object({ error: z.object({ code, message: z.string(), field: z.string().optional().describe('the input field the error is about') }) });
+
+/** The envelope of every error: `{ "error": { "code", "message", "field"? } }`. */
+export const errorBodySchema = errorEnvelope(z.enum(errorCodes));
+
+/** The envelope of the errors of one HTTP status: its codes only (errors.ts maps each code to its status). */
+export function errorBodySchemaOf(status: number): z.ZodType<ErrorBody> {
+  const codes = errorCodes.filter((code) => errorHttpStatus[code] === status);
+  if (codes.length === 0) throw new Error(`no error code answers ${status}`);
+  return errorEnvelope(z.enum(codes as [ErrorCode, ...ErrorCode[]]));
+}
+
+export const batchCheckResultSchema = z.object({ results: z.array(z.union([checkResultSchema, errorEnvelope(z.string())])) });
+
+// The decisions these schemas describe are exactly the plain types of check-contract.ts, which the SDK ships: a
+// field added, renamed or retyped on one side only fails the type check here (as check.ts does for the bodies).
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Holds<T extends true> = T;
+type _AnswersAreTheContract = [
+  Holds<Same<z.output<typeof limitStateSchema>, LimitState>>,
+  Holds<Same<z.output<typeof checkResultSchema>, CheckResult>>,
+  Holds<Same<z.output<typeof leaseResultSchema>, LeaseResult>>,
+  Holds<Same<z.output<typeof batchCheckResultSchema>, BatchCheckResult>>,
+  Holds<Same<z.output<typeof errorBodySchema>, ErrorBody>>,
+];

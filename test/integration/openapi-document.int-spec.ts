@@ -1,0 +1,134 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../support/context';
+import { TEST_REDIS_URL } from '../support/env';
+import { createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
+import { root, run } from '../support/sdk-package';
+
+// The OpenAPI document as the running API serves it (`/docs-json`): valid by Redocly's recommended rules, and
+// complete enough that a client generated from it with openapi-typescript types every answer it reads.
+const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
+
+// Rules of the recommended set turned off, each for a reason of the API's, not of the document's validity.
+const REDOCLY_CONFIG = `extends:
+  - recommended
+rules:
+  # The API is served from wherever it is deployed: the document names no server.
+  no-empty-servers: off
+  # The document has no license of its own (the repository's is Apache-2.0).
+  info-license: off
+  # /health answers operators and load balancers, 200 or 503: a 4xx is not part of its contract.
+  operation-4xx-response: off
+  # Nest's document builder does not carry the handlers' doc comments: an admin operation is named by its
+  # operationId (PlansController_list) and its tag, and described by its answers' schemas.
+  operation-summary: off
+`;
+
+describe('the OpenAPI document', () => {
+  const ctx = useOperatorApi();
+  // Under node_modules so that the generated client resolves openapi-fetch and TypeScript like the repository does.
+  let dir: string;
+  let document: Record<string, unknown>;
+  let serviceKey: string;
+  let tenant: string;
+
+  beforeAll(async () => {
+    const cache = path.join(root, 'node_modules', '.cache');
+    mkdirSync(cache, { recursive: true });
+    dir = mkdtempSync(path.join(cache, 'tollgate-openapi-'));
+    document = (await ctx.api.request('GET', '/docs-json')).body;
+    ({ tenant: { slug: tenant } } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 100 }]));
+    serviceKey = await createServiceKey(ctx.prisma);
+    const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('says the version it is, and every operation answers with a schema', () => {
+    expect(document.openapi).toBe('3.1.0');
+    const paths = document.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>;
+    const operations = Object.entries(paths).flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${p}`, op })));
+    expect(operations.length).toBeGreaterThan(40);
+    // Every operation but a 204 has a schema for its success.
+    const withoutSchema = operations
+      .filter(({ op }) => Object.entries(op.responses).some(([status, r]) => status.startsWith('2') && status !== '204' && r.content === undefined))
+      .map(({ name }) => name);
+    expect(withoutSchema).toEqual([]);
+    const check = paths['/v1/check']!.post!.responses;
+    expect(Object.keys(check)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '413', '415', '422', '503']));
+  });
+
+  it('is clean by Redocly\'s recommended rules', async () => {
+    const file = path.join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    writeFileSync(path.join(dir, 'redocly.yaml'), REDOCLY_CONFIG);
+    // Redocly would otherwise send usage data and look for a newer version of itself.
+    const env = { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+    const ran = await run(bin('redocly'), ['lint', file, '--config', path.join(dir, 'redocly.yaml'), '--max-problems', '500'], { cwd: dir, timeoutMs: 60_000, env });
+    expect(`${ran.stdout}\n${ran.stderr}`, 'redocly lint').toContain('Your API description is valid');
+    expect(ran.code).toBe(0);
+    expect(`${ran.stdout}\n${ran.stderr}`, 'redocly lint').not.toMatch(/\d+ warnings?/);
+  }, 90_000);
+
+  it('generates a typed client whose calls type-check, and which the API answers', async () => {
+    writeFileSync(path.join(dir, 'api.d.ts'), astToString(await openapiTS(document as never)));
+    // A service checking a request and an operator listing plans, as a user of the document would write them.
+    writeFileSync(
+      path.join(dir, 'client.ts'),
+      `import createClient from 'openapi-fetch';
+import type { paths } from './api.js';
+
+const api = createClient<paths>({ baseUrl: process.env.API_URL });
+const service = { Authorization: \`Bearer \${process.env.SERVICE_KEY}\` };
+const checked = await api.POST('/v1/check', { headers: service, body: { tenant: ${JSON.stringify(tenant)}, endpoint: 'GET /v1/items', cost: 1 } });
+if (!checked.data) throw new Error(checked.error?.error.code ?? 'no decision');
+const allowed: boolean = checked.data.allowed;
+const remaining: number[] = checked.data.limits.map((l) => l.remaining);
+const retryAfter: string | undefined = checked.data.headers['Retry-After'];
+// @ts-expect-error: a decision has no \`allow\` (it is \`allowed\`): a misspelt field does not type-check.
+void checked.data.allow;
+
+const plans = await api.GET('/v1/admin/plans', { headers: { Authorization: \`Bearer \${process.env.SESSION}\` }, params: { query: { pageSize: 10 } } });
+if (!plans.data) throw new Error(plans.error?.error.code ?? 'no plans');
+const slugs: string[] = plans.data.items.map((p) => p.slug);
+const next: string | null = plans.data.nextCursor;
+console.log(JSON.stringify({ allowed, remaining, retryAfter, slugs, next }));
+`,
+    );
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'es2023', module: 'nodenext', moduleResolution: 'nodenext', strict: true, outDir: 'out', skipLibCheck: true, types: ['node'], typeRoots: [path.join(root, 'node_modules/@types')] },
+        files: ['client.ts', 'api.d.ts'],
+      }),
+    );
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    const tsc = await run(bin('tsc'), ['-p', 'tsconfig.json'], { cwd: dir, timeoutMs: 120_000 });
+    expect(`${tsc.stdout}${tsc.stderr}`, 'tsc').toBe('');
+    expect(tsc.code).toBe(0);
+
+    // And the program, as tsc wrote it, runs against the API.
+    const env = { API_URL: ctx.api.url, SERVICE_KEY: serviceKey, SESSION: ctx.session };
+    const ran = await run(process.execPath, ['out/client.js'], { cwd: dir, timeoutMs: 30_000, env });
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toMatchObject({ allowed: true, remaining: [99] });
+  }, 180_000);
+
+  it('fails to type-check a client that reads a field the decision does not have', async () => {
+    writeFileSync(
+      path.join(dir, 'client.ts'),
+      `import createClient from 'openapi-fetch';
+import type { paths } from './api.js';
+
+const api = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+const checked = await api.POST('/v1/check', { body: { tenant: 'acme', endpoint: 'GET /v1/items' } });
+export const remaining: number | undefined = checked.data?.remainingUnits;
+`,
+    );
+    const tsc = await run(bin('tsc'), ['-p', 'tsconfig.json'], { cwd: dir, timeoutMs: 120_000 });
+    expect(tsc.code).not.toBe(0);
+    expect(tsc.stdout).toContain("Property 'remainingUnits' does not exist");
+  }, 180_000);
+});
