@@ -147,7 +147,8 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     expect(facts).toContain('UTC');
     expect(facts).toContain('acme');
     expect(await page.getByTestId('own-limit-minute').textContent()).toContain('10 per minute');
-    expect(await page.getByTestId('own-limit-daily').textContent()).toContain('1,000 per day');
+    // The seed's daily limit follows the calendar (a day in the tenant's time zone), and says so.
+    expect(await page.getByTestId('own-limit-daily').textContent()).toContain('1,000 per calendar day');
     expect(await page.getByTestId('own-rule-version').textContent()).toMatch(/^rule set v\d+$/);
     const policy = await page.getByTestId('own-policy-items').textContent();
     expect(policy).toContain('GET /v1/items/*');
