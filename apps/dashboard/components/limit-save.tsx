@@ -3,7 +3,7 @@
 import { createContext, use, useActionState, useEffect, type ReactNode } from 'react';
 import { saveLimit, type SaveLimitState } from '@/lib/actions/limits';
 import type { PlanLimit } from '@/lib/api-answers';
-import { formatWindow } from '@/lib/format';
+import { formatPeriod } from '@/lib/format';
 import { useMutationStatus, useSuccessMessage } from './mutation-status';
 import { SubmitButton } from './submit-button';
 
@@ -57,7 +57,7 @@ export function LimitForm({ planId, planSlug, planName, limit }: LimitFormProps)
       <input type="hidden" name="planId" value={planId} />
       <input type="hidden" name="limitId" value={limit.id} />
       <label htmlFor={inputId} className="sr-only">
-        {`${planName} plan, ${limit.name} limit, ${formatWindow(limit.windowS)}`}
+        {`${planName} plan, ${limit.name} limit, ${formatPeriod(limit)}`}
       </label>
       <input
         id={inputId}
@@ -74,7 +74,7 @@ export function LimitForm({ planId, planSlug, planName, limit }: LimitFormProps)
         aria-describedby={outcome ? messageId : undefined}
         data-testid={`limit-input-${key}`}
       />
-      <span className="limit-unit">{formatWindow(limit.windowS)}</span>
+      <span className="limit-unit">{formatPeriod(limit)}</span>
       <SubmitButton label="Save" pendingLabel="Saving…" testId={`limit-save-${key}`} />
       {failure && (
         <p id={messageId} className="form-message field-error" role="alert" data-testid={`limit-error-${key}`}>

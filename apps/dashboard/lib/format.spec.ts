@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAlgorithm, formatJsonValue, formatRate, formatRelativeTime, formatWindow, safeReturnPath } from './format';
+import { formatAlgorithm, formatJsonValue, formatPeriod, formatRate, formatRelativeTime, formatWindow, safeReturnPath } from './format';
 
 describe('formatWindow', () => {
   it.each([
@@ -20,6 +20,11 @@ describe('formatRate', () => {
   it('says the count with thousands separators, then the window', () => {
     expect(formatRate({ limit: 1000, windowS: 86_400 })).toBe('1,000 per day');
     expect(formatRate({ limit: 3, windowS: 7_200 })).toBe('3 per 2 hours');
+  });
+  it('says a calendar limit follows the calendar, wherever its period is shown', () => {
+    expect(formatRate({ limit: 1000, windowS: 86_400, calendar: 'day' })).toBe('1,000 per calendar day');
+    expect(formatPeriod({ windowS: 2_678_400, calendar: 'month' })).toBe('per calendar month');
+    expect(formatPeriod({ windowS: 86_400, calendar: null })).toBe('per day');
   });
 });
 

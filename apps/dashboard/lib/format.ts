@@ -14,9 +14,14 @@ export function formatWindow(windowS: number): string {
   return count === 1 ? `per ${unit.one}` : `per ${count.toLocaleString('en-US')} ${unit.many}`;
 }
 
+/** A limit's period: "per day", or "per calendar day" when it follows the tenant's calendar. */
+export function formatPeriod({ windowS, calendar }: { windowS: number; calendar?: string | null }): string {
+  return calendar ? `per calendar ${calendar}` : formatWindow(windowS);
+}
+
 /** A limit as people say it: "1,000 per day", or "1,000 per calendar day" when it follows the tenant's calendar. */
-export function formatRate({ limit, windowS, calendar }: { limit: number; windowS: number; calendar?: string | null }): string {
-  return `${formatCount(limit)} ${calendar ? `per calendar ${calendar}` : formatWindow(windowS)}`;
+export function formatRate(limit: { limit: number; windowS: number; calendar?: string | null }): string {
+  return `${formatCount(limit.limit)} ${formatPeriod(limit)}`;
 }
 
 /** `fixed_window` → "Fixed window"; an acronym stays one (`gcra` → "GCRA"). */
