@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { ensureDatabase, listMigrations } from '../../scripts/db/migrate.mjs';
+import { dropDatabase } from './stack';
 
 /**
  * A database of its own (dropped and made again) with every migration before the one whose name ends with
@@ -7,10 +8,7 @@ import { ensureDatabase, listMigrations } from '../../scripts/db/migrate.mjs';
  * `target` is the index of that migration: -1 when there is none.
  */
 export async function databaseBeforeMigration(databaseUrl: string, target: string) {
-  const admin = new pg.Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString() });
-  await admin.connect();
-  await admin.query(`drop database if exists "${new URL(databaseUrl).pathname.slice(1)}" with (force)`);
-  await admin.end();
+  await dropDatabase(databaseUrl);
   await ensureDatabase(databaseUrl);
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();

@@ -130,13 +130,18 @@ export function runNode(args: string[], env: Record<string, string>): Promise<{ 
   });
 }
 
-/** Drops the database if it exists, then creates and migrates it. */
-export async function recreateDatabase(url: string): Promise<void> {
+/** Drops the database `url` names, if it exists (connections to it are ended). */
+export async function dropDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
   const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).toString() });
   await admin.connect();
   await admin.query(`drop database if exists "${name}" with (force)`);
   await admin.end();
+}
+
+/** Drops the database if it exists, then creates and migrates it. */
+export async function recreateDatabase(url: string): Promise<void> {
+  await dropDatabase(url);
   await migrate(url, () => undefined);
 }
 

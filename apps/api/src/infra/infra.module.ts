@@ -8,7 +8,7 @@ import { API_CONFIG, type ApiConfig } from '../config/config';
 export { PRISMA, REDIS } from '@tollgate/nest-infra';
 
 /** Redis options for the hot path: fail fast instead of queueing while Redis is away. */
-export function redisOptions(config: ApiConfig) {
+function redisOptions(config: ApiConfig) {
   return {
     commandTimeout: config.redis.commandTimeoutMs,
     maxRetriesPerRequest: 1,

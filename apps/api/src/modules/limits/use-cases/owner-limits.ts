@@ -71,7 +71,7 @@ const KINDS: Readonly<Record<LimitOwnerKind, OwnerKindSpec>> = {
   },
 };
 
-/** One owner's limits: its table, the lookups that answer 404, its audit records and its answers. */
+/** One owner's limits: its table, the lookups that answer 404 and its audit records. */
 export class OwnerLimits {
   private readonly spec: OwnerKindSpec;
   private readonly tables: { limits: LimitTable; owners: OwnerTable };
