@@ -34,7 +34,10 @@ const serverInfrastructure = ['@nestjs/*', '@prisma/*', 'pg', 'bullmq'];
 
 // Nx project tags (project.json) and what each may import; apps never import each other.
 const depConstraints = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules', 'type:store', 'type:script', 'type:infra'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules', 'type:store', 'type:script', 'type:infra', 'type:usage'] },
+  // Usage: its Redis layout (keys, fields), shared by the API that counts and the worker that rolls up, and the
+  // UsageStore on Postgres (docs/adr/0015-usage-counting-and-rollups.md).
+  { sourceTag: 'type:usage', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:data'] },
   // Nest wiring of Postgres and Redis shared by the api and the worker: one place for clients and their shutdown.
   { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:data'] },
   {

@@ -22,6 +22,7 @@ const shared = {
       '@tollgate/rule-store': lib('rule-store'),
       '@tollgate/lua-script': lib('lua-script'),
       '@tollgate/nest-infra': lib('nest-infra'),
+      '@tollgate/usage': lib('usage'),
     },
   },
 };

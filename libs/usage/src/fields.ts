@@ -1,0 +1,73 @@
+/**
+ * The fields of a usage hash (keys.ts), one pair per endpoint policy, result and reason:
+ *
+ *   n|<policy id or ->|<result>|<reason>    decisions
+ *   c|<policy id or ->|<result>|<reason>    units charged (absent when none)
+ *
+ * The limit script writes `allowed`, `denied` and `shadow_denied` (lua/limit.lua: its tally); the API node writes the
+ * rest (decisions made without Redis). docs/adr/0015-usage-counting-and-rollups.md says what each result and reason
+ * means. Policy ids are UUIDs and reasons limit names or error codes, neither of which holds a `|`; a field that is
+ * not of this form is not one of ours and is skipped.
+ */
+
+export const USAGE_RESULTS = ['allowed', 'denied', 'shadow_denied', 'degraded_allowed', 'degraded_denied', 'refused'] as const;
+export type UsageResult = (typeof USAGE_RESULTS)[number];
+
+/** The policy part of a field when no endpoint policy matched. */
+export const NO_POLICY = '-';
+
+/** The start of a decision's fields for `policyId` (null: none), as the limit script's tally takes it. */
+export function tallyBase(policyId: string | null): string {
+  return `${policyId ?? NO_POLICY}|`;
+}
+
+export function countField(policyId: string | null, result: UsageResult, reason: string): string {
+  return `n|${tallyBase(policyId)}${result}|${reason}`;
+}
+
+export function costField(policyId: string | null, result: UsageResult, reason: string): string {
+  return `c|${tallyBase(policyId)}${result}|${reason}`;
+}
+
+/** One row of a minute: what a usage hash holds for one policy, result and reason. */
+export interface UsageCount {
+  policyId: string | null;
+  result: UsageResult;
+  reason: string;
+  decisions: number;
+  cost: number;
+}
+
+const RESULTS: ReadonlySet<string> = new Set(USAGE_RESULTS);
+
+/** The rows of a usage hash (HGETALL's answer): decisions and cost joined per policy, result and reason. */
+export function countsOf(hash: ReadonlyMap<string, string> | Record<string, string>): UsageCount[] {
+  const rows = new Map<string, UsageCount>();
+  const entries = hash instanceof Map ? hash.entries() : Object.entries(hash);
+  for (const [field, raw] of entries) {
+    const parsed = parseField(field);
+    const value = Number(raw);
+    if (!parsed || !Number.isSafeInteger(value)) continue;
+    const id = field.slice(2);
+    let row = rows.get(id);
+    if (!row) {
+      row = { policyId: parsed.policyId, result: parsed.result, reason: parsed.reason, decisions: 0, cost: 0 };
+      rows.set(id, row);
+    }
+    if (parsed.kind === 'n') row.decisions += value;
+    else row.cost += value;
+  }
+  return [...rows.values()];
+}
+
+function parseField(field: string): { kind: 'n' | 'c'; policyId: string | null; result: UsageResult; reason: string } | null {
+  const kind = field[0];
+  if ((kind !== 'n' && kind !== 'c') || field[1] !== '|') return null;
+  const policyEnd = field.indexOf('|', 2);
+  const resultEnd = policyEnd === -1 ? -1 : field.indexOf('|', policyEnd + 1);
+  if (resultEnd === -1) return null;
+  const policy = field.slice(2, policyEnd);
+  const result = field.slice(policyEnd + 1, resultEnd);
+  if (!RESULTS.has(result) || policy === '') return null;
+  return { kind, policyId: policy === NO_POLICY ? null : policy, result: result as UsageResult, reason: field.slice(resultEnd + 1) };
+}

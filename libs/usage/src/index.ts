@@ -1,0 +1,3 @@
+export * from './keys';
+export * from './fields';
+export * from './store';
