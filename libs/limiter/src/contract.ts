@@ -46,6 +46,18 @@ export interface LimitRequest {
   /** Positive integer. A cost above a rule's capacity is a `CostExceedsCapacityError`, never a wait. */
   cost: number;
   rules: readonly LimitRule[];
+  /**
+   * The Redis engine counts the decision into usage in the same script call that makes it (see "Tally" in
+   * lua/limit.lua): `key` starts the hash's key and must be in the tenant's hash tag (`tenantKeyPrefix`), `text` is
+   * made by `tallyText`. The memory engine counts nothing.
+   */
+  tally?: Tally;
+}
+
+/** Where and how the Redis engine counts a decision (see `LimitRequest.tally`). */
+export interface Tally {
+  key: string;
+  text: string;
 }
 
 /** One rule's state after (or, for a peek, without) the decision. All times in ms from `nowMs`. */

@@ -12,8 +12,11 @@
   ARGV[2]          with an injected clock (ARGV[1] set): ms added to every TTL, which Redis then counts from its
                    own now, since it cannot follow the injected time (stale state reads as empty anyway).
                    On Redis TIME (production) every key expires exactly when its state empties (PXAT).
-  ARGV[3 ..]       then per decision: operation (consume | peek | refund | lease), the cost (or, for a lease,
-                   the most units to take), then either the number of rules followed by the rules, or '='
+  ARGV[3]          where this call counts its decisions (see "Tally" below): the start of a hash key in the
+                   tenant's hash tag, to which the script appends the minute of `now` (epoch s); '' = nowhere
+  ARGV[4 ..]       then per decision: operation (consume | peek | refund | lease), the cost (or, for a lease,
+                   the most units to take), its tally ('' = not counted, '=' = the decision before's, else the
+                   tally string below), then either the number of rules followed by the rules, or '='
                    when its rules are exactly those of the decision before it in this call (the same ARGV;
                    its keys are its own, next in KEYS), or '==' when its keys are those of the decision before
                    it as well (no keys of its own in KEYS: a tenant-wide decision of the same tenant).
@@ -31,6 +34,16 @@
            delay). One string rather than an array of integers: a client decodes one reply element instead of
            ten a decision (ioredis's cost is per element), and Redis formats each rule's three with one
            string.format('%d %d %d') (exact below 2^53; table.concat would format Lua numbers with '%.14g').
+  Tally: `<field base>\n<shadow from>\n<admitted as>\n<rule 1 name>\n<rule 2 name>...`. A decision with one adds to
+           the call's hash (ARGV[3] .. minute): `n|<field base><result>|<reason>` += 1 and `c|…` += the units
+           charged, where result|reason is `allowed|` when admitted (`shadow_denied|<admitted as>` instead when
+           that is set: the tenant's own limits of a shadow decision, charged after its policy would have
+           denied), `denied|<name of the first rule that refused>` when denied, except when that rule is at or
+           after `shadow from` (> 0: the first rule of a policy in shadow mode, whose would-deny the caller counts
+           with a second call). A refund adds -cost to `c|<field base>allowed|`; a peek counts nothing. Counts are
+           gathered over the whole call and each field written once at its end (HINCRBY); the hash expires 48 h
+           after its first write (EXPIRE NX; the worker shortens it once the minute is rolled up). The layout is
+           libs/usage's (docs/adr/0015-usage-counting-and-rollups.md); this script only adds.
   consume/lease write only when every rule admits (a consume charges a fixed window and a token bucket while
   it reads them, and undoes that when the decision does not admit: see fixedWindowCharge, tokenBucketRead);
   peek never writes; refund gives back to every rule.
@@ -156,6 +169,66 @@ local function storeRule(code, key, limit, window, x, y, a, b, c, before, reset)
   end
 end
 
+-- The first rule (from 1) of the decision being made that refused its cost: decideFrom sets it as it closes the
+-- rules, last to first, so the lowest index is left.
+local denier = nil
+
+-- Usage counts of this call (field -> amount), written once at its end (writeTally).
+local usage, usageCounted = {}, false
+-- Tally strings read so far: string -> { base, shadowFrom, admittedAs, names }.
+local tallies = {}
+
+local function readTally(text)
+  local tally = tallies[text]
+  if tally then return tally end
+  local base, shadowFrom, admittedAs, names = string.match(text, '^([^\n]*)\n(%d+)\n([^\n]*)\n?(.*)$')
+  if not base then return nil end
+  tally = { base = base, shadowFrom = shadowFrom + 0, admittedAs = admittedAs, names = names }
+  tallies[text] = tally
+  return tally
+end
+
+local function addUsage(tally, result, reason, decisions, cost)
+  local rest = tally.base .. result .. '|' .. reason
+  if decisions ~= 0 then
+    local field = 'n|' .. rest
+    usage[field] = (usage[field] or 0) + decisions
+  end
+  if cost ~= 0 then
+    local field = 'c|' .. rest
+    usage[field] = (usage[field] or 0) + cost
+  end
+  usageCounted = true
+end
+
+-- Counts one decision with `tally`: granted (0 = denied), the units charged, and for a denial the first rule that
+-- refused (its index).
+local function countDecision(tally, operation, granted, cost, refusedBy)
+  if operation == 'peek' then return end
+  if operation == 'refund' then return addUsage(tally, 'allowed', '', 0, -cost) end
+  if granted > 0 then
+    if tally.admittedAs ~= '' then return addUsage(tally, 'shadow_denied', tally.admittedAs, 1, cost) end
+    return addUsage(tally, 'allowed', '', 1, cost)
+  end
+  if tally.shadowFrom > 0 and refusedBy >= tally.shadowFrom then return end
+  local name, i = '', 0
+  for n in string.gmatch(tally.names, '[^\n]+') do
+    i = i + 1
+    if i == refusedBy then name = n break end
+  end
+  addUsage(tally, 'denied', name, 1, 0)
+end
+
+-- Writes the call's counts: each field once, into the hash of `now`'s minute.
+local function writeTally()
+  if not usageCounted or ARGV[3] == '' then return end
+  local key = ARGV[3] .. string.format('%d', math.floor(now / 60000) * 60)
+  for field, amount in pairs(usage) do
+    if amount ~= 0 then redis.call('HINCRBY', key, field, amount) end
+  end
+  redis.call('EXPIRE', key, 172800, 'NX')
+end
+
 -- Rule i (from 1) of a decision over `rules` rules, whose ARGV start at `arg` and whose keys follow
 -- KEYS[first]: opens it, then (recursively) the rules after it, so that each rule's view stays in locals;
 -- the innermost call decides over all of them (`least` is the fewest units any rule has available) and puts
@@ -205,6 +278,7 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   else
     mode = 'take'
   end
+  if mode == 'deny' then denier = i end
   local remaining, reset, retryAfter, delay
   if code == 'sl' then
     remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a, b, cost, mode)
@@ -229,7 +303,7 @@ end
 -- tests both), with one read and at most one write a rule instead of a read and a write a decision. A sliding
 -- log keeps a member per unit, not a view: a run with one returns false, having read nothing, and is made one
 -- decision at a time.
-local function decideRun(reply, times, amount, rules, first, arg)
+local function decideRun(reply, times, amount, rules, first, arg, tally)
   local codes, limits, windows, xs, ys, zs = {}, {}, {}, {}, {}, {}
   for i = 1, rules do
     local code
@@ -253,10 +327,16 @@ local function decideRun(reply, times, amount, rules, first, arg)
     if amount > least then granted = '0' end
     n = n + 1
     reply[n] = granted
+    local refusedBy = nil
     for i = 1, rules do
       local mode = 'take'
       if granted == '0' then
-        if amount > available[i] then mode = 'deny' else mode = 'hold' end
+        if amount > available[i] then
+          mode = 'deny'
+          refusedBy = refusedBy or i
+        else
+          mode = 'hold'
+        end
       end
       local remaining, reset, retryAfter, delay
       remaining, reset, retryAfter, delay, as[i], bs[i], cs[i] = applyRule(codes[i], limits[i], windows[i], xs[i], as[i], bs[i], cs[i], amount, mode)
@@ -266,6 +346,9 @@ local function decideRun(reply, times, amount, rules, first, arg)
       reply[n] = string.format('%d %d %d', remaining, reset, delay)
     end
     if granted == '1' then taken = true end
+    if tally then
+      if granted == '1' then countDecision(tally, 'consume', 1, amount, nil) else countDecision(tally, 'consume', 0, 0, refusedBy) end
+    end
   end
   if taken then
     for i = 1, rules do
@@ -275,7 +358,8 @@ local function decideRun(reply, times, amount, rules, first, arg)
   return true
 end
 
-local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 3, 0, 0, 0, 0, '', 0
+local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 4, 0, 0, 0, 0, '', 0
+local tally = nil
 while arg <= #ARGV do
   local times, fresh, repeated = 1, false, false
   if ARGV[arg] == '+' then
@@ -283,12 +367,22 @@ while arg <= #ARGV do
     if rulesAt == 0 then return redis.error_reply('ERR the first decision of a call must send its rules') end
     times, arg, repeated = ARGV[arg + 1] + 0, arg + 2, true
   else
-    local count
-    operation, amount, count = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2]
+    local count, tallyText
+    operation, amount, tallyText, count = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2], ARGV[arg + 3]
     if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease' then
+      writeTally()
       return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
     end
-    arg = arg + 3
+    if tallyText == '' then
+      tally = nil
+    elseif tallyText ~= '=' then
+      tally = readTally(tallyText)
+      if not tally then
+        writeTally()
+        return redis.error_reply('ERR malformed tally')
+      end
+    end
+    arg = arg + 4
     if count ~= '=' and count ~= '==' then
       rules, rulesAt, fresh = count + 0, arg, true
     elseif rulesAt == 0 then
@@ -299,15 +393,24 @@ while arg <= #ARGV do
   end
   local after
   if repeated and operation == 'consume' then
-    local made = decideRun(reply, times, amount, rules, keysAt, rulesAt)
-    if made ~= true and made ~= false then return made end -- an error reply
+    local made = decideRun(reply, times, amount, rules, keysAt, rulesAt, tally)
+    if made ~= true and made ~= false then
+      writeTally()
+      return made -- an error reply
+    end
     if made then times = 0 end
   end
   for _ = 1, times do
     local granted, result
+    denier = nil
     granted, result, after = decideFrom(reply, #reply, operation, amount, rules, keysAt, 1, rulesAt, math.huge)
-    if not granted then return result end -- the error reply
+    if not granted then
+      writeTally()
+      return result -- the error reply
+    end
+    if tally then countDecision(tally, operation, granted, result, denier) end
   end
   if fresh then arg = after end
 end
+writeTally()
 return table.concat(reply, ' ')

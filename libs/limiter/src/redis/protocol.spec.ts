@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from '../contract';
 import { resolveRequest, type ResolvedRule } from '../rules';
-import { decisionLength, encodeBatch, parseDecision, planOf, replyNumbers, ruleArgs, type ScriptDecision, withCalendarWindows } from './protocol';
+import { decisionLength, encodeBatch, parseDecision, planOf, replyNumbers, ruleArgs, type ScriptDecision, tallyText, withCalendarWindows } from './protocol';
 
 // Golden examples of lua/limit.lua's protocol (its header documents the same): fixed rules → the exact ARGV, a
 // fixed batch → the exact KEYS and ARGV, a fixed reply → the exact decisions. A change to either side of the
@@ -55,8 +55,21 @@ describe('limit.lua protocol: arguments', () => {
     ];
     expect(encodeBatch(undefined, batch)).toEqual({
       keys: ['tg:{a}:fw:minute:-', 'tg:{a}:fw:minute:s1', 'tg:{a}:tb:bucket:-'],
-      args: ['', 0, 'consume', 1, '1', 'fw', '10', '60000', '+', 2, 'consume', 2, '==', 'peek', 1, '=', 'consume', 1, '1', 'tb', '3', '500', '10', '%d%04d3'],
+      args: ['', 0, '', 'consume', 1, '', '1', 'fw', '10', '60000', '+', 2, 'consume', 2, '', '==', 'peek', 1, '', '=', 'consume', 1, '', '1', 'tb', '3', '500', '10', '%d%04d3'],
     });
+    // Counted decisions: the call's hash key once, each decision's tally, '=' for the one before's; a repeat needs
+    // the same tally.
+    const counted = tallyText('p1|', ['minute']);
+    expect(counted).toBe('p1|\n0\n\nminute');
+    const tally = { key: 'tg:{a}:u:', text: counted };
+    const shadow = { key: 'tg:{a}:u:', text: tallyText('p1|', ['minute'], { admittedAs: 'minute' }) };
+    expect(encodeBatch(undefined, [
+      { ...decision('consume', 1, tenantWide), tally },
+      { ...decision('consume', 1, tenantWide), tally },
+      { ...decision('consume', 1, tenantWide), tally: shadow },
+      decision('consume', 1, tenantWide),
+    ]).args).toEqual(['', 0, 'tg:{a}:u:', 'consume', 1, counted, '1', 'fw', '10', '60000', '+', 1, 'consume', 1, shadow.text, '==', 'consume', 1, '', '==']);
+    expect(() => tallyText('p1|', ['a\nb'])).toThrow(/line break/);
     // An injected clock (tests) is sent with the TTL extension.
     expect(encodeBatch(1_700_000_000_000, [decision('consume', 1, tenantWide)]).args.slice(0, 2)).toEqual([1_700_000_000_000, 60_000]);
   });

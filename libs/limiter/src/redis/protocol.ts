@@ -1,5 +1,5 @@
 import { calendarWindowsFrom } from '../algorithms/calendar';
-import type { Lease } from '../contract';
+import type { Lease, Tally } from '../contract';
 import { toDecision, type RuleNumbers } from '../evaluate';
 import { BUCKET_ALGORITHMS, type Operation, type ResolvedRule } from '../rules';
 import { ALGORITHM_CODES, ruleKeyPart } from './keys';
@@ -20,10 +20,25 @@ export const INJECTED_CLOCK_TTL_EXTENSION_MS = 60_000;
 /** How far back from the caller's clock calendar windows are computed: covers any sane clock skew. */
 const CALENDAR_SKEW_MS = 60_000;
 
+/**
+ * The tally string of lua/limit.lua: `base`, the start of every field; `names`, the rules' names in the decision's
+ * order; `shadowFrom`, the index (from 1) of the first rule of a policy in shadow mode, 0 = none (a denial by such a
+ * rule is not counted: the caller counts its would-deny); `admittedAs`: count an admission as `shadow_denied` with
+ * this reason ('' = as `allowed`). Made once per rule set, not per call.
+ */
+export function tallyText(base: string, names: readonly string[], options: { shadowFrom?: number; admittedAs?: string } = {}): string {
+  for (const part of [base, options.admittedAs ?? '', ...names]) {
+    if (part.includes('\n')) throw new Error('a tally part must not hold a line break');
+  }
+  return [base, String(options.shadowFrom ?? 0), options.admittedAs ?? '', ...names].join('\n');
+}
+
 /** One decision of a script call, as the protocol encodes it. */
 export interface ScriptDecision {
   operation: Operation;
   amount: number;
+  /** Counted into usage by the script (absent: not counted). */
+  tally?: Tally;
   keys: string[];
   /** The rules' ARGV: the plan's own array unless a calendar window added its bounds. */
   ruleArgs: readonly (string | number)[];
@@ -64,19 +79,23 @@ export function planOf(rules: readonly ResolvedRule[]): RulesPlan {
  */
 export function encodeBatch(injected: number | undefined, batch: readonly ScriptDecision[]): { keys: string[]; args: (string | number)[] } {
   const keys: string[] = [];
-  const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS];
+  // A call is one tenant's (the engine batches per tenant), so its decisions count into one hash.
+  const tallyKey = batch.find((pending) => pending.tally)?.tally?.key ?? '';
+  const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS, tallyKey];
   let previous: ScriptDecision | undefined;
   let repeats = 0;
   for (const pending of batch) {
     const sameRules = previous !== undefined && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs);
     const sameKeys = sameRules && sameArgs(previous!.keys, pending.keys);
-    if (sameKeys && previous!.operation === pending.operation && previous!.amount === pending.amount) {
+    const sameTally = previous !== undefined && previous.tally?.text === pending.tally?.text;
+    if (sameKeys && sameTally && previous!.operation === pending.operation && previous!.amount === pending.amount) {
       repeats += 1;
       continue;
     }
     if (repeats > 0) args.push('+', repeats);
     repeats = 0;
-    args.push(pending.operation, pending.amount);
+    if (pending.tally && pending.tally.key !== tallyKey) throw new Error('the decisions of one script call must count into one hash');
+    args.push(pending.operation, pending.amount, sameTally && pending.tally ? '=' : (pending.tally?.text ?? ''));
     if (sameKeys) {
       args.push('==');
     } else {

@@ -95,6 +95,8 @@ export class RedisEngine implements Limiter {
     }
     const injected = this.options.clock && Math.floor(this.options.clock.now());
     const prefix = tenantKeyPrefix(request.tenantId);
+    const { tally } = request;
+    if (tally && !tally.key.startsWith(prefix)) return Promise.reject(new Error('a tally must count into a key of the tenant (its hash tag)'));
     const subject = request.ruleSubjects ? undefined : subjectHash(request.subject);
     const plan = planOf(rules);
     const keys: string[] = [];
@@ -104,7 +106,7 @@ export class RedisEngine implements Limiter {
     const ruleArgs = plan.calendar ? withCalendarWindows(rules, injected ?? systemClock.now()) : plan.args;
     return new Promise<T>((resolve, reject) => {
       // Settled by `send` with a Decision or a Lease as `operation` says, which is what T is.
-      const pending: Pending = { operation, amount, keys, ruleArgs, rules, resolve: resolve as (outcome: Decision | Lease) => void, reject };
+      const pending: Pending = { operation, amount, tally, keys, ruleArgs, rules, resolve: resolve as (outcome: Decision | Lease) => void, reject };
       if (this.options.batch === false) return void this.send(injected, [pending]);
       const batchKey = injected === undefined ? prefix : `${prefix}${injected}`;
       const batch = this.batches.get(batchKey);

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL } from '../../../../test/support/env';
+import type { ScriptClient } from '@tollgate/lua-script';
+import { ManualClock } from '../clock';
+import type { LimitRule, Tally } from '../contract';
+import { tenantKeyPrefix } from './keys';
+import { tallyText } from './protocol';
+import { RedisEngine } from './redis-engine';
+import { deleteTenantKeys } from './redis-test-support';
+
+// The script counts each decision into the tenant's usage hash of the minute, in the call that decides it (see
+// "Tally" in lua/limit.lua). These tests read the hash back after decisions whose outcome they know.
+describe('RedisEngine counts decisions with their tally', () => {
+  let redis: Redis;
+  const tenants: string[] = [];
+  const now = Date.UTC(2026, 11, 2, 10, 30, 15);
+  const minute = Math.floor(now / 60_000) * 60;
+  const clock = new ManualClock(now);
+
+  const tenant = () => {
+    const id = `tally-${randomUUID()}`;
+    tenants.push(id);
+    return id;
+  };
+  const usageKey = (t: string) => `${tenantKeyPrefix(t)}u:`;
+  const usage = (t: string) => redis.hgetall(`${usageKey(t)}${minute}`);
+
+  beforeAll(() => {
+    redis = new Redis(TEST_REDIS_URL);
+  });
+  afterAll(async () => {
+    await deleteTenantKeys(redis, tenants);
+    redis.disconnect();
+  });
+
+  const minuteLimit: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 6, windowMs: 60_000 };
+  const burst: LimitRule = { name: 'burst', algorithm: 'token_bucket', limit: 1, windowMs: 60_000 };
+
+  /** A client that counts script calls. */
+  function counting() {
+    let calls = 0;
+    const client: ScriptClient = {
+      evalsha: (sha, numKeys, ...rest) => {
+        calls += 1;
+        return redis.evalsha(sha, numKeys, ...rest);
+      },
+      eval: (script, numKeys, ...rest) => redis.eval(script, numKeys, ...rest),
+    };
+    return { client, calls: () => calls };
+  }
+
+  it('counts admissions with their cost and denials by the limit that refused, concurrent decisions in one call', async () => {
+    const t = tenant();
+    const tally: Tally = { key: usageKey(t), text: tallyText('p1|', ['minute']) };
+    await new RedisEngine(redis, { clock }).peek({ tenantId: t, cost: 1, rules: [minuteLimit] }); // the script cached
+    const { client, calls } = counting();
+    const engine = new RedisEngine(client, { clock });
+    const decisions = await Promise.all(Array.from({ length: 5 }, () => engine.consume({ tenantId: t, cost: 2, rules: [minuteLimit], tally })));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+    expect(calls()).toBe(1);
+    expect(await usage(t)).toEqual({ 'n|p1|allowed|': '3', 'c|p1|allowed|': '6', 'n|p1|denied|minute': '2' });
+    const ttl = await redis.ttl(`${usageKey(t)}${minute}`);
+    expect(ttl).toBeGreaterThan(172_800 - 60);
+    expect(ttl).toBeLessThanOrEqual(172_800);
+  });
+
+  it('counts the same decisions one call at a time as in one call', async () => {
+    const t = tenant();
+    const tally: Tally = { key: usageKey(t), text: tallyText('p1|', ['minute']) };
+    const engine = new RedisEngine(redis, { clock, batch: false });
+    for (let i = 0; i < 5; i += 1) await engine.consume({ tenantId: t, cost: 2, rules: [minuteLimit], tally });
+    expect(await usage(t)).toEqual({ 'n|p1|allowed|': '3', 'c|p1|allowed|': '6', 'n|p1|denied|minute': '2' });
+  });
+
+  it('leaves a denial by a shadow rule to the caller, who counts it with the tenant\'s own limits as shadow_denied', async () => {
+    const t = tenant();
+    const engine = new RedisEngine(redis, { clock, batch: false });
+    const daily: LimitRule = { name: 'daily', algorithm: 'fixed_window', limit: 2, windowMs: 86_400_000 };
+    const rules = [daily, burst];
+    const shadowFirst: Tally = { key: usageKey(t), text: tallyText('p2|', ['daily', 'burst'], { shadowFrom: 2 }) };
+    const ownLimits: Tally = { key: usageKey(t), text: tallyText('p2|', ['daily'], { admittedAs: 'burst' }) };
+    expect((await engine.consume({ tenantId: t, cost: 1, rules, tally: shadowFirst })).allowed).toBe(true);
+    // The burst (in shadow) refuses: nothing counted by this call …
+    expect((await engine.consume({ tenantId: t, cost: 1, rules, tally: shadowFirst })).allowed).toBe(false);
+    expect(await usage(t)).toEqual({ 'n|p2|allowed|': '1', 'c|p2|allowed|': '1' });
+    // … the caller charges the tenant's own limits and counts the would-deny.
+    expect((await engine.consume({ tenantId: t, cost: 1, rules: [daily], tally: ownLimits })).allowed).toBe(true);
+    expect(await usage(t)).toEqual({ 'n|p2|allowed|': '1', 'c|p2|allowed|': '1', 'n|p2|shadow_denied|burst': '1', 'c|p2|shadow_denied|burst': '1' });
+    // A denial by the tenant's own limit (before the shadow rules; both refuse now) is a denial, counted.
+    expect((await engine.consume({ tenantId: t, cost: 1, rules, tally: shadowFirst })).allowed).toBe(false);
+    expect(await usage(t)).toMatchObject({ 'n|p2|denied|daily': '1' });
+  });
+
+  it('counts a lease as one decision of the units it took, a refund off the cost, a peek not at all', async () => {
+    const t = tenant();
+    const tally: Tally = { key: usageKey(t), text: tallyText('-|', ['minute']) };
+    const engine = new RedisEngine(redis, { clock, batch: false });
+    expect((await engine.lease({ tenantId: t, max: 4, rules: [minuteLimit], tally })).granted).toBe(4);
+    expect((await engine.lease({ tenantId: t, max: 4, rules: [minuteLimit], tally })).granted).toBe(2);
+    await engine.peek({ tenantId: t, cost: 1, rules: [minuteLimit], tally });
+    expect((await engine.lease({ tenantId: t, max: 4, rules: [minuteLimit], tally })).granted).toBe(0);
+    await engine.refund({ tenantId: t, cost: 1, rules: [minuteLimit], tally });
+    expect(await usage(t)).toEqual({ 'n|-|allowed|': '2', 'c|-|allowed|': '5', 'n|-|denied|minute': '1' });
+  });
+
+  it('counts nothing without a tally, and refuses a tally outside the tenant\'s hash tag', async () => {
+    const t = tenant();
+    const engine = new RedisEngine(redis, { clock, batch: false });
+    await engine.consume({ tenantId: t, cost: 1, rules: [minuteLimit] });
+    expect(await usage(t)).toEqual({});
+    const other = tenant();
+    await expect(engine.consume({ tenantId: t, cost: 1, rules: [minuteLimit], tally: { key: usageKey(other), text: tallyText('-|', ['minute']) } })).rejects.toThrow(/hash tag/);
+  });
+});
