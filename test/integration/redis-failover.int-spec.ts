@@ -1,4 +1,6 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { countsOf, minuteOf, usageKey } from '@tollgate/usage';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../support/env';
@@ -15,6 +17,8 @@ describe('when Redis is down or slow', () => {
   let api: TestApi;
   let service: string;
   let tenant: string;
+  let tenantId: string;
+  let policyIds: Map<string, string>;
 
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
@@ -24,6 +28,7 @@ describe('when Redis is down or slow', () => {
     viaProxy.port = String(proxy.port);
     const fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
     tenant = fixture.tenant.slug;
+    tenantId = fixture.tenant.id;
     for (const [name, pattern, failureMode] of [
       ['shut', '/closed', 'closed'],
       ['near', '/local', 'local'],
@@ -32,6 +37,7 @@ describe('when Redis is down or slow', () => {
         data: { planId: fixture.plan.id, name, method: 'GET', pattern, failureMode, limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
       });
     }
+    policyIds = new Map((await prisma.endpointPolicy.findMany({ where: { planId: fixture.plan.id } })).map((p) => [p.name, p.id]));
     service = await createServiceKey(prisma);
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
     api = await startApi({
@@ -41,6 +47,7 @@ describe('when Redis is down or slow', () => {
       BREAKER_COOLDOWN_MS: '300',
       DEFAULT_FAILURE_MODE: 'open',
       LOCAL_FAILOVER_NODES: '2',
+      USAGE_FLUSH_MS: '200',
     });
     await api.waitForRuleVersion(version);
   });
@@ -58,6 +65,7 @@ describe('when Redis is down or slow', () => {
 
   it('answers every check in its failure mode while Redis is down, and from Redis again once it is back', async () => {
     await awayFromMinuteBoundary(20_000);
+    const minute = minuteOf(Date.now());
     expect(await redisBacked('GET /open')).toBe(true);
     await proxy.cut();
 
@@ -83,6 +91,23 @@ describe('when Redis is down or slow', () => {
     await proxy.restore();
     await waitFor(() => redisBacked('GET /open'), 10_000, 100);
     expect(await redisBacked('GET /local')).toBe(true);
+
+    // The node counted the decisions Redis did not make, and added them to usage once Redis was back.
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const degraded = async () => countsOf(await redis.hgetall(usageKey(tenantId, minute))).filter((r) => r.result.startsWith('degraded'));
+      await waitFor(async () => (await degraded()).some((r) => r.reason === 'local'), 10_000, 100);
+      const rows = await degraded();
+      const row = (result: string, reason: string) => rows.find((r) => r.result === result && r.reason === reason);
+      // Open: the five above, and any degraded answers while the test waited for Redis.
+      expect(row('degraded_allowed', 'open')).toMatchObject({ policyId: null });
+      expect(row('degraded_allowed', 'open')!.decisions).toBeGreaterThanOrEqual(5);
+      expect(row('degraded_denied', 'closed')).toEqual({ policyId: policyIds.get('shut'), result: 'degraded_denied', reason: 'closed', decisions: 1, cost: 0 });
+      expect(row('degraded_allowed', 'local')).toEqual({ policyId: policyIds.get('near'), result: 'degraded_allowed', reason: 'local', decisions: 5, cost: 5 });
+      expect(row('degraded_denied', 'local')).toEqual({ policyId: policyIds.get('near'), result: 'degraded_denied', reason: 'local', decisions: 2, cost: 0 });
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('does not wait for a Redis that answers too late: the deadline decides, then Redis again when it is quick', async () => {

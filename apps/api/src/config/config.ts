@@ -34,6 +34,12 @@ export const apiEnvSchema = z.object({
   LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
   /** How often a node writes when the service and tenant keys it saw were last used (off the request path). */
   KEY_USAGE_FLUSH_MS: ms.default(60_000),
+  /** Whether every decision is counted into usage (docs/adr/0015-usage-counting-and-rollups.md); false only to measure without. */
+  USAGE_COUNTING: z.enum(['true', 'false']).default('true'),
+  /** How often a node adds the decisions it made without Redis (degraded, refused) to usage. */
+  USAGE_FLUSH_MS: ms.default(5_000),
+  /** Denials sampled into a tenant's stream of recent denials, at most this many a second per node (0: none). */
+  USAGE_DENIAL_SAMPLES_PER_S: z.coerce.number().int().min(0).max(10_000).default(10),
   /** Shared with the dashboard, which signs the browser's address with it (docs/adr/0011-sign-in-throttling.md). Unset: no address is believed. */
   CLIENT_ADDRESS_SECRET: z.union([z.literal(''), z.string().min(CLIENT_ADDRESS_SECRET_MIN_LENGTH)]).default(''),
   /**
@@ -105,6 +111,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       clientAddressSecret: e.CLIENT_ADDRESS_SECRET || null,
     },
     keys: { usageFlushMs: e.KEY_USAGE_FLUSH_MS },
+    usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S },
     log: { level: e.LOG_LEVEL },
     metrics: {
       token: e.METRICS_TOKEN || null,

@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { EnforcementHttp } from './enforcement-http';
 import { EnforcementRoutes } from './enforcement.routes';
 import { ResilientLimiter } from './resilient-limiter.service';
+import { UsageRecorder } from './usage-recorder.service';
 import { CheckQuota } from './use-cases/check-quota.use-case';
 
 /** Enforcement: served by a Fastify instance of its own (`http`, on the API's server), not by Nest controllers. */
@@ -12,7 +13,7 @@ export class CheckModule {
     return {
       module: CheckModule,
       imports: [AuthModule],
-      providers: [{ provide: EnforcementHttp, useValue: http }, CheckQuota, ResilientLimiter, EnforcementRoutes],
+      providers: [{ provide: EnforcementHttp, useValue: http }, CheckQuota, ResilientLimiter, UsageRecorder, EnforcementRoutes],
       exports: [EnforcementHttp],
     };
   }

@@ -70,6 +70,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly usageDropped = new Counter({
+    name: 'tollgate_usage_dropped_total',
+    help: 'Decisions made without Redis (degraded, refused) whose usage counts a node dropped: Redis was away for longer than it could hold them',
+    registers: [this.registry],
+  });
+
   readonly breakerOpen = new Gauge({
     name: 'tollgate_redis_circuit_open',
     help: '1 while the circuit breaker in front of Redis is open or half-open (decisions go to failure modes)',

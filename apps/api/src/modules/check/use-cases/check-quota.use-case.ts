@@ -12,7 +12,8 @@ import {
   type LeaseResult,
   type LimitState,
 } from '@tollgate/domain';
-import type { Decision } from '@tollgate/limiter';
+import type { Decision, Tally } from '@tollgate/limiter';
+import { NO_TENANT } from '@tollgate/usage';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { KeyUsage } from '../../keys/key-usage.service';
 import { MetricsService } from '../../metrics/metrics.service';
@@ -20,6 +21,7 @@ import type { DecisionPlan } from '../../rules/decision-plan';
 import type { EnforcedRuleSet } from '../../rules/enforced-rule-set';
 import { RuleCache } from '../../rules/rule-cache.service';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
+import { UsageRecorder } from '../usage-recorder.service';
 
 /** What the service key that asks may see: the ids of its tenants, null = every tenant. */
 export interface CheckScope {
@@ -44,6 +46,7 @@ export class CheckQuota {
     private readonly limiter: ResilientLimiter,
     private readonly metrics: MetricsService,
     private readonly usage: KeyUsage,
+    private readonly recorder: UsageRecorder,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
@@ -54,7 +57,7 @@ export class CheckQuota {
     const found = this.tenantOf(rules, scope, request);
     if ('reason' in found) return this.refused(rules.version, found.reason, operation, found.tenant);
     const { tenant } = found;
-    if (tenant.status !== 'active') return this.refused(rules.version, 'tenant_suspended', operation, tenant.slug);
+    if (tenant.status !== 'active') return this.refused(rules.version, 'tenant_suspended', operation, tenant);
 
     const plan = rules.planFor(tenant, request.endpoint);
     const policySubject = plan.policy ? this.subjectFor(plan.policy, request) : undefined;
@@ -62,13 +65,19 @@ export class CheckQuota {
     const ruleSubjects = policySubject === undefined ? undefined : plan.rules.map((_, i) => (i < plan.tenantRules ? undefined : policySubject));
     // A lease takes units of the limits themselves; every other operation counts calls of the endpoint.
     const cost = operation === 'lease' ? amount : amount * plan.costWeight;
-    const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects };
+    // Usage: the script counts what it decides (a peek is not a decision), in the minute's hash of the tenant, which
+    // this node lists for the rollup.
+    const counting = this.recorder.enabled && operation !== 'peek';
+    if (counting) this.recorder.active(tenant.id);
+    const tally = (t: Tally) => (counting ? t : undefined);
+    const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects, tally: tally(operation === 'consume' ? plan.tally : plan.enforcedTally) };
 
     try {
       if (operation === 'lease') {
-        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects });
+        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects, tally: limiterRequest.tally });
         const result = this.answer(rules.version, plan, lease.decision, 'enforce');
         this.count(plan, result);
+        if (!result.allowed) this.sampleDenial(plan, request, lease.decision, 'denied');
         return { ...result, granted: lease.granted };
       }
       let decision = await this.limiter[operation](limiterRequest);
@@ -83,18 +92,43 @@ export class CheckQuota {
           wouldDeny = undefined;
         } else if (!decision.allowed) {
           // Only the policy in shadow would deny: charge the tenant's limits alone, and say what would have happened.
-          const own = await this.limiter.consume({ ...limiterRequest, rules: plan.tenantOnly.rules, ruleSubjects: undefined });
-          decision = { ...own, rules: [...own.rules, ...decision.rules.slice(plan.tenantRules)] };
+          // The script left this decision uncounted; this call counts it as the policy's would-deny.
+          const policyRules = decision.rules.slice(plan.tenantRules);
+          const wouldDenyBy = policyRules.find((r) => r.retryAfterMs > 0)?.name ?? '';
+          const own = await this.limiter.consume({ ...limiterRequest, rules: plan.tenantOnly.rules, ruleSubjects: undefined, tally: tally(plan.shadowTallies.get(wouldDenyBy) ?? [...plan.shadowTallies.values()][0]!) });
+          decision = { ...own, rules: [...own.rules, ...policyRules] };
+          if (!own.allowed) {
+            // The tenant's own limits ran out in between (another check took the last units): enforced, and the
+            // script counted it as a denial.
+            mode = 'enforce';
+            wouldDeny = undefined;
+          }
         }
       }
       const result = this.answer(rules.version, plan, decision, mode);
       if (wouldDeny !== undefined) result.wouldDeny = wouldDeny;
       this.count(plan, result);
+      if (operation === 'consume' && (wouldDeny || !result.allowed)) this.sampleDenial(plan, request, decision, wouldDeny ? 'shadow_denied' : 'denied');
       return result;
     } catch (err) {
       if (!(err instanceof QuotaStoreUnavailable)) throw err;
       return this.withoutRedis(err, operation, rules.version, plan, limiterRequest);
     }
+  }
+
+  /** A denial (or a shadow would-deny) into the tenant's sample of recent denials: who, where, which limit. */
+  private sampleDenial(plan: DecisionPlan, request: CheckTarget, decision: Decision, result: 'denied' | 'shadow_denied'): void {
+    if (!this.recorder.enabled) return;
+    const from = result === 'shadow_denied' ? plan.tenantRules : 0;
+    const refused = decision.rules.slice(from).find((r) => r.retryAfterMs > 0) ?? decision.rules[from];
+    this.recorder.sample(plan.tenant.id, {
+      policyId: plan.policy?.id ?? null,
+      endpoint: request.endpoint,
+      subject: request.subject ?? request.ip,
+      limit: refused?.name ?? '',
+      remaining: refused?.remaining ?? 0,
+      result,
+    });
   }
 
   /**
@@ -110,7 +144,11 @@ export class CheckQuota {
     request: Parameters<ResilientLimiter['locally']>[1],
   ): Promise<CheckResult> {
     const failureMode = plan.policy?.failureMode ?? this.config.failover.defaultMode;
+    // Decisions Redis did not make are counted by this node (a refund or a peek is not a decision).
+    const decided = operation === 'consume' || operation === 'lease';
+    const policyId = plan.policy?.id ?? null;
     if (failureMode === 'closed' || operation === 'lease') {
+      if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_denied', 'closed', 0);
       this.metrics.degraded.inc({ mode: 'closed' });
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err, retryAfterMs: err.retryAfterMs });
     }
@@ -119,6 +157,7 @@ export class CheckQuota {
       const decision = await this.limiter.locally(operation, request);
       const result = { ...this.answer(ruleVersion, plan, decision, 'enforce'), degraded: true };
       this.count(plan, result);
+      if (decided) this.recorder.count(plan.tenant.id, policyId, result.allowed ? 'degraded_allowed' : 'degraded_denied', 'local', result.allowed ? request.cost : 0);
       return result;
     }
     // Open: nothing is known about the limits, so none are claimed.
@@ -134,11 +173,12 @@ export class CheckQuota {
       degraded: true,
     };
     this.count(plan, result);
+    if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_allowed', 'open', request.cost);
     return result;
   }
 
   /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
-  private tenantOf(rules: EnforcedRuleSet, scope: CheckScope, request: CheckTarget): { tenant: CompiledTenant } | { reason: string; tenant?: string } {
+  private tenantOf(rules: EnforcedRuleSet, scope: CheckScope, request: CheckTarget): { tenant: CompiledTenant } | { reason: string; tenant?: CompiledTenant } {
     // By id: a tenant created with the slug of a deleted one is not the tenant the key was scoped to.
     const visible = (tenant: CompiledTenant) => scope.tenantIds === null || scope.tenantIds.includes(tenant.id);
     if (request.tenant !== undefined) {
@@ -151,7 +191,7 @@ export class CheckQuota {
     const tenant = key ? rules.tenant(key.tenant) : undefined;
     // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
     if (!key || !tenant || !visible(tenant)) return { reason: 'key_invalid' };
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant: tenant.slug };
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant };
     this.usage.used(key.id);
     return { tenant };
   }
@@ -191,10 +231,11 @@ export class CheckQuota {
     };
   }
 
-  /** A denial decided without counting (suspended tenant, bad key). */
-  private refused(ruleVersion: number, reason: string, operation: CheckOperation, tenant?: string): CheckResult | LeaseResult {
-    this.metrics.decisionTally(tenant ?? '-', '-', reason, 'enforce').count += 1;
-    const result: CheckResult = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion, ...(tenant ? { tenant } : {}), limits: [], headers: {}, reason };
+  /** A denial decided without counting (suspended tenant, bad key); usage counts it as refused (not a peek or a refund). */
+  private refused(ruleVersion: number, reason: string, operation: CheckOperation, tenant?: CompiledTenant): CheckResult | LeaseResult {
+    this.metrics.decisionTally(tenant?.slug ?? '-', '-', reason, 'enforce').count += 1;
+    if (operation === 'consume' || operation === 'lease') this.recorder.count(tenant?.id ?? NO_TENANT, null, 'refused', reason, 0);
+    const result: CheckResult = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion, ...(tenant ? { tenant: tenant.slug } : {}), limits: [], headers: {}, reason };
     return operation === 'lease' ? { ...result, granted: 0 } : result;
   }
 

@@ -1,0 +1,92 @@
+import { countsOf, activeTenantsKey, denialsKey, minuteOf, NO_TENANT, usageKey, type UsageCount } from '@tollgate/usage';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../../../../../test/support/context';
+import { TEST_REDIS_URL } from '../../../../../test/support/env';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../test/support/fixtures';
+
+// Every decision is counted into usage (docs/adr/0015-usage-counting-and-rollups.md): those Redis makes by the limit
+// script, in the call that charges them; those made without it (refused, degraded) by the node, flushed every
+// USAGE_FLUSH_MS. These tests make decisions whose outcome they know and read the counts back from Redis.
+describe('usage counting of /v1/check', () => {
+  const ctx = useOperatorApi({ USAGE_FLUSH_MS: '100' });
+  let redis: Redis;
+  let serviceKey: string;
+
+  beforeAll(async () => {
+    redis = new Redis(TEST_REDIS_URL);
+    serviceKey = await createServiceKey(ctx.prisma);
+  });
+  afterAll(() => redis.disconnect());
+
+  const check = (body: Record<string, unknown>) => ctx.api.request('POST', '/v1/check', { token: serviceKey, body });
+  const inForce = async () => ctx.api.waitForRuleVersion((await publishRules(ctx.prisma, TEST_REDIS_URL)).version);
+  const sorted = (rows: UsageCount[]) => [...rows].sort((a, b) => `${a.policyId}${a.result}${a.reason}`.localeCompare(`${b.policyId}${b.result}${b.reason}`));
+  const usageOf = async (tenantId: string, minute: number) => sorted(countsOf(await redis.hgetall(usageKey(tenantId, minute))));
+
+  it('counts allowed, denied, shadow would-deny and refused decisions per tenant, policy and reason, as answered', async () => {
+    await awayFromMinuteBoundary(20_000);
+    const { plan, tenant } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 6 }]);
+    const search = await ctx.prisma.endpointPolicy.create({
+      data: { planId: plan.id, name: 'search', method: 'GET', pattern: '/v1/search', cost: 1, scope: 'tenant', mode: 'enforce', limits: { create: [{ name: 'minute', windowS: 60, limit: 3 }] } },
+    });
+    const trial = await ctx.prisma.endpointPolicy.create({
+      data: { planId: plan.id, name: 'trial', method: 'GET', pattern: '/v1/trial', cost: 1, scope: 'tenant', mode: 'shadow', limits: { create: [{ name: 'minute', windowS: 60, limit: 1 }] } },
+    });
+    const { tenant: suspended } = await createTenant(ctx.prisma);
+    await ctx.prisma.tenant.update({ where: { id: suspended.id }, data: { status: 'suspended' } });
+    const { key: expired } = await createTenantKey(ctx.prisma, tenant.id, { expiresAt: new Date(Date.now() - 1000) });
+    await inForce();
+    const minute = minuteOf(Date.now());
+
+    const answers = [];
+    for (let i = 0; i < 4; i += 1) answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/search', subject: `user-${i}` }));
+    answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/trial', subject: 'user-9' }));
+    answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/trial', subject: 'user-9' }));
+    answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/items' }));
+    answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/items' }));
+    // Not decisions: a peek counts nothing.
+    expect((await ctx.api.request('POST', '/v1/check/peek', { token: serviceKey, body: { tenant: tenant.slug, endpoint: 'GET /v1/items' } })).status).toBe(200);
+    const refusals = [
+      await check({ key: 'tg_test_not-a-key-of-anyone', endpoint: 'GET /v1/items' }),
+      await check({ key: 'tg_test_not-a-key-of-anyone', endpoint: 'GET /v1/items' }),
+      await check({ key: expired, endpoint: 'GET /v1/items' }),
+      await check({ tenant: suspended.slug, endpoint: 'GET /v1/items' }),
+    ];
+
+    expect(answers.map((a) => [a.body.allowed, a.body.wouldDeny ?? null])).toEqual([
+      [true, null], [true, null], [true, null], [false, null], // search: its minute (3) runs out
+      [true, false], [true, true], // trial in shadow: the second would have been denied, and passed
+      [true, null], [false, null], // the tenant's own minute (6) runs out: 3 + 2 + 1
+    ]);
+    expect(refusals.map((r) => r.body.reason)).toEqual(['key_invalid', 'key_invalid', 'key_expired', 'tenant_suspended']);
+
+    expect(await usageOf(tenant.id, minute)).toEqual(sorted([
+      { policyId: search.id, result: 'allowed', reason: '', decisions: 3, cost: 3 },
+      { policyId: search.id, result: 'denied', reason: 'search-minute', decisions: 1, cost: 0 },
+      { policyId: trial.id, result: 'allowed', reason: '', decisions: 1, cost: 1 },
+      { policyId: trial.id, result: 'shadow_denied', reason: 'trial-minute', decisions: 1, cost: 1 },
+      { policyId: null, result: 'allowed', reason: '', decisions: 1, cost: 1 },
+      { policyId: null, result: 'denied', reason: 'minute', decisions: 1, cost: 0 },
+    ]));
+    // Refusals are counted by the node and written with its next flush.
+    await waitFor(async () => (await redis.hlen(usageKey(suspended.id, minute))) > 0 && (await redis.hlen(usageKey(NO_TENANT, minute))) > 0);
+    expect(await usageOf(suspended.id, minute)).toEqual([{ policyId: null, result: 'refused', reason: 'tenant_suspended', decisions: 1, cost: 0 }]);
+    // An expired key still names its tenant; a key of no one is counted without a tenant (shared by all such checks).
+    expect(await usageOf(tenant.id, minute)).toContainEqual({ policyId: null, result: 'refused', reason: 'key_expired', decisions: 1, cost: 0 });
+    expect((await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_invalid')?.decisions).toBeGreaterThanOrEqual(2);
+
+    // The rollup finds the hashes through the minute's set of tenants, not by scanning keys.
+    expect(await redis.smembers(activeTenantsKey(minute))).toEqual(expect.arrayContaining([tenant.id, suspended.id, NO_TENANT]));
+    // Each hash expires (48 h) unless the rollup shortens it.
+    expect(await redis.ttl(usageKey(tenant.id, minute))).toBeGreaterThan(47 * 3600);
+
+    // Who is being limited: a sample of denials and would-denies, newest last.
+    const samples = (await redis.xrange(denialsKey(tenant.id), '-', '+')).map(([, fields]) => new Map(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i]!, fields[2 * i + 1]!])));
+    expect(samples.map((s) => [s.get('policy'), s.get('endpoint'), s.get('subject'), s.get('limit'), s.get('result')])).toEqual([
+      [search.id, 'GET /v1/search', 'user-3', 'search-minute', 'denied'],
+      [trial.id, 'GET /v1/trial', 'user-9', 'trial-minute', 'shadow_denied'],
+      ['-', 'GET /v1/items', '', 'minute', 'denied'],
+    ]);
+  });
+});

@@ -1,0 +1,244 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  ACTIVE_TENANTS_TTL_S,
+  activeTenantsKey,
+  countField,
+  costField,
+  DENIAL_SAMPLES_KEPT,
+  denialsKey,
+  minuteOf,
+  usageKey,
+  USAGE_KEY_TTL_S,
+  type UsageResult,
+} from '@tollgate/usage';
+import type { Redis } from 'ioredis';
+import { API_CONFIG, type ApiConfig } from '../../config/config';
+import { REDIS } from '../../infra/infra.module';
+import { MetricsService } from '../metrics/metrics.service';
+
+/** The most hash fields a node holds unwritten (Redis away): beyond, the oldest minute's counts are dropped. */
+export const MAX_PENDING_FIELDS = 100_000;
+/** A tenant seen this close to a minute's edge is listed in the neighbouring minute too (Redis's clock may differ). */
+const CLOCK_MARGIN_MS = 5_000;
+/**
+ * A minute whose counts a node flushes must not have been rolled up already: the worker waits `USAGE_GRACE_S` (15 s)
+ * after a minute closes. Counts flushed later than this after their minute closed go to the current minute.
+ */
+const LATE_AFTER_CLOSE_MS = 10_000;
+/** Sample text is cut to this many characters (the endpoint and subject are the caller's). */
+const SAMPLE_TEXT_MAX = 200;
+
+/** One denial or shadow would-deny, for the tenant's sample stream. */
+export interface DenialSample {
+  policyId: string | null;
+  endpoint: string;
+  subject: string | undefined;
+  limit: string;
+  remaining: number;
+  result: 'denied' | 'shadow_denied';
+}
+
+/**
+ * The node's part of usage counting (docs/adr/0015-usage-counting-and-rollups.md). Decisions Redis makes are counted
+ * by the limit script itself; this service
+ * - lists the tenants a node decides for in each minute's set (`active`), which is how the worker finds the hashes to
+ *   roll up without scanning the keyspace: one `SADD` per tenant and minute, off the request path;
+ * - counts the decisions made without Redis (refused, degraded) in memory and adds them to the same hashes every
+ *   `USAGE_FLUSH_MS`; a flush that fails is kept for the next one, up to `MAX_PENDING_FIELDS` fields;
+ * - samples denials into the tenant's stream, at most `USAGE_DENIAL_SAMPLES_PER_S` a second per tenant.
+ * Nothing here ever makes a check wait or fail.
+ */
+@Injectable()
+export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
+  private readonly log = new Logger(UsageRecorder.name);
+  /** Per minute (epoch s), the tenants already listed in its set by this node. */
+  private readonly listed = new Map<number, Set<string>>();
+  /** Per minute, the tenants to list in its set with the next write. */
+  private readonly toList = new Map<number, Set<string>>();
+  /** Counts not yet in Redis: per usage hash key, field → amount. */
+  private readonly pending = new Map<string, { tenantId: string; minute: number; fields: Map<string, number> }>();
+  private pendingFields = 0;
+  /** Samples written in the current second, per tenant. */
+  private samplesSecond = 0;
+  private readonly samples = new Map<string, number>();
+  private listing: NodeJS.Immediate | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly metrics: MetricsService,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
+
+  /** Whether decisions are counted at all (USAGE_COUNTING). */
+  get enabled(): boolean {
+    return this.config.usage.counting;
+  }
+
+  onModuleInit(): void {
+    if (!this.enabled) return;
+    this.timer = setInterval(() => void this.flush(), this.config.usage.flushMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.listing) clearImmediate(this.listing);
+    await this.flush();
+  }
+
+  /** The tenant (or NO_TENANT) has counts in the current minute: list it once in the minute's set. */
+  active(tenantId: string, now = Date.now()): void {
+    if (!this.enabled) return;
+    const minute = minuteOf(now);
+    if (this.listed.get(minute)?.has(tenantId)) return;
+    this.list(minute, tenantId);
+    const into = now - minute * 1000;
+    if (into < CLOCK_MARGIN_MS) this.list(minute - 60, tenantId);
+    if (into > 60_000 - CLOCK_MARGIN_MS) this.list(minute + 60, tenantId);
+  }
+
+  /** A decision made without Redis: counted here, written with the next flush. */
+  count(tenantId: string, policyId: string | null, result: UsageResult, reason: string, cost: number, now = Date.now()): void {
+    if (!this.enabled) return;
+    const minute = minuteOf(now);
+    this.add(tenantId, minute, countField(policyId, result, reason), 1);
+    if (cost !== 0) this.add(tenantId, minute, costField(policyId, result, reason), cost);
+    this.active(tenantId, now);
+  }
+
+  /** A denial or shadow would-deny, into the tenant's sample stream (sampled: at most so many a second). */
+  sample(tenantId: string, sample: DenialSample): void {
+    const perSecond = this.config.usage.denialSamplesPerSecond;
+    if (!this.enabled || perSecond === 0) return;
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.samplesSecond) {
+      this.samplesSecond = second;
+      this.samples.clear();
+    }
+    const taken = this.samples.get(tenantId) ?? 0;
+    if (taken >= perSecond) return;
+    this.samples.set(tenantId, taken + 1);
+    const fields = [
+      'policy', sample.policyId ?? '-',
+      'endpoint', sample.endpoint.slice(0, SAMPLE_TEXT_MAX),
+      'subject', (sample.subject ?? '').slice(0, SAMPLE_TEXT_MAX),
+      'limit', sample.limit,
+      'remaining', String(sample.remaining),
+      'result', sample.result,
+    ];
+    this.redis.xadd(denialsKey(tenantId), 'MAXLEN', '~', DENIAL_SAMPLES_KEPT, '*', ...fields).catch(() => {
+      // A sample is a sample: one lost while Redis is away is not worth a retry.
+    });
+  }
+
+  /** Writes the counts and listings held; a flush already under way is shared. Never rejects. */
+  flush(): Promise<void> {
+    this.flushing ??= this.write().finally(() => (this.flushing = null));
+    return this.flushing;
+  }
+
+  private list(minute: number, tenantId: string): void {
+    let tenants = this.toList.get(minute);
+    if (!tenants) {
+      tenants = new Set();
+      this.toList.set(minute, tenants);
+    }
+    tenants.add(tenantId);
+    // Listed at the end of this turn of the event loop: the decision's own script call is sent first.
+    this.listing ??= setImmediate(() => {
+      this.listing = null;
+      void this.writeListings();
+    });
+  }
+
+  private add(tenantId: string, minute: number, field: string, amount: number): void {
+    const key = usageKey(tenantId, minute);
+    let entry = this.pending.get(key);
+    if (!entry) {
+      entry = { tenantId, minute, fields: new Map() };
+      this.pending.set(key, entry);
+    }
+    const before = entry.fields.get(field);
+    if (before === undefined) {
+      if (this.pendingFields >= MAX_PENDING_FIELDS) this.dropOldest();
+      this.pendingFields += 1;
+    }
+    entry.fields.set(field, (before ?? 0) + amount);
+  }
+
+  /** Full: the oldest minute's counts go (they are the ones most likely past their rollup already). */
+  private dropOldest(): void {
+    let oldest: string | undefined;
+    let oldestMinute = Infinity;
+    for (const [key, entry] of this.pending) {
+      if (entry.minute < oldestMinute) {
+        oldestMinute = entry.minute;
+        oldest = key;
+      }
+    }
+    if (oldest === undefined) return;
+    const entry = this.pending.get(oldest)!;
+    let dropped = 0;
+    for (const field of entry.fields.keys()) if (field.startsWith('n|')) dropped += entry.fields.get(field)!;
+    this.metrics.usageDropped.inc(dropped);
+    this.pendingFields -= entry.fields.size;
+    this.pending.delete(oldest);
+  }
+
+  private async writeListings(): Promise<void> {
+    const batch = [...this.toList];
+    this.toList.clear();
+    const now = Date.now();
+    await Promise.all(
+      batch.map(async ([minute, tenants]) => {
+        try {
+          await this.redis.multi().sadd(activeTenantsKey(minute), ...tenants).expire(activeTenantsKey(minute), ACTIVE_TENANTS_TTL_S).exec();
+          let listed = this.listed.get(minute);
+          if (!listed) {
+            listed = new Set();
+            this.listed.set(minute, listed);
+          }
+          for (const t of tenants) listed.add(t);
+        } catch {
+          // Listed again by the tenant's next decision, or by the next flush of counts.
+        }
+      }),
+    );
+    // Only the minutes around now are asked about again.
+    for (const minute of this.listed.keys()) if (minute < minuteOf(now) - 120) this.listed.delete(minute);
+  }
+
+  private async write(): Promise<void> {
+    const now = Date.now();
+    const current = minuteOf(now);
+    const entries = [...this.pending.values()];
+    this.pending.clear();
+    this.pendingFields = 0;
+    await Promise.all(
+      entries.map(async (entry) => {
+        // Too late for its own minute's rollup: counted in the current minute instead (in every total, late).
+        const late = (entry.minute + 60) * 1000 + LATE_AFTER_CLOSE_MS < now;
+        const minute = late ? current : entry.minute;
+        if (late) this.list(minute, entry.tenantId);
+        const key = usageKey(entry.tenantId, minute);
+        // One transaction per hash: all its counts or none (the minute's set, in another slot, is listed apart).
+        const tx = this.redis.multi();
+        for (const [field, amount] of entry.fields) tx.hincrby(key, field, amount);
+        tx.expire(key, USAGE_KEY_TTL_S, 'NX');
+        try {
+          const results = await tx.exec();
+          if (!results || results.some(([err]) => err)) throw new Error('the transaction was not applied');
+        } catch (err) {
+          this.keep(entry);
+          this.log.warn(`could not write ${entry.fields.size} usage count(s); kept for the next flush (${err instanceof Error ? err.message : String(err)})`);
+        }
+      }),
+    );
+  }
+
+  private keep(entry: { tenantId: string; minute: number; fields: Map<string, number> }): void {
+    for (const [field, amount] of entry.fields) this.add(entry.tenantId, entry.minute, field, amount);
+  }
+}
