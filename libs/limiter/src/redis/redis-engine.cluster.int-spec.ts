@@ -4,7 +4,8 @@ import { startCluster, type TestCluster } from '../../../../test/support/redis-c
 import { limiterContract } from '../contract.suite';
 import { ALGORITHMS } from '../contract';
 import { assertRedisAgreesWithMemory } from '../contract-suite/agreement';
-import { hashTagOf, tenantTag } from './keys';
+import { hashTagOf, tenantKeyPrefix, tenantTag } from './keys';
+import { tallyText } from './protocol';
 import type { ScriptClient } from '@tollgate/lua-script';
 import { RedisEngine } from './redis-engine';
 import { soakAndCheckTtls } from './redis-test-support';
@@ -37,6 +38,31 @@ describe('RedisEngine on a Redis Cluster', () => {
     await Promise.all(client.nodes('master').map((node) => node.script('FLUSH')));
     const ds = await Promise.all(pending);
     expect(ds.filter((d) => d.allowed)).toHaveLength(200);
+  });
+
+  it('counts each tenant\'s decisions into its own usage hash, in its slot, exactly', async () => {
+    const rules = [{ name: 'minute', algorithm: 'fixed_window' as const, limit: 30, windowMs: 60_000 }];
+    const engine = new RedisEngine(client);
+    const tenants = Array.from({ length: 6 }, (_, i) => `cluster-usage-${i}-${Date.now()}`);
+    const decisions = await Promise.all(
+      tenants.flatMap((tenantId) => {
+        const tally = { key: `${tenantKeyPrefix(tenantId)}u:`, text: tallyText('-|', ['minute']) };
+        return Array.from({ length: 40 }, () => engine.consume({ tenantId, cost: 1, rules, tally }).then((d) => ({ tenantId, allowed: d.allowed, nowMs: d.nowMs })));
+      }),
+    );
+    for (const tenantId of tenants) {
+      const mine = decisions.filter((d) => d.tenantId === tenantId);
+      // The minutes these decisions fell in (a run across a minute's edge counts in both).
+      const minutes = [...new Set(mine.map((d) => Math.floor(d.nowMs / 60_000) * 60))];
+      let allowed = 0;
+      let denied = 0;
+      for (const minute of minutes) {
+        const hash = await client.hgetall(`${tenantKeyPrefix(tenantId)}u:${minute}`);
+        allowed += Number(hash['n|-|allowed|'] ?? 0);
+        denied += Number(hash['n|-|denied|minute'] ?? 0);
+      }
+      expect({ allowed, denied }).toEqual({ allowed: mine.filter((d) => d.allowed).length, denied: mine.filter((d) => !d.allowed).length });
+    }
   });
 
   it('sends every key of a script call in one hash tag: the tenant\'s', async () => {
