@@ -163,27 +163,34 @@ async function startServers(profileDir) {
     const proc = launch(name, [...p.args, script], { ...env, ...p.env, PORT: String(port), REDIS_URL: redisUrl, NODE_ENV: 'production' }, p);
     return { proc, url: `http://127.0.0.1:${port}` };
   };
-  const apiPort = await freePort();
-  const p = profileArgs('api');
-  const api = {
-    proc: launch('api', [...p.args, 'apps/api/dist/main.js'], {
-      ...p.env,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redisUrl,
-      API_PORT: String(apiPort),
-      API_HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production',
-    }, p),
-    url: `http://127.0.0.1:${apiPort}`,
+  const startApi = async (name, env = {}) => {
+    const apiPort = await freePort();
+    const p = name === 'api' ? profileArgs('api') : { args: [], env: {}, ipc: false };
+    return {
+      proc: launch(name, [...p.args, 'apps/api/dist/main.js'], {
+        ...p.env,
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: redisUrl,
+        API_PORT: String(apiPort),
+        API_HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'production',
+        ...env,
+      }, p),
+      url: `http://127.0.0.1:${apiPort}`,
+    };
   };
+  const api = await startApi('api');
+  // The same API with usage counting off: what counting every decision costs (same Redis, same tenants).
+  const uncounted = await startApi('uncounted', { USAGE_COUNTING: 'false' });
   const servers = {
     api,
+    uncounted,
     bare: await start('bare', 'bench/apps/bare-evalsha.mjs'),
     throttler: await start('throttler', 'bench/apps/throttler.mjs'),
     flexible: await start('flexible', 'bench/apps/rate-limiter-flexible.mjs'),
   };
-  await until(api.proc, async () => (await fetch(`${api.url}/health`)).status === 200, 'GET /health');
+  for (const a of [api, uncounted]) await until(a.proc, async () => (await fetch(`${a.url}/health`)).status === 200, 'GET /health');
   for (const s of [servers.bare, servers.throttler, servers.flexible]) {
     await until(s.proc, async () => (await fetch(`${s.url}/v1/check`, { method: 'POST' })).status === 400, 'listening');
   }
@@ -456,6 +463,7 @@ try {
   const targets = [
     target('tollgate3', 'Tollgate `/v1/check`, plan of 3 limits', s.api, '/v1/check', { daily: true }),
     target('tollgate1', 'Tollgate `/v1/check`, plan of 1 limit', s.api, '/v1/check', { tenant: 'bench-one' }),
+    target('uncounted', 'Tollgate `/v1/check`, plan of 3 limits, usage counting off (`USAGE_COUNTING=false`)', s.uncounted, '/v1/check'),
     target('bare', 'bare Nest + Fastify route, one `EVALSHA` (baseline)', s.bare, '/v1/check'),
     target('floor', 'HTTP floor: plain Fastify answering Tollgate\'s answer as a constant (no Redis)', s.floor, '/v1/check'),
     target('throttler3', '@nestjs/throttler, 3 named throttlers', s.throttler, '/v1/check'),
@@ -463,6 +471,7 @@ try {
     target('flexible3', 'rate-limiter-flexible, `RateLimiterUnion` of 3', s.flexible, '/v1/check'),
     target('flexible1', 'rate-limiter-flexible, 1 `RateLimiterRedis`', s.flexible, '/v1/check/one'),
   ];
+  const byId = (id) => targets.find((t) => t.id === id);
   // BENCH_TARGETS=tollgate3,bare measures only those (a quick comparison; the report needs all of them).
   const only = process.env.BENCH_TARGETS?.split(',');
   const measuredTargets = only ? targets.filter((t) => only.includes(t.id)) : targets;
@@ -481,14 +490,14 @@ try {
   let together = null;
   if (perRound[0].tollgate3 && perRound[0].bare) {
     const slower = Math.min(median(perRound.map((r) => r.tollgate3.decidedPerSecond)), median(perRound.map((r) => r.bare.decidedPerSecond)));
-    sameLoad = await equalLoad(targets[0], targets[2], Math.round(slower * EQUAL_LOAD_SHARE));
-    together = await paired(targets[0], targets[2]);
+    sameLoad = await equalLoad(byId('tollgate3'), byId('bare'), Math.round(slower * EQUAL_LOAD_SHARE));
+    together = await paired(byId('tollgate3'), byId('bare'));
   }
   let profiles = null;
   if (profileDir) {
     profiles = {
-      api: await profile(targets[0], join(profileDir, 'api.cpuprofile')),
-      bare: await profile(targets[2], join(profileDir, 'bare.cpuprofile')),
+      api: await profile(byId('tollgate3'), join(profileDir, 'api.cpuprofile')),
+      bare: await profile(byId('bare'), join(profileDir, 'bare.cpuprofile')),
     };
   }
   const medians = Object.fromEntries(
@@ -524,6 +533,8 @@ function brief(r) {
   const { tollgate3: t, bare: b } = r.medians;
   const f = r.medians.floor;
   if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);
+  const u = r.medians.uncounted;
+  if (t && u) lines.push(`tollgate3 (usage counted) vs uncounted: ${fmt(t.decidedPerSecond / u.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / u.p99, 2)}× p99, CPU ${fmt(t.serverCpuUsPerRequest)} vs ${fmt(u.serverCpuUsPerRequest)} µs/request, Redis ${fmt(t.redisCpuUsPerRequest)} vs ${fmt(u.redisCpuUsPerRequest)} µs/request; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.uncounted.decidedPerSecond, 2)}×`).join(', ')}`);
   if (t && b) lines.push(`tollgate3 vs bare: ${fmt(t.decidedPerSecond / b.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / b.p99, 2)}× p99; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)}× (p99 ${fmt(x.tollgate3.p99, 1)} vs ${fmt(x.bare.p99, 1)} ms)`).join(', ')}`);
   const p = r.together;
   if (p) lines.push(`loaded together (${CONNECTIONS / 2} connections each): tollgate3 ${fmt(p.tollgate3.decidedPerSecond)} decided/s, p50/p97.5/p99 ${fmt(p.tollgate3.p50, 1)}/${fmt(p.tollgate3.p975, 1)}/${fmt(p.tollgate3.p99, 1)} ms, ${fmt(p.tollgate3.serverCpuUsPerRequest)} µs/request; bare ${fmt(p.bare.decidedPerSecond)}, ${fmt(p.bare.p50, 1)}/${fmt(p.bare.p975, 1)}/${fmt(p.bare.p99, 1)} ms, ${fmt(p.bare.serverCpuUsPerRequest)} µs/request; rounds ${p.ratios.map((x) => `${fmt(x.decided, 2)}×/${fmt(x.p99, 2)}×`).join(', ')}`);
@@ -586,6 +597,7 @@ another, in reverse order every other round.
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 ${row('tollgate3')}
 ${row('tollgate1')}
+${row('uncounted', { id: 'tollgate3', goal: '0.95×: counting on vs off' })}
 ${row('bare', { id: 'tollgate3', goal: '0.90×' })}
 ${row('floor')}
 ${row('throttler3', { id: 'tollgate3', goal: '1.5×' })}
