@@ -5,7 +5,7 @@ import type { PrismaClient } from '@tollgate/db';
 import { effectivePolicies } from '@tollgate/rules';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
-import { type Caller, CurrentCaller } from '../../common/caller';
+import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
 import { keyInclude, toKeyView, type KeyView } from '../keys/key-views';
 import { RuleCache } from '../rules/rule-cache.service';
@@ -45,7 +45,7 @@ export class TenantSelfController {
   @Access('tenant')
   @ApiAnswer(ownTenantSchema)
   async get(@CurrentCaller() caller: Caller): Promise<OwnTenantView> {
-    const tenant = await this.prisma.tenant.findUnique({ where: { id: tenantOf(caller) }, include: { plan: { select: { slug: true, name: true } } } });
+    const tenant = await this.prisma.tenant.findUnique({ where: { id: ownTenantOf(caller) }, include: { plan: { select: { slug: true, name: true } } } });
     if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
     return { id: tenant.id, slug: tenant.slug, name: tenant.name, status: tenant.status, timeZone: tenant.timeZone, plan: tenant.plan };
   }
@@ -55,7 +55,7 @@ export class TenantSelfController {
   @Access('tenant')
   @ApiAnswer(ownLimitsSchema)
   async limits(@CurrentCaller() caller: Caller): Promise<OwnLimitsView> {
-    const tenantId = tenantOf(caller);
+    const tenantId = ownTenantOf(caller);
     const ruleSet = this.rules.current();
     const compiled = Object.values(ruleSet.tenants).find((t) => t.id === tenantId);
     if (!compiled) {
@@ -75,12 +75,7 @@ export class TenantSelfController {
   @Access('tenant')
   @ApiAnswer(keyListSchema)
   async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyView[] }> {
-    const rows = await this.prisma.apiKey.findMany({ where: { tenantId: tenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500, include: keyInclude });
+    const rows = await this.prisma.apiKey.findMany({ where: { tenantId: ownTenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500, include: keyInclude });
     return { items: rows.map(toKeyView) };
   }
-}
-
-function tenantOf(caller: Caller): string {
-  if (caller.kind !== 'tenant') throw new AppError(ErrorCode.FORBIDDEN, 'only a tenant caller has a tenant');
-  return caller.tenantId;
 }
