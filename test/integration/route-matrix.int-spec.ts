@@ -82,6 +82,7 @@ const MATRIX: Row[] = [
   },
   { method: 'GET', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}` }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/tenants/:tenantId/limits', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/limits` }), expect: OPERATOR_READ },
   { method: 'POST', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants', body: { slug: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
   { method: 'PATCH', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}`, body: { name: 'Matrix tenant' } }), expect: OPERATOR_READ },
   { method: 'DELETE', url: '/v1/admin/tenants/:tenantId', call: () => ({ path: '/v1/admin/tenants/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },

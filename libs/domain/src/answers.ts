@@ -156,6 +156,33 @@ export const policyInForceSchema = policyViewSchema.omit({ plan: true, tenant: t
 export const ownLimitsSchema = z.object({ ruleVersion, limits: z.array(limitSpecSchema), policies: z.array(policyInForceSchema) });
 export type OwnLimits = z.infer<typeof ownLimitsSchema>;
 
+/**
+ * The live state of one of a tenant's own limits, read from the limiter without charging anything. `used` and
+ * `remaining` are units of its capacity (`burst` for buckets); `resetsAt` is when it is whole again (null: nothing used).
+ */
+export const liveLimitSchema = z.object({
+  name: z.string(),
+  limit: z.int().describe('capacity: the limit, or the burst of a bucket'),
+  used: z.int(),
+  remaining: z.int(),
+  resetsAt: instant.nullable(),
+});
+export type LiveLimit = z.infer<typeof liveLimitSchema>;
+
+/**
+ * The limits and policies in force for a tenant, with the live state of its own limits (`GET /v1/tenant/limits`,
+ * `GET /v1/admin/tenants/:tenantId/limits`).
+ */
+export const limitsInForceSchema = ownLimitsSchema.extend({
+  live: z
+    .array(liveLimitSchema)
+    .nullable()
+    .describe(
+      "the state of each of the tenant's own limits now, counted for the tenant as a whole; an endpoint policy's limits count per tenant, subject or address and have no single state, so none is given for them. Null when Redis did not answer",
+    ),
+});
+export type LimitsInForce = z.infer<typeof limitsInForceSchema>;
+
 /** The granularities of usage: the rollup tables' buckets (UTC minutes and hours; calendar days). */
 export const USAGE_STEPS = ['minute', 'hour', 'day'] as const;
 
