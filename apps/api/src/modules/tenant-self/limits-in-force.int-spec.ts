@@ -63,12 +63,12 @@ describe('limits in force, with their live state', () => {
     // Reading it again charged nothing: the same units are used.
     const again = await ctx.api.request('GET', '/v1/tenant/limits', { token: userToken });
     expect(again.body.live.map((l: { used: number }) => l.used)).toEqual([3, 3]);
-    const byName = (list: { name: string }[]) => [...list].sort((x, y) => x.name.localeCompare(y.name));
+    const byName = <T extends { name: string }>(list: T[]) => [...list].sort((x, y) => x.name.localeCompare(y.name));
     // The operator sees the same, with the limits and policies in force.
     const operator = await ctx.api.request('GET', `/v1/admin/tenants/${tenant.id}/limits`, { token: ctx.session });
     expect(operator.status).toBe(200);
-    expect(byName(operator.body.live).map((l) => [l.name, (l as { used: number }).used])).toEqual([['bucket', 3], ['minute', 3]]);
-    expect(byName(operator.body.limits).map((l) => l.name)).toEqual(['bucket', 'minute']);
+    expect(byName<{ name: string; used: number }>(operator.body.live).map((l) => [l.name, l.used])).toEqual([['bucket', 3], ['minute', 3]]);
+    expect(byName<{ name: string }>(operator.body.limits).map((l) => l.name)).toEqual(['bucket', 'minute']);
     // The policy's limit counts per subject: it is in force, with no single state.
     expect(operator.body.policies.map((p: { route: string }) => p.route)).toEqual(['GET /search']);
     expect(operator.body.live.map((l: { name: string }) => l.name)).not.toContain('search-minute');
