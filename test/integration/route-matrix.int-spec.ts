@@ -55,6 +55,13 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/v1/tenant', call: () => ({ path: '/v1/tenant' }), expect: TENANT_READ },
   { method: 'GET', url: '/v1/tenant/limits', call: () => ({ path: '/v1/tenant/limits' }), expect: TENANT_READ },
   { method: 'GET', url: '/v1/tenant/keys', call: () => ({ path: '/v1/tenant/keys' }), expect: TENANT_READ },
+  { method: 'GET', url: '/v1/tenant/usage', call: () => ({ path: '/v1/tenant/usage' }), expect: TENANT_READ },
+  { method: 'GET', url: '/v1/tenant/usage/denials', call: () => ({ path: '/v1/tenant/usage/denials' }), expect: TENANT_READ },
+  { method: 'GET', url: '/v1/tenant/usage.csv', call: () => ({ path: '/v1/tenant/usage.csv' }), expect: TENANT_READ },
+  { method: 'GET', url: '/v1/admin/usage', call: () => ({ path: '/v1/admin/usage' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/usage/top', call: () => ({ path: '/v1/admin/usage/top' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/usage/denials', call: (ids) => ({ path: `/v1/admin/usage/denials?tenant=${ids.tenant}` }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/usage.csv', call: () => ({ path: '/v1/admin/usage.csv' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/users', call: () => ({ path: '/v1/admin/users' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'POST', url: '/v1/admin/users', call: () => ({ path: '/v1/admin/users', body: { email: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
@@ -75,6 +82,7 @@ const MATRIX: Row[] = [
   },
   { method: 'GET', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}` }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/tenants/:tenantId/limits', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/limits` }), expect: OPERATOR_READ },
   { method: 'POST', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants', body: { slug: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
   { method: 'PATCH', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}`, body: { name: 'Matrix tenant' } }), expect: OPERATOR_READ },
   { method: 'DELETE', url: '/v1/admin/tenants/:tenantId', call: () => ({ path: '/v1/admin/tenants/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
@@ -271,7 +279,7 @@ describe('route × caller matrix', () => {
 
     it("a tenant's own API shows no byte of another tenant's rows", async () => {
       for (const [caller, owner] of cases) {
-        for (const path of ['/v1/tenant', '/v1/tenant/limits', '/v1/tenant/keys', '/v1/auth/me']) {
+        for (const path of ['/v1/tenant', '/v1/tenant/limits', '/v1/tenant/keys', '/v1/tenant/usage', '/v1/tenant/usage/denials', '/v1/tenant/usage.csv', '/v1/auth/me']) {
           const r = await ctx.api.request('GET', path, { token: tokens[caller] });
           for (const secret of owner().secrets) expect(JSON.stringify(r.body), `${caller} ${path}`).not.toContain(secret);
         }

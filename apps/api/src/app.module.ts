@@ -16,6 +16,7 @@ import { TenantSelfModule } from './modules/tenant-self/tenant-self.module';
 import { UsersModule } from './modules/users/users.module';
 import { RulesModule } from './modules/rules/rules.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
+import { UsageModule } from './modules/usage/usage.module';
 
 @Module({})
 export class AppModule {
@@ -51,6 +52,7 @@ export class AppModule {
         PoliciesModule,
         UsersModule,
         TenantSelfModule,
+        UsageModule,
       ],
     };
   }

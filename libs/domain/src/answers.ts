@@ -156,6 +156,115 @@ export const policyInForceSchema = policyViewSchema.omit({ plan: true, tenant: t
 export const ownLimitsSchema = z.object({ ruleVersion, limits: z.array(limitSpecSchema), policies: z.array(policyInForceSchema) });
 export type OwnLimits = z.infer<typeof ownLimitsSchema>;
 
+/**
+ * The live state of one of a tenant's own limits, read from the limiter without charging anything. `used` and
+ * `remaining` are units of its capacity (`burst` for buckets); `resetsAt` is when it is whole again (null: nothing used).
+ */
+export const liveLimitSchema = z.object({
+  name: z.string(),
+  limit: z.int().describe('capacity: the limit, or the burst of a bucket'),
+  used: z.int(),
+  remaining: z.int(),
+  resetsAt: instant.nullable(),
+});
+export type LiveLimit = z.infer<typeof liveLimitSchema>;
+
+/**
+ * The limits and policies in force for a tenant, with the live state of its own limits (`GET /v1/tenant/limits`,
+ * `GET /v1/admin/tenants/:tenantId/limits`).
+ */
+export const limitsInForceSchema = ownLimitsSchema.extend({
+  live: z
+    .array(liveLimitSchema)
+    .nullable()
+    .describe(
+      "the state of each of the tenant's own limits now, counted for the tenant as a whole; an endpoint policy's limits count per tenant, subject or address and have no single state, so none is given for them. Null when Redis did not answer",
+    ),
+});
+export type LimitsInForce = z.infer<typeof limitsInForceSchema>;
+
+/** The granularities of usage: the rollup tables' buckets (UTC minutes and hours; calendar days). */
+export const USAGE_STEPS = ['minute', 'hour', 'day'] as const;
+
+/** An endpoint policy as usage names it. */
+export const usagePolicyRefSchema = z.object({ id: z.string(), name: z.string(), method: z.string(), pattern: z.string() });
+
+/** Decisions of one bucket of usage, by result, and the units charged. */
+export const usagePointSchema = z.object({
+  at: instant.describe("the bucket's start"),
+  allowed: z.int(),
+  denied: z.int().describe('refused by a limit (429)'),
+  shadowDenied: z.int().describe('admitted, but a policy in shadow mode would have refused'),
+  degraded: z.int().describe('decided without Redis by the failure mode (allowed or denied)'),
+  refused: z.int().describe('no decision: invalid or expired key, suspended tenant'),
+  cost: z.int().describe('units charged'),
+});
+
+/**
+ * Usage over a range (`GET /v1/admin/usage`, `GET /v1/tenant/usage`): one point per bucket, zeros where nothing was
+ * counted. The step follows the range's length (minute up to 6 hours, hour up to 14 days, day beyond) and what is
+ * still kept (minutes 7 days, hours 90 days, days 400 days).
+ */
+export const usageSeriesSchema = z.object({
+  from: instant,
+  to: instant,
+  step: z.enum(USAGE_STEPS),
+  timeZone: z
+    .string()
+    .describe("the zone of the days: the tenant's when one tenant is asked for, UTC otherwise (then a day sums each tenant's own calendar day of that date)"),
+  tenant: namedRefSchema.nullable(),
+  policy: usagePolicyRefSchema.nullable(),
+  result: z.string().nullable().describe('the one result counted, or null for all'),
+  points: z.array(usagePointSchema),
+});
+export type UsageSeries = z.infer<typeof usageSeriesSchema>;
+
+/** One entry of a top-N of usage: a tenant, an endpoint policy (over every tenant), or a limit that denied. */
+export const usageTopEntrySchema = z.object({
+  tenantId: z.string().nullable(),
+  tenant: namedRefSchema.nullable().describe('null when there is none, or it was deleted since'),
+  policyId: z.string().nullable(),
+  policy: usagePolicyRefSchema.nullable().describe('null when there is none, or it was deleted since'),
+  limit: z.string().nullable().describe("the limit's name (by=limits)"),
+  decisions: z.int(),
+  denied: z.int(),
+  denyRate: z.number().describe('denied / decisions'),
+  cost: z.int(),
+});
+export const usageTopSchema = z.object({
+  by: z.enum(['tenants', 'policies', 'limits']),
+  metric: z.enum(['denied', 'deny_rate', 'cost']),
+  from: instant,
+  to: instant,
+  step: z.enum(USAGE_STEPS),
+  minDecisions: z.int().describe('deny_rate ranks only entries with at least this many decisions'),
+  items: z.array(usageTopEntrySchema),
+});
+export type UsageTop = z.infer<typeof usageTopSchema>;
+
+/** One sampled denial (or shadow would-deny) of a tenant. */
+export const denialSampleSchema = z.object({
+  id: z.string(),
+  at: instant,
+  policyId: z.string().nullable(),
+  policy: usagePolicyRefSchema.nullable(),
+  endpoint: z.string(),
+  subject: z.string(),
+  limit: z.string().describe('the limit that refused'),
+  remaining: z.number(),
+  result: z.enum(['denied', 'shadow_denied']),
+});
+/**
+ * A tenant's recent denials, newest first. A sample (at most a few a second per tenant and node, about the last
+ * thousand): the exact counts are in the usage series.
+ */
+export const denialSamplesSchema = z.object({
+  sampled: z.literal(true).describe('always true: these are a sample, not every denial'),
+  tenant: namedRefSchema,
+  items: z.array(denialSampleSchema),
+});
+export type DenialSamples = z.infer<typeof denialSamplesSchema>;
+
 const limitStateSchema = z.object({ name: z.string(), limit: z.int(), remaining: z.int(), resetMs: z.number(), windowS: z.int() });
 
 /** A decision (`POST /v1/check`, peek, refund): a denial is `allowed: false`, never an error. */

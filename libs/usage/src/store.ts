@@ -1,4 +1,5 @@
-import type { UsageCount } from './fields';
+import type { UsageCount, UsageResult } from './fields';
+import type { UsageStep } from './range';
 
 /**
  * Where rolled-up usage is kept and read: the seam through which a column store (ClickHouse, TimescaleDB) can
@@ -14,6 +15,85 @@ export interface UsageWriter {
   writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>): Promise<void>;
   /** Deletes what is older than the retention of each granularity, in batches; how many rows went. */
   deleteExpired(now: Date, retention: UsageRetention): Promise<{ minutes: number; hours: number; days: number }>;
+}
+
+/**
+ * Reads rolled-up usage for the API. Every range is [from, to) read at `step` (range.ts: `chooseStep`), over the buckets
+ * that overlap it; by the day, a single tenant's days are its calendar days in `timeZone`, and without a tenant a day
+ * is the date each tenant's own row carries (their calendar days; UTC for decisions without a tenant).
+ */
+export interface UsageReader {
+  /** One point per bucket of the range, oldest first, zeros where nothing was counted. */
+  series(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<UsagePoint[]>;
+  /** The tenants, endpoint policies or limits that lead the range by `metric`, at most `limit` of them. */
+  top(query: UsageTopQuery): Promise<UsageTopEntry[]>;
+  /** The stored rows of the range, in order of bucket, a batch at a time (the CSV export). */
+  rows(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): AsyncIterable<UsageRow>;
+}
+
+/** Which rows count: one tenant's, one endpoint policy's, one result's (any of them left out: all). */
+export interface UsageFilter {
+  tenantId?: string;
+  policyId?: string;
+  result?: UsageResult;
+}
+
+/** Decisions of one bucket per result (`degraded`: allowed and denied without Redis) and the units charged. */
+export interface UsagePoint {
+  /** The bucket's start. */
+  at: Date;
+  allowed: number;
+  denied: number;
+  shadowDenied: number;
+  degraded: number;
+  refused: number;
+  cost: number;
+}
+
+export const USAGE_TOP_BY = ['tenants', 'policies', 'limits'] as const;
+export type UsageTopBy = (typeof USAGE_TOP_BY)[number];
+export const USAGE_TOP_METRICS = ['denied', 'deny_rate', 'cost'] as const;
+export type UsageTopMetric = (typeof USAGE_TOP_METRICS)[number];
+
+export interface UsageTopQuery {
+  by: UsageTopBy;
+  metric: UsageTopMetric;
+  from: Date;
+  to: Date;
+  step: UsageStep;
+  /** `deny_rate` ranks only entries with at least this many decisions (a handful of decisions makes any rate). */
+  minDecisions: number;
+  limit: number;
+}
+
+/**
+ * One entry of a top-N: a tenant (`policyId` and `limit` null), an endpoint policy over every tenant (`tenantId` and
+ * `limit` null), or a limit that denied (its tenant, the policy of the endpoint, and the limit's name).
+ */
+export interface UsageTopEntry {
+  tenantId: string | null;
+  policyId: string | null;
+  limit: string | null;
+  decisions: number;
+  /** Decisions refused by a limit (429s): for a limit, those it refused. */
+  denied: number;
+  /** `denied` over the decisions of the tenant (and endpoint policy, for a limit) in the range. */
+  denyRate: number;
+  cost: number;
+}
+
+/** A stored row as the CSV export writes it, with the names of its tenant and policy (null: none, or deleted since). */
+export interface UsageRow {
+  /** The bucket's start (minute, hour), or the calendar day as `YYYY-MM-DD`. */
+  bucket: string;
+  tenantId: string | null;
+  tenantName: string | null;
+  policyId: string | null;
+  policyName: string | null;
+  result: UsageResult;
+  reason: string;
+  decisions: number;
+  cost: number;
 }
 
 /** How long each granularity is kept, in days. */

@@ -1,4 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { AppError, ErrorCode } from '@tollgate/domain';
 
 export type Caller =
   | { kind: 'operator'; sessionId: string; user: { id: string; email: string; name: string; role: 'operator' | 'tenant'; tenantId: string | null } }
@@ -32,4 +33,10 @@ export function headerValue(req: Pick<RequestWithCaller, 'headers'>, name: strin
   const value = req.headers[name];
   const first = Array.isArray(value) ? value[0] : value;
   return first?.trim() || null;
+}
+
+/** The tenant of a tenant caller (its user's or its key's, never the request's); any other caller has none. */
+export function ownTenantOf(caller: Caller): string {
+  if (caller.kind !== 'tenant') throw new AppError(ErrorCode.FORBIDDEN, 'only a tenant caller has a tenant');
+  return caller.tenantId;
 }

@@ -1,14 +1,13 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { AppError, type CompiledPolicy, ErrorCode, keyListSchema, type LimitSpec, ownLimitsSchema, ownTenantSchema } from '@tollgate/domain';
+import { AppError, ErrorCode, keyListSchema, type LimitsInForce, limitsInForceSchema, ownTenantSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { effectivePolicies } from '@tollgate/rules';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
-import { type Caller, CurrentCaller } from '../../common/caller';
+import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
 import { keyInclude, toKeyView, type KeyView } from '../keys/key-views';
-import { RuleCache } from '../rules/rule-cache.service';
+import { LimitsInForceService } from './limits-in-force.service';
 
 export interface OwnTenantView {
   id: string;
@@ -17,15 +16,6 @@ export interface OwnTenantView {
   status: 'active' | 'suspended';
   timeZone: string;
   plan: { slug: string; name: string };
-}
-
-export interface OwnLimitsView {
-  /** The rule set version these limits come from: what every node enforces now. */
-  ruleVersion: number;
-  /** The tenant's limits: its plan's, with its overrides applied. */
-  limits: LimitSpec[];
-  /** The endpoint policies that apply to the tenant (its plan's, its own replacing those of the same route). */
-  policies: (CompiledPolicy & { route: string })[];
 }
 
 /**
@@ -38,36 +28,27 @@ export interface OwnLimitsView {
 export class TenantSelfController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-    private readonly rules: RuleCache,
+    private readonly limitsInForce: LimitsInForceService,
   ) {}
 
   @Get()
   @Access('tenant')
   @ApiAnswer(ownTenantSchema)
   async get(@CurrentCaller() caller: Caller): Promise<OwnTenantView> {
-    const tenant = await this.prisma.tenant.findUnique({ where: { id: tenantOf(caller) }, include: { plan: { select: { slug: true, name: true } } } });
+    const tenant = await this.prisma.tenant.findUnique({ where: { id: ownTenantOf(caller) }, include: { plan: { select: { slug: true, name: true } } } });
     if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
     return { id: tenant.id, slug: tenant.slug, name: tenant.name, status: tenant.status, timeZone: tenant.timeZone, plan: tenant.plan };
   }
 
-  /** The limits and policies in force for the tenant, from the rule set every node enforces. */
+  /**
+   * The limits and policies in force for the tenant, from the rule set every node enforces, with the live state of
+   * its own limits (read without charging).
+   */
   @Get('limits')
   @Access('tenant')
-  @ApiAnswer(ownLimitsSchema)
-  async limits(@CurrentCaller() caller: Caller): Promise<OwnLimitsView> {
-    const tenantId = tenantOf(caller);
-    const ruleSet = this.rules.current();
-    const compiled = Object.values(ruleSet.tenants).find((t) => t.id === tenantId);
-    if (!compiled) {
-      // Created a moment ago and not compiled yet, or unknown: say which.
-      const exists = await this.prisma.tenant.count({ where: { id: tenantId } });
-      if (!exists) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
-      return { ruleVersion: ruleSet.version, limits: [], policies: [] };
-    }
-    const policies = Object.entries(effectivePolicies(ruleSet.policies, compiled.slug, compiled.plan))
-      .map(([route, policy]) => ({ route, ...policy }))
-      .sort((a, b) => a.route.localeCompare(b.route));
-    return { ruleVersion: ruleSet.version, limits: compiled.limits, policies };
+  @ApiAnswer(limitsInForceSchema)
+  limits(@CurrentCaller() caller: Caller): Promise<LimitsInForce> {
+    return this.limitsInForce.of(ownTenantOf(caller));
   }
 
   /** The tenant's API keys (never a secret or a hash), newest first. */
@@ -75,12 +56,7 @@ export class TenantSelfController {
   @Access('tenant')
   @ApiAnswer(keyListSchema)
   async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyView[] }> {
-    const rows = await this.prisma.apiKey.findMany({ where: { tenantId: tenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500, include: keyInclude });
+    const rows = await this.prisma.apiKey.findMany({ where: { tenantId: ownTenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500, include: keyInclude });
     return { items: rows.map(toKeyView) };
   }
-}
-
-function tenantOf(caller: Caller): string {
-  if (caller.kind !== 'tenant') throw new AppError(ErrorCode.FORBIDDEN, 'only a tenant caller has a tenant');
-  return caller.tenantId;
 }

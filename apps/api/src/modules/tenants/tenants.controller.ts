@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
+import { type LimitsInForce, limitsInForceSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -13,6 +13,7 @@ import { found } from '../../common/found';
 import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { toLimitBody } from '../limits/limit-views';
+import { LimitsInForceService } from '../tenant-self/limits-in-force.service';
 import { AddLimitUseCase, RemoveLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
 import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './dto/tenant.schemas';
 import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
@@ -38,6 +39,7 @@ export class TenantsController {
     private readonly deleteTenant: DeleteTenantUseCase,
     private readonly addLimit: AddLimitUseCase,
     private readonly removeLimit: RemoveLimitUseCase,
+    private readonly limitsInForce: LimitsInForceService,
   ) {}
 
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan or status. */
@@ -67,6 +69,17 @@ export class TenantsController {
   @ApiAnswer(tenantViewSchema)
   async get(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantView> {
     return toTenantView(found(await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant'));
+  }
+
+  /**
+   * What the tenant is held to now, as the tenant sees it (`GET /v1/tenant/limits`): the limits and policies of the
+   * rule set in force, with the live state of its own limits (read without charging).
+   */
+  @Get(':tenantId/limits')
+  @Access('operator')
+  @ApiAnswer(limitsInForceSchema)
+  limits(@Param('tenantId', IdPipe) tenantId: string): Promise<LimitsInForce> {
+    return this.limitsInForce.of(tenantId);
   }
 
   @Post()

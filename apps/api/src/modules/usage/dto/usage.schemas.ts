@@ -1,0 +1,47 @@
+import { slug } from '@tollgate/domain';
+import { USAGE_RESULTS, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
+import { z } from 'zod';
+
+/** The most entries a top-N answers, and the most denial samples one read answers. */
+export const MAX_TOP_ENTRIES = 100;
+export const MAX_DENIAL_SAMPLES = 200;
+
+/** A time in a query: ISO 8601 with its zone (`2026-12-01T00:00:00Z`, `2026-12-01T05:30:00+05:30`). */
+const instant = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 time with its zone (2026-12-01T00:00:00Z)' })
+  .transform((s) => new Date(s))
+  .refine((d) => !Number.isNaN(d.getTime()), 'is not a time that exists');
+
+/** The range of every usage read: `to` defaults to now, `from` to a day before `to`. */
+const range = {
+  from: instant.optional(),
+  to: instant.optional(),
+};
+
+/** A series or a CSV export as an operator asks for it: every filter optional. */
+export const usageQuery = z.strictObject({
+  ...range,
+  tenant: slug.optional(),
+  policy: z.uuid('must be a policy id').optional(),
+  result: z.enum(USAGE_RESULTS).optional(),
+});
+export type UsageQuery = z.infer<typeof usageQuery>;
+
+/** The same for a tenant: its own tenant always, so no `tenant` (naming one is refused as an unknown parameter). */
+export const ownUsageQuery = usageQuery.omit({ tenant: true });
+export type OwnUsageQuery = z.infer<typeof ownUsageQuery>;
+
+export const topQuery = z.strictObject({
+  ...range,
+  by: z.enum(USAGE_TOP_BY).default('tenants'),
+  metric: z.enum(USAGE_TOP_METRICS).default('denied'),
+  minDecisions: z.coerce.number().int().min(1).max(1_000_000_000).default(100),
+  limit: z.coerce.number().int().min(1).max(MAX_TOP_ENTRIES).default(10),
+});
+export type TopQuery = z.infer<typeof topQuery>;
+
+export const denialsQuery = z.strictObject({
+  tenant: slug,
+  limit: z.coerce.number().int().min(1).max(MAX_DENIAL_SAMPLES).default(50),
+});
+export const ownDenialsQuery = denialsQuery.omit({ tenant: true });

@@ -1,0 +1,145 @@
+import type { Readable } from 'node:stream';
+import { applyDecorators, Controller, Get, Query, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageTop, usageTopSchema } from '@tollgate/domain';
+import { USAGE_RESULTS, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
+import { z } from 'zod';
+import { Access } from '../../common/access.decorator';
+import { ApiAnswer } from '../../common/api-json-body';
+import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
+import { ZodPipe } from '../../common/zod.pipe';
+import {
+  denialsQuery,
+  MAX_DENIAL_SAMPLES,
+  MAX_TOP_ENTRIES,
+  ownDenialsQuery,
+  type OwnUsageQuery,
+  ownUsageQuery,
+  topQuery,
+  type TopQuery,
+  type UsageQuery,
+  usageQuery,
+} from './dto/usage.schemas';
+import { DenialSamplesUseCase, USAGE_CSV_COLUMNS, UsageExportUseCase, UsageSeriesUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
+
+const time = (description: string) => ({ required: false, schema: { type: 'string' as const, format: 'date-time' }, description });
+
+/** The range and filters of a series or an export, in the OpenAPI document. */
+const ApiUsageRange = (withTenant: boolean) =>
+  applyDecorators(
+    ApiQuery({ name: 'from', ...time('start of the range (ISO 8601 with its zone); default: a day before `to`') }),
+    ApiQuery({ name: 'to', ...time('end of the range, excluded; default: now') }),
+    ...(withTenant ? [ApiQuery({ name: 'tenant', required: false, description: 'tenant slug' })] : []),
+    ApiQuery({ name: 'policy', required: false, description: 'endpoint policy id' }),
+    ApiQuery({ name: 'result', required: false, enum: USAGE_RESULTS }),
+  );
+
+const ApiCsv = () =>
+  applyDecorators(
+    ApiProduces('text/csv'),
+    ApiResponse({
+      status: 200,
+      description: `the stored rows of the range, oldest first, as an attachment; columns ${USAGE_CSV_COLUMNS.join(', ')} (bucket: the minute or hour in UTC, or the calendar day)`,
+      content: { 'text/csv': { schema: { type: 'string' } } },
+    }),
+  );
+
+const attachment = ({ csv, filename }: { csv: Readable; filename: string }) =>
+  new StreamableFile(csv, { type: 'text/csv; charset=utf-8', disposition: `attachment; filename="${filename}"` });
+
+const ApiDenialsLimit = () =>
+  ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_DENIAL_SAMPLES, default: 50 }, description: 'how many samples, newest first' });
+
+/** Usage of every tenant, for operators: decisions over time, who leads, recent denials, CSV. */
+@ApiTags('usage')
+@ApiBearerAuth()
+@Controller('v1/admin')
+export class UsageController {
+  constructor(
+    private readonly series: UsageSeriesUseCase,
+    private readonly topUsage: UsageTopUseCase,
+    private readonly denialSamples: DenialSamplesUseCase,
+    private readonly exportUsage: UsageExportUseCase,
+  ) {}
+
+  /** Decisions per bucket of the range, of one tenant, one endpoint policy, one result, or all of them. */
+  @Get('usage')
+  @Access('operator')
+  @ApiUsageRange(true)
+  @ApiAnswer(usageSeriesSchema)
+  get(@Query(new ZodPipe(usageQuery)) query: UsageQuery): Promise<UsageSeries> {
+    const { tenant, ...rest } = query;
+    return this.series.execute({ kind: 'operator', ...(tenant === undefined ? {} : { tenantSlug: tenant }) }, rest);
+  }
+
+  /** The tenants, endpoint policies or limits that lead the range by denials, deny rate or cost. */
+  @Get('usage/top')
+  @Access('operator')
+  @ApiQuery({ name: 'by', required: false, enum: USAGE_TOP_BY })
+  @ApiQuery({ name: 'metric', required: false, enum: USAGE_TOP_METRICS })
+  @ApiQuery({ name: 'from', ...time('start of the range; default: a day before `to`') })
+  @ApiQuery({ name: 'to', ...time('end of the range, excluded; default: now') })
+  @ApiQuery({ name: 'minDecisions', required: false, schema: { type: 'integer', minimum: 1, default: 100 }, description: 'deny_rate ranks only entries with at least this many decisions' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_TOP_ENTRIES, default: 10 }, description: 'how many entries' })
+  @ApiAnswer(usageTopSchema)
+  top(@Query(new ZodPipe(topQuery)) query: TopQuery): Promise<UsageTop> {
+    return this.topUsage.execute(query);
+  }
+
+  /** A sample of the tenant's recent denials, newest first. */
+  @Get('usage/denials')
+  @Access('operator')
+  @ApiQuery({ name: 'tenant', required: true, description: 'tenant slug' })
+  @ApiDenialsLimit()
+  @ApiAnswer(denialSamplesSchema)
+  denials(@Query(new ZodPipe(denialsQuery)) query: z.infer<typeof denialsQuery>): Promise<DenialSamples> {
+    return this.denialSamples.execute({ kind: 'operator', tenantSlug: query.tenant }, query.limit);
+  }
+
+  /** The rows of the range as CSV (the filters of `GET /v1/admin/usage`). */
+  @Get('usage.csv')
+  @Access('operator')
+  @ApiUsageRange(true)
+  @ApiCsv()
+  async csv(@Query(new ZodPipe(usageQuery)) query: UsageQuery): Promise<StreamableFile> {
+    const { tenant, ...rest } = query;
+    return attachment(await this.exportUsage.execute({ kind: 'operator', ...(tenant === undefined ? {} : { tenantSlug: tenant }) }, rest));
+  }
+}
+
+/** A tenant's own usage, for its users and tenant keys: the same reads, of its own tenant only. */
+@ApiTags('tenant')
+@ApiBearerAuth()
+@Controller('v1/tenant')
+export class OwnUsageController {
+  constructor(
+    private readonly series: UsageSeriesUseCase,
+    private readonly denialSamples: DenialSamplesUseCase,
+    private readonly exportUsage: UsageExportUseCase,
+  ) {}
+
+  /** The tenant's decisions per bucket of the range (days in its time zone); `policy` only one that applies to it. */
+  @Get('usage')
+  @Access('tenant')
+  @ApiUsageRange(false)
+  @ApiAnswer(usageSeriesSchema)
+  get(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownUsageQuery)) query: OwnUsageQuery): Promise<UsageSeries> {
+    return this.series.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query);
+  }
+
+  @Get('usage/denials')
+  @Access('tenant')
+  @ApiDenialsLimit()
+  @ApiAnswer(denialSamplesSchema)
+  denials(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownDenialsQuery)) query: z.infer<typeof ownDenialsQuery>): Promise<DenialSamples> {
+    return this.denialSamples.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query.limit);
+  }
+
+  @Get('usage.csv')
+  @Access('tenant')
+  @ApiUsageRange(false)
+  @ApiCsv()
+  async csv(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownUsageQuery)) query: OwnUsageQuery): Promise<StreamableFile> {
+    return attachment(await this.exportUsage.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query));
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import type { PrismaClient } from '@tollgate/db';
+import { PostgresUsageReader } from '@tollgate/usage';
+import { PRISMA } from '../../infra/infra.module';
+import { OwnUsageController, UsageController } from './usage.controller';
+import { DenialSamplesUseCase, USAGE_READER, UsageExportUseCase, UsageNames, UsageSeriesUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
+
+@Module({
+  controllers: [UsageController, OwnUsageController],
+  providers: [
+    { provide: USAGE_READER, inject: [PRISMA], useFactory: (prisma: PrismaClient) => new PostgresUsageReader(prisma) },
+    UsageNames,
+    UsageSeriesUseCase,
+    UsageTopUseCase,
+    DenialSamplesUseCase,
+    UsageExportUseCase,
+  ],
+})
+export class UsageModule {}

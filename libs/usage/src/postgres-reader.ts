@@ -1,0 +1,224 @@
+import { Prisma, type PrismaClient } from '@tollgate/db';
+import type { UsageResult } from './fields';
+import type { UsageStep } from './range';
+import type { UsageFilter, UsagePoint, UsageReader, UsageRow, UsageTopEntry, UsageTopMetric, UsageTopQuery } from './store';
+
+/**
+ * `UsageReader` on the Postgres rollup tables (docs/adr/0015-usage-counting-and-rollups.md). Every query is one
+ * statement with its values as parameters; the only SQL chosen in code (the table, the step's interval, the order of a
+ * top-N) comes from the constants below, never from a request.
+ */
+export class PostgresUsageReader implements UsageReader {
+  /** Rows per query of the CSV export: one batch in memory at a time, whatever the range. */
+  static readonly ROWS_BATCH = 5000;
+
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async series(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<UsagePoint[]> {
+    const sums = Prisma.sql`
+      sum(u.decisions) filter (where u.result = 'allowed') as allowed,
+      sum(u.decisions) filter (where u.result = 'denied') as denied,
+      sum(u.decisions) filter (where u.result = 'shadow_denied') as shadow_denied,
+      sum(u.decisions) filter (where u.result in ('degraded_allowed', 'degraded_denied')) as degraded,
+      sum(u.decisions) filter (where u.result = 'refused') as refused,
+      sum(u.cost) as cost`;
+    const totals = Prisma.sql`
+      coalesce(s.allowed, 0)::bigint as allowed, coalesce(s.denied, 0)::bigint as denied,
+      coalesce(s.shadow_denied, 0)::bigint as shadow_denied, coalesce(s.degraded, 0)::bigint as degraded,
+      coalesce(s.refused, 0)::bigint as refused, coalesce(s.cost, 0)::bigint as cost`;
+    const where = conditions(filter, rangeOf(step, from, to, timeZone));
+    let rows: PointRow[];
+    if (step === 'day') {
+      // The days of the range in `timeZone`; each point starts at that day's midnight there (a tenant in Asia/Kolkata:
+      // 18:30 UTC the day before).
+      rows = await this.prisma.$queryRaw<PointRow[]>`
+        select (g.d at time zone ${timeZone}) as at, ${totals}
+        from generate_series(${localDay(from, timeZone)}::timestamp, ${localDay(lastMs(to), timeZone)}::timestamp, interval '1 day') as g(d)
+        left join (select u.day, ${sums} from usage_day u where ${where} group by u.day) s on s.day = g.d::date
+        order by g.d`;
+    } else {
+      const { first, last } = bucketsOf(step, from, to);
+      rows = await this.prisma.$queryRaw<PointRow[]>`
+        select g.at, ${totals}
+        from generate_series(${first}::timestamptz, ${last}::timestamptz, ${Prisma.raw(INTERVAL.get(step)!)}) as g(at)
+        left join (select u.bucket, ${sums} from ${table(step)} u where ${where} group by u.bucket) s on s.bucket = g.at
+        order by g.at`;
+    }
+    return rows.map((r) => ({
+      at: r.at,
+      allowed: Number(r.allowed),
+      denied: Number(r.denied),
+      shadowDenied: Number(r.shadow_denied),
+      degraded: Number(r.degraded),
+      refused: Number(r.refused),
+      cost: Number(r.cost),
+    }));
+  }
+
+  async top(query: UsageTopQuery): Promise<UsageTopEntry[]> {
+    const range = rangeOf(query.step, query.from, query.to, 'UTC');
+    const from = table(query.step);
+    let entries: Prisma.Sql;
+    if (query.by === 'limits') {
+      // A limit's rate is over the decisions of its tenant and endpoint policy: the requests it could have refused.
+      entries = Prisma.sql`
+        select l.tenant_id, l.policy_id, l.reason as limit_name, s.decisions, l.denied, 0::numeric as cost
+        from (select u.tenant_id, u.policy_id, u.reason, sum(u.decisions) as denied from ${from} u where ${range} and u.result = 'denied' group by 1, 2, 3) l
+        join (select u.tenant_id, u.policy_id, sum(u.decisions) as decisions from ${from} u where ${range} group by 1, 2) s
+          on s.tenant_id is not distinct from l.tenant_id and s.policy_id is not distinct from l.policy_id`;
+    } else {
+      const key = query.by === 'tenants' ? Prisma.sql`u.tenant_id` : Prisma.sql`u.policy_id`;
+      const tenant = query.by === 'tenants' ? Prisma.sql`u.tenant_id` : Prisma.sql`null::uuid`;
+      const policy = query.by === 'policies' ? Prisma.sql`u.policy_id` : Prisma.sql`null::uuid`;
+      entries = Prisma.sql`
+        select ${tenant} as tenant_id, ${policy} as policy_id, null::text as limit_name, sum(u.decisions) as decisions,
+          coalesce(sum(u.decisions) filter (where u.result = 'denied'), 0) as denied, sum(u.cost) as cost
+        from ${from} u where ${range} and ${key} is not null group by ${key}`;
+    }
+    const rows = await this.prisma.$queryRaw<TopRow[]>`
+      select e.tenant_id, e.policy_id, e.limit_name, e.decisions::bigint as decisions, e.denied::bigint as denied, e.cost::bigint as cost,
+        case when e.decisions > 0 then e.denied::float8 / e.decisions::float8 else 0 end as deny_rate
+      from (${entries}) e
+      where ${RANKED.get(query.metric)!} and e.decisions >= ${query.metric === 'deny_rate' ? query.minDecisions : 0}
+      order by ${ORDER.get(query.metric)!}, e.tenant_id nulls first, e.policy_id nulls first, e.limit_name nulls first
+      limit ${query.limit}`;
+    return rows.map((r) => ({
+      tenantId: r.tenant_id,
+      policyId: r.policy_id,
+      limit: r.limit_name,
+      decisions: Number(r.decisions),
+      denied: Number(r.denied),
+      denyRate: Number(r.deny_rate),
+      cost: Number(r.cost),
+    }));
+  }
+
+  async *rows(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): AsyncIterable<UsageRow> {
+    const where = conditions(filter, rangeOf(step, from, to, timeZone));
+    const bucket = step === 'day' ? Prisma.sql`u.day` : Prisma.sql`u.bucket`;
+    const text = step === 'day' ? Prisma.sql`to_char(u.day, 'YYYY-MM-DD')` : Prisma.sql`to_char(u.bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+    // Keyset pages in (bucket, id) order: each query starts after the last row of the one before.
+    let after: { bucket: string; id: string } | null = null;
+    for (;;) {
+      const past = after === null ? Prisma.sql`true` : Prisma.sql`(${bucket}, u.id) > (${after.bucket}::${Prisma.raw(step === 'day' ? 'date' : 'timestamptz')}, ${after.id}::bigint)`;
+      const batch: RowOfTable[] = await this.prisma.$queryRaw<RowOfTable[]>`
+        select u.id, ${text} as bucket, ${bucket}::text as bucket_key, u.tenant_id, t.name as tenant_name, u.policy_id, p.name as policy_name,
+          u.result::text as result, u.reason, u.decisions, u.cost
+        from ${table(step)} u
+        left join tenants t on t.id = u.tenant_id
+        left join endpoint_policies p on p.id = u.policy_id
+        where ${where} and ${past}
+        order by ${bucket}, u.id
+        limit ${PostgresUsageReader.ROWS_BATCH}`;
+      for (const r of batch) {
+        yield {
+          bucket: r.bucket,
+          tenantId: r.tenant_id,
+          tenantName: r.tenant_name,
+          policyId: r.policy_id,
+          policyName: r.policy_name,
+          result: r.result,
+          reason: r.reason,
+          decisions: Number(r.decisions),
+          cost: Number(r.cost),
+        };
+      }
+      const last = batch.at(-1);
+      if (!last || batch.length < PostgresUsageReader.ROWS_BATCH) return;
+      after = { bucket: last.bucket_key, id: String(last.id) };
+    }
+  }
+}
+
+interface PointRow {
+  at: Date;
+  allowed: bigint;
+  denied: bigint;
+  shadow_denied: bigint;
+  degraded: bigint;
+  refused: bigint;
+  cost: bigint;
+}
+
+interface TopRow {
+  tenant_id: string | null;
+  policy_id: string | null;
+  limit_name: string | null;
+  decisions: bigint;
+  denied: bigint;
+  cost: bigint;
+  deny_rate: number;
+}
+
+interface RowOfTable {
+  id: bigint;
+  bucket: string;
+  bucket_key: string;
+  tenant_id: string | null;
+  tenant_name: string | null;
+  policy_id: string | null;
+  policy_name: string | null;
+  result: UsageResult;
+  reason: string;
+  decisions: bigint;
+  cost: bigint;
+}
+
+const TABLES: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
+  ['minute', Prisma.raw('usage_minute')],
+  ['hour', Prisma.raw('usage_hour')],
+  ['day', Prisma.raw('usage_day')],
+]);
+const table = (step: UsageStep): Prisma.Sql => TABLES.get(step)!;
+
+const INTERVAL: ReadonlyMap<UsageStep, string> = new Map([
+  ['minute', "interval '1 minute'"],
+  ['hour', "interval '1 hour'"],
+]);
+const STEP_MS: ReadonlyMap<UsageStep, number> = new Map([
+  ['minute', 60_000],
+  ['hour', 3600_000],
+]);
+
+/** Which entries a top-N ranks, and in which order. */
+const RANKED: ReadonlyMap<UsageTopMetric, Prisma.Sql> = new Map([
+  ['denied', Prisma.sql`e.denied > 0`],
+  ['deny_rate', Prisma.sql`e.denied > 0`],
+  ['cost', Prisma.sql`e.cost > 0`],
+]);
+const ORDER: ReadonlyMap<UsageTopMetric, Prisma.Sql> = new Map([
+  ['denied', Prisma.sql`e.denied desc, e.decisions desc`],
+  ['deny_rate', Prisma.sql`deny_rate desc, e.denied desc`],
+  ['cost', Prisma.sql`e.cost desc, e.decisions desc`],
+]);
+
+/** The range's last millisecond: the range is [from, to). */
+const lastMs = (to: Date) => new Date(to.getTime() - 1);
+
+/** The first and the last bucket (minute or hour) that overlap [from, to). */
+function bucketsOf(step: UsageStep, from: Date, to: Date): { first: Date; last: Date } {
+  const ms = STEP_MS.get(step)!;
+  return { first: new Date(Math.floor(from.getTime() / ms) * ms), last: new Date(Math.floor(lastMs(to).getTime() / ms) * ms) };
+}
+
+/** The calendar day in `timeZone` that holds `at`, as `YYYY-MM-DD`. */
+function localDay(at: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/** The rows of the buckets that overlap [from, to): the days of the range in `timeZone` for the day table. */
+function rangeOf(step: UsageStep, from: Date, to: Date, timeZone: string): Prisma.Sql {
+  if (step === 'day') return Prisma.sql`u.day between ${localDay(from, timeZone)}::date and ${localDay(lastMs(to), timeZone)}::date`;
+  const { first, last } = bucketsOf(step, from, to);
+  return Prisma.sql`u.bucket between ${first}::timestamptz and ${last}::timestamptz`;
+}
+
+function conditions(filter: UsageFilter, range: Prisma.Sql): Prisma.Sql {
+  const all = [range];
+  if (filter.tenantId !== undefined) all.push(Prisma.sql`u.tenant_id = ${filter.tenantId}::uuid`);
+  if (filter.policyId !== undefined) all.push(Prisma.sql`u.policy_id = ${filter.policyId}::uuid`);
+  if (filter.result !== undefined) all.push(Prisma.sql`u.result = ${filter.result}::"UsageResult"`);
+  return Prisma.join(all, ' and ');
+}
