@@ -5,7 +5,9 @@ import {
   countField,
   costField,
   DENIAL_SAMPLES_KEPT,
+  denialFields,
   denialsKey,
+  type DenialSample,
   minuteOf,
   usageKey,
   USAGE_KEY_TTL_S,
@@ -27,16 +29,6 @@ const CLOCK_MARGIN_MS = 5_000;
 const LATE_AFTER_CLOSE_MS = 10_000;
 /** Sample text is cut to this many characters (the endpoint and subject are the caller's). */
 const SAMPLE_TEXT_MAX = 200;
-
-/** One denial or shadow would-deny, for the tenant's sample stream. */
-export interface DenialSample {
-  policyId: string | null;
-  endpoint: string;
-  subject: string | undefined;
-  limit: string;
-  remaining: number;
-  result: 'denied' | 'shadow_denied';
-}
 
 /**
  * The node's part of usage counting (docs/adr/0015-usage-counting-and-rollups.md). Decisions Redis makes are counted
@@ -120,14 +112,7 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     const taken = this.samples.get(tenantId) ?? 0;
     if (taken >= perSecond) return;
     this.samples.set(tenantId, taken + 1);
-    const fields = [
-      'policy', sample.policyId ?? '-',
-      'endpoint', sample.endpoint.slice(0, SAMPLE_TEXT_MAX),
-      'subject', (sample.subject ?? '').slice(0, SAMPLE_TEXT_MAX),
-      'limit', sample.limit,
-      'remaining', String(sample.remaining),
-      'result', sample.result,
-    ];
+    const fields = denialFields({ ...sample, endpoint: sample.endpoint.slice(0, SAMPLE_TEXT_MAX), subject: sample.subject.slice(0, SAMPLE_TEXT_MAX) });
     this.redis.xadd(denialsKey(tenantId), 'MAXLEN', '~', DENIAL_SAMPLES_KEPT, '*', ...fields).catch(() => {
       // A sample is a sample: one lost while Redis is away is not worth a retry.
     });

@@ -124,7 +124,7 @@ export class CheckQuota {
     this.recorder.sample(plan.tenant.id, {
       policyId: plan.policy?.id ?? null,
       endpoint: request.endpoint,
-      subject: request.subject ?? request.ip,
+      subject: request.subject ?? request.ip ?? '',
       limit: refused?.name ?? '',
       remaining: refused?.remaining ?? 0,
       result,
