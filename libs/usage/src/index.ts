@@ -3,3 +3,4 @@ export * from './fields';
 export * from './store';
 export * from './ids';
 export * from './postgres-writer';
+export * from './rollup';

@@ -109,7 +109,7 @@ describe('PostgresUsageWriter', () => {
     }
     const sum = (offsets: number[], f: (i: number) => number) =>
       BigInt(written.reduce((total, offset, i) => (offsets.includes(offset) ? total + f(i) : total), 0));
-    const at = (rows: { tenant_id: string | null; result: string }[], tenant: string | null, result = 'allowed') =>
+    const at = <R extends { tenant_id: string | null; result: string }>(rows: R[], tenant: string | null, result = 'allowed') =>
       rows.filter((r) => r.tenant_id === tenant && r.result === result);
 
     const before18 = [-2, -1];
