@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
 import { workerInfra } from './infra.module';
+import { UsageModule } from './usage/usage.module';
 
 @Module({})
 export class WorkerModule {
@@ -18,6 +19,7 @@ export class WorkerModule {
           connection: new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true }),
           prefix: config.queues.prefix,
         }),
+        UsageModule,
       ],
     };
   }

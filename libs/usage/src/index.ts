@@ -4,3 +4,6 @@ export * from './store';
 export * from './range';
 export * from './postgres-reader';
 export * from './denials';
+export * from './ids';
+export * from './postgres-writer';
+export * from './rollup';

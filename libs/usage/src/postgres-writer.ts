@@ -1,0 +1,382 @@
+import { TZDate } from '@date-fns/tz';
+import { Prisma, type PrismaClient } from '@tollgate/db';
+import { addDays, startOfDay } from 'date-fns';
+import type { UsageCount } from './fields';
+import { isStorableCount, storedTenantId } from './ids';
+import type { UsageRetention, UsageWriter } from './store';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Every minute is written under this transaction-scoped advisory lock, one minute at a time. Two writes of minutes
+ * of the same hour that ran side by side would each sum the hour without the other's uncommitted minute, and the
+ * last to commit would leave an hour short of one of them.
+ */
+const WRITE_LOCK = 72_616_015;
+
+/** How many rows one retention statement deletes: short transactions, no long lock on the tables. */
+const DELETE_BATCH = 10_000;
+
+/**
+ * Hours and days are recomputed from the minutes only when every minute they hold is still kept. The retention job
+ * runs on another clock (another worker's), so "still kept" leaves this much room on top of the retention.
+ */
+const RETENTION_MARGIN_MS = HOUR_MS;
+
+/** The nil UUID stands for "no tenant" or "no policy" in the comparisons below, which Postgres can hash. */
+const NIL = Prisma.raw(`'00000000-0000-0000-0000-000000000000'::uuid`);
+
+export interface PostgresUsageWriterOptions {
+  /**
+   * How long minutes are kept (days; the minute retention the worker's retention job applies). An hour or day that
+   * may have lost minutes to it is updated by the minute's difference instead of recomputed: see `writeMinute`.
+   */
+  minuteRetentionDays?: number;
+  /** The clock (epoch ms) retention is judged by; tests inject one. */
+  now?: () => number;
+  /** How long one minute's transaction may take (ms). */
+  transactionTimeoutMs?: number;
+}
+
+/** One row to write: the stored key (tenant, policy: UUIDs or null) and the counts. */
+interface Row {
+  tenantId: string | null;
+  policyId: string | null;
+  result: UsageCount['result'];
+  reason: string;
+  decisions: number;
+  cost: number;
+}
+
+/** A tenant's local calendar day that holds the minute, and the whole UTC hours inside it. */
+interface DayWindow {
+  day: string;
+  start: number;
+  end: number;
+  /** The first hour boundary at or after `start` and the last at or before `end`: [hoursStart, hoursEnd) are whole hours. */
+  hoursStart: number;
+  hoursEnd: number;
+}
+
+/**
+ * The usage store on Postgres (docs/adr/0015-usage-counting-and-rollups.md): `usage_minute`, `usage_hour` and
+ * `usage_day`, written with bulk statements (one statement per table and step, whatever the number of tenants: the
+ * rows go in as arrays through `unnest`).
+ */
+export class PostgresUsageWriter implements UsageWriter {
+  private readonly minuteRetentionMs: number;
+  private readonly now: () => number;
+  private readonly transactionTimeoutMs: number;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    options: PostgresUsageWriterOptions = {},
+  ) {
+    this.minuteRetentionMs = (options.minuteRetentionDays ?? 7) * DAY_MS;
+    this.now = options.now ?? Date.now;
+    this.transactionTimeoutMs = options.transactionTimeoutMs ?? 120_000;
+  }
+
+  /**
+   * Replaces the minute's rows of the tenants in `counts` (a tenant listed with no counts has none left), then brings
+   * the hour and each tenant's local day that hold the minute in line, all in one transaction.
+   *
+   * Hours and days are recomputed, absolutely: an hour is the sum of its minutes; a day is the sum of the whole UTC
+   * hours inside it plus the minutes at its edges (a day of `Asia/Kolkata` starts at :30 of a UTC hour), which reads
+   * at most 24 hours and two edges instead of 1,440 minutes. Writing the same minute twice therefore leaves the same
+   * rows, and so does a write that was interrupted and made again.
+   *
+   * That needs every minute of the hour and day to be still kept. When the hour or a day started before the minute
+   * retention (less a margin for the clocks of other workers), its older minutes may be gone, and a recomputation
+   * would lose them: then the hour and days are moved by the difference between the minute's new and old rows
+   * instead, read in the same transaction, which is just as idempotent and keeps what the older minutes had added.
+   * The worker's configuration keeps minutes for longer than a usage hash lives, so the minute itself is always
+   * there to compare with.
+   *
+   * A tenant's day is in its time zone (`tenants.time_zone`); a tenant that no longer exists, a zone this runtime
+   * does not know, and "no tenant" use UTC. Ids that are not UUIDs and reasons with a NUL character cannot be stored
+   * and are left out (`ids.ts`).
+   */
+  async writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>): Promise<void> {
+    const { tenantIds, noTenant, rows } = storableRows(counts);
+    if (tenantIds.length === 0 && !noTenant) return;
+    const minuteMs = minute * 1000;
+    const hourStart = Math.floor(minuteMs / HOUR_MS) * HOUR_MS;
+
+    await this.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT pg_advisory_xact_lock(${WRITE_LOCK})::text`;
+        const days = await tenantDays(tx, tenantIds, noTenant, minuteMs);
+        const earliest = Math.min(hourStart, ...[...days.values()].map((d) => d.start));
+        const recompute = earliest >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS;
+        const before = recompute ? [] : await minuteRowsOf(tx, minuteMs, tenantIds, noTenant);
+
+        await replaceMinute(tx, minuteMs, tenantIds, noTenant, rows);
+        if (recompute) {
+          await recomputeHour(tx, hourStart, tenantIds, noTenant);
+          await recomputeDays(tx, days);
+        } else {
+          await addDifference(tx, hourStart, days, before, rows);
+        }
+      },
+      { timeout: this.transactionTimeoutMs, maxWait: this.transactionTimeoutMs },
+    );
+  }
+
+  /**
+   * Deletes minutes, hours and days older than their retention before `now`, `DELETE_BATCH` rows per statement
+   * (each its own short transaction) until none is left. Days are calendar dates: a day is kept while its date is on
+   * or after the UTC date `retention.dayDays` days before `now`.
+   */
+  async deleteExpired(now: Date, retention: UsageRetention): Promise<{ minutes: number; hours: number; days: number }> {
+    const minuteCutoff = new Date(now.getTime() - retention.minuteDays * DAY_MS);
+    const hourCutoff = new Date(now.getTime() - retention.hourDays * DAY_MS);
+    const dayCutoff = new Date(now.getTime() - retention.dayDays * DAY_MS).toISOString().slice(0, 10);
+    const minutes = await this.deleteInBatches((limit) =>
+      this.prisma.$executeRaw`DELETE FROM usage_minute WHERE id IN (SELECT id FROM usage_minute WHERE bucket < ${minuteCutoff} LIMIT ${limit})`,
+    );
+    const hours = await this.deleteInBatches((limit) =>
+      this.prisma.$executeRaw`DELETE FROM usage_hour WHERE id IN (SELECT id FROM usage_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
+    );
+    const days = await this.deleteInBatches((limit) =>
+      this.prisma.$executeRaw`DELETE FROM usage_day WHERE id IN (SELECT id FROM usage_day WHERE day < ${dayCutoff}::date LIMIT ${limit})`,
+    );
+    return { minutes, hours, days };
+  }
+
+  private async deleteInBatches(deleteSome: (limit: number) => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await deleteSome(DELETE_BATCH);
+      total += deleted;
+      if (deleted < DELETE_BATCH) return total;
+    }
+  }
+}
+
+type Tx = Prisma.TransactionClient;
+
+/** The rows to store, their tenants' ids as stored, and whether "no tenant" is among them. Duplicates are summed. */
+function storableRows(counts: ReadonlyMap<string, readonly UsageCount[]>): { tenantIds: string[]; noTenant: boolean; rows: Row[] } {
+  const tenants = new Set<string>();
+  let noTenant = false;
+  const rows = new Map<string, Row>();
+  for (const [rawTenant, tenantCounts] of counts) {
+    const tenantId = storedTenantId(rawTenant);
+    if (tenantId === undefined) continue;
+    if (tenantId === null) noTenant = true;
+    else tenants.add(tenantId);
+    for (const count of tenantCounts) {
+      if (!isStorableCount(count)) continue;
+      const policyId = count.policyId?.toLowerCase() ?? null;
+      const key = rowKey(tenantId, policyId, count.result, count.reason);
+      const row = rows.get(key);
+      if (row) {
+        row.decisions += count.decisions;
+        row.cost += count.cost;
+      } else {
+        rows.set(key, { tenantId, policyId, result: count.result, reason: count.reason, decisions: count.decisions, cost: count.cost });
+      }
+    }
+  }
+  return { tenantIds: [...tenants], noTenant, rows: [...rows.values()] };
+}
+
+function rowKey(tenantId: string | null, policyId: string | null, result: string, reason: string): string {
+  return JSON.stringify([tenantId, policyId, result, reason]);
+}
+
+/** The local day that holds the minute, for each tenant (by stored id; null: no tenant, UTC). */
+async function tenantDays(tx: Tx, tenantIds: string[], noTenant: boolean, minuteMs: number): Promise<Map<string | null, DayWindow>> {
+  const zones = tenantIds.length === 0
+    ? []
+    : await tx.$queryRaw<{ id: string; time_zone: string }[]>`SELECT id::text AS id, time_zone FROM tenants WHERE id = ANY(${tenantIds}::uuid[])`;
+  const zoneOf = new Map(zones.map((z) => [z.id, z.time_zone]));
+  // Time zone arithmetic is slow and a few zones serve many tenants: one window per zone.
+  const windows = new Map<string, DayWindow>();
+  const windowIn = (zone: string): DayWindow => {
+    let window = windows.get(zone);
+    if (!window) {
+      window = dayWindow(minuteMs, zone);
+      windows.set(zone, window);
+    }
+    return window;
+  };
+  const days = new Map<string | null, DayWindow>();
+  for (const id of tenantIds) days.set(id, windowIn(zoneOf.get(id) ?? 'UTC'));
+  if (noTenant) days.set(null, windowIn('UTC'));
+  return days;
+}
+
+/** The calendar day of `zone` that holds `ms`; UTC for a zone this runtime does not know. */
+function dayWindow(ms: number, zone: string): DayWindow {
+  let start: TZDate;
+  try {
+    start = startOfDay(new TZDate(ms, zone));
+    if (Number.isNaN(start.getTime())) throw new RangeError(zone);
+  } catch {
+    start = startOfDay(new TZDate(ms, 'UTC'));
+  }
+  const end = addDays(start, 1);
+  const day = `${String(start.getFullYear()).padStart(4, '0')}-${String(start.getMonth() + 1).padStart(2, '0')}-${String(start.getDate()).padStart(2, '0')}`;
+  return {
+    day,
+    start: start.getTime(),
+    end: end.getTime(),
+    hoursStart: Math.ceil(start.getTime() / HOUR_MS) * HOUR_MS,
+    hoursEnd: Math.floor(end.getTime() / HOUR_MS) * HOUR_MS,
+  };
+}
+
+/** `a` and `b` (table aliases) have the same tenant and policy (null equal to null), result and reason; hashable. */
+function sameKey(a: string, b: string): Prisma.Sql {
+  const [x, y] = [Prisma.raw(a), Prisma.raw(b)];
+  return Prisma.sql`coalesce(${x}.tenant_id, ${NIL}) = coalesce(${y}.tenant_id, ${NIL}) AND (${x}.tenant_id IS NULL) = (${y}.tenant_id IS NULL)
+    AND coalesce(${x}.policy_id, ${NIL}) = coalesce(${y}.policy_id, ${NIL}) AND (${x}.policy_id IS NULL) = (${y}.policy_id IS NULL)
+    AND ${x}.result = ${y}.result AND ${x}.reason = ${y}.reason`;
+}
+
+/** Rows (alias `t`) of the tenants written. */
+function ofTenants(alias: string, tenantIds: string[], noTenant: boolean): Prisma.Sql {
+  const t = Prisma.raw(alias);
+  return Prisma.sql`(${t}.tenant_id = ANY(${tenantIds}::uuid[]) OR (${noTenant}::boolean AND ${t}.tenant_id IS NULL))`;
+}
+
+function columns(rows: Row[]) {
+  return {
+    tenants: rows.map((r) => r.tenantId),
+    policies: rows.map((r) => r.policyId),
+    results: rows.map((r) => r.result),
+    reasons: rows.map((r) => r.reason),
+    decisions: rows.map((r) => r.decisions),
+    costs: rows.map((r) => r.cost),
+  };
+}
+
+async function minuteRowsOf(tx: Tx, minuteMs: number, tenantIds: string[], noTenant: boolean): Promise<Row[]> {
+  const rows = await tx.$queryRaw<{ tenant_id: string | null; policy_id: string | null; result: Row['result']; reason: string; decisions: bigint; cost: bigint }[]>`
+    SELECT m.tenant_id::text AS tenant_id, m.policy_id::text AS policy_id, m.result::text AS result, m.reason, m.decisions, m.cost
+    FROM usage_minute m WHERE m.bucket = ${new Date(minuteMs)} AND ${ofTenants('m', tenantIds, noTenant)}`;
+  return rows.map((r) => ({ tenantId: r.tenant_id, policyId: r.policy_id, result: r.result, reason: r.reason, decisions: Number(r.decisions), cost: Number(r.cost) }));
+}
+
+/** The minute's rows of these tenants become `rows`: upserted with absolute values, the others of theirs deleted. */
+async function replaceMinute(tx: Tx, minuteMs: number, tenantIds: string[], noTenant: boolean, rows: Row[]): Promise<void> {
+  const c = columns(rows);
+  const bucket = new Date(minuteMs);
+  await tx.$executeRaw`
+    WITH input AS (
+      SELECT * FROM unnest(${c.tenants}::uuid[], ${c.policies}::uuid[], ${c.results}::"UsageResult"[], ${c.reasons}::text[],
+                           ${c.decisions}::bigint[], ${c.costs}::bigint[]) AS i(tenant_id, policy_id, result, reason, decisions, cost)
+    ),
+    gone AS (
+      DELETE FROM usage_minute m
+      WHERE m.bucket = ${bucket} AND ${ofTenants('m', tenantIds, noTenant)}
+        AND NOT EXISTS (SELECT 1 FROM input i WHERE ${sameKey('i', 'm')})
+    )
+    INSERT INTO usage_minute (bucket, tenant_id, policy_id, result, reason, decisions, cost)
+    SELECT ${bucket}, tenant_id, policy_id, result, reason, decisions, cost FROM input
+    ON CONFLICT (bucket, tenant_id, policy_id, result, reason) DO UPDATE SET decisions = EXCLUDED.decisions, cost = EXCLUDED.cost
+      WHERE (usage_minute.decisions, usage_minute.cost) IS DISTINCT FROM (EXCLUDED.decisions, EXCLUDED.cost)`;
+}
+
+/** The hour's rows of these tenants become the sums of its minutes. */
+async function recomputeHour(tx: Tx, hourStart: number, tenantIds: string[], noTenant: boolean): Promise<void> {
+  const [start, end] = [new Date(hourStart), new Date(hourStart + HOUR_MS)];
+  await tx.$executeRaw`
+    WITH sums AS (
+      SELECT m.tenant_id, m.policy_id, m.result, m.reason, sum(m.decisions)::bigint AS decisions, sum(m.cost)::bigint AS cost
+      FROM usage_minute m
+      WHERE m.bucket >= ${start} AND m.bucket < ${end} AND ${ofTenants('m', tenantIds, noTenant)}
+      GROUP BY m.tenant_id, m.policy_id, m.result, m.reason
+    ),
+    gone AS (
+      DELETE FROM usage_hour h
+      WHERE h.bucket = ${start} AND ${ofTenants('h', tenantIds, noTenant)}
+        AND NOT EXISTS (SELECT 1 FROM sums s WHERE ${sameKey('s', 'h')})
+    )
+    INSERT INTO usage_hour (bucket, tenant_id, policy_id, result, reason, decisions, cost)
+    SELECT ${start}, tenant_id, policy_id, result, reason, decisions, cost FROM sums
+    ON CONFLICT (bucket, tenant_id, policy_id, result, reason) DO UPDATE SET decisions = EXCLUDED.decisions, cost = EXCLUDED.cost
+      WHERE (usage_hour.decisions, usage_hour.cost) IS DISTINCT FROM (EXCLUDED.decisions, EXCLUDED.cost)`;
+}
+
+/**
+ * Each tenant's day becomes the sum of the whole hours inside it (just recomputed for the minute's hour) and of the
+ * minutes at its edges. "No tenant" (null) is joined on a branch of its own: `=` never matches null, and the
+ * null-safe comparison would keep Postgres from using the (tenant_id, bucket) indexes.
+ */
+async function recomputeDays(tx: Tx, days: Map<string | null, DayWindow>): Promise<void> {
+  const list = [...days];
+  const tenants = list.map(([id]) => id);
+  const dates = list.map(([, d]) => d.day);
+  const starts = list.map(([, d]) => new Date(d.start));
+  const ends = list.map(([, d]) => new Date(d.end));
+  const hoursStarts = list.map(([, d]) => new Date(d.hoursStart));
+  const hoursEnds = list.map(([, d]) => new Date(d.hoursEnd));
+  await tx.$executeRaw`
+    WITH d AS (
+      SELECT * FROM unnest(${tenants}::uuid[], ${dates}::date[], ${starts}::timestamptz[], ${ends}::timestamptz[],
+                           ${hoursStarts}::timestamptz[], ${hoursEnds}::timestamptz[]) AS d(tenant_id, day, s, e, hs, he)
+    ),
+    parts AS (
+      SELECT d.tenant_id, d.day, h.policy_id, h.result, h.reason, h.decisions, h.cost
+        FROM d JOIN usage_hour h ON h.tenant_id = d.tenant_id AND h.bucket >= d.hs AND h.bucket < d.he
+      UNION ALL
+      SELECT d.tenant_id, d.day, h.policy_id, h.result, h.reason, h.decisions, h.cost
+        FROM d JOIN usage_hour h ON d.tenant_id IS NULL AND h.tenant_id IS NULL AND h.bucket >= d.hs AND h.bucket < d.he
+      UNION ALL
+      SELECT d.tenant_id, d.day, m.policy_id, m.result, m.reason, m.decisions, m.cost
+        FROM d JOIN usage_minute m ON m.tenant_id = d.tenant_id
+          AND ((m.bucket >= d.s AND m.bucket < d.hs) OR (m.bucket >= d.he AND m.bucket < d.e))
+      UNION ALL
+      SELECT d.tenant_id, d.day, m.policy_id, m.result, m.reason, m.decisions, m.cost
+        FROM d JOIN usage_minute m ON d.tenant_id IS NULL AND m.tenant_id IS NULL
+          AND ((m.bucket >= d.s AND m.bucket < d.hs) OR (m.bucket >= d.he AND m.bucket < d.e))
+    ),
+    sums AS (
+      SELECT tenant_id, day, policy_id, result, reason, sum(decisions)::bigint AS decisions, sum(cost)::bigint AS cost
+      FROM parts GROUP BY tenant_id, day, policy_id, result, reason
+    ),
+    gone AS (
+      DELETE FROM usage_day x USING d
+      WHERE x.day = d.day AND coalesce(x.tenant_id, ${NIL}) = coalesce(d.tenant_id, ${NIL}) AND (x.tenant_id IS NULL) = (d.tenant_id IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM sums s WHERE s.day = x.day AND ${sameKey('s', 'x')})
+    )
+    INSERT INTO usage_day (day, tenant_id, policy_id, result, reason, decisions, cost)
+    SELECT day, tenant_id, policy_id, result, reason, decisions, cost FROM sums
+    ON CONFLICT (day, tenant_id, policy_id, result, reason) DO UPDATE SET decisions = EXCLUDED.decisions, cost = EXCLUDED.cost
+      WHERE (usage_day.decisions, usage_day.cost) IS DISTINCT FROM (EXCLUDED.decisions, EXCLUDED.cost)`;
+}
+
+/** The hour and the days move by what the minute gained or lost (new rows less the rows it had before). */
+async function addDifference(tx: Tx, hourStart: number, days: Map<string | null, DayWindow>, before: Row[], after: Row[]): Promise<void> {
+  const difference = new Map<string, Row>();
+  for (const [rows, sign] of [[after, 1], [before, -1]] as const) {
+    for (const row of rows) {
+      const key = rowKey(row.tenantId, row.policyId, row.result, row.reason);
+      const sum = difference.get(key) ?? { ...row, decisions: 0, cost: 0 };
+      sum.decisions += sign * row.decisions;
+      sum.cost += sign * row.cost;
+      difference.set(key, sum);
+    }
+  }
+  const changed = [...difference.values()].filter((r) => r.decisions !== 0 || r.cost !== 0);
+  if (changed.length === 0) return;
+  const c = columns(changed);
+  const dates = changed.map((r) => days.get(r.tenantId)?.day ?? new Date(hourStart).toISOString().slice(0, 10));
+  const hour = new Date(hourStart);
+  await tx.$executeRaw`
+    INSERT INTO usage_hour (bucket, tenant_id, policy_id, result, reason, decisions, cost)
+    SELECT ${hour}, * FROM unnest(${c.tenants}::uuid[], ${c.policies}::uuid[], ${c.results}::"UsageResult"[], ${c.reasons}::text[],
+                                  ${c.decisions}::bigint[], ${c.costs}::bigint[])
+    ON CONFLICT (bucket, tenant_id, policy_id, result, reason)
+      DO UPDATE SET decisions = usage_hour.decisions + EXCLUDED.decisions, cost = usage_hour.cost + EXCLUDED.cost`;
+  await tx.$executeRaw`
+    INSERT INTO usage_day (day, tenant_id, policy_id, result, reason, decisions, cost)
+    SELECT * FROM unnest(${dates}::date[], ${c.tenants}::uuid[], ${c.policies}::uuid[], ${c.results}::"UsageResult"[], ${c.reasons}::text[],
+                         ${c.decisions}::bigint[], ${c.costs}::bigint[])
+    ON CONFLICT (day, tenant_id, policy_id, result, reason)
+      DO UPDATE SET decisions = usage_day.decisions + EXCLUDED.decisions, cost = usage_day.cost + EXCLUDED.cost`;
+}

@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testDatabaseUrl, testRedisUrl } from '../../../test/support/env';
+import { createTenant } from '../../../test/support/fixtures';
+import { startCluster, type TestCluster } from '../../../test/support/redis-cluster';
+import { recreateDatabase } from '../../../test/support/stack';
+import { costField, countField, type UsageResult } from './fields';
+import { activeTenantsKey, minuteOf, NO_TENANT, ROLLED_KEY, USAGE_KEY_TTL_S, USAGE_ROLLED_TTL_S, usageKey } from './keys';
+import { PostgresUsageWriter } from './postgres-writer';
+import { type UsageRedis, UsageRollup } from './rollup';
+import type { UsageWriter } from './store';
+
+// A database and a Redis database of this file's own: it empties both between tests.
+const databaseUrl = testDatabaseUrl('usage_rollup');
+const redisUrl = testRedisUrl(11);
+
+/** One count as the API writes it: the decisions and units of a tenant's policy, result and reason in a minute. */
+interface Written {
+  minute: number;
+  tenant: string;
+  policy: string | null;
+  result: UsageResult;
+  reason: string;
+  decisions: number;
+  cost: number;
+}
+
+/** Writes counts into Redis as the limit script and the API nodes do: HINCRBY on the tenant's hash, SADD to the minute's set. */
+async function count(redis: UsageRedis, w: Written): Promise<void> {
+  const key = usageKey(w.tenant, w.minute);
+  await redis.hincrby(key, countField(w.policy, w.result, w.reason), w.decisions);
+  if (w.cost !== 0) await redis.hincrby(key, costField(w.policy, w.result, w.reason), w.cost);
+  await redis.expire(key, USAGE_KEY_TTL_S);
+  await redis.sadd(activeTenantsKey(w.minute), w.tenant);
+  await redis.expire(activeTenantsKey(w.minute), USAGE_KEY_TTL_S);
+}
+
+async function redisMinute(redis: UsageRedis): Promise<number> {
+  const [seconds] = await redis.time();
+  return minuteOf(Number(seconds) * 1000);
+}
+
+function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedis; flush(): Promise<void>; stop(): Promise<void> }>) {
+  describe(`the usage rollup (${name})`, () => {
+    let prisma: PrismaClient;
+    let redis: UsageRedis;
+    let handle: Awaited<ReturnType<typeof connect>>;
+    let writer: PostgresUsageWriter;
+    let tenants: string[];
+    const policies = [randomUUID(), randomUUID(), null];
+
+    const snapshot = async () => ({
+      minutes: await prisma.$queryRaw<unknown[]>`SELECT id, bucket, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_minute ORDER BY id`,
+      hours: await prisma.$queryRaw<unknown[]>`SELECT id, bucket, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_hour ORDER BY id`,
+      days: await prisma.$queryRaw<unknown[]>`SELECT id, day::text, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_day ORDER BY id`,
+    });
+    /** Sums per (bucket of the table, tenant, policy, result, reason), as text keys, from Postgres. */
+    const totals = async (table: 'usage_minute' | 'usage_hour') => {
+      const rows = table === 'usage_minute'
+        ? await prisma.$queryRaw<{ bucket: Date; tenant_id: string | null; policy_id: string | null; result: string; reason: string; decisions: bigint; cost: bigint }[]>`
+            SELECT bucket, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_minute`
+        : await prisma.$queryRaw<{ bucket: Date; tenant_id: string | null; policy_id: string | null; result: string; reason: string; decisions: bigint; cost: bigint }[]>`
+            SELECT bucket, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_hour`;
+      return new Map(rows.map((r) => [`${r.bucket.getTime() / 1000}|${r.tenant_id}|${r.policy_id}|${r.result}|${r.reason}`, [Number(r.decisions), Number(r.cost)]]));
+    };
+    /** What the same sums should be, from what was written into Redis. */
+    const expected = (written: Written[], bucketOf: (minute: number) => number) => {
+      const sums = new Map<string, number[]>();
+      for (const w of written) {
+        const key = `${bucketOf(w.minute)}|${w.tenant === NO_TENANT ? null : w.tenant}|${w.policy}|${w.result}|${w.reason}`;
+        const sum = sums.get(key) ?? [0, 0];
+        sums.set(key, [sum[0]! + w.decisions, sum[1]! + w.cost]);
+      }
+      return sums;
+    };
+
+    /** Counts for every tenant (and no tenant), policy and result over the minutes given. */
+    const writeTraffic = async (minutes: number[]): Promise<Written[]> => {
+      const written: Written[] = [];
+      let n = 0;
+      for (const minute of minutes) {
+        for (const tenant of [...tenants, NO_TENANT]) {
+          for (const policy of policies) {
+            n += 1;
+            const results: [UsageResult, string, number, number][] = tenant === NO_TENANT
+              ? [['refused', 'key_invalid', 1 + (n % 3), 0]]
+              : [['allowed', '', 3 + (n % 5), 2 * (3 + (n % 5))], ['denied', 'minute', 1 + (n % 2), 0], ['degraded_allowed', 'open', n % 2, n % 2]];
+            for (const [result, reason, decisions, cost] of results) {
+              if (decisions === 0) continue;
+              const w = { minute, tenant, policy, result, reason, decisions, cost };
+              await count(redis, w);
+              written.push(w);
+            }
+          }
+        }
+      }
+      return written;
+    };
+
+    beforeAll(async () => {
+      await recreateDatabase(databaseUrl);
+      prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
+      writer = new PostgresUsageWriter(prisma);
+      const utc = (await createTenant(prisma)).tenant.id;
+      const kolkata = (await createTenant(prisma)).tenant.id;
+      await prisma.tenant.update({ where: { id: kolkata }, data: { timeZone: 'Asia/Kolkata' } });
+      tenants = [utc, kolkata, randomUUID()];
+      handle = await connect();
+      redis = handle.redis;
+    });
+    afterAll(async () => {
+      await handle?.stop();
+      await prisma?.$disconnect();
+    });
+    beforeEach(async () => {
+      await handle.flush();
+      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+    });
+
+    it('rolls up every closed minute into minutes, hours and days equal to what was counted, and not the open one', async () => {
+      const now = await redisMinute(redis);
+      const closed = [now - 300, now - 240, now - 180, now - 120];
+      await redis.set(ROLLED_KEY, String(now - 600));
+      const written = await writeTraffic([...closed, now]);
+      await redis.sadd(activeTenantsKey(now - 180), 'not-a-tenant-id');
+
+      const run = await new UsageRollup(redis, writer, { graceS: 15 }).run();
+      // The minute before the open one closes 15 s into the open one: rolled up or not, depending on Redis's clock.
+      expect(run.skipped).toBe(1);
+      expect([now - 120, now - 60]).toContain(run.rolledThrough);
+      expect(await redis.get(ROLLED_KEY)).toBe(String(run.rolledThrough));
+
+      const closedWritten = written.filter((w) => w.minute !== now);
+      expect(await totals('usage_minute')).toEqual(expected(closedWritten, (m) => m));
+      expect(await totals('usage_hour')).toEqual(expected(closedWritten, (m) => Math.floor(m / 3600) * 3600));
+      const decisionsOf = (rows: { decisions: bigint }[]) => rows.reduce((t, r) => t + Number(r.decisions), 0);
+      const dayRows = await prisma.$queryRaw<{ tenant_id: string | null; decisions: bigint }[]>`SELECT tenant_id::text, decisions FROM usage_day`;
+      for (const tenant of [...tenants, NO_TENANT]) {
+        const stored = tenant === NO_TENANT ? null : tenant;
+        expect(decisionsOf(dayRows.filter((r) => r.tenant_id === stored))).toBe(
+          closedWritten.filter((w) => w.tenant === tenant).reduce((t, w) => t + w.decisions, 0),
+        );
+      }
+      // The open minute is not in Postgres, and its hash keeps its own TTL; rolled hashes and sets keep an hour.
+      expect(await prisma.usageMinute.count({ where: { bucket: new Date(now * 1000) } })).toBe(0);
+      expect(await redis.ttl(usageKey(tenants[0]!, now))).toBeGreaterThan(USAGE_ROLLED_TTL_S);
+      expect(await redis.ttl(usageKey(tenants[0]!, now - 300))).toBeLessThanOrEqual(USAGE_ROLLED_TTL_S);
+      expect(await redis.ttl(activeTenantsKey(now - 300))).toBeLessThanOrEqual(USAGE_ROLLED_TTL_S);
+
+      // Run again, and again from the start as if the first had never been marked: the same rows, ids and all.
+      const rows = await snapshot();
+      await new UsageRollup(redis, writer, { graceS: 15 }).run();
+      await redis.set(ROLLED_KEY, String(now - 600));
+      expect((await new UsageRollup(redis, writer, { graceS: 15 }).run()).rolledThrough).toBeGreaterThanOrEqual(now - 120);
+      expect(await snapshot()).toEqual(rows);
+    });
+
+    it('leaves the same rows as a clean run after a run that stopped anywhere, or two runs at once', async () => {
+      const now = await redisMinute(redis);
+      const closed = [now - 360, now - 300, now - 240, now - 180, now - 120];
+      await redis.set(ROLLED_KEY, String(now - 420));
+      await writeTraffic(closed);
+      await new UsageRollup(redis, writer, { graceS: 15 }).run();
+      const clean = await totals('usage_minute');
+      const cleanHours = await totals('usage_hour');
+      const cleanDays = await prisma.$queryRaw<unknown[]>`SELECT day::text, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_day ORDER BY 1, 2, 3, 4, 5`;
+
+      // Stopped before a write, and after one (its hashes not yet marked, the rolled minute not moved).
+      for (const failAfterWrite of [false, true]) {
+        await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+        await redis.set(ROLLED_KEY, String(now - 420));
+        let writes = 0;
+        const failing: UsageWriter = {
+          writeMinute: async (minute, counts) => {
+            writes += 1;
+            if (writes === 3 && !failAfterWrite) throw new Error('stopped');
+            await writer.writeMinute(minute, counts);
+            if (writes === 3) throw new Error('stopped');
+          },
+          deleteExpired: (now, retention) => writer.deleteExpired(now, retention),
+        };
+        await expect(new UsageRollup(redis, failing, { graceS: 15 }).run()).rejects.toThrow('stopped');
+        expect(await redis.get(ROLLED_KEY)).toBe(String(now - 300));
+        await new UsageRollup(redis, writer, { graceS: 15 }).run();
+        expect(await totals('usage_minute')).toEqual(clean);
+        expect(await totals('usage_hour')).toEqual(cleanHours);
+        expect(await prisma.$queryRaw<unknown[]>`SELECT day::text, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_day ORDER BY 1, 2, 3, 4, 5`).toEqual(cleanDays);
+      }
+
+      // Two rollups at once: the same rows, and the rolled minute where the furthest left it.
+      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+      await redis.set(ROLLED_KEY, String(now - 420));
+      await Promise.all([new UsageRollup(redis, writer, { graceS: 15 }).run(), new UsageRollup(redis, writer, { graceS: 15, maxMinutesPerRun: 2 }).run()]);
+      expect([String(now - 120), String(now - 60)]).toContain(await redis.get(ROLLED_KEY));
+      expect(await totals('usage_minute')).toEqual(clean);
+      expect(await totals('usage_hour')).toEqual(cleanHours);
+    });
+
+    it('starts two hours back when nothing was rolled up yet, at most the given number of minutes per run', async () => {
+      const now = await redisMinute(redis);
+      const written = await writeTraffic([now - 2 * 3600 - 60, now - 2 * 3600 + 60, now - 1800]);
+      const rollup = new UsageRollup(redis, writer, { graceS: 15, maxMinutesPerRun: 60 });
+      const first = await rollup.run();
+      expect(first.minutes).toBe(60);
+      // The minute before the look-back is not read; the first minute after it is.
+      const minutes = await prisma.$queryRaw<{ bucket: Date }[]>`SELECT DISTINCT bucket FROM usage_minute ORDER BY bucket`;
+      expect(minutes.map((r) => r.bucket.getTime() / 1000)).toEqual([now - 2 * 3600 + 60]);
+      while ((await rollup.run()).minutes > 0);
+      expect(await totals('usage_minute')).toEqual(expected(written.filter((w) => w.minute !== now - 2 * 3600 - 60), (m) => m));
+    });
+  });
+}
+
+rollupScenarios('one Redis', async () => {
+  const redis = new Redis(redisUrl);
+  return { redis, flush: async () => void (await redis.flushdb()), stop: async () => void redis.disconnect() };
+});
+
+let cluster: TestCluster | undefined;
+rollupScenarios('Redis Cluster', async () => {
+  cluster = await startCluster();
+  const redis = cluster.client();
+  return {
+    redis,
+    flush: async () => {
+      await Promise.all(redis.nodes('master').map((node) => node.flushall()));
+    },
+    stop: async () => {
+      await cluster?.stop();
+    },
+  };
+});

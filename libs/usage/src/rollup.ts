@@ -1,0 +1,133 @@
+import type { Cluster, Redis } from 'ioredis';
+import { countsOf, type UsageCount } from './fields';
+import { isStorableCount, storedTenantId } from './ids';
+import { activeTenantsKey, ROLLED_KEY, USAGE_ROLLED_TTL_S, usageKey } from './keys';
+import type { UsageWriter } from './store';
+
+/** A single Redis or a Redis Cluster: the rollup sends only single-key commands, so either serves. */
+export type UsageRedis = Redis | Cluster;
+
+export interface UsageRollupOptions {
+  /** How long after a minute's end its counts may still arrive (the API nodes' flush interval and clock margin). */
+  graceS: number;
+  /** At most this many minutes per run: a worker that was away catches up over several runs, oldest first. */
+  maxMinutesPerRun?: number;
+  /** How many tenants' hashes are asked for at once (sent together, answered in one round trip per node). */
+  readChunk?: number;
+  /**
+   * Where the first run starts when nothing was rolled up yet (`ROLLED_KEY` absent: a new installation, or a Redis
+   * that lost its data): this many seconds back. Usage hashes live up to 48 hours, but a Redis without a rolled
+   * minute has almost always just started empty, and going back two hours keeps that first run short.
+   */
+  firstRunLookbackS?: number;
+}
+
+/** What one run did: minutes rolled up, tenants' hashes read, rows written, counts left out, the last minute rolled. */
+export interface RollupRun {
+  minutes: number;
+  tenants: number;
+  rows: number;
+  skipped: number;
+  rolledThrough: number | null;
+}
+
+/**
+ * Moves `ROLLED_KEY` to the minute given, never back: two rollups that overlap may finish in any order.
+ * KEYS[1] = ROLLED_KEY, ARGV[1] = the minute rolled up. Returns 1 when it moved.
+ */
+const ADVANCE_ROLLED = `
+local current = tonumber(redis.call('GET', KEYS[1]))
+local minute = tonumber(ARGV[1])
+if current ~= nil and current >= minute then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1`;
+
+/**
+ * The rollup of closed minutes from Redis into the usage store (docs/adr/0015-usage-counting-and-rollups.md).
+ *
+ * Each run reads Redis's clock and rolls up, oldest first, every minute after `ROLLED_KEY` that closed at least
+ * `graceS` ago: the tenants listed in the minute's set, each one's hash (one `HGETALL` per tenant, never a
+ * multi-key command: on a Redis Cluster the hashes are in different slots), written through the `UsageWriter`; then
+ * the hashes and the set are given `USAGE_ROLLED_TTL_S`, and `ROLLED_KEY` is moved forward. A run stopped anywhere
+ * leaves `ROLLED_KEY` before the minute it was writing, and the next run reads the same hashes and writes the same
+ * absolute rows. Overlapping runs (two workers) write the same rows too; the writer takes one minute at a time.
+ *
+ * A tenant listed in the set whose hash is absent (expired once rolled up, so a minute read again more than
+ * `USAGE_ROLLED_TTL_S` later) is left as it is in the store: its rows were written from that hash, and an empty read
+ * must not erase them.
+ */
+export class UsageRollup {
+  private readonly maxMinutes: number;
+  private readonly readChunk: number;
+  private readonly lookbackS: number;
+
+  constructor(
+    private readonly redis: UsageRedis,
+    private readonly writer: UsageWriter,
+    private readonly options: UsageRollupOptions,
+  ) {
+    this.maxMinutes = options.maxMinutesPerRun ?? 30;
+    this.readChunk = options.readChunk ?? 500;
+    this.lookbackS = options.firstRunLookbackS ?? 2 * 3600;
+  }
+
+  async run(): Promise<RollupRun> {
+    const [seconds] = await this.redis.time();
+    const now = Number(seconds);
+    // The last minute that has closed, grace included: m + 60 + grace <= now.
+    const lastClosed = Math.floor((now - 60 - this.options.graceS) / 60) * 60;
+    const rolled = Number.parseInt((await this.redis.get(ROLLED_KEY)) ?? '', 10);
+    const first = Number.isSafeInteger(rolled) && rolled % 60 === 0 ? rolled + 60 : Math.floor((now - this.lookbackS) / 60) * 60;
+
+    const run: RollupRun = { minutes: 0, tenants: 0, rows: 0, skipped: 0, rolledThrough: null };
+    for (let minute = first; minute <= lastClosed && run.minutes < this.maxMinutes; minute += 60) {
+      const read = await this.readMinute(minute);
+      await this.writer.writeMinute(minute, read.counts);
+      await this.markRolled(read.keys);
+      await this.redis.eval(ADVANCE_ROLLED, 1, ROLLED_KEY, String(minute));
+      run.minutes += 1;
+      run.tenants += read.counts.size;
+      run.rows += read.rows;
+      run.skipped += read.skipped;
+      run.rolledThrough = minute;
+    }
+    return run;
+  }
+
+  /** The counts of every tenant listed for the minute, and the keys that were read (the set and each hash). */
+  private async readMinute(minute: number): Promise<{ counts: Map<string, UsageCount[]>; keys: string[]; rows: number; skipped: number }> {
+    const setKey = activeTenantsKey(minute);
+    const listed = await this.redis.smembers(setKey);
+    const counts = new Map<string, UsageCount[]>();
+    const keys = [setKey];
+    let rows = 0;
+    let skipped = 0;
+    const tenants = listed.filter((tenant) => {
+      const storable = storedTenantId(tenant) !== undefined;
+      if (!storable) skipped += 1;
+      return storable;
+    });
+    for (let i = 0; i < tenants.length; i += this.readChunk) {
+      const chunk = tenants.slice(i, i + this.readChunk);
+      const hashes = await Promise.all(chunk.map((tenant) => this.redis.hgetall(usageKey(tenant, minute))));
+      chunk.forEach((tenant, j) => {
+        const hash = hashes[j]!;
+        if (Object.keys(hash).length === 0) return;
+        const all = countsOf(hash);
+        const storable = all.filter(isStorableCount);
+        skipped += all.length - storable.length;
+        rows += storable.length;
+        counts.set(tenant, storable);
+        keys.push(usageKey(tenant, minute));
+      });
+    }
+    return { counts, keys, rows, skipped };
+  }
+
+  /** The minute's keys live `USAGE_ROLLED_TTL_S` more: long enough for a run that stopped midway to read them again. */
+  private async markRolled(keys: string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += this.readChunk) {
+      await Promise.all(keys.slice(i, i + this.readChunk).map((key) => this.redis.expire(key, USAGE_ROLLED_TTL_S)));
+    }
+  }
+}
