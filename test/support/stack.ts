@@ -102,6 +102,13 @@ export async function startApiProcesses(n: number, extraEnv: Record<string, stri
   return handle;
 }
 
+/** The worker (the built app) against the test database and Redis, or those `extraEnv` names. */
+export function startWorker(extraEnv: Record<string, string> = {}): { process: ChildProcess; logs(): string; stop(): Promise<void> } {
+  const output: string[] = [];
+  const child = launch('worker', ['apps/worker/dist/main.js'], { DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: TEST_REDIS_URL, LOG_LEVEL: 'warn', NODE_ENV: 'production', ...extraEnv }, output);
+  return { process: child, logs: () => output.join(''), stop: () => stop(child) };
+}
+
 function launch(name: string, args: string[], env: Record<string, string>, output: string[]): ChildProcess {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const keep = (chunk: Buffer) => output.push(`[${name}] ${chunk.toString()}`);
