@@ -7,3 +7,4 @@ export * from './denials';
 export * from './ids';
 export * from './postgres-writer';
 export * from './rollup';
+export * from './config';

@@ -1,4 +1,5 @@
 import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
+import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -40,6 +41,8 @@ export const apiEnvSchema = z.object({
   USAGE_FLUSH_MS: ms.default(5_000),
   /** Denials sampled into a tenant's stream of recent denials, at most this many a second per node (0: none). */
   USAGE_DENIAL_SAMPLES_PER_S: z.coerce.number().int().min(0).max(10_000).default(10),
+  /** What the worker keeps (the same variables): a range is read at a step whose rows are still there. */
+  ...usageRetentionEnv,
   /** Shared with the dashboard, which signs the browser's address with it (docs/adr/0011-sign-in-throttling.md). Unset: no address is believed. */
   CLIENT_ADDRESS_SECRET: z.union([z.literal(''), z.string().min(CLIENT_ADDRESS_SECRET_MIN_LENGTH)]).default(''),
   /**
@@ -111,7 +114,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       clientAddressSecret: e.CLIENT_ADDRESS_SECRET || null,
     },
     keys: { usageFlushMs: e.KEY_USAGE_FLUSH_MS },
-    usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S },
+    usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S, retention: retentionOf(e) },
     log: { level: e.LOG_LEVEL },
     metrics: {
       token: e.METRICS_TOKEN || null,

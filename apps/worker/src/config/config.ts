@@ -1,4 +1,5 @@
 import { loadConfig } from '@tollgate/domain';
+import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { z } from 'zod';
 
 /** Every environment variable the worker reads, with defaults that work on a developer machine (`.env.example` lists each). */
@@ -13,14 +14,7 @@ export const workerEnvSchema = z.object({
   USAGE_ROLLUP_EVERY_MS: z.coerce.number().int().min(1000).max(3_600_000).default(10_000),
   /** How long after a minute's end the rollup waits for its last counts (API nodes flush every 5 s, clocks differ by up to 5 s). */
   USAGE_GRACE_S: z.coerce.number().int().min(0).max(600).default(15),
-  /**
-   * Days each granularity of usage is kept. Minutes at least 3: a usage hash can be rolled up until it expires (48 h
-   * after its first write, one more hour once rolled up), and the rollup compares it with the minute's stored rows.
-   */
-  USAGE_RETENTION_MINUTE_DAYS: z.coerce.number().int().min(3).max(3650).default(7),
-  /** Hours at least 3 days: a day is recomputed from the hours inside it, and the oldest day rolled up may be that old. */
-  USAGE_RETENTION_HOUR_DAYS: z.coerce.number().int().min(3).max(3650).default(90),
-  USAGE_RETENTION_DAY_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+  ...usageRetentionEnv,
 });
 
 export function loadWorkerConfig(env: Record<string, string | undefined> = process.env) {
@@ -33,7 +27,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
     usage: {
       rollupEveryMs: e.USAGE_ROLLUP_EVERY_MS,
       graceS: e.USAGE_GRACE_S,
-      retention: { minuteDays: e.USAGE_RETENTION_MINUTE_DAYS, hourDays: e.USAGE_RETENTION_HOUR_DAYS, dayDays: e.USAGE_RETENTION_DAY_DAYS },
+      retention: retentionOf(e),
     },
   }));
 }

@@ -5,6 +5,7 @@ import type { PrismaClient } from '@tollgate/db';
 import { chooseStep, readDenialSamples, type UsageFilter, type UsageReader, type UsageRow, type UsageStep } from '@tollgate/usage';
 import { stringify } from 'csv-stringify';
 import type { Redis } from 'ioredis';
+import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { PRISMA, REDIS } from '../../../infra/infra.module';
 import type { TopQuery, UsageQuery } from '../dto/usage.schemas';
 
@@ -49,7 +50,22 @@ const policySelect = { id: true, name: true, method: true, pattern: true } as co
 /** Looks up what a usage request names, and the names of what usage rows hold by id. */
 @Injectable()
 export class UsageNames {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
+
+  /**
+   * The range of a query (defaults filled in) and the step it is read at, given what the worker keeps
+   * (USAGE_RETENTION_*); a range that cannot be read is a 400 naming the field.
+   */
+  range(query: { from?: Date; to?: Date }, now: Date, timeZone: string): { from: Date; to: Date; step: UsageStep } {
+    const to = query.to ?? now;
+    const from = query.from ?? new Date(to.getTime() - DEFAULT_RANGE_MS);
+    const choice = chooseStep(from, to, now, timeZone, this.config.usage.retention);
+    if (!choice.ok) throw new AppError(ErrorCode.VALIDATION_FAILED, `${choice.field}: ${choice.problem}`, choice.field);
+    return { from, to, step: choice.step };
+  }
 
   /** The tenant of the scope (null: an operator asking about every tenant). An unknown slug is a 404 naming `tenant`. */
   async tenantOf(scope: UsageScope): Promise<TenantRef | null> {
@@ -95,7 +111,7 @@ export class UsageNames {
     const tenant = await this.tenantOf(scope);
     const policy = query.policy === undefined ? null : await this.policy(query.policy, scope, tenant);
     const timeZone = tenant?.timeZone ?? 'UTC';
-    const { from, to, step } = stepOf(query, now, timeZone);
+    const { from, to, step } = this.range(query, now, timeZone);
     const filter: UsageFilter = {
       ...(tenant ? { tenantId: tenant.id } : {}),
       ...(policy ? { policyId: policy.id } : {}),
@@ -103,15 +119,6 @@ export class UsageNames {
     };
     return { tenant, policy, filter, from, to, step, timeZone };
   }
-}
-
-/** The range of a query (defaults filled in) and the step it is read at; a range that cannot be read is a 400 naming the field. */
-function stepOf(query: { from?: Date; to?: Date }, now: Date, timeZone: string): { from: Date; to: Date; step: UsageStep } {
-  const to = query.to ?? now;
-  const from = query.from ?? new Date(to.getTime() - DEFAULT_RANGE_MS);
-  const choice = chooseStep(from, to, now, timeZone);
-  if (!choice.ok) throw new AppError(ErrorCode.VALIDATION_FAILED, `${choice.field}: ${choice.problem}`, choice.field);
-  return { from, to, step: choice.step };
 }
 
 @Injectable()
@@ -147,7 +154,7 @@ export class UsageTopUseCase {
   async execute(query: TopQuery): Promise<UsageTop> {
     // A limit denies at no cost: its cost is always 0, and ranking by it would rank nothing.
     if (query.by === 'limits' && query.metric === 'cost') throw new AppError(ErrorCode.VALIDATION_FAILED, 'metric: limits are ranked by denied or deny_rate', 'metric');
-    const { from, to, step } = stepOf(query, new Date(), 'UTC');
+    const { from, to, step } = this.names.range(query, new Date(), 'UTC');
     const entries = await this.reader.top({ by: query.by, metric: query.metric, from, to, step, minDecisions: query.minDecisions, limit: query.limit });
     const [tenants, policies] = await Promise.all([this.names.tenants(entries.map((e) => e.tenantId)), this.names.policies(entries.map((e) => e.policyId))]);
     return {
