@@ -1,12 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { activeTenantsKey, costField, countField, minuteOf, ROLLED_KEY, USAGE_KEY_TTL_S, usageKey } from '@tollgate/usage';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer } from '../../scripts/lib/redis-server.mjs';
+import { freePort, startRedisServer } from '../../scripts/lib/redis-server.mjs';
 import { testDatabaseUrl, testRedisUrl } from '../support/env';
 import { sleep } from '../support/fixtures';
 import { recreateDatabase, runNode } from '../support/stack';
@@ -123,7 +125,8 @@ describe('the worker rolls up usage', () => {
 
     const second = startWorker();
     workers.push(second);
-    await until('every minute rolled up after the restart', async () => (await rolled()) >= lastMinute, 120_000);
+    // The killed worker's job holds the queue's one slot until BullMQ finds it stalled (about 30 s).
+    await until('every minute rolled up after the restart', async () => (await rolled()) >= lastMinute, 180_000);
     await stopWorker(second);
 
     const lines = (map: Map<string, number[]>) => [...map].map(([key, [decisions, cost]]) => `${key}|${decisions}|${cost}`);
@@ -179,6 +182,27 @@ describe('the worker rolls up usage', () => {
       expect(lines[0]).toContain('maxmemory-policy is allkeys-lru; set it to noeviction');
     } finally {
       await evicting.stop();
+    }
+  });
+
+  it('starts with a warning on a Redis that does not allow CONFIG, as managed services do', async () => {
+    // A redis-server of this test's own without the CONFIG command.
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-usage-noconfig-'));
+    const started = spawnSync('redis-server', [
+      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'yes',
+      '--logfile', join(dir, 'redis.log'), '--rename-command', 'CONFIG', '',
+    ]);
+    expect(started.status).toBe(0);
+    const worker = startWorker({}, `redis://127.0.0.1:${port}`);
+    try {
+      await until('the worker started', () => worker.output.join('').includes('worker started'), 60_000);
+      expect(worker.output.join('')).toContain("could not read Redis's maxmemory-policy");
+      expect(worker.child.exitCode).toBeNull();
+    } finally {
+      await stopWorker(worker);
+      spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave']);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

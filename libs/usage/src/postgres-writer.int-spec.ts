@@ -95,6 +95,16 @@ describe('PostgresUsageWriter', () => {
     expect((await days()).map((r) => r.tenant_id)).toEqual([null]);
   });
 
+  it('keeps the other minutes\' part of an hour and a day when a minute written again no longer has a key', async () => {
+    await writer.writeMinute(minuteAt(0), new Map([[kolkataTenant, [count(allowed, 1, 1), count(denied, 2)]]]));
+    await writer.writeMinute(minuteAt(45), new Map([[kolkataTenant, [count(denied, 3)]]]));
+    await writer.writeMinute(minuteAt(0), new Map([[kolkataTenant, [count(allowed, 1, 1)]]]));
+    const view = (rows: { result: string; decisions: bigint }[]) => rows.map((r) => [r.result, r.decisions]);
+    expect(view(await hours())).toEqual([['allowed', 1n], ['denied', 3n]]);
+    // 18:00 and 18:45 UTC are two days in Kolkata: the first keeps only its allowed row.
+    expect((await days()).map((r) => [r.day, r.result, r.decisions])).toEqual([['2026-03-10', 'allowed', 1n], ['2026-03-11', 'denied', 3n]]);
+  });
+
   it('makes each hour the sum of its minutes and each day the sum of its minutes in the tenant\'s time zone', async () => {
     const unknownTenant = randomUUID();
     // 17:58 … 18:45 UTC: two UTC hours; in Kolkata 23:28 … 00:15, two local days split at 18:30 UTC.

@@ -198,6 +198,31 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       expect(await totals('usage_hour')).toEqual(cleanHours);
     });
 
+    it('never moves the rolled minute back, and never erases a tenant whose hash expired after its rollup', async () => {
+      const now = await redisMinute(redis);
+      const closed = [now - 300, now - 240, now - 180];
+      await redis.set(ROLLED_KEY, String(now - 360));
+      await writeTraffic(closed);
+      // Another worker moves the rolled minute further while this one writes its first minute.
+      const ahead = now + 3600;
+      const racing: UsageWriter = {
+        writeMinute: async (minute, counts) => {
+          await writer.writeMinute(minute, counts);
+          if (minute === closed[0]) await redis.set(ROLLED_KEY, String(ahead));
+        },
+        deleteExpired: (at, retention) => writer.deleteExpired(at, retention),
+      };
+      await new UsageRollup(redis, racing, { graceS: 15 }).run();
+      expect(await redis.get(ROLLED_KEY)).toBe(String(ahead));
+
+      // The hashes of one tenant expire; the minutes are read again: that tenant's rows stay as they were.
+      const rows = await snapshot();
+      for (const minute of closed) await redis.del(usageKey(tenants[0]!, minute));
+      await redis.set(ROLLED_KEY, String(now - 360));
+      await new UsageRollup(redis, writer, { graceS: 15 }).run();
+      expect(await snapshot()).toEqual(rows);
+    });
+
     it('starts two hours back when nothing was rolled up yet, at most the given number of minutes per run', async () => {
       const now = await redisMinute(redis);
       const written = await writeTraffic([now - 2 * 3600 - 60, now - 2 * 3600 + 60, now - 1800]);

@@ -76,7 +76,7 @@ export class UsageRollup {
     const now = Number(seconds);
     // The last minute that has closed, grace included: m + 60 + grace <= now.
     const lastClosed = Math.floor((now - 60 - this.options.graceS) / 60) * 60;
-    const rolled = Number.parseInt((await this.redis.get(ROLLED_KEY)) ?? '', 10);
+    const rolled = Number((await this.redis.get(ROLLED_KEY)) ?? Number.NaN);
     const first = Number.isSafeInteger(rolled) && rolled % 60 === 0 ? rolled + 60 : Math.floor((now - this.lookbackS) / 60) * 60;
 
     const run: RollupRun = { minutes: 0, tenants: 0, rows: 0, skipped: 0, rolledThrough: null };

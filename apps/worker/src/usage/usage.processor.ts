@@ -31,6 +31,10 @@ export class UsageSchedules implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // One usage job at a time across every worker: a rollup that takes longer than the interval is not joined by a
+    // second one writing the same minutes again (which would be correct, the writer takes one minute at a time, but
+    // twice the work). A worker killed midway holds its job until BullMQ finds it stalled, about 30 s.
+    await this.queue.setGlobalConcurrency(1);
     await this.queue.upsertJobScheduler(ROLLUP_JOB, { every: this.config.usage.rollupEveryMs }, { name: ROLLUP_JOB, opts: USAGE_JOB_OPTIONS });
     await this.queue.upsertJobScheduler(RETENTION_JOB, { every: 3_600_000 }, { name: RETENTION_JOB, opts: USAGE_JOB_OPTIONS });
   }
