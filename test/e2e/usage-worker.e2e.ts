@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,36 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startRedisServer } from '../../scripts/lib/redis-server.mjs';
 import { testDatabaseUrl, testRedisUrl } from '../support/env';
 import { sleep } from '../support/fixtures';
-import { recreateDatabase, runNode } from '../support/stack';
+import { recreateDatabase, runNode, startWorker, type WorkerProcess } from '../support/stack';
 
-const root = join(__dirname, '..', '..');
 // A database and a Redis database of this file's own: the workers roll up whatever usage they find there.
 const databaseUrl = testDatabaseUrl('usage_worker');
 const redisUrl = testRedisUrl(12);
 
-interface Worker {
-  child: ChildProcess;
-  output: string[];
-}
-
-/** The built worker (`npx nx run worker:build`) against this file's database and `redisUrl`. */
-function startWorker(env: Record<string, string> = {}, url = redisUrl): Worker {
-  const output: string[] = [];
-  const child = spawn(process.execPath, ['apps/worker/dist/main.js'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: url, NODE_ENV: 'production', LOG_LEVEL: 'info', USAGE_ROLLUP_EVERY_MS: '1000', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  return { child, output };
-}
-
-async function stopWorker(worker: Worker, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => worker.child.once('exit', () => resolve()));
-  worker.child.kill(signal);
-  await exited;
+/** The built worker (`npx nx run worker:build`) against this file's database and `url`. */
+function worker(env: Record<string, string> = {}, url = redisUrl): WorkerProcess {
+  return startWorker({ DATABASE_URL: databaseUrl, REDIS_URL: url, LOG_LEVEL: 'info', USAGE_ROLLUP_EVERY_MS: '1000', ...env });
 }
 
 async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs: number, pollMs = 100): Promise<void> {
@@ -59,7 +38,7 @@ function fingerprint(lines: string[]): { rows: number; sha: string } {
 describe('the worker rolls up usage', () => {
   let prisma: PrismaClient;
   let redis: Redis;
-  const workers: Worker[] = [];
+  const workers: WorkerProcess[] = [];
 
   beforeAll(async () => {
     await recreateDatabase(databaseUrl);
@@ -68,7 +47,7 @@ describe('the worker rolls up usage', () => {
     await redis.flushdb();
   });
   afterAll(async () => {
-    await Promise.all(workers.map((w) => stopWorker(w)));
+    await Promise.all(workers.map((w) => w.stop()));
     redis?.disconnect();
     await prisma?.$disconnect();
   });
@@ -116,18 +95,18 @@ describe('the worker rolls up usage', () => {
     const rolled = async () => Number(await redis.get(ROLLED_KEY));
 
     // Killed once it has rolled up at least one minute and before it reached the last.
-    const first = startWorker();
+    const first = worker();
     workers.push(first);
     await until('the first minute rolled up', async () => (await rolled()) >= minutes[0]!, 60_000, 20);
-    await stopWorker(first, 'SIGKILL');
+    await first.stop('SIGKILL');
     const killedAt = await rolled();
-    expect(killedAt, `the worker rolled up every minute before it was killed: make each minute slower\n${first.output.join('')}`).toBeLessThan(lastMinute);
+    expect(killedAt, `the worker rolled up every minute before it was killed: make each minute slower\n${first.logs()}`).toBeLessThan(lastMinute);
 
-    const second = startWorker();
+    const second = worker();
     workers.push(second);
     // The killed worker's job holds the queue's one slot until BullMQ finds it stalled (about 30 s).
     await until('every minute rolled up after the restart', async () => (await rolled()) >= lastMinute, 180_000);
-    await stopWorker(second);
+    await second.stop();
 
     const lines = (map: Map<string, number[]>) => [...map].map(([key, [decisions, cost]]) => `${key}|${decisions}|${cost}`);
     const stored = async (table: 'minute' | 'hour' | 'day') => {
@@ -147,9 +126,9 @@ describe('the worker rolls up usage', () => {
     await redis.flushdb();
     // Runs an hour apart: the first run of each, and the next one waiting, are all there is to see.
     const env = { USAGE_ROLLUP_EVERY_MS: '3600000' };
-    const started = [startWorker(env), startWorker(env), startWorker(env)];
+    const started = [worker(env), worker(env), worker(env)];
     workers.push(...started);
-    for (const worker of started) await until('a worker started', () => worker.output.join('').includes('worker started'), 60_000);
+    for (const worker of started) await until('a worker started', () => worker.logs().includes('worker started'), 60_000);
     const queue = new Queue('usage', { connection: { url: redisUrl }, prefix: '{tollgate}' });
     try {
       const schedulers = await queue.getJobSchedulers();
@@ -162,7 +141,7 @@ describe('the worker rolls up usage', () => {
       }
     } finally {
       await queue.close();
-      await Promise.all(started.map((w) => stopWorker(w)));
+      await Promise.all(started.map((w) => w.stop()));
     }
   }, 120_000);
 
@@ -194,13 +173,13 @@ describe('the worker rolls up usage', () => {
       '--logfile', join(dir, 'redis.log'), '--rename-command', 'CONFIG', '',
     ]);
     expect(started.status).toBe(0);
-    const worker = startWorker({}, `redis://127.0.0.1:${port}`);
+    const running = worker({}, `redis://127.0.0.1:${port}`);
     try {
-      await until('the worker started', () => worker.output.join('').includes('worker started'), 60_000);
-      expect(worker.output.join('')).toContain("could not read Redis's maxmemory-policy");
-      expect(worker.child.exitCode).toBeNull();
+      await until('the worker started', () => running.logs().includes('worker started'), 60_000);
+      expect(running.logs()).toContain("could not read Redis's maxmemory-policy");
+      expect(running.process.exitCode).toBeNull();
     } finally {
-      await stopWorker(worker);
+      await running.stop();
       spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave']);
       rmSync(dir, { recursive: true, force: true });
     }

@@ -61,7 +61,7 @@ export async function startStack(name: string, extraEnv: Record<string, string> 
     databaseUrl,
     logs: () => output.join(''),
     stop: async () => {
-      await Promise.all(children.map(stop));
+      await Promise.all(children.map((c) => stop(c)));
     },
   };
   try {
@@ -92,7 +92,7 @@ export async function startApiProcesses(n: number, extraEnv: Record<string, stri
     }, output),
   );
   const urls = ports.map((port) => `http://127.0.0.1:${port}`);
-  const handle = { urls, logs: () => output.join(''), stop: () => Promise.all(children.map(stop)).then(() => undefined) };
+  const handle = { urls, logs: () => output.join(''), stop: () => Promise.all(children.map((c) => stop(c))).then(() => undefined) };
   try {
     for (const url of urls) await until(async () => (await fetch(`${url}/health`)).status === 200, 30_000);
   } catch (err) {
@@ -102,11 +102,18 @@ export async function startApiProcesses(n: number, extraEnv: Record<string, stri
   return handle;
 }
 
+export interface WorkerProcess {
+  process: ChildProcess;
+  logs(): string;
+  /** SIGTERM (then SIGKILL after 5 s), or the signal given, and its exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
 /** The worker (the built app) against the test database and Redis, or those `extraEnv` names. */
-export function startWorker(extraEnv: Record<string, string> = {}): { process: ChildProcess; logs(): string; stop(): Promise<void> } {
+export function startWorker(extraEnv: Record<string, string> = {}): WorkerProcess {
   const output: string[] = [];
   const child = launch('worker', ['apps/worker/dist/main.js'], { DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: TEST_REDIS_URL, LOG_LEVEL: 'warn', NODE_ENV: 'production', ...extraEnv }, output);
-  return { process: child, logs: () => output.join(''), stop: () => stop(child) };
+  return { process: child, logs: () => output.join(''), stop: (signal) => stop(child, signal) };
 }
 
 function launch(name: string, args: string[], env: Record<string, string>, output: string[]): ChildProcess {
@@ -117,10 +124,10 @@ function launch(name: string, args: string[], env: Record<string, string>, outpu
   return child;
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
   clearTimeout(timer);
