@@ -493,6 +493,10 @@ try {
     sameLoad = await equalLoad(byId('tollgate3'), byId('bare'), Math.round(slower * EQUAL_LOAD_SHARE));
     together = await paired(byId('tollgate3'), byId('bare'));
   }
+  // Usage counting on and off, loaded together: the same moments of this machine for both, so the one that needs
+  // less CPU per request answers more (one after another, two targets meet different moments: ±15 % here).
+  let countedTogether = null;
+  if (perRound[0].tollgate3 && perRound[0].uncounted) countedTogether = await paired(byId('tollgate3'), byId('uncounted'));
   let profiles = null;
   if (profileDir) {
     profiles = {
@@ -508,7 +512,7 @@ try {
       return [t.id, { label: t.label, ...m, total: sumOf(runs) }];
     }),
   );
-  results = { machine: machine(), seconds, warmupSeconds, initialWarmupSeconds, rounds, connections: CONNECTIONS, loadBefore, loadAfter: loadavg(), perRound, medians, sameLoad, together, profiles };
+  results = { machine: machine(), seconds, warmupSeconds, initialWarmupSeconds, rounds, connections: CONNECTIONS, loadBefore, loadAfter: loadavg(), perRound, medians, sameLoad, together, countedTogether, profiles };
 } finally {
   await stopAll();
   await redis.flushdb().catch(() => undefined);
@@ -533,6 +537,8 @@ function brief(r) {
   const { tollgate3: t, bare: b } = r.medians;
   const f = r.medians.floor;
   if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);
+  const c = r.countedTogether;
+  if (c) lines.push(`counted and uncounted loaded together (${CONNECTIONS / 2} connections each): tollgate3 ${fmt(c.tollgate3.decidedPerSecond)} decided/s, p99 ${fmt(c.tollgate3.p99, 1)} ms, ${fmt(c.tollgate3.serverCpuUsPerRequest)} µs/request; uncounted ${fmt(c.uncounted.decidedPerSecond)}, p99 ${fmt(c.uncounted.p99, 1)} ms, ${fmt(c.uncounted.serverCpuUsPerRequest)} µs/request; rounds ${c.ratios.map((x) => `${fmt(x.decided, 2)}×/${fmt(x.p99, 2)}×`).join(', ')}`);
   const u = r.medians.uncounted;
   if (t && u) lines.push(`tollgate3 (usage counted) vs uncounted: ${fmt(t.decidedPerSecond / u.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / u.p99, 2)}× p99, CPU ${fmt(t.serverCpuUsPerRequest)} vs ${fmt(u.serverCpuUsPerRequest)} µs/request, Redis ${fmt(t.redisCpuUsPerRequest)} vs ${fmt(u.redisCpuUsPerRequest)} µs/request; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.uncounted.decidedPerSecond, 2)}×`).join(', ')}`);
   if (t && b) lines.push(`tollgate3 vs bare: ${fmt(t.decidedPerSecond / b.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / b.p99, 2)}× p99; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)}× (p99 ${fmt(x.tollgate3.p99, 1)} vs ${fmt(x.bare.p99, 1)} ms)`).join(', ')}`);

@@ -1,0 +1,284 @@
+#!/usr/bin/env node
+// The usage pipeline (docs/adr/0015-usage-counting-and-rollups.md), two measurements:
+// 1. Rollup lag: BENCH_TENANTS (10,000) active tenants × 3 endpoint policies count decisions for BENCH_MINUTES (3)
+//    minutes into Redis exactly as the API does (one usage hash per tenant and minute, the minute's set of tenants),
+//    spread evenly over each minute; the built worker (defaults: a rollup every 10 s, 15 s of grace) moves them into
+//    Postgres. Lag = when a decision's minute is in Postgres − when the decision was made; the baseline is the lag of
+//    an instant rollup at the end of the grace period (the minute's end + 15 s), measured against the same decisions.
+// 2. The usage API on seeded data of BENCH_SEED_TENANTS (1,000) tenants × BENCH_SEED_DAYS (30) days (hour and day
+//    rows, minute rows of the last 6 hours): `GET /v1/admin/usage` for one tenant's last 24 h and `/v1/admin/usage/top`
+//    over 30 days, against `GET /v1/admin/tenants` (same sign-in, one indexed page) in the same run.
+// Run: `npm run build && node bench/usage.mjs [--markdown]`. Env: the counts above, BENCH_DATABASE_URL (recreated),
+// BENCH_REDIS_URL (default: a redis-server of the run's own on a free port; a database named here is flushed).
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { startRedisServer } from '../scripts/lib/redis-server.mjs';
+import { fmt, freshDemoDatabase, machine, startApiNodes } from './lib.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The built lib (CommonJS): its names are on the default export.
+const { activeTenantsKey, countField, costField, minuteOf, usageKey, USAGE_KEY_TTL_S, ROLLED_KEY } = (await import('@tollgate/usage')).default;
+
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 10_000);
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 3);
+const SEED_TENANTS = Number(process.env.BENCH_SEED_TENANTS ?? 1_000);
+const SEED_DAYS = Number(process.env.BENCH_SEED_DAYS ?? 30);
+const GRACE_S = 15;
+const markdown = process.argv.includes('--markdown');
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_bench_usage';
+const ownRedis = process.env.BENCH_REDIS_URL ? undefined : await startRedisServer('tollgate-bench-usage');
+const redisUrl = process.env.BENCH_REDIS_URL ?? ownRedis.url;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+/** Tenants (a plan of their own, time zones in turn) and 3 policy ids each, inserted in bulk. */
+async function seedTenants(db, n) {
+  const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Tokyo'];
+  const plan = (await db.query(`insert into plans (id, slug, name, updated_at) values (gen_random_uuid(), 'bench-usage-' || substr(md5(random()::text), 1, 8), 'bench usage', now()) returning id`)).rows[0].id;
+  const rows = await db.query(
+    `insert into tenants (id, slug, name, time_zone, plan_id, updated_at)
+     select gen_random_uuid(), 'bench-' || i, 'Bench ' || i, ($2::text[])[1 + i % array_length($2::text[], 1)], $1, now()
+     from generate_series(1, $3) as i returning id, slug`,
+    [plan, zones, n],
+  );
+  return rows.rows.map((r) => ({ id: r.id, slug: r.slug, policies: [randomUUID(), randomUUID(), randomUUID()] }));
+}
+
+// ---- 1. rollup lag ---------------------------------------------------------------------------------------------
+
+async function rollupLag(db, redis) {
+  const tenants = await seedTenants(db, TENANTS);
+  const worker = spawn(process.execPath, ['apps/worker/dist/main.js'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  try {
+    const redisNow = async () => {
+      const [s, us] = await redis.time();
+      return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    };
+    // A worker that starts with nothing rolled up catches up on the last two hours of (empty) minutes first: the
+    // measurement starts once it is up to date, as a worker that has been running is.
+    const caughtUp = Date.now() + 180_000;
+    while (Number(await redis.get(ROLLED_KEY)) < minuteOf(await redisNow()) - 120) {
+      if (Date.now() > caughtUp) throw new Error('the worker did not catch up on the last two hours');
+      await sleep(500);
+    }
+    // Start at the next minute's edge, so that every measured minute is written whole.
+    await sleep(60_000 - ((await redisNow()) % 60_000) + 200);
+    const first = minuteOf(await redisNow());
+    const measured = Array.from({ length: MINUTES }, (_, m) => first + 60 * m);
+    // When each minute's rows are in Postgres (the worker commits a minute in one transaction), watched from now on,
+    // while the next minutes are written; a Postgres client of its own.
+    const rolledAt = new Map();
+    const expectedRows = TENANTS * 3 * 2;
+    const watcher = new pg.Client({ connectionString: databaseUrl });
+    await watcher.connect();
+    const watching = (async () => {
+      const deadline = Date.now() + (MINUTES * 60 + 300) * 1000;
+      try {
+        while (rolledAt.size < measured.length && Date.now() < deadline) {
+          for (const minute of measured) {
+            if (rolledAt.has(minute)) continue;
+            const { rows } = await watcher.query('select count(*)::int as n from usage_minute where bucket = to_timestamp($1)', [minute]);
+            if (rows[0].n >= expectedRows) rolledAt.set(minute, await redisNow());
+          }
+          await sleep(250);
+        }
+      } finally {
+        await watcher.end();
+      }
+    })();
+    const minutes = [];
+    for (let m = 0; m < MINUTES; m += 1) {
+      const minute = measured[m];
+      const decisionTimes = [];
+      // 60 slices of a second: each writes its share of the tenants, as their decisions arrive.
+      for (let slice = 0; slice < 60; slice += 1) {
+        const due = minute * 1000 + slice * 1000 + 500;
+        const now = await redisNow();
+        if (due > now) await sleep(due - now);
+        const mine = tenants.filter((_, i) => i % 60 === slice);
+        const at = await redisNow();
+        for (let i = 0; i < mine.length; i += 500) {
+          const p = redis.pipeline();
+          for (const t of mine.slice(i, i + 500)) {
+            const key = usageKey(t.id, minute);
+            for (const policy of t.policies) {
+              p.hincrby(key, countField(policy, 'allowed', ''), 7);
+              p.hincrby(key, costField(policy, 'allowed', ''), 7);
+              p.hincrby(key, countField(policy, 'denied', 'minute'), 1);
+            }
+            p.expire(key, USAGE_KEY_TTL_S, 'NX');
+            decisionTimes.push(at);
+          }
+          p.sadd(activeTenantsKey(minute), ...mine.slice(i, i + 500).map((t) => t.id));
+          await p.exec();
+        }
+      }
+      const finished = await redisNow();
+      // Counts written after their minute's grace period would miss its rollup (the API's are written as they are decided).
+      if (finished > (minute + 60 + GRACE_S) * 1000) throw new Error(`writing minute ${minute} took until ${(finished - minute * 1000) / 1000} s: this machine is too busy for the measurement`);
+      minutes.push({ minute, decisionTimes });
+    }
+    await watching;
+    if (rolledAt.size < minutes.length) throw new Error(`only ${rolledAt.size} of ${minutes.length} minutes were rolled up (rolled key: ${await redis.get(ROLLED_KEY)})`);
+    const lags = [];
+    const baseline = [];
+    for (const { minute, decisionTimes } of minutes) {
+      for (const t of decisionTimes) {
+        lags.push((rolledAt.get(minute) - t) / 1000);
+        baseline.push(((minute + 60 + GRACE_S) * 1000 - t) / 1000);
+      }
+    }
+    const { rows } = await db.query('select coalesce(sum(decisions), 0)::bigint as n from usage_minute');
+    return {
+      tenants: TENANTS,
+      minutes: MINUTES,
+      rowsPerMinute: expectedRows,
+      decisionsCounted: Number(rows[0].n),
+      decisionsWritten: TENANTS * 3 * 8 * MINUTES,
+      lagP50: percentile(lags, 50),
+      lagP95: percentile(lags, 95),
+      lagMax: Math.max(...lags),
+      baselineP95: percentile(baseline, 95),
+      rollupAfterGrace: [...rolledAt].map(([minute, at]) => (at - (minute + 60 + GRACE_S) * 1000) / 1000),
+    };
+  } finally {
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+  }
+}
+
+// ---- 2. the usage API ------------------------------------------------------------------------------------------
+
+async function seedHistory(db) {
+  const tenants = await seedTenants(db, SEED_TENANTS);
+  const ids = tenants.map((t) => t.id);
+  const policies = tenants.map((t) => t.policies[0]);
+  const started = performance.now();
+  // Hours of the last SEED_DAYS days, 3 policies × allowed/denied per tenant-hour (a third of them without a policy).
+  await db.query(
+    `insert into usage_hour (bucket, tenant_id, policy_id, result, reason, decisions, cost)
+     select h, t.id, case when p = 0 then null else t.policy end, r::"UsageResult", case when r = 'denied' then 'minute' else '' end,
+            (100 + (random() * 900)::int), 0
+     from unnest($1::uuid[], $2::uuid[]) as t(id, policy)
+     cross join generate_series(date_trunc('hour', now()) - make_interval(days => $3), date_trunc('hour', now()), interval '1 hour') as h
+     cross join generate_series(0, 1) as p
+     cross join unnest(array['allowed', 'denied']) as r`,
+    [ids, policies, SEED_DAYS],
+  );
+  await db.query(
+    `insert into usage_day (day, tenant_id, policy_id, result, reason, decisions, cost)
+     select (bucket at time zone 'UTC')::date, tenant_id, policy_id, result, reason, sum(decisions), sum(cost)
+     from usage_hour group by 1, 2, 3, 4, 5`,
+  );
+  await db.query(
+    `insert into usage_minute (bucket, tenant_id, policy_id, result, reason, decisions, cost)
+     select m, t.id, t.policy, r::"UsageResult", case when r = 'denied' then 'minute' else '' end, (1 + (random() * 20)::int), 0
+     from unnest($1::uuid[], $2::uuid[]) as t(id, policy)
+     cross join generate_series(date_trunc('minute', now()) - interval '6 hours', date_trunc('minute', now()), interval '1 minute') as m
+     cross join unnest(array['allowed', 'denied']) as r`,
+    [ids, policies],
+  );
+  await db.query('analyze usage_minute; analyze usage_hour; analyze usage_day');
+  const counts = await db.query(`select (select count(*) from usage_minute)::int as m, (select count(*) from usage_hour)::int as h, (select count(*) from usage_day)::int as d`);
+  return { tenants, seedSeconds: (performance.now() - started) / 1000, rows: counts.rows[0] };
+}
+
+async function apiLatency(db) {
+  const seeded = await seedHistory(db);
+  const [node] = await startApiNodes(1, { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
+  try {
+    const login = await fetch(`${node.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@tollgate.local', password: 'tollgate-demo' }) });
+    const { token } = await login.json();
+    const get = async (path) => {
+      const t0 = performance.now();
+      const res = await fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`${res.status} ${path}: ${body.slice(0, 300)}`);
+      return performance.now() - t0;
+    };
+    const now = Date.now();
+    const iso = (ms) => new Date(ms).toISOString();
+    const measure = async (n, path) => {
+      for (let i = 0; i < 3; i += 1) await get(path(i)); // warm
+      const times = [];
+      for (let i = 0; i < n; i += 1) times.push(await get(path(i)));
+      return { n, p50: percentile(times, 50), p95: percentile(times, 95), max: Math.max(...times) };
+    };
+    const pick = (i) => seeded.tenants[(i * 7919) % seeded.tenants.length].slug;
+    return {
+      seeded: { tenants: SEED_TENANTS, days: SEED_DAYS, ...seeded.rows, seedSeconds: seeded.seedSeconds },
+      baseline: await measure(100, () => '/v1/admin/tenants?pageSize=50'),
+      tenant24h: await measure(100, (i) => `/v1/admin/usage?tenant=${pick(i)}&from=${iso(now - 86_400_000)}&to=${iso(now)}`),
+      tenant6h: await measure(100, (i) => `/v1/admin/usage?tenant=${pick(i)}&from=${iso(now - 6 * 3_600_000)}&to=${iso(now)}`),
+      all30d: await measure(20, () => `/v1/admin/usage?from=${iso(now - 30 * 86_400_000)}&to=${iso(now)}`),
+      top30d: await measure(20, (i) => `/v1/admin/usage/top?by=${['tenants', 'policies', 'limits'][i % 3]}&metric=denied&from=${iso(now - 30 * 86_400_000)}&to=${iso(now)}`),
+    };
+  } finally {
+    node.child.kill('SIGTERM');
+  }
+}
+
+// ---- the run -----------------------------------------------------------------------------------------------------
+
+const redis = new Redis(redisUrl);
+let results;
+try {
+  await redis.flushdb();
+  await freshDemoDatabase(databaseUrl);
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const only = process.env.BENCH_PARTS?.split(',') ?? ['lag', 'api'];
+    results = {
+      machine: machine(),
+      lag: only.includes('lag') ? await rollupLag(db, redis) : null,
+      api: only.includes('api') ? await apiLatency(db) : null,
+    };
+  } finally {
+    await db.end();
+  }
+} finally {
+  await redis.flushdb().catch(() => undefined);
+  redis.disconnect();
+  await ownRedis?.stop();
+}
+
+if (!markdown) {
+  console.log(JSON.stringify(results, null, 2));
+} else {
+  const { lag, api, machine: m } = results;
+  const lines = [`Machine: ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}, Redis ${m.redis}, ${m.date}.`, ''];
+  if (lag) {
+    lines.push(
+      `**Rollup lag**, ${fmt(lag.tenants)} active tenants × 3 policies, ${lag.minutes} minutes (${fmt(lag.rowsPerMinute)} minute rows a minute): decision → Postgres p50 ${fmt(lag.lagP50, 1)} s, **p95 ${fmt(lag.lagP95, 1)} s** (goal ≤ 90 s), max ${fmt(lag.lagMax, 1)} s; an instant rollup at the end of the grace period would give p95 ${fmt(lag.baselineP95, 1)} s (**${fmt(lag.lagP95 / lag.baselineP95, 2)}×**). Each minute was in Postgres ${lag.rollupAfterGrace.map((s) => `${fmt(s, 1)} s`).join(', ')} after its grace period ended. Decisions counted in Postgres: ${fmt(lag.decisionsCounted)} of ${fmt(lag.decisionsWritten)} written.`,
+      '',
+    );
+  }
+  if (api) {
+    const row = (label, x, goal = '') => `| ${label} | ${x.n} | ${fmt(x.p50, 1)} | ${fmt(x.p95, 1)} | ${fmt(x.max, 1)} | ${fmt(x.p95 / api.baseline.p95, 2)}× | ${goal} |`;
+    lines.push(
+      `**Usage API**, seeded ${fmt(api.seeded.tenants)} tenants × ${api.seeded.days} days (${fmt(api.seeded.m)} minute, ${fmt(api.seeded.h)} hour, ${fmt(api.seeded.d)} day rows; seeded in ${fmt(api.seeded.seedSeconds)} s), one API node, requests one at a time:`,
+      '',
+      '| request | n | p50 ms | p95 ms | max ms | p95 vs baseline | goal |',
+      '|---|---:|---:|---:|---:|---:|---|',
+      row('baseline: `GET /v1/admin/tenants?pageSize=50`', api.baseline),
+      row('one tenant, 24 h (hours)', api.tenant24h, 'p95 ≤ 100 ms'),
+      row('one tenant, 6 h (minutes)', api.tenant6h),
+      row('every tenant, 30 days (days)', api.all30d),
+      row('top tenants / policies / limits by denied, 30 days', api.top30d, 'p95 ≤ 1 s'),
+    );
+  }
+  console.log(lines.join('\n'));
+}
