@@ -1,84 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { UsageTop } from '@tollgate/domain';
-import { denialFields, denialsKey, type DenialSample, type UsageResult } from '@tollgate/usage';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useOperatorApi } from '../../../../../test/support/context';
-import { TEST_REDIS_URL } from '../../../../../test/support/env';
-import { createTenant, createTenantKey, publishRules } from '../../../../../test/support/fixtures';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DAY, HOUR, MINUTE, type UsageFixture, useUsageFixture } from '../../../../../test/support/usage-fixture';
 
-const MINUTE = 60_000;
-const HOUR = 3600_000;
-const DAY = 86_400_000;
-
-// The usage API reads what the worker rolled up: rows are written here straight into the rollup tables (and denial
-// samples into the tenant's stream), as the worker and the API nodes would. Rows of other test files may share the
-// tables: every assertion reads a fresh tenant's rows, a fresh policy's, or a range of hours no other file writes
-// (a random hour two to three days ago).
+// The usage API's series: steps, gaps, time zones, a tenant's own, and every bad request (the fixture writes the rows).
 describe('usage API', () => {
-  const ctx = useOperatorApi();
-  let redis: Redis;
-  /** Tenants A and B share a plan and its policy; C (its own plan, Asia/Kolkata) has a hostile name. */
-  let a: { id: string; slug: string; name: string };
-  let b: { id: string; slug: string; name: string };
-  let c: { id: string; slug: string; name: string };
+  const f = useUsageFixture();
+  const { ctx, tokens, iso, usage, insertDay } = f;
+  let a: UsageFixture['a'];
+  let b: UsageFixture['b'];
+  let c: UsageFixture['c'];
   let planPolicy: string;
   let policyOfA: string;
   let policyOfC: string;
-  const tokens: Record<string, string> = {};
-  /** The start of an hour two to three days ago: the rows of the minute and hour tests are after it. */
   let base: number;
-
-  const HOSTILE_NAME = `=cmd|' /C calc'!A0, "Acme" Ltd ${randomUUID().slice(0, 4)}`;
-
-  const iso = (ms: number) => new Date(ms).toISOString();
-  const get = (path: string, token = ctx.session) => ctx.api.request('GET', path, { token });
-  const usage = (query: Record<string, string | number>, path = '/v1/admin/usage', token = ctx.session) =>
-    get(`${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, token);
-
-  type Table = 'usageMinute' | 'usageHour';
-  async function insert(table: Table, at: number, tenantId: string | null, policyId: string | null, result: UsageResult, reason: string, decisions: number, cost = 0) {
-    const data = { bucket: new Date(at), tenantId, policyId, result, reason, decisions: BigInt(decisions), cost: BigInt(cost) };
-    if (table === 'usageMinute') await ctx.prisma.usageMinute.create({ data });
-    else await ctx.prisma.usageHour.create({ data });
-  }
-  async function insertDay(day: string, tenantId: string, policyId: string | null, result: UsageResult, decisions: number, cost = 0) {
-    await ctx.prisma.usageDay.create({ data: { day: new Date(`${day}T00:00:00Z`), tenantId, policyId, result, reason: '', decisions: BigInt(decisions), cost: BigInt(cost) } });
-  }
-
-  beforeAll(async () => {
-    redis = new Redis(TEST_REDIS_URL);
-    const first = await createTenant(ctx.prisma);
-    a = first.tenant;
-    b = await ctx.prisma.tenant.create({ data: { slug: `usage-b-${randomUUID().slice(0, 8)}`, name: 'Tenant B', planId: first.plan.id } });
-    const third = await createTenant(ctx.prisma);
-    c = await ctx.prisma.tenant.update({ where: { id: third.tenant.id }, data: { name: HOSTILE_NAME, timeZone: 'Asia/Kolkata' } });
-    const suffix = randomUUID().slice(0, 8);
-    planPolicy = (await ctx.prisma.endpointPolicy.create({ data: { planId: first.plan.id, name: `items${suffix}`, method: 'GET', pattern: `/items-${suffix}/*` } })).id;
-    policyOfA = (await ctx.prisma.endpointPolicy.create({ data: { tenantId: a.id, name: `own${suffix}`, method: 'POST', pattern: `/own-${suffix}` } })).id;
-    policyOfC = (await ctx.prisma.endpointPolicy.create({ data: { tenantId: c.id, name: `export${suffix}`, method: 'GET', pattern: `/export-${suffix}` } })).id;
-    tokens.userA = await ctx.signIn('tenant', a.id);
-    tokens.userB = await ctx.signIn('tenant', b.id);
-    tokens.keyA = (await createTenantKey(ctx.prisma, a.id)).key;
-    const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
-    await ctx.api.waitForRuleVersion(version);
-
-    base = Math.floor((Date.now() - 2 * DAY) / HOUR) * HOUR - Math.floor(Math.random() * 24) * HOUR;
-    // Minutes 1 and 3 after `base`: A and B through the plan's policy, A alone through its own; nothing in 0, 2, 4.
-    await insert('usageMinute', base + 1 * MINUTE, a.id, planPolicy, 'allowed', '', 5, 15);
-    await insert('usageMinute', base + 1 * MINUTE, a.id, planPolicy, 'denied', 'minute', 2);
-    await insert('usageMinute', base + 1 * MINUTE, b.id, planPolicy, 'allowed', '', 7, 7);
-    await insert('usageMinute', base + 3 * MINUTE, a.id, policyOfA, 'shadow_denied', 'own-minute', 1, 1);
-    await insert('usageMinute', base + 3 * MINUTE, a.id, null, 'degraded_allowed', 'open', 4, 4);
-    await insert('usageMinute', base + 3 * MINUTE, a.id, null, 'degraded_denied', 'local', 1);
-    await insert('usageMinute', base + 3 * MINUTE, a.id, null, 'refused', 'tenant_suspended', 3);
-    await insert('usageMinute', base + 3 * MINUTE, b.id, planPolicy, 'denied', 'daily', 6);
-    // Hours 2 and 4 after `base`.
-    await insert('usageHour', base + 2 * HOUR, a.id, null, 'allowed', '', 100, 300);
-    await insert('usageHour', base + 4 * HOUR, a.id, null, 'denied', 'minute', 9);
-  });
-  afterAll(async () => {
-    redis?.disconnect();
+  beforeAll(() => {
+    ({ a, b, c, planPolicy, policyOfA, policyOfC, base } = f);
   });
 
   const zero = { allowed: 0, denied: 0, shadowDenied: 0, degraded: 0, refused: 0, cost: 0 };
@@ -238,145 +174,6 @@ describe('usage API', () => {
     });
   });
 
-  describe('the CSV export', () => {
-    it('quotes names and defuses formulas, as an attachment', async () => {
-      const hour = base + 6 * HOUR;
-      await insert('usageMinute', hour, c.id, policyOfC, 'allowed', '', 11, 22);
-      await insert('usageMinute', hour + MINUTE, c.id, null, 'denied', 'minute', 1);
-      const r = await usage({ tenant: c.slug, from: iso(hour), to: iso(hour + 10 * MINUTE) }, '/v1/admin/usage.csv');
-      expect(r.status).toBe(200);
-      expect(r.headers.get('content-type')).toMatch(/^text\/csv/);
-      expect(r.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="usage-${c.slug}-[0-9TZ-]+\\.csv"$`));
-      const policyName = (await ctx.prisma.endpointPolicy.findUniqueOrThrow({ where: { id: policyOfC } })).name;
-      const quoted = `"'${HOSTILE_NAME.replaceAll('"', '""')}"`;
-      expect(r.body).toBe(
-        [
-          'bucket,tenant,policy,result,reason,decisions,cost',
-          `${iso(hour).replace('.000', '')},${quoted},${policyName},allowed,,11,22`,
-          `${iso(hour + MINUTE).replace('.000', '')},${quoted},,denied,minute,1,0`,
-          '',
-        ].join('\n'),
-      );
-    });
-
-    it('writes calendar days as dates, and every row across many batches', async () => {
-      // More rows than one query of the export reads, in one hour of a fresh tenant.
-      const { tenant } = await createTenant(ctx.prisma);
-      const hour = base + 7 * HOUR;
-      const rows = Array.from({ length: 5200 }, (_, i) => ({
-        bucket: new Date(hour + (i % 60) * MINUTE),
-        tenantId: tenant.id,
-        policyId: null,
-        result: 'denied' as const,
-        reason: `limit-${Math.floor(i / 60)}`,
-        decisions: 1n,
-        cost: 0n,
-      }));
-      await ctx.prisma.usageMinute.createMany({ data: rows });
-      const r = await usage({ tenant: tenant.slug, from: iso(hour), to: iso(hour + HOUR) }, '/v1/admin/usage.csv');
-      const lines = (r.body as string).trimEnd().split('\n');
-      expect(lines).toHaveLength(5201);
-      expect(new Set(lines).size).toBe(5201);
-      expect(lines.slice(1).map((l) => l.split(',')[0]!)).toEqual([...lines.slice(1).map((l) => l.split(',')[0]!)].sort());
-
-      const day = new Date(Date.now() - 40 * DAY).toISOString().slice(0, 10);
-      await insertDay(day, tenant.id, null, 'allowed', 8, 8);
-      const byDay = await usage({ tenant: tenant.slug, from: iso(Date.now() - 60 * DAY), to: iso(Date.now() - 20 * DAY) }, '/v1/admin/usage.csv');
-      expect(byDay.body).toBe(`bucket,tenant,policy,result,reason,decisions,cost\n${day},${tenant.name},,allowed,,8,8\n`);
-    });
-  });
-
-  describe('the top', () => {
-    // An hour of its own: A many decisions and the most denials, B few decisions at a high rate, C the most cost.
-    let hour: number;
-    beforeAll(async () => {
-      hour = base + 9 * HOUR;
-      await insert('usageMinute', hour, a.id, planPolicy, 'allowed', '', 900, 900);
-      await insert('usageMinute', hour, a.id, planPolicy, 'denied', 'minute', 60);
-      await insert('usageMinute', hour, a.id, null, 'denied', 'daily', 40);
-      await insert('usageMinute', hour, b.id, planPolicy, 'allowed', '', 10, 10);
-      await insert('usageMinute', hour, b.id, planPolicy, 'denied', 'minute', 40);
-      await insert('usageMinute', hour, c.id, policyOfC, 'allowed', '', 170, 5000);
-      await insert('usageMinute', hour, c.id, policyOfC, 'denied', 'minute', 30);
-    });
-    const top = async (query: Record<string, string | number>) => {
-      const r = await usage({ from: iso(hour), to: iso(hour + HOUR), limit: 100, ...query }, '/v1/admin/usage/top');
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const mine = new Set([a.id, b.id, c.id, planPolicy, policyOfA, policyOfC]);
-      return (r.body.items as UsageTop['items']).filter((e) => mine.has(e.tenantId ?? '') || mine.has(e.policyId ?? ''));
-    };
-
-    it('ranks tenants by denials, with their slugs and names', async () => {
-      const items = await top({ by: 'tenants', metric: 'denied' });
-      expect(items).toEqual([
-        { tenantId: a.id, tenant: { id: a.id, slug: a.slug, name: a.name }, policyId: null, policy: null, limit: null, decisions: 1000, denied: 100, denyRate: 0.1, cost: 900 },
-        { tenantId: b.id, tenant: { id: b.id, slug: b.slug, name: b.name }, policyId: null, policy: null, limit: null, decisions: 50, denied: 40, denyRate: 0.8, cost: 10 },
-        { tenantId: c.id, tenant: { id: c.id, slug: c.slug, name: c.name }, policyId: null, policy: null, limit: null, decisions: 200, denied: 30, denyRate: 0.15, cost: 5000 },
-      ]);
-    });
-
-    it('ranks by deny rate only tenants with at least minDecisions decisions (100 by default)', async () => {
-      expect((await top({ by: 'tenants', metric: 'deny_rate' })).map((e) => [e.tenantId, e.denyRate])).toEqual([[c.id, 0.15], [a.id, 0.1]]);
-      expect((await top({ by: 'tenants', metric: 'deny_rate', minDecisions: 50 })).map((e) => e.tenantId)).toEqual([b.id, c.id, a.id]);
-      expect((await top({ by: 'tenants', metric: 'deny_rate', minDecisions: 201 })).map((e) => e.tenantId)).toEqual([a.id]);
-    });
-
-    it('ranks by cost, and endpoint policies over every tenant', async () => {
-      expect((await top({ by: 'tenants', metric: 'cost' })).map((e) => e.tenantId)).toEqual([c.id, a.id, b.id]);
-      const policies = await top({ by: 'policies', metric: 'denied' });
-      expect(policies.map((e) => [e.policyId, e.denied, e.decisions])).toEqual([[planPolicy, 100, 1010], [policyOfC, 30, 200]]);
-      expect(policies[0]).toMatchObject({ tenant: null, policy: { id: planPolicy, method: 'GET' } });
-    });
-
-    it('ranks the limits that denied, each with its tenant and endpoint', async () => {
-      const limits = await top({ by: 'limits', metric: 'denied' });
-      expect(limits.map((e) => [e.tenantId, e.policyId, e.limit, e.denied])).toEqual([
-        [a.id, planPolicy, 'minute', 60],
-        [b.id, planPolicy, 'minute', 40],
-        [a.id, null, 'daily', 40],
-        [c.id, policyOfC, 'minute', 30],
-      ]);
-      // A rate over the decisions of its tenant and endpoint: B's minute limit refused 40 of B's 50.
-      const rates = await top({ by: 'limits', metric: 'deny_rate', minDecisions: 1 });
-      expect(rates.map((e) => [e.tenantId, e.limit, e.denyRate])).toEqual([
-        [a.id, 'daily', 1],
-        [b.id, 'minute', 0.8],
-        [c.id, 'minute', 0.15],
-        [a.id, 'minute', 60 / 960],
-      ]);
-      expect(limits[0]).toMatchObject({ tenant: { slug: a.slug }, policy: { id: planPolicy } });
-    });
-  });
-
-  describe('the denial samples', () => {
-    const sample = (over: Partial<DenialSample>): DenialSample => ({ policyId: null, endpoint: 'GET /v1/items', subject: 'user-1', limit: 'minute', remaining: 0, result: 'denied', ...over });
-    beforeAll(async () => {
-      const now = Date.now();
-      await redis.xadd(denialsKey(a.id), `${now - 3000}-0`, ...denialFields(sample({ policyId: planPolicy, endpoint: 'GET /items/1' })));
-      await redis.xadd(denialsKey(a.id), `${now - 2000}-0`, ...denialFields(sample({ result: 'shadow_denied', policyId: policyOfA, limit: 'own-minute', remaining: 2 })));
-      await redis.xadd(denialsKey(a.id), `${now - 1000}-0`, ...denialFields(sample({ subject: 'user-2', limit: 'daily' })));
-    });
-
-    it('answers the newest first, with policy names, and says they are sampled', async () => {
-      const r = await usage({ tenant: a.slug, limit: 2 }, '/v1/admin/usage/denials');
-      expect(r.status, JSON.stringify(r.body)).toBe(200);
-      expect(r.body.sampled).toBe(true);
-      expect(r.body.tenant).toEqual({ id: a.id, slug: a.slug, name: a.name });
-      expect(r.body.items).toHaveLength(2);
-      expect(r.body.items[0]).toMatchObject({ policyId: null, policy: null, subject: 'user-2', limit: 'daily', result: 'denied', remaining: 0 });
-      expect(r.body.items[1]).toMatchObject({ policyId: policyOfA, policy: { id: policyOfA, method: 'POST' }, limit: 'own-minute', result: 'shadow_denied', remaining: 2 });
-      expect(Date.parse(r.body.items[0].at)).toBeGreaterThan(Date.parse(r.body.items[1].at));
-    });
-
-    it("shows a tenant its own samples only", async () => {
-      const ofA = await get('/v1/tenant/usage/denials', tokens.userA);
-      expect(ofA.body.items.map((s: { limit: string }) => s.limit)).toEqual(['daily', 'own-minute', 'minute']);
-      expect(ofA.body.items[2].policy).toMatchObject({ id: planPolicy });
-      const ofB = await get('/v1/tenant/usage/denials', tokens.userB);
-      expect(ofB.status).toBe(200);
-      expect(ofB.body).toEqual({ sampled: true, tenant: { id: b.id, slug: b.slug, name: b.name }, items: [] });
-    });
-  });
 
   describe('bad requests', () => {
     const cases: [string, Record<string, string>, number, string, string | undefined][] = [
@@ -428,3 +225,4 @@ describe('usage API', () => {
     });
   });
 });
+
