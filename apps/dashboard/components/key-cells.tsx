@@ -1,4 +1,5 @@
-import type { KeyKind } from '@/lib/api-answers';
+import type { KeyCalls, KeyKind } from '@/lib/api-answers';
+import { formatCount } from '@/lib/format';
 import { KIND_LABELS, type KeyScope, type KeyStatus } from '@/lib/keys';
 
 interface Moment {
@@ -16,11 +17,13 @@ export interface KeyRowView {
   scope?: KeyScope;
   created: Moment;
   lastUsed: Moment;
+  /** Its calls over the last 24 hours, from usage. */
+  calls: KeyCalls;
   expires: Moment;
   status: KeyStatus;
 }
 
-/** A key's cells: name, kind, prefix (never the secret), scope, created, last used, expiry and status. */
+/** A key's cells: name, kind, prefix (never the secret), scope, created, last used, calls, expiry and status. */
 export function KeyCells({ row }: { row: KeyRowView }) {
   return (
     <>
@@ -52,6 +55,10 @@ export function KeyCells({ row }: { row: KeyRowView }) {
       )}
       <MomentCell moment={row.created} />
       <MomentCell moment={row.lastUsed} />
+      <td className="muted" data-testid={`key-calls-${row.id}`} title={`${formatCount(row.calls.other)} peeks and refunds`}>
+        {formatCount(row.calls.decisions)}
+        {row.calls.denied > 0 && <span className="key-denied"> · {formatCount(row.calls.denied)} denied</span>}
+      </td>
       <MomentCell moment={row.expires} />
       <td>
         <span className={`badge badge-${row.status}`} data-testid={`key-status-${row.id}`}>

@@ -29,6 +29,7 @@ export function KeysTable({ keys, tenantSlugs }: KeysTableProps) {
     ...(tenantSlugs ? { scope: keyScope(key, tenantSlugs) } : {}),
     created: when(key.createdAt, '—'),
     lastUsed: when(key.lastUsedAt, 'never'),
+    calls: key.usage.last24h,
     expires: key.expiresAt ? { text: formatTimestamp(key.expiresAt), title: formatRelativeTime(key.expiresAt, now) } : { text: 'never', title: undefined },
     status: keyStatus(key, now),
   }));
@@ -36,7 +37,7 @@ export function KeysTable({ keys, tenantSlugs }: KeysTableProps) {
   return (
     <DataTable
       testId="keys-table"
-      columns={['Name', manage && 'Kind', 'Key', manage && 'Scope', 'Created', 'Last used', 'Expires', 'Status']}
+      columns={['Name', manage && 'Kind', 'Key', manage && 'Scope', 'Created', 'Last used', 'Calls (24 h)', 'Expires', 'Status']}
       actions={manage}
     >
       {rows.map((row) =>

@@ -43,7 +43,8 @@ export {
 // The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of
 // an `Account`, a plan's `PlanLimit`, a tenant's `LimitOverride`, a `LimitInForce` as the rule set holds it, an `ApiKey`.
 export type {
-  KeyView as ApiKey,
+  KeyCalls,
+  KeyWithUsage as ApiKey,
   LimitSpec as LimitInForce,
   LimitView as PlanLimit,
   OverrideView as LimitOverride,

@@ -82,6 +82,17 @@ export const keyViewSchema = z.object({
 });
 export type KeyView = z.infer<typeof keyViewSchema>;
 
+/** Calls made with a key over a period: decisions (denied among them), and peeks and refunds (`other`). */
+export const keyCallsSchema = z.object({ decisions: z.number().int(), denied: z.number().int(), other: z.number().int() });
+export type KeyCalls = z.infer<typeof keyCallsSchema>;
+
+/**
+ * A key as lists and reads show it: with its calls over the last 24 hours and 30 days, from the usage rollup (whole
+ * hours, so up to a few minutes behind; nothing while usage counting is off).
+ */
+export const keyWithUsageSchema = keyViewSchema.extend({ usage: z.object({ last24h: keyCallsSchema, last30d: keyCallsSchema }) });
+export type KeyWithUsage = z.infer<typeof keyWithUsageSchema>;
+
 export const USER_ROLES = ['operator', 'tenant'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
@@ -120,10 +131,10 @@ export const restoreAnswerSchema = z.object({ ruleVersion, restoredFrom: ruleVer
 export const planPageSchema = pageSchema(planViewSchema);
 export const tenantPageSchema = pageSchema(tenantViewSchema);
 export const policyPageSchema = pageSchema(policyViewSchema);
-export const keyPageSchema = pageSchema(keyViewSchema);
+export const keyPageSchema = pageSchema(keyWithUsageSchema);
 export const userPageSchema = pageSchema(userViewSchema);
 /** A tenant's own keys: every one of them, no pages. */
-export const keyListSchema = z.object({ items: z.array(keyViewSchema) });
+export const keyListSchema = z.object({ items: z.array(keyWithUsageSchema) });
 
 export const ruleSetSummarySchema = z.object({ version: ruleVersion, createdAt: instant, author: z.string() });
 export type RuleSetSummary = z.infer<typeof ruleSetSummarySchema>;

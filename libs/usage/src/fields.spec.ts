@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costField, countField, countsOf, NO_POLICY } from './fields';
+import { costField, countField, countsOf, keyCountsOf, keyField, NO_POLICY } from './fields';
 
 describe('usage hash fields', () => {
   const policy = '0b7f4f6e-2f0e-4d59-9a51-3c1f2d9b8e11';
@@ -32,5 +32,26 @@ describe('usage hash fields', () => {
       ['n|-|denied|daily', '3'],
     ]));
     expect(rows).toEqual([{ policyId: null, result: 'denied', reason: 'daily', decisions: 3, cost: 0 }]);
+  });
+
+  it('reads the per-key counts apart from the decisions, which ignore them', () => {
+    const key = '5a0c2b9e-7d1f-4e8a-9c3b-2f6d8e1a4b70';
+    const hash = {
+      [countField(null, 'allowed', '')]: '3',
+      [keyField(key, 'decisions')]: '3',
+      [keyField(key, 'denied')]: '1',
+      [keyField(key, 'other')]: '2',
+      [keyField('other-key', 'decisions')]: '4',
+      'k|broken': '1',
+      'k||decisions': '1',
+      [`k|${key}|exploded`]: '1',
+      [keyField(key, 'decisions') + 'x']: '1',
+      [keyField('nan', 'decisions')]: 'x',
+    };
+    expect(countsOf(hash)).toEqual([{ policyId: null, result: 'allowed', reason: '', decisions: 3, cost: 0 }]);
+    expect(keyCountsOf(hash)).toEqual(new Map([
+      [key, { decisions: 3, denied: 1, other: 2 }],
+      ['other-key', { decisions: 4, denied: 0, other: 0 }],
+    ]));
   });
 });

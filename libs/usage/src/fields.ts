@@ -3,6 +3,7 @@
  *
  *   n|<policy id or ->|<result>|<reason>    decisions
  *   c|<policy id or ->|<result>|<reason>    units charged (absent when none)
+ *   k|<key id>|<what>                        calls made with one API key (keyField: decisions, denied, other)
  *
  * The limit script writes `allowed`, `denied` and `shadow_denied` (lua/limit.lua: its tally); the API node writes the
  * rest (decisions made without Redis). docs/adr/0015-usage-counting-and-rollups.md says what each result and reason
@@ -27,6 +28,49 @@ export function countField(policyId: string | null, result: UsageResult, reason:
 
 export function costField(policyId: string | null, result: UsageResult, reason: string): string {
   return `c|${tallyBase(policyId)}${result}|${reason}`;
+}
+
+/**
+ * What is counted per API key (the service key that asked, and the tenant key a check names): `decisions` (every
+ * decision, whatever its result), `denied` (those refused: by a limit, by the failure mode, or refused outright) and
+ * `other` (peeks and refunds, which are not decisions but are uses of the key). The API node counts them in memory and
+ * writes them with its other counts (UsageRecorder); the rollup keeps them per key and sets the key's last use.
+ */
+export const KEY_COUNT_KINDS = ['decisions', 'denied', 'other'] as const;
+export type KeyCountKind = (typeof KEY_COUNT_KINDS)[number];
+
+export function keyField(keyId: string, kind: KeyCountKind): string {
+  return `k|${keyId}|${kind}`;
+}
+
+/** One API key's calls in a minute. */
+export interface KeyCount {
+  decisions: number;
+  denied: number;
+  other: number;
+}
+
+const KEY_KINDS: ReadonlySet<string> = new Set(KEY_COUNT_KINDS);
+
+/** The per-key counts of a usage hash (HGETALL's answer), by key id as written; other fields are skipped. */
+export function keyCountsOf(hash: ReadonlyMap<string, string> | Record<string, string>): Map<string, KeyCount> {
+  const keys = new Map<string, KeyCount>();
+  const entries = hash instanceof Map ? hash.entries() : Object.entries(hash);
+  for (const [field, raw] of entries) {
+    if (!field.startsWith('k|')) continue;
+    const end = field.lastIndexOf('|');
+    const keyId = field.slice(2, end);
+    const kind = field.slice(end + 1);
+    const value = Number(raw);
+    if (end <= 2 || !KEY_KINDS.has(kind) || !Number.isSafeInteger(value)) continue;
+    let count = keys.get(keyId);
+    if (!count) {
+      count = { decisions: 0, denied: 0, other: 0 };
+      keys.set(keyId, count);
+    }
+    count[kind as KeyCountKind] += value;
+  }
+  return keys;
 }
 
 /** One row of a minute: what a usage hash holds for one policy, result and reason. */

@@ -6,5 +6,7 @@ export * from './postgres-reader';
 export * from './denials';
 export * from './ids';
 export * from './postgres-writer';
+export * from './key-usage-writer';
+export * from './key-usage-reader';
 export * from './rollup';
 export * from './config';

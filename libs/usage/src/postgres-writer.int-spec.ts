@@ -194,11 +194,11 @@ describe('PostgresUsageWriter', () => {
       INSERT INTO usage_day (day, tenant_id, result, decisions, cost) VALUES
         ('2025-04-26', ${utcTenant}::uuid, 'allowed', 1, 0), ('2025-04-27', ${utcTenant}::uuid, 'allowed', 1, 0)`;
 
-    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 12_001, hours: 1, days: 1 });
+    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 12_001, hours: 1, days: 1, keyMinutes: 0, keyHours: 0 });
     expect((await minutes()).map((r) => r.bucket)).toEqual([new Date(daysAgo(7).getTime() + 60_000)]);
     expect((await hours()).map((r) => r.bucket)).toEqual([daysAgo(89)]);
     // 400 days before 2026-06-01 is 2025-04-27: that day is kept, the one before goes.
     expect((await days()).map((r) => r.day)).toEqual(['2025-04-27']);
-    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0 });
+    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0, keyMinutes: 0, keyHours: 0 });
   });
 });

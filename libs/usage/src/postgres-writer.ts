@@ -3,7 +3,8 @@ import { Prisma, type PrismaClient } from '@tollgate/db';
 import { addDays, startOfDay } from 'date-fns';
 import type { UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
-import type { UsageRetention, UsageWriter } from './store';
+import { type KeyCountsByTenant, writeKeyMinute } from './key-usage-writer';
+import type { ExpiredUsage, UsageRetention, UsageWriter } from './store';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -101,7 +102,7 @@ export class PostgresUsageWriter implements UsageWriter {
    * does not know, and "no tenant" use UTC. Ids that are not UUIDs and reasons with a NUL character cannot be stored
    * and are left out (`ids.ts`).
    */
-  async writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>): Promise<void> {
+  async writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>, keys: KeyCountsByTenant = new Map()): Promise<void> {
     const { tenantIds, noTenant, rows } = storableRows(counts);
     if (tenantIds.length === 0 && !noTenant) return;
     const minuteMs = minute * 1000;
@@ -130,6 +131,8 @@ export class PostgresUsageWriter implements UsageWriter {
         } else {
           await addDifference(tx, hourStart, days, before, rows);
         }
+        // The calls of each API key, and its last use (key-usage-writer.ts).
+        await writeKeyMinute(tx, minuteMs, [...counts.keys()], keys, hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS);
       },
       { timeout: this.transactionTimeoutMs, maxWait: this.transactionTimeoutMs },
     );
@@ -140,7 +143,7 @@ export class PostgresUsageWriter implements UsageWriter {
    * (each its own short transaction) until none is left. Days are calendar dates: a day is kept while its date is on
    * or after the UTC date `retention.dayDays` days before `now`.
    */
-  async deleteExpired(now: Date, retention: UsageRetention): Promise<{ minutes: number; hours: number; days: number }> {
+  async deleteExpired(now: Date, retention: UsageRetention): Promise<ExpiredUsage> {
     const minuteCutoff = new Date(now.getTime() - retention.minuteDays * DAY_MS);
     const hourCutoff = new Date(now.getTime() - retention.hourDays * DAY_MS);
     const dayCutoff = new Date(now.getTime() - retention.dayDays * DAY_MS).toISOString().slice(0, 10);
@@ -153,7 +156,14 @@ export class PostgresUsageWriter implements UsageWriter {
     const days = await this.deleteInBatches((limit) =>
       this.prisma.$executeRaw`DELETE FROM usage_day WHERE id IN (SELECT id FROM usage_day WHERE day < ${dayCutoff}::date LIMIT ${limit})`,
     );
-    return { minutes, hours, days };
+    // The per-key tables have no id: their rows are picked by their physical address, a batch at a time.
+    const keyMinutes = await this.deleteInBatches((limit) =>
+      this.prisma.$executeRaw`DELETE FROM key_usage_minute WHERE ctid IN (SELECT ctid FROM key_usage_minute WHERE bucket < ${minuteCutoff} LIMIT ${limit})`,
+    );
+    const keyHours = await this.deleteInBatches((limit) =>
+      this.prisma.$executeRaw`DELETE FROM key_usage_hour WHERE ctid IN (SELECT ctid FROM key_usage_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
+    );
+    return { minutes, hours, days, keyMinutes, keyHours };
   }
 
   private async deleteInBatches(deleteSome: (limit: number) => Promise<number>): Promise<number> {

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { countsOf, type UsageCount } from './fields';
+import { countsOf, type KeyCount, keyCountsOf, type UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
 import { activeTenantsKey, ROLLED_KEY, USAGE_ROLLED_TTL_S, usageKey } from './keys';
 import type { UsageWriter } from './store';
@@ -82,7 +82,7 @@ export class UsageRollup {
     const run: RollupRun = { minutes: 0, tenants: 0, rows: 0, skipped: 0, rolledThrough: null };
     for (let minute = first; minute <= lastClosed && run.minutes < this.maxMinutes; minute += 60) {
       const read = await this.readMinute(minute);
-      await this.writer.writeMinute(minute, read.counts);
+      await this.writer.writeMinute(minute, read.counts, read.keyCounts);
       await this.markRolled(read.keys);
       await this.redis.eval(ADVANCE_ROLLED, 1, ROLLED_KEY, String(minute));
       run.minutes += 1;
@@ -95,10 +95,11 @@ export class UsageRollup {
   }
 
   /** The counts of every tenant listed for the minute, and the keys that were read (the set and each hash). */
-  private async readMinute(minute: number): Promise<{ counts: Map<string, UsageCount[]>; keys: string[]; rows: number; skipped: number }> {
+  private async readMinute(minute: number): Promise<{ counts: Map<string, UsageCount[]>; keyCounts: Map<string, Map<string, KeyCount>>; keys: string[]; rows: number; skipped: number }> {
     const setKey = activeTenantsKey(minute);
     const listed = await this.redis.smembers(setKey);
     const counts = new Map<string, UsageCount[]>();
+    const keyCounts = new Map<string, Map<string, KeyCount>>();
     const keys = [setKey];
     let rows = 0;
     let skipped = 0;
@@ -118,10 +119,11 @@ export class UsageRollup {
         skipped += all.length - storable.length;
         rows += storable.length;
         counts.set(tenant, storable);
+        keyCounts.set(tenant, keyCountsOf(hash));
         keys.push(usageKey(tenant, minute));
       });
     }
-    return { counts, keys, rows, skipped };
+    return { counts, keyCounts, keys, rows, skipped };
   }
 
   /** The minute's keys live `USAGE_ROLLED_TTL_S` more: long enough for a run that stopped midway to read them again. */

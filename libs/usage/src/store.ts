@@ -1,4 +1,4 @@
-import type { UsageCount, UsageResult } from './fields';
+import type { KeyCount, UsageCount, UsageResult } from './fields';
 import type { UsageStep } from './range';
 
 /**
@@ -10,11 +10,21 @@ export interface UsageWriter {
   /**
    * Makes the stored minute starting at `minute` (epoch seconds) of each tenant in `counts` (tenant id, or NO_TENANT)
    * exactly what `counts` says — absolute values, so writing the same minute twice leaves the same rows — and
-   * recomputes the hours and days (in each tenant's time zone) that hold it. One transaction.
+   * recomputes the hours and days (in each tenant's time zone) that hold it; the same for the calls of each API key
+   * (`keys`: per tenant of `counts`, per key id), whose last use becomes the minute unless it was later. One transaction.
    */
-  writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>): Promise<void>;
+  writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>, keys?: ReadonlyMap<string, ReadonlyMap<string, KeyCount>>): Promise<void>;
   /** Deletes what is older than the retention of each granularity, in batches; how many rows went. */
-  deleteExpired(now: Date, retention: UsageRetention): Promise<{ minutes: number; hours: number; days: number }>;
+  deleteExpired(now: Date, retention: UsageRetention): Promise<ExpiredUsage>;
+}
+
+/** Rows deleted by retention: decisions per minute, hour and day, and calls per key per minute and hour. */
+export interface ExpiredUsage {
+  minutes: number;
+  hours: number;
+  days: number;
+  keyMinutes: number;
+  keyHours: number;
 }
 
 /**

@@ -33,8 +33,6 @@ export const apiEnvSchema = z.object({
   /** The longest such wait. */
   LOGIN_MAX_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
-  /** How often a node writes when the service and tenant keys it saw were last used (off the request path). */
-  KEY_USAGE_FLUSH_MS: ms.default(60_000),
   /** Whether every decision is counted into usage (docs/adr/0015-usage-counting-and-rollups.md); false only to measure without. */
   USAGE_COUNTING: z.enum(['true', 'false']).default('true'),
   /** How often a node adds the decisions it made without Redis (degraded, refused) to usage. */
@@ -113,7 +111,6 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS,
       clientAddressSecret: e.CLIENT_ADDRESS_SECRET || null,
     },
-    keys: { usageFlushMs: e.KEY_USAGE_FLUSH_MS },
     usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S, retention: retentionOf(e) },
     log: { level: e.LOG_LEVEL },
     metrics: {

@@ -7,11 +7,10 @@ import { ClientAddress } from './client-address.service';
 import { LoginThrottle } from './login-throttle.service';
 import { SelfLimiter } from './self-limiter.service';
 import { SessionService } from './session.service';
-import { KeyUsage } from '../keys/key-usage.service';
 
 @Module({
   controllers: [AuthController],
-  providers: [Authenticator, ClientAddress, SessionService, SelfLimiter, LoginThrottle, KeyUsage, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [Authenticator, SessionService, SelfLimiter, KeyUsage],
+  providers: [Authenticator, ClientAddress, SessionService, SelfLimiter, LoginThrottle, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [Authenticator, SessionService, SelfLimiter],
 })
 export class AuthModule {}

@@ -4,7 +4,6 @@ import type { AccessKind } from '../../common/access.decorator';
 import { bearerToken, type Caller, headerValue, type RequestWithCaller } from '../../common/caller';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { hasValidChecksum } from '../keys/key-format';
-import { KeyUsage } from '../keys/key-usage.service';
 import { RuleCache } from '../rules/rule-cache.service';
 import { SESSION_PREFIX, SessionService } from './session.service';
 
@@ -19,7 +18,6 @@ export class Authenticator {
   constructor(
     private readonly rules: RuleCache,
     private readonly sessions: SessionService,
-    private readonly usage: KeyUsage,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
@@ -40,7 +38,6 @@ export class Authenticator {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'unknown, revoked or expired key');
     }
     if (!access.includes('service')) throw new AppError(ErrorCode.FORBIDDEN, 'service keys may only call enforcement routes');
-    this.usage.used(key.id);
     return { kind: 'service', keyId: key.id, prefix: key.prefix, tenantIds: key.tenantIds };
   }
 

@@ -150,7 +150,7 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
 }
 
 function scopeOf(caller: Caller): CheckScope {
-  return { tenantIds: caller.kind === 'service' ? caller.tenantIds : [] };
+  return caller.kind === 'service' ? { keyId: caller.keyId, tenantIds: caller.tenantIds } : { keyId: null, tenantIds: [] };
 }
 
 function parseDenyStatus(value: string | undefined): number | null {

@@ -8,6 +8,8 @@ import {
   denialFields,
   denialsKey,
   type DenialSample,
+  keyField,
+  type KeyCountKind,
   minuteOf,
   usageKey,
   USAGE_KEY_TTL_S,
@@ -97,6 +99,18 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     const minute = minuteOf(now);
     this.add(tenantId, minute, countField(policyId, result, reason), 1);
     if (cost !== 0) this.add(tenantId, minute, costField(policyId, result, reason), cost);
+    this.active(tenantId, now);
+  }
+
+  /**
+   * A call made with an API key (the service key that asked, or the tenant key a check named), counted in the minute
+   * of the tenant it was for: the rollup keeps it per key and sets the key's last use from it. Counted here, not by
+   * the limit script: a key's calls are not part of a decision's all-or-nothing, and a node that dies loses at most
+   * one flush interval of them (docs/adr/0015-usage-counting-and-rollups.md).
+   */
+  countKey(tenantId: string, keyId: string, kind: KeyCountKind, now = Date.now()): void {
+    if (!this.enabled) return;
+    this.add(tenantId, minuteOf(now), keyField(keyId, kind), 1);
     this.active(tenantId, now);
   }
 

@@ -1,6 +1,8 @@
-import type { KeyView } from '@tollgate/domain';
+import type { KeyView, KeyWithUsage } from '@tollgate/domain';
+import type { PrismaClient } from '@tollgate/db';
+import { keyUsageOf } from '@tollgate/usage';
 
-export type { KeyView };
+export type { KeyView, KeyWithUsage };
 type ScopedTenantView = KeyView['tenants'][number];
 
 /** What a key's view needs beside its own columns: the tenants of its scope (Prisma `include`). */
@@ -36,4 +38,10 @@ export function toKeyView(k: KeyRow): KeyView {
     lastUsedAt: iso(k.lastUsedAt),
     createdAt: k.createdAt.toISOString(),
   };
+}
+
+/** The keys' views with their calls over the last 24 hours and 30 days (one statement for them all). */
+export async function withUsage(prisma: PrismaClient, keys: readonly KeyView[]): Promise<KeyWithUsage[]> {
+  const usage = await keyUsageOf(prisma, keys.map((k) => k.id));
+  return keys.map((k) => ({ ...k, usage: usage.get(k.id)! }));
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, keyAnswerSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, keyViewSchema } from '@tollgate/domain';
+import { AppError, ErrorCode, keyAnswerSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, keyWithUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -15,7 +15,7 @@ import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { SelfLimiter } from '../auth/self-limiter.service';
 import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './dto/key.schemas';
-import { keyInclude, toKeyView, type KeyView } from './key-views';
+import { keyInclude, toKeyView, withUsage, type KeyWithUsage } from './key-views';
 import { CreateKeyUseCase, RevokeKeyUseCase, RotateKeyUseCase } from './use-cases/keys.use-cases';
 
 /** API keys of every kind. Secrets appear once, in the answer that creates them. */
@@ -38,7 +38,7 @@ export class KeysController {
   @ApiQuery({ name: 'revoked', required: false, enum: ['true', 'false'] })
   @ApiPage()
   @ApiAnswer(keyPageSchema)
-  async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyView[]; nextCursor: string | null }> {
+  async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyWithUsage[]; nextCursor: string | null }> {
     // Newest first; the cursor is the last key seen, and a page goes on strictly after it (creation time, then id).
     const after = query.cursor ? await this.prisma.apiKey.findUnique({ where: { id: query.cursor }, select: { id: true, createdAt: true } }) : null;
     if (query.cursor && !after) throw new AppError(ErrorCode.VALIDATION_FAILED, 'no key with this id', 'cursor');
@@ -54,14 +54,15 @@ export class KeysController {
       include: keyInclude,
     });
     const page = rows.slice(0, query.pageSize);
-    return { items: page.map(toKeyView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
+    return { items: await withUsage(this.prisma, page.map(toKeyView)), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
   }
 
   @Get(':keyId')
   @Access('operator')
-  @ApiAnswer(keyViewSchema)
-  async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyView> {
-    return toKeyView(found(await this.prisma.apiKey.findUnique({ where: { id: keyId }, include: keyInclude }), 'key'));
+  @ApiAnswer(keyWithUsageSchema)
+  async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyWithUsage> {
+    const [key] = await withUsage(this.prisma, [toKeyView(found(await this.prisma.apiKey.findUnique({ where: { id: keyId }, include: keyInclude }), 'key'))]);
+    return key!;
   }
 
   /** Creates a key (rate limited per operator: 30 a minute). The secret is in this answer only. */

@@ -6,7 +6,7 @@ import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
-import { keyInclude, toKeyView, type KeyView } from '../keys/key-views';
+import { keyInclude, toKeyView, withUsage, type KeyWithUsage } from '../keys/key-views';
 import { LimitsInForceService } from './limits-in-force.service';
 
 export interface OwnTenantView {
@@ -55,8 +55,8 @@ export class TenantSelfController {
   @Get('keys')
   @Access('tenant')
   @ApiAnswer(keyListSchema)
-  async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyView[] }> {
+  async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyWithUsage[] }> {
     const rows = await this.prisma.apiKey.findMany({ where: { tenantId: ownTenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500, include: keyInclude });
-    return { items: rows.map(toKeyView) };
+    return { items: await withUsage(this.prisma, rows.map(toKeyView)) };
   }
 }

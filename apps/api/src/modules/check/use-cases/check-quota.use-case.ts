@@ -15,7 +15,6 @@ import {
 import type { Decision, Tally } from '@tollgate/limiter';
 import { NO_TENANT } from '@tollgate/usage';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
-import { KeyUsage } from '../../keys/key-usage.service';
 import { MetricsService } from '../../metrics/metrics.service';
 import type { DecisionPlan } from '../../rules/decision-plan';
 import type { EnforcedRuleSet } from '../../rules/enforced-rule-set';
@@ -23,9 +22,16 @@ import { RuleCache } from '../../rules/rule-cache.service';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
 import { UsageRecorder } from '../usage-recorder.service';
 
-/** What the service key that asks may see: the ids of its tenants, null = every tenant. */
+/** The service key that asks (its id, for its usage) and what it may see: the ids of its tenants, null = every tenant. */
 export interface CheckScope {
+  keyId: string | null;
   tenantIds: readonly string[] | null;
+}
+
+/** Whom a call was for, as far as it got: the tenant (NO_TENANT until known) and the keys it was made with. */
+interface CallOf {
+  tenantId: string;
+  keyIds: string[];
 }
 
 export type CheckOperation = 'consume' | 'peek' | 'refund' | 'lease';
@@ -45,7 +51,6 @@ export class CheckQuota {
     private readonly rules: RuleCache,
     private readonly limiter: ResilientLimiter,
     private readonly metrics: MetricsService,
-    private readonly usage: KeyUsage,
     private readonly recorder: UsageRecorder,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
@@ -53,8 +58,32 @@ export class CheckQuota {
   execute(scope: CheckScope, request: CheckTarget, amount: number, operation: 'lease'): Promise<LeaseResult>;
   execute(scope: CheckScope, request: CheckTarget, amount: number, operation?: Exclude<CheckOperation, 'lease'>): Promise<CheckResult>;
   async execute(scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation = 'consume'): Promise<CheckResult | LeaseResult> {
+    const call: CallOf = { tenantId: NO_TENANT, keyIds: scope.keyId === null ? [] : [scope.keyId] };
+    try {
+      const result = await this.decide(call, scope, request, amount, operation);
+      this.countKeys(call, operation, result.allowed);
+      return result;
+    } catch (err) {
+      // Failed closed without Redis: a decision, denied. Anything else (a tenant not found) decided nothing.
+      if (err instanceof AppError && err.code === ErrorCode.REDIS_UNAVAILABLE) this.countKeys(call, operation, false);
+      throw err;
+    }
+  }
+
+  /** Each key's use, for usage: a decision (and whether it was denied), or another call (a peek, a refund). */
+  private countKeys(call: CallOf, operation: CheckOperation, allowed: boolean): void {
+    if (!this.recorder.enabled) return;
+    const decided = operation === 'consume' || operation === 'lease';
+    for (const keyId of call.keyIds) {
+      this.recorder.countKey(call.tenantId, keyId, decided ? 'decisions' : 'other');
+      if (decided && !allowed) this.recorder.countKey(call.tenantId, keyId, 'denied');
+    }
+  }
+
+  private async decide(call: CallOf, scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation): Promise<CheckResult | LeaseResult> {
     const rules = this.rules.enforced();
-    const found = this.tenantOf(rules, scope, request);
+    const found = this.tenantOf(rules, scope, request, call);
+    if (found.tenant) call.tenantId = found.tenant.id;
     if ('reason' in found) return this.refused(rules.version, found.reason, operation, found.tenant);
     const { tenant } = found;
     if (tenant.status !== 'active') return this.refused(rules.version, 'tenant_suspended', operation, tenant);
@@ -178,7 +207,7 @@ export class CheckQuota {
   }
 
   /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
-  private tenantOf(rules: EnforcedRuleSet, scope: CheckScope, request: CheckTarget): { tenant: CompiledTenant } | { reason: string; tenant?: CompiledTenant } {
+  private tenantOf(rules: EnforcedRuleSet, scope: CheckScope, request: CheckTarget, call: CallOf): { tenant: CompiledTenant } | { reason: string; tenant?: CompiledTenant } {
     // By id: a tenant created with the slug of a deleted one is not the tenant the key was scoped to.
     const visible = (tenant: CompiledTenant) => scope.tenantIds === null || scope.tenantIds.includes(tenant.id);
     if (request.tenant !== undefined) {
@@ -191,8 +220,8 @@ export class CheckQuota {
     const tenant = key ? rules.tenant(key.tenant) : undefined;
     // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
     if (!key || !tenant || !visible(tenant)) return { reason: 'key_invalid' };
+    call.keyIds.push(key.id);
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant };
-    this.usage.used(key.id);
     return { tenant };
   }
 
