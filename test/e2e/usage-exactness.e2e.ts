@@ -1,149 +1,185 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { createRuleSetVersion, readInstallationId, RuleSetReconciler, RuleSetStore } from '@tollgate/rule-store';
 import { NO_TENANT, ROLLED_KEY } from '@tollgate/usage';
-import { Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
-import { ownStores, startApiProcesses, startWorker } from '../support/stack';
+import { testDatabaseUrl } from '../support/env';
+import { createServiceKey, createTenant, createTenantKey, waitFor } from '../support/fixtures';
+import { startCluster } from '../support/redis-cluster';
+import { ownStores, recreateDatabase, startApiProcesses, startWorker } from '../support/stack';
+
+/** Where the platform's Redis is for one run: the settings of the API and the worker, and a client of the test's own. */
+interface RedisUnderTest {
+  databaseUrl: string;
+  env: Record<string, string>;
+  client: Redis | Cluster;
+  stop(): Promise<void>;
+}
 
 // Usage adds up (docs/reliability.md#usage-adds-up): checks from 3 API processes over HTTP, concurrently, on several
 // tenants and policies, answered allowed, denied, shadow would-deny and refused; once the worker has rolled their
 // minutes up, Postgres's minute, hour and day totals per tenant, policy and result are the answers counted here, and
-// rolling the same minutes up again leaves the same rows.
-describe('usage from 3 API processes, rolled up into Postgres', () => {
-  let prisma: PrismaClient;
-  let redis: Redis;
-  let stores: { databaseUrl: string; redisUrl: string };
-  let apis: Awaited<ReturnType<typeof startApiProcesses>>;
-  let serviceKey: string;
-  const tenants: { id: string; slug: string; key: string }[] = [];
-  let suspended: string;
-  /** Per tenant id, its plan's policies: name → id. */
-  const policies = new Map<string, Map<string, string>>();
-
-  beforeAll(async () => {
-    stores = await ownStores('usage_exact', 9);
-    prisma = createPrismaClient(stores.databaseUrl, { poolSize: 2 });
-    redis = new Redis(stores.redisUrl);
-    for (let i = 0; i < 3; i += 1) {
-      const { plan, tenant } = await createTenant(prisma, [{ name: 'hour', windowS: 3600, limit: 40 + 10 * i }]);
-      policies.set(tenant.id, new Map());
-      for (const [name, pattern, mode, limit] of [
-        ['search', '/v1/search', 'enforce', 15],
-        ['trial', '/v1/trial', 'shadow', 5],
-      ] as const) {
-        const p = await prisma.endpointPolicy.create({
-          data: { planId: plan.id, name, method: 'GET', pattern, mode, scope: 'tenant', limits: { create: [{ name: 'hour', windowS: 3600, limit }] } },
-        });
-        policies.get(tenant.id)!.set(name, p.id);
-      }
-      tenants.push({ id: tenant.id, slug: tenant.slug, key: (await createTenantKey(prisma, tenant.id)).key });
-    }
-    const other = await createTenant(prisma);
-    suspended = other.tenant.slug;
-    await prisma.tenant.update({ where: { id: other.tenant.id }, data: { status: 'suspended' } });
-    serviceKey = await createServiceKey(prisma);
-    const { version } = await publishRules(prisma, stores.redisUrl);
-    apis = await startApiProcesses(3, { DATABASE_URL: stores.databaseUrl, REDIS_URL: stores.redisUrl, DECISION_DEADLINE_MS: '10000', USAGE_FLUSH_MS: '200' });
-    for (const url of apis.urls) {
-      await waitFor(async () => ((await (await fetch(`${url}/health`)).json()) as { ruleVersion: number }).ruleVersion >= version);
-    }
-  });
-  afterAll(async () => {
-    await apis?.stop();
-    redis?.disconnect();
-    await prisma?.$disconnect();
-  });
-
-  /** The answers, counted as usage counts them: per tenant id (or `-`), policy id (or `-`) and result. */
-  const expected = new Map<string, number>();
-  const tally = (tenantId: string, policyId: string | null, result: string) => {
-    const key = `${tenantId}|${policyId ?? '-'}|${result}`;
-    expected.set(key, (expected.get(key) ?? 0) + 1);
-  };
-
-  interface Answer {
-    allowed: boolean;
-    wouldDeny?: boolean;
-    reason?: string;
-    tenant?: string;
-    policy?: string;
-  }
-
-  it('counts every answer once: minute, hour and day totals equal the answers, and a second rollup changes nothing', async () => {
-    const endpoints = ['GET /v1/search', 'GET /v1/trial', 'GET /v1/items'];
-    const requests: Record<string, unknown>[] = [];
-    for (let i = 0; i < 600; i += 1) {
-      const t = tenants[i % 3]!;
-      const endpoint = endpoints[Math.floor(i / 3) % 3]!;
-      if (i % 50 === 7) requests.push({ key: 'tg_test_no-such-key', endpoint });
-      else if (i % 50 === 21) requests.push({ tenant: suspended, endpoint });
-      else if (i % 2 === 0) requests.push({ key: t.key, endpoint, subject: `user-${i % 7}` });
-      else requests.push({ tenant: t.slug, endpoint, subject: `user-${i % 7}` });
-    }
-    const answers = await Promise.all(
-      requests.map(async (body, i) => {
-        const res = await fetch(`${apis.urls[i % 3]}/v1/check`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        expect(res.status).toBe(200);
-        return (await res.json()) as Answer;
-      }),
-    );
-    const bySlug = new Map(tenants.map((t) => [t.slug, t.id]));
-    const suspendedId = (await prisma.tenant.findUniqueOrThrow({ where: { slug: suspended } })).id;
-    for (const a of answers) {
-      if (a.reason === 'key_invalid') tally(NO_TENANT, null, 'refused');
-      else if (a.reason === 'tenant_suspended') tally(suspendedId, null, 'refused');
-      else if (a.reason) throw new Error(`unexpected refusal ${a.reason}`);
-      else {
-        const tenantId = bySlug.get(a.tenant!)!;
-        const policyId = a.policy === undefined ? null : policies.get(tenantId)!.get(a.policy)!;
-        tally(tenantId, policyId, a.wouldDeny ? 'shadow_denied' : a.allowed ? 'allowed' : 'denied');
-      }
-    }
-    // Every kind of answer is there.
-    const results = new Set([...expected.keys()].map((k) => k.split('|')[2]));
-    expect([...results].sort()).toEqual(['allowed', 'denied', 'refused', 'shadow_denied']);
-
-    const worker = await startWorker({ DATABASE_URL: stores.databaseUrl, REDIS_URL: stores.redisUrl, USAGE_ROLLUP_EVERY_MS: '1000', USAGE_GRACE_S: '2' });
-    try {
-      const total = answers.length;
-      // The minute of the last answer closes, then the grace period, then a rollup: about a minute and a half.
-      await waitFor(async () => (await sum('usage_minute')) === total && (await sum('usage_hour')) === total && (await sum('usage_day')) === total, 150_000, 1_000);
-      for (const table of ['usage_minute', 'usage_hour', 'usage_day'] as const) expect(await totals(table)).toEqual(new Map([...expected].sort()));
-
-      // Rolled up again from the start (the hashes are kept for an hour after their rollup): the same rows.
-      const before = await rows();
-      await redis.del(ROLLED_KEY);
-      await waitFor(async () => (await redis.exists(ROLLED_KEY)) === 1, 30_000, 500);
-      await waitFor(async () => JSON.stringify(await rows()) === JSON.stringify(before), 30_000, 500);
-      expect(await rows()).toEqual(before);
-    } finally {
-      await worker.stop();
-    }
-    // Up to a minute for the last answer's minute to close, then the grace period and a rollup, twice.
-  }, 240_000);
-
-  async function sum(table: 'usage_minute' | 'usage_hour' | 'usage_day'): Promise<number> {
-    const [row] = await prisma.$queryRawUnsafe<{ n: bigint | null }[]>(`select sum(decisions) as n from ${table}`);
-    return Number(row?.n ?? 0);
-  }
-
-  async function totals(table: 'usage_minute' | 'usage_hour' | 'usage_day'): Promise<Map<string, number>> {
-    const found = await prisma.$queryRawUnsafe<{ tenant: string | null; policy: string | null; result: string; n: bigint }[]>(
-      `select tenant_id::text as tenant, policy_id::text as policy, result::text as result, sum(decisions) as n from ${table} group by 1, 2, 3`,
-    );
-    return new Map(found.map((r) => [`${r.tenant ?? NO_TENANT}|${r.policy ?? '-'}|${r.result}`, Number(r.n)] as const).sort());
-  }
-
-  async function rows(): Promise<unknown[]> {
-    return prisma.$queryRawUnsafe(
-      `select 'm' as t, bucket::text as b, tenant_id::text, policy_id::text, result::text, reason, decisions::text, cost::text from usage_minute
-       union all select 'h', bucket::text, tenant_id::text, policy_id::text, result::text, reason, decisions::text, cost::text from usage_hour
-       union all select 'd', day::text, tenant_id::text, policy_id::text, result::text, reason, decisions::text, cost::text from usage_day
-       order by 1, 2, 3, 4, 5, 6`,
-    );
-  }
+// rolling the same minutes up again leaves the same rows. Once on a single Redis, once on a 3-primary Redis Cluster
+// (REDIS_CLUSTER_NODES), where every key of a decision is in its tenant's slot and the worker's queue in its own.
+exactness('one Redis', async () => {
+  const stores = await ownStores('usage_exact', 9);
+  const client = new Redis(stores.redisUrl);
+  return { databaseUrl: stores.databaseUrl, env: { REDIS_URL: stores.redisUrl }, client, stop: async () => client.disconnect() };
 });
+exactness('a Redis Cluster of 3 primaries', async () => {
+  const databaseUrl = testDatabaseUrl('usage_exact_cluster');
+  await recreateDatabase(databaseUrl);
+  const cluster = await startCluster();
+  return {
+    databaseUrl,
+    env: { REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',') },
+    client: cluster.client(),
+    stop: () => cluster.stop(),
+  };
+});
+
+function exactness(name: string, connect: () => Promise<RedisUnderTest>) {
+  describe(`usage from 3 API processes, rolled up into Postgres (${name})`, () => {
+    let prisma: PrismaClient;
+    let redis: Redis | Cluster;
+    let stores: RedisUnderTest;
+    let apis: Awaited<ReturnType<typeof startApiProcesses>>;
+    let serviceKey: string;
+    const tenants: { id: string; slug: string; key: string }[] = [];
+    let suspended: string;
+    /** Per tenant id, its plan's policies: name → id. */
+    const policies = new Map<string, Map<string, string>>();
+
+    beforeAll(async () => {
+      stores = await connect();
+      prisma = createPrismaClient(stores.databaseUrl, { poolSize: 2 });
+      redis = stores.client;
+      for (let i = 0; i < 3; i += 1) {
+        const { plan, tenant } = await createTenant(prisma, [{ name: 'hour', windowS: 3600, limit: 40 + 10 * i }]);
+        policies.set(tenant.id, new Map());
+        for (const [name, pattern, mode, limit] of [
+          ['search', '/v1/search', 'enforce', 15],
+          ['trial', '/v1/trial', 'shadow', 5],
+        ] as const) {
+          const p = await prisma.endpointPolicy.create({
+            data: { planId: plan.id, name, method: 'GET', pattern, mode, scope: 'tenant', limits: { create: [{ name: 'hour', windowS: 3600, limit }] } },
+          });
+          policies.get(tenant.id)!.set(name, p.id);
+        }
+        tenants.push({ id: tenant.id, slug: tenant.slug, key: (await createTenantKey(prisma, tenant.id)).key });
+      }
+      const other = await createTenant(prisma);
+      suspended = other.tenant.slug;
+      await prisma.tenant.update({ where: { id: other.tenant.id }, data: { status: 'suspended' } });
+      serviceKey = await createServiceKey(prisma);
+      const ruleSet = await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
+      await new RuleSetReconciler(prisma, new RuleSetStore(redis)).reconcile(await readInstallationId(prisma), ruleSet);
+      const { version } = ruleSet;
+      apis = await startApiProcesses(3, { DATABASE_URL: stores.databaseUrl, ...stores.env, DECISION_DEADLINE_MS: '10000', USAGE_FLUSH_MS: '200' });
+      for (const url of apis.urls) {
+        await waitFor(async () => ((await (await fetch(`${url}/health`)).json()) as { ruleVersion: number }).ruleVersion >= version);
+      }
+    });
+    afterAll(async () => {
+      await apis?.stop();
+      await stores?.stop();
+      await prisma?.$disconnect();
+    });
+
+    /** The answers, counted as usage counts them: per tenant id (or `-`), policy id (or `-`) and result. */
+    const expected = new Map<string, number>();
+    const tally = (tenantId: string, policyId: string | null, result: string) => {
+      const key = `${tenantId}|${policyId ?? '-'}|${result}`;
+      expected.set(key, (expected.get(key) ?? 0) + 1);
+    };
+
+    interface Answer {
+      allowed: boolean;
+      wouldDeny?: boolean;
+      reason?: string;
+      tenant?: string;
+      policy?: string;
+    }
+
+    it('counts every answer once: minute, hour and day totals equal the answers, and a second rollup changes nothing', async () => {
+      const endpoints = ['GET /v1/search', 'GET /v1/trial', 'GET /v1/items'];
+      const requests: Record<string, unknown>[] = [];
+      for (let i = 0; i < 600; i += 1) {
+        const t = tenants[i % 3]!;
+        const endpoint = endpoints[Math.floor(i / 3) % 3]!;
+        if (i % 50 === 7) requests.push({ key: 'tg_test_no-such-key', endpoint });
+        else if (i % 50 === 21) requests.push({ tenant: suspended, endpoint });
+        else if (i % 2 === 0) requests.push({ key: t.key, endpoint, subject: `user-${i % 7}` });
+        else requests.push({ tenant: t.slug, endpoint, subject: `user-${i % 7}` });
+      }
+      const answers = await Promise.all(
+        requests.map(async (body, i) => {
+          const res = await fetch(`${apis.urls[i % 3]}/v1/check`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          expect(res.status).toBe(200);
+          return (await res.json()) as Answer;
+        }),
+      );
+      const bySlug = new Map(tenants.map((t) => [t.slug, t.id]));
+      const suspendedId = (await prisma.tenant.findUniqueOrThrow({ where: { slug: suspended } })).id;
+      for (const a of answers) {
+        if (a.reason === 'key_invalid') tally(NO_TENANT, null, 'refused');
+        else if (a.reason === 'tenant_suspended') tally(suspendedId, null, 'refused');
+        else if (a.reason) throw new Error(`unexpected refusal ${a.reason}`);
+        else {
+          const tenantId = bySlug.get(a.tenant!)!;
+          const policyId = a.policy === undefined ? null : policies.get(tenantId)!.get(a.policy)!;
+          tally(tenantId, policyId, a.wouldDeny ? 'shadow_denied' : a.allowed ? 'allowed' : 'denied');
+        }
+      }
+      // Every kind of answer is there.
+      const results = new Set([...expected.keys()].map((k) => k.split('|')[2]));
+      expect([...results].sort()).toEqual(['allowed', 'denied', 'refused', 'shadow_denied']);
+
+      const worker = await startWorker({ DATABASE_URL: stores.databaseUrl, ...stores.env, USAGE_ROLLUP_EVERY_MS: '1000', USAGE_GRACE_S: '2' });
+      try {
+        const total = answers.length;
+        // The minute of the last answer closes, then the grace period, then a rollup: about a minute and a half.
+        await waitFor(async () => (await sum('usage_minute')) === total && (await sum('usage_hour')) === total && (await sum('usage_day')) === total, 150_000, 1_000).catch(async (err: unknown) => {
+          const sums = [await sum('usage_minute'), await sum('usage_hour'), await sum('usage_day')];
+          throw new Error(`${String(err)}: ${total} answers, minutes/hours/days hold ${sums.join('/')}\n${worker.logs()}\n${apis.logs()}`);
+        });
+        for (const table of ['usage_minute', 'usage_hour', 'usage_day'] as const) expect(await totals(table)).toEqual(new Map([...expected].sort()));
+
+        // Rolled up again from the start (the hashes are kept for an hour after their rollup): the same rows.
+        const before = await rows();
+        await redis.del(ROLLED_KEY);
+        await waitFor(async () => (await redis.exists(ROLLED_KEY)) === 1, 30_000, 500);
+        await waitFor(async () => JSON.stringify(await rows()) === JSON.stringify(before), 30_000, 500);
+        expect(await rows()).toEqual(before);
+      } finally {
+        await worker.stop();
+      }
+      // Up to a minute for the last answer's minute to close, then the grace period and a rollup, twice.
+    }, 240_000);
+
+    async function sum(table: 'usage_minute' | 'usage_hour' | 'usage_day'): Promise<number> {
+      const [row] = await prisma.$queryRawUnsafe<{ n: bigint | null }[]>(`select sum(decisions) as n from ${table}`);
+      return Number(row?.n ?? 0);
+    }
+
+    async function totals(table: 'usage_minute' | 'usage_hour' | 'usage_day'): Promise<Map<string, number>> {
+      const found = await prisma.$queryRawUnsafe<{ tenant: string | null; policy: string | null; result: string; n: bigint }[]>(
+        `select tenant_id::text as tenant, policy_id::text as policy, result::text as result, sum(decisions) as n from ${table} group by 1, 2, 3`,
+      );
+      return new Map(found.map((r) => [`${r.tenant ?? NO_TENANT}|${r.policy ?? '-'}|${r.result}`, Number(r.n)] as const).sort());
+    }
+
+    async function rows(): Promise<unknown[]> {
+      return prisma.$queryRawUnsafe(
+        `select 'm' as t, bucket::text as b, tenant_id::text, policy_id::text, result::text, reason, decisions::text, cost::text from usage_minute
+         union all select 'h', bucket::text, tenant_id::text, policy_id::text, result::text, reason, decisions::text, cost::text from usage_hour
+         union all select 'd', day::text, tenant_id::text, policy_id::text, result::text, reason, decisions::text, cost::text from usage_day
+         order by 1, 2, 3, 4, 5, 6`,
+      );
+    }
+  });
+}

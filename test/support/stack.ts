@@ -94,7 +94,8 @@ export async function startApiProcesses(n: number, extraEnv: Record<string, stri
   const urls = ports.map((port) => `http://127.0.0.1:${port}`);
   const handle = { urls, logs: () => output.join(''), stop: () => Promise.all(children.map((c) => stop(c))).then(() => undefined) };
   try {
-    for (const url of urls) await until(async () => (await fetch(`${url}/health`)).status === 200, 30_000);
+    // Several processes start at once on a machine that may be busy: each is given a minute.
+    for (const url of urls) await until(async () => (await fetch(`${url}/health`)).status === 200, 60_000);
   } catch (err) {
     await handle.stop();
     throw new Error(`the API processes did not come up: ${String(err)}\n${handle.logs()}`);

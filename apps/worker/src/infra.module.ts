@@ -9,6 +9,6 @@ export function workerInfra(config: WorkerConfig): DynamicModule {
   return InfraModule.register({
     config: { token: WORKER_CONFIG, value: config },
     database: { url: config.database.url, poolSize: 4 },
-    redis: { url: config.redis.url, options: { maxRetriesPerRequest: 3 } },
+    redis: { target: config.redis, options: { maxRetriesPerRequest: 3 } },
   });
 }

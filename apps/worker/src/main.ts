@@ -9,7 +9,7 @@ import { WorkerModule } from './worker.module';
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   // Before any job is taken: on a Redis that evicts keys, usage counts and queued jobs would vanish without a trace.
-  const eviction = await readEvictionPolicy(config.redis.url);
+  const eviction = await readEvictionPolicy(config.redis);
   if (eviction.kind === 'evicts') {
     console.error(
       `tollgate worker: Redis maxmemory-policy is ${eviction.policy}; set it to noeviction (maxmemory-policy noeviction in redis.conf, ` +

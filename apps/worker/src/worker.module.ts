@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { createRedisClient } from '@tollgate/nest-infra';
 import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
 import { workerInfra } from './infra.module';
@@ -16,7 +16,7 @@ export class WorkerModule {
         workerInfra(config),
         BullModule.forRoot({
           // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
-          connection: new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true }),
+          connection: createRedisClient(config.redis, { maxRetriesPerRequest: null, lazyConnect: true }),
           prefix: config.queues.prefix,
         }),
         UsageModule,

@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { createRedisClient, type RedisClient, type RedisTarget } from './redis-client';
 import { waitUntilReady } from './wait-until-ready';
 
 export const PRISMA = Symbol('PRISMA');
@@ -11,7 +12,7 @@ export interface InfraOptions {
   config: { token: symbol; value: unknown };
   database: { url: string; poolSize?: number };
   /** `waitForReadyMs`: how long start-up waits for the first connection (0: not at all). */
-  redis: { url: string; options: RedisOptions; waitForReadyMs?: number };
+  redis: { target: RedisTarget; options: RedisOptions; waitForReadyMs?: number };
   /** Stores and clients built on PRISMA/REDIS that the whole process shares (exported too). */
   providers?: Provider[];
 }
@@ -36,7 +37,7 @@ export class InfraModule implements OnApplicationShutdown {
         {
           provide: REDIS,
           useFactory: async () => {
-            const redis = new Redis(options.redis.url, options.redis.options);
+            const redis = createRedisClient(options.redis.target, options.redis.options);
             redis.on('error', () => undefined); // reconnects by itself; callers see their own command errors
             if (options.redis.waitForReadyMs) await waitUntilReady(redis, options.redis.waitForReadyMs);
             return redis;
@@ -50,7 +51,7 @@ export class InfraModule implements OnApplicationShutdown {
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {

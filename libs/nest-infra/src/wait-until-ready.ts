@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 
 /** Waits for the first connection for at most `ms`, but never fails: a process starts even while Redis is down. */
-export function waitUntilReady(redis: Redis, ms: number): Promise<void> {
+export function waitUntilReady(redis: RedisClient, ms: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { DENIAL_SAMPLES_KEPT, denialsKey, NO_TENANT } from './keys';
 import { NO_POLICY } from './fields';
 
@@ -41,7 +41,7 @@ export function denialFields(sample: DenialSample): string[] {
 }
 
 /** The newest `count` samples of the tenant (at most what the stream keeps), newest first. */
-export async function readDenialSamples(redis: Redis, tenantId: string, count: number): Promise<StoredDenialSample[]> {
+export async function readDenialSamples(redis: Redis | Cluster, tenantId: string, count: number): Promise<StoredDenialSample[]> {
   if (tenantId === NO_TENANT) return [];
   const entries = await redis.xrevrange(denialsKey(tenantId), '+', '-', 'COUNT', Math.min(count, DENIAL_SAMPLES_KEPT));
   const samples: StoredDenialSample[] = [];

@@ -1,5 +1,6 @@
 import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
+import { redisClusterNodesEnv } from '@tollgate/nest-infra';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -13,6 +14,8 @@ export const apiEnvSchema = z.object({
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/tollgate'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  /** Seeds of a Redis Cluster (`host:port,…`); unset: `REDIS_URL` is one server. REDIS_URL's credentials and TLS apply to every node. */
+  REDIS_CLUSTER_NODES: redisClusterNodesEnv,
   REDIS_COMMAND_TIMEOUT_MS: ms.default(500),
   RULES_POLL_MS: ms.default(1000),
   /** How often each node makes sure Redis holds the newest committed rule set (and on every reconnection to Redis). */
@@ -95,7 +98,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       original: e.FORWARD_AUTH_ORIGINAL,
     },
     database: { url: e.DATABASE_URL },
-    redis: { url: e.REDIS_URL, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
+    redis: { url: e.REDIS_URL, clusterNodes: e.REDIS_CLUSTER_NODES, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
     rules: { pollMs: e.RULES_POLL_MS, reconcileMs: e.RULES_RECONCILE_MS },
     failover: {
       deadlineMs: e.DECISION_DEADLINE_MS,

@@ -1,8 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { RedisEngine } from '@tollgate/limiter';
-import { InfraModule, REDIS } from '@tollgate/nest-infra';
+import { InfraModule, REDIS, type RedisClient } from '@tollgate/nest-infra';
 import { RuleSetStore } from '@tollgate/rule-store';
-import type { Redis } from 'ioredis';
 import { API_CONFIG, type ApiConfig } from '../config/config';
 
 export { PRISMA, REDIS } from '@tollgate/nest-infra';
@@ -26,10 +25,10 @@ export function apiInfra(config: ApiConfig): DynamicModule {
   return InfraModule.register({
     config: { token: API_CONFIG, value: config },
     database: { url: config.database.url },
-    redis: { url: config.redis.url, options: redisOptions(config), waitForReadyMs: STARTUP_WAIT_MS },
+    redis: { target: config.redis, options: redisOptions(config), waitForReadyMs: STARTUP_WAIT_MS },
     providers: [
-      { provide: RuleSetStore, inject: [REDIS], useFactory: (redis: Redis) => new RuleSetStore(redis) },
-      { provide: RedisEngine, inject: [REDIS], useFactory: (redis: Redis) => new RedisEngine(redis) },
+      { provide: RuleSetStore, inject: [REDIS], useFactory: (redis: RedisClient) => new RuleSetStore(redis) },
+      { provide: RedisEngine, inject: [REDIS], useFactory: (redis: RedisClient) => new RedisEngine(redis) },
     ],
   });
 }

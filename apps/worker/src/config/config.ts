@@ -1,5 +1,6 @@
 import { loadConfig } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
+import { redisClusterNodesEnv } from '@tollgate/nest-infra';
 import { z } from 'zod';
 
 /** Every environment variable the worker reads, with defaults that work on a developer machine (`.env.example` lists each). */
@@ -7,6 +8,8 @@ export const workerEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/tollgate'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  /** Seeds of a Redis Cluster (`host:port,…`); unset: `REDIS_URL` is one server. REDIS_URL's credentials and TLS apply to every node. */
+  REDIS_CLUSTER_NODES: redisClusterNodesEnv,
   /** BullMQ key prefix; a hash tag keeps each queue in one Redis Cluster slot. */
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:{}_-]+$/).default('{tollgate}'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -21,7 +24,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
   return loadConfig(workerEnvSchema, env, (e) => ({
     env: e.NODE_ENV,
     database: { url: e.DATABASE_URL },
-    redis: { url: e.REDIS_URL },
+    redis: { url: e.REDIS_URL, clusterNodes: e.REDIS_CLUSTER_NODES },
     queues: { prefix: e.QUEUE_PREFIX },
     log: { level: e.LOG_LEVEL },
     usage: {

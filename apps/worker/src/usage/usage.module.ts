@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import type { PrismaClient } from '@tollgate/db';
 import { PostgresUsageWriter, UsageRollup } from '@tollgate/usage';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tollgate/nest-infra';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA, REDIS } from '../infra.module';
 import { USAGE_QUEUE, UsageProcessor, UsageSchedules } from './usage.processor';
@@ -20,7 +20,7 @@ import { USAGE_QUEUE, UsageProcessor, UsageSchedules } from './usage.processor';
     {
       provide: UsageRollup,
       inject: [REDIS, PostgresUsageWriter, WORKER_CONFIG],
-      useFactory: (redis: Redis, writer: PostgresUsageWriter, config: WorkerConfig) => new UsageRollup(redis, writer, { graceS: config.usage.graceS }),
+      useFactory: (redis: RedisClient, writer: PostgresUsageWriter, config: WorkerConfig) => new UsageRollup(redis, writer, { graceS: config.usage.graceS }),
     },
     UsageProcessor,
     UsageSchedules,

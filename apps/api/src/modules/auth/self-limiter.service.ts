@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import { type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tollgate/nest-infra';
 import { REDIS } from '../../infra/infra.module';
 import { type BackOffAttempt, type BackOffPolicy, MemoryBackOff, RedisBackOff } from './back-off';
 
@@ -29,7 +29,7 @@ export class SelfLimiter {
 
   constructor(
     private readonly limiter: RedisEngine,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   /** Admits one action of `subject` under `perMinute` a minute, or throws 429 `rate_limited` with Retry-After. */

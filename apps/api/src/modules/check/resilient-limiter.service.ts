@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '@tollgate/domain';
 import { type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tollgate/nest-infra';
 import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { REDIS } from '../../infra/infra.module';
@@ -38,7 +38,7 @@ export class ResilientLimiter {
   private readonly redis: RedisEngine;
 
   constructor(
-    @Inject(REDIS) client: Redis,
+    @Inject(REDIS) client: RedisClient,
     private readonly metrics: MetricsService,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {

@@ -15,7 +15,7 @@ import {
   USAGE_KEY_TTL_S,
   type UsageResult,
 } from '@tollgate/usage';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tollgate/nest-infra';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -60,7 +60,7 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
   private flushing: Promise<void> | null = null;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly metrics: MetricsService,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { PrismaClient } from '@tollgate/db';
 import type { FastifyReply } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tollgate/nest-infra';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, openApiSchema } from '../../common/api-json-body';
@@ -27,7 +27,7 @@ const healthSchema = z.object({
 export class HealthController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly rules: RuleCache,
   ) {}
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { AppError, ErrorCode, type CompiledServiceKey, type RuleSet } from '@tollgate/domain';
 import { type PrismaClient, secretHash } from '@tollgate/db';
 import { isCommitted, revisionOf, ruleSetKeys, type RuleSetRevision, RuleSetStore, sameRevision } from '@tollgate/rule-store';
-import type { Redis } from 'ioredis';
+import { duplicateClient, type RedisClient } from '@tollgate/nest-infra';
 import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
@@ -28,7 +28,7 @@ export class RuleCache implements OnApplicationShutdown {
   private readonly log = new Logger(RuleCache.name);
   private enforcedSet: EnforcedRuleSet | null = null;
   private refusal: RuleSetRefusal | null = null;
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
   private loadFailing = false;
@@ -36,7 +36,7 @@ export class RuleCache implements OnApplicationShutdown {
   constructor(
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly store: RuleSetStore,
     private readonly installation: InstallationService,
     private readonly metrics: MetricsService,
@@ -45,7 +45,7 @@ export class RuleCache implements OnApplicationShutdown {
   /** Loads what Redis holds, then follows its announcements and polls it (RulePublisher calls this once at start). */
   async start(): Promise<void> {
     await this.refresh();
-    this.subscriber = this.redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
+    this.subscriber = duplicateClient(this.redis, { enableOfflineQueue: true, commandTimeout: undefined });
     this.subscriber.on('message', () => void this.refresh());
     this.subscriber.on('error', () => undefined); // reconnects by itself; the poll covers the gap
     await this.subscriber.subscribe(ruleSetKeys.channel).catch(() => undefined);

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import type { PrismaClient } from '@tollgate/db';
 import type { RuleSet } from '@tollgate/domain';
 import { type ReconcileOutcome, RuleSetReconciler, RuleSetStore } from '@tollgate/rule-store';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tollgate/nest-infra';
 import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
@@ -28,7 +28,7 @@ export class RulePublisher implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(API_CONFIG) private readonly config: ApiConfig,
     @Inject(PRISMA) prisma: PrismaClient,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     store: RuleSetStore,
     private readonly installation: InstallationService,
     private readonly cache: RuleCache,

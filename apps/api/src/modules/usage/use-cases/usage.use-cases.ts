@@ -4,7 +4,7 @@ import { AppError, type DenialSamples, ErrorCode, type UsageSeries, type UsageTo
 import type { PrismaClient } from '@tollgate/db';
 import { chooseStep, readDenialSamples, type UsageFilter, type UsageReader, type UsageRow, type UsageStep } from '@tollgate/usage';
 import { stringify } from 'csv-stringify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@tollgate/nest-infra';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { PRISMA, REDIS } from '../../../infra/infra.module';
 import type { TopQuery, UsageQuery } from '../dto/usage.schemas';
@@ -183,7 +183,7 @@ export class UsageTopUseCase {
 export class DenialSamplesUseCase {
   constructor(
     private readonly names: UsageNames,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   async execute(scope: UsageScope, limit: number): Promise<DenialSamples> {
