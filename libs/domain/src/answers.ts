@@ -139,6 +139,26 @@ export type RuleSetChange = z.infer<typeof ruleSetChangeSchema>;
 export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ diff: z.array(ruleSetChangeSchema), compiled: z.unknown() });
 export const ruleSetDiffSchema = z.object({ from: ruleVersion, to: ruleVersion, changes: z.array(ruleSetChangeSchema) });
 
+/**
+ * One audit record: who (`actor`, `user:<e-mail>` or `key:<prefix>`) did what (`action`, `plan_limit.updated`) to
+ * which resource (`entityType`, `entityId`), with the resource before and after (null where there is none; secrets
+ * and hashes never: see the audit API), and the rule set version the change published (null: it published none).
+ */
+export const auditEntrySchema = z.object({
+  id: z.string(),
+  createdAt: instant,
+  actor: z.string(),
+  action: z.string(),
+  entityType: z.string(),
+  entityId: z.string(),
+  before: z.unknown(),
+  after: z.unknown(),
+  ruleVersion: ruleVersion.nullable(),
+});
+export type AuditEntryView = z.infer<typeof auditEntrySchema>;
+/** The audit log, newest first. */
+export const auditPageSchema = pageSchema(auditEntrySchema);
+
 /** A tenant as its own users see it (`GET /v1/tenant`). */
 export const ownTenantSchema = z.object({
   id: z.string(),
