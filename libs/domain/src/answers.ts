@@ -135,8 +135,12 @@ export const ruleSetPageSchema = z.object({ items: z.array(ruleSetVersionSummary
 /** One leaf that differs: `before` is absent when it was added, `after` when it was removed. */
 export const ruleSetChangeSchema = z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() });
 export type RuleSetChange = z.infer<typeof ruleSetChangeSchema>;
-/** One version: its compiled rule set and its diff against the version before it. */
-export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ diff: z.array(ruleSetChangeSchema), compiled: z.unknown() });
+/**
+ * One version: its compiled rule set, its diff against the version before it, and what it was compiled from (plans
+ * with their limits, tenants' plans, statuses and overrides, policies: `RuleSnapshot`; null for versions written
+ * before versions kept it), which says whether a limit changed on a plan or as one tenant's override.
+ */
+export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ diff: z.array(ruleSetChangeSchema), compiled: z.unknown(), source: z.unknown() });
 export const ruleSetDiffSchema = z.object({ from: ruleVersion, to: ruleVersion, changes: z.array(ruleSetChangeSchema) });
 
 /**
