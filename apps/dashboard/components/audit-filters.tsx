@@ -26,7 +26,7 @@ export function AuditFilters({ filter }: { filter: AuditFilter }) {
             ))}
           </select>
         </div>
-        <div className="field field-compact field-wide">
+        <div className="field field-compact">
           <label htmlFor="audit-filter-id">Resource id</label>
           <input id="audit-filter-id" name="entityId" className="input" defaultValue={query.entityId ?? ''} data-testid="audit-filter-id" />
         </div>

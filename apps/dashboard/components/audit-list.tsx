@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { AuditEntry } from '@/lib/api-answers';
-import { auditHref, describeAuditEntry } from '@/lib/audit';
+import { auditHref, describeAuditEntry, resourceLabel } from '@/lib/audit';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { ruleSetsHref } from '@/lib/rule-sets';
 
@@ -50,7 +50,7 @@ export function AuditList({ entries }: { entries: AuditEntry[] }) {
               </time>
               <span aria-hidden="true"> · </span>
               <Link href={auditHref({ entityType: entry.entityType, entityId: entry.entityId })} title="Every change of this resource" data-testid="audit-resource">
-                {entry.entityType} history
+                history of this {resourceLabel(entry.entityType)}
               </Link>
             </p>
           </li>

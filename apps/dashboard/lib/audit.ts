@@ -117,8 +117,13 @@ const NOUNS = new Map([
   ['api_key', 'API key'],
   ['user', 'user'],
   ['rule_set', 'rule set'],
-  ['demo', 'demo'],
+  ['demo', 'the demo with tenant'],
 ]);
+
+/** A resource type as people say it: `plan_limit` → "plan limit". */
+export function resourceLabel(entityType: string): string {
+  return NOUNS.get(entityType) ?? entityType.replace(/_/g, ' ');
+}
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -157,7 +162,7 @@ export function describeAuditEntry(entry: AuditEntry): { headline: string; detai
   const [type = entry.action, verb = ''] = entry.action.split('.');
   const before = isObject(entry.before) ? entry.before : undefined;
   const after = isObject(entry.after) ? entry.after : undefined;
-  const noun = NOUNS.get(type) ?? type.replace(/_/g, ' ');
+  const noun = resourceLabel(type);
   const name = resourceName(entry, after ?? before);
   const headline = `${VERBS.get(verb) ?? verb} ${noun}${name ? ` ${name}` : ''}`;
   if (entry.action === 'rule_set.rejected') return { headline: 'Refused a change: its rule set did not compile', details: [text(after, 'reason') ?? ''].filter(Boolean) };
