@@ -9,8 +9,15 @@ const WIDE = { width: 1400, height: 900 };
 const NARROW = { width: 420, height: 900 };
 const ACTOR = `user:${DEMO_OPERATOR.email}`;
 
-/** Nothing on the page is wider than the window (a horizontal scroll bar). */
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+/** How far the page is wider than the window (a horizontal scroll bar), and the elements that stick out. */
+const overflow = (page: Page) =>
+  page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const outside = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > width + 0.5)
+      .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}[${el.getAttribute('data-testid') ?? ''}]`);
+    return { by: document.documentElement.scrollWidth - width, outside: outside.slice(0, 10) };
+  });
 
 /** Both widths' screenshots of what `page` shows, and no horizontal overflow at the narrow one. */
 async function shoot(page: Page, name: string): Promise<void> {
@@ -18,7 +25,8 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshots, `${name}-1400.png`), fullPage: true });
   await page.setViewportSize(NARROW);
   await page.screenshot({ path: join(screenshots, `${name}-420.png`), fullPage: true });
-  expect(await overflow(page), `${name} at 420 px`).toBeLessThanOrEqual(0);
+  const { by, outside } = await overflow(page);
+  expect(by, `${name} at 420 px: ${outside.join(', ')}`).toBeLessThanOrEqual(0);
   await page.setViewportSize(WIDE);
 }
 

@@ -9,7 +9,7 @@ import { AUDIT_PATH, RESOURCE_TYPES } from '@/lib/audit';
 export function AuditFilters({ filter }: { filter: AuditFilter }) {
   const { query } = filter;
   return (
-    <form method="get" action={AUDIT_PATH} className="card form-body" aria-label="Filter the audit log" data-testid="audit-filters">
+    <form method="get" action={AUDIT_PATH} className="card form-body audit-filters" aria-label="Filter the audit log" data-testid="audit-filters">
       <div className="form-row">
         <div className="field field-compact field-wide">
           <label htmlFor="audit-filter-actor">Actor</label>
@@ -26,15 +26,15 @@ export function AuditFilters({ filter }: { filter: AuditFilter }) {
             ))}
           </select>
         </div>
-        <div className="field field-compact">
+        <div className="field field-compact field-id">
           <label htmlFor="audit-filter-id">Resource id</label>
           <input id="audit-filter-id" name="entityId" className="input" defaultValue={query.entityId ?? ''} data-testid="audit-filter-id" />
         </div>
-        <div className="field field-compact">
+        <div className="field field-compact field-day">
           <label htmlFor="audit-filter-from">From (UTC)</label>
           <input id="audit-filter-from" name="from" type="date" className="input" defaultValue={filter.fromDay ?? ''} data-testid="audit-filter-from" />
         </div>
-        <div className="field field-compact">
+        <div className="field field-compact field-day">
           <label htmlFor="audit-filter-to">To (UTC)</label>
           <input id="audit-filter-to" name="to" type="date" className="input" defaultValue={filter.toDay ?? ''} data-testid="audit-filter-to" />
         </div>

@@ -1,12 +1,8 @@
 import { queryText } from '@tollgate/domain';
 import { z } from 'zod';
+import { instantQuery } from '../../../common/instant-query';
 import { pageSizeQuery } from '../../../common/page-size';
 
-/** A time in a query: ISO 8601 with its zone (`2026-12-01T00:00:00Z`, `2026-12-01T05:30:00+05:30`). */
-const instant = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 time with its zone (2026-12-01T00:00:00Z)' })
-  .transform((s) => new Date(s))
-  .refine((d) => !Number.isNaN(d.getTime()), 'is not a time that exists');
 
 /** The largest id Postgres's `bigint` holds: a cursor past it names no row. */
 const MAX_ID = 9_223_372_036_854_775_807n;
@@ -22,8 +18,8 @@ export const listAuditQuery = z
     entityType: z.string().regex(/^[a-z][a-z_]{0,39}$/, 'must be a resource type such as plan, plan_limit, tenant or api_key').optional(),
     entityId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a resource id (a UUID, or a rule set version)').optional(),
     action: z.string().regex(/^[a-z][a-z_]{0,39}\.[a-z][a-z_]{0,39}$/, 'must be an action such as plan_limit.updated').optional(),
-    from: instant.optional(),
-    to: instant.optional(),
+    from: instantQuery.optional(),
+    to: instantQuery.optional(),
     ...pageSizeQuery,
     /** The id of the last entry of the previous page (entries come newest first). */
     cursor: z
