@@ -9,15 +9,18 @@ const WIDE = { width: 1400, height: 900 };
 const NARROW = { width: 420, height: 900 };
 const ACTOR = `user:${DEMO_OPERATOR.email}`;
 
-/** How far the page is wider than the window (a horizontal scroll bar), and the elements that stick out. */
+/**
+ * How far the page is wider than the window (a horizontal scroll bar), and the elements that stick out. Run in the
+ * page, as text: the tests are type-checked without the browser's DOM.
+ */
 const overflow = (page: Page) =>
-  page.evaluate(() => {
+  page.evaluate<{ by: number; outside: string[] }>(`(() => {
     const width = document.documentElement.clientWidth;
     const outside = [...document.querySelectorAll('body *')]
       .filter((el) => el.getBoundingClientRect().right > width + 0.5)
-      .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}[${el.getAttribute('data-testid') ?? ''}]`);
+      .map((el) => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + '[' + (el.getAttribute('data-testid') ?? '') + ']');
     return { by: document.documentElement.scrollWidth - width, outside: outside.slice(0, 10) };
-  });
+  })()`);
 
 /** Both widths' screenshots of what `page` shows, and no horizontal overflow at the narrow one. */
 async function shoot(page: Page, name: string): Promise<void> {
