@@ -69,7 +69,7 @@ describe('endpoint policies in the dashboard', () => {
     await page.waitForURL(/\/rule-sets/);
     const newest = page.locator('[data-testid^="rule-set-view-"]').first();
     await newest.click();
-    await expect.poll(() => page.getByTestId('rule-set-diff').textContent(), { timeout: 10_000 }).toContain('policies.plans.starter');
+    await expect.poll(() => page.getByTestId('rule-set-diff').textContent(), { timeout: 10_000 }).toContain('policy items added to plan starter: GET /v1/items/*');
 
     await page.getByTestId('nav-policies').click();
     await page.getByTestId('policy-edit-items').click();

@@ -86,6 +86,7 @@ const MATRIX: Row[] = [
   { method: 'POST', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants', body: { slug: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
   { method: 'PATCH', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}`, body: { name: 'Matrix tenant' } }), expect: OPERATOR_READ },
   { method: 'DELETE', url: '/v1/admin/tenants/:tenantId', call: () => ({ path: '/v1/admin/tenants/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'GET', url: '/v1/admin/audit', call: () => ({ path: '/v1/admin/audit' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets', call: () => ({ path: '/v1/admin/rule-sets' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/current', call: () => ({ path: '/v1/admin/rule-sets/current' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/diff', call: () => ({ path: '/v1/admin/rule-sets/diff?from=1&to=1' }), expect: OPERATOR_READ },

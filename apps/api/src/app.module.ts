@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino';
 import type { Options } from 'pino-http';
 import type { ApiConfig } from './config/config';
 import { apiInfra } from './infra/infra.module';
+import { AuditModule } from './modules/audit/audit.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CheckModule } from './modules/check/check.module';
@@ -51,6 +52,7 @@ export class AppModule {
         KeysModule,
         PoliciesModule,
         UsersModule,
+        AuditModule,
         TenantSelfModule,
         UsageModule,
       ],

@@ -12,6 +12,7 @@ const LINKS: Record<UserRole, readonly { href: string; label: string; id: string
     { href: '/tenants', label: 'Tenants', id: 'tenants' },
     { href: '/keys', label: 'Keys', id: 'keys' },
     { href: '/users', label: 'Users', id: 'users' },
+    { href: '/audit', label: 'Audit log', id: 'audit' },
   ],
   // A tenant's user sees its own tenant only: none of the operator's pages.
   tenant: [

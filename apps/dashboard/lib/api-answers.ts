@@ -1,4 +1,5 @@
 import type {
+  auditPageSchema,
   keyAnswerSchema,
   keyRotationAnswerSchema,
   keySecretAnswerSchema,
@@ -34,6 +35,7 @@ export {
   type KeyKind,
   type OwnLimits,
   type OwnTenant,
+  type AuditEntryView as AuditEntry,
   type RuleSetChange,
   type RuleSetSummary,
   type RuleSetVersionSummary,
@@ -74,3 +76,4 @@ export type RuleSetPage = z.infer<typeof ruleSetPageSchema>;
 export type RuleSetVersion = z.infer<typeof ruleSetVersionSchema>;
 export type RuleSetDiff = z.infer<typeof ruleSetDiffSchema>;
 export type RestoreRuleSetResponse = z.infer<typeof restoreAnswerSchema>;
+export type AuditPage = z.infer<typeof auditPageSchema>;

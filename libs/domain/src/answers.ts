@@ -146,9 +146,33 @@ export const ruleSetPageSchema = z.object({ items: z.array(ruleSetVersionSummary
 /** One leaf that differs: `before` is absent when it was added, `after` when it was removed. */
 export const ruleSetChangeSchema = z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() });
 export type RuleSetChange = z.infer<typeof ruleSetChangeSchema>;
-/** One version: its compiled rule set and its diff against the version before it. */
-export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ diff: z.array(ruleSetChangeSchema), compiled: z.unknown() });
+/**
+ * One version: its compiled rule set, its diff against the version before it, and what it was compiled from (plans
+ * with their limits, tenants' plans, statuses and overrides, policies: `RuleSnapshot`; null for versions written
+ * before versions kept it), which says whether a limit changed on a plan or as one tenant's override.
+ */
+export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ diff: z.array(ruleSetChangeSchema), compiled: z.unknown(), source: z.unknown() });
 export const ruleSetDiffSchema = z.object({ from: ruleVersion, to: ruleVersion, changes: z.array(ruleSetChangeSchema) });
+
+/**
+ * One audit record: who (`actor`, `user:<e-mail>` or `key:<prefix>`) did what (`action`, `plan_limit.updated`) to
+ * which resource (`entityType`, `entityId`), with the resource before and after (null where there is none; secrets
+ * and hashes never: see the audit API), and the rule set version the change published (null: it published none).
+ */
+export const auditEntrySchema = z.object({
+  id: z.string(),
+  createdAt: instant,
+  actor: z.string(),
+  action: z.string(),
+  entityType: z.string(),
+  entityId: z.string(),
+  before: z.unknown(),
+  after: z.unknown(),
+  ruleVersion: ruleVersion.nullable(),
+});
+export type AuditEntryView = z.infer<typeof auditEntrySchema>;
+/** The audit log, newest first. */
+export const auditPageSchema = pageSchema(auditEntrySchema);
 
 /** A tenant as its own users see it (`GET /v1/tenant`). */
 export const ownTenantSchema = z.object({

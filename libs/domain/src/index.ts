@@ -14,3 +14,4 @@ export * from './answers';
 export * from './client-address';
 export * from './signed-client-address';
 export * from './trust-proxy';
+export * from './rule-snapshot';

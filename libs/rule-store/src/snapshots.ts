@@ -1,6 +1,5 @@
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { AppError, ErrorCode, type RuleSnapshot } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
-import type { RuleSnapshot } from '@tollgate/rules';
 
 type Tx = Prisma.TransactionClient;
 

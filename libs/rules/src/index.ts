@@ -3,4 +3,3 @@ export * from './compile-policies';
 export * from './diff';
 export * from './limit-rules';
 export * from './policy-matcher';
-export * from './snapshot';

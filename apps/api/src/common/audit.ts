@@ -10,9 +10,15 @@ export interface AuditEntry {
   after?: unknown;
 }
 
+/**
+ * The audit rows each open transaction has written, so that the rule set version the transaction then publishes
+ * can be stamped on them (`linkAuditToVersion`); a transaction that publishes none leaves them unlinked.
+ */
+const writtenIn = new WeakMap<Prisma.TransactionClient, bigint[]>();
+
 /** Appends to the audit log inside the caller's transaction: the record and the change commit together. */
 export async function writeAudit(tx: Prisma.TransactionClient, entry: AuditEntry): Promise<void> {
-  await tx.auditLog.create({
+  const row = await tx.auditLog.create({
     data: {
       actor: entry.actor,
       action: entry.action,
@@ -21,7 +27,18 @@ export async function writeAudit(tx: Prisma.TransactionClient, entry: AuditEntry
       before: toJson(entry.before),
       after: toJson(entry.after),
     },
+    select: { id: true },
   });
+  const ids = writtenIn.get(tx);
+  if (ids) ids.push(row.id);
+  else writtenIn.set(tx, [row.id]);
+}
+
+/** Records on the audit rows this transaction wrote that their change published `ruleVersion`. */
+export async function linkAuditToVersion(tx: Prisma.TransactionClient, ruleVersion: number): Promise<void> {
+  const ids = writtenIn.get(tx);
+  writtenIn.delete(tx);
+  if (ids) await tx.auditLog.updateMany({ where: { id: { in: ids } }, data: { ruleVersion } });
 }
 
 /** How a caller is named in the audit log and as a rule set's author. */

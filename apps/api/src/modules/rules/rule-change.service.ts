@@ -2,15 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
 import { createRuleSetVersion } from '@tollgate/rule-store';
-import { writeAudit } from '../../common/audit';
+import { linkAuditToVersion, writeAudit } from '../../common/audit';
 import { PRISMA } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { RulePublisher } from './rule-publisher.service';
 
 /**
  * The one way a control-plane change is committed: the change, its audit record and the new rule set version
- * in one transaction, then the version is handed to every API node. A change whose rule set does not compile
- * is rolled back whole (the version in force stays), and the refusal itself is audited and counted.
+ * in one transaction (the audit record names the version), then the version is handed to every API node. A change
+ * whose rule set does not compile is rolled back whole (the version in force stays), and the refusal itself is
+ * audited and counted.
  */
 @Injectable()
 export class RuleChangeService {
@@ -24,7 +25,9 @@ export class RuleChangeService {
     try {
       const { result, ruleSet } = await this.prisma.$transaction(async (tx) => {
         const result = await change(tx);
-        return { result, ruleSet: await createRuleSetVersion(tx, actor) };
+        const ruleSet = await createRuleSetVersion(tx, actor);
+        await linkAuditToVersion(tx, ruleSet.version);
+        return { result, ruleSet };
       });
       await this.publisher.publish(ruleSet);
       return { result, ruleVersion: ruleSet.version };

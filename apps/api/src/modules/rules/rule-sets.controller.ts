@@ -80,7 +80,7 @@ export class RuleSetsController {
     return { from: query.from, to: query.to, changes: diffJson(bodyOf(from), bodyOf(to)) };
   }
 
-  /** One version: the compiled rule set and its diff against the version before it. */
+  /** One version: the compiled rule set, its diff against the version before it, and what it was compiled from. */
   @Get(':version')
   @Access('operator')
   @ApiAnswer(ruleSetVersionSchema)
@@ -88,7 +88,14 @@ export class RuleSetsController {
     const row = await this.prisma.ruleSetVersion.findUnique({ where: { version } });
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'rule set version not found');
     // `diff` is what diffJson wrote when the version was committed (a JSON column, so typed only as JSON).
-    return { version: row.version, createdAt: row.createdAt.toISOString(), author: row.author, diff: row.diff as unknown as JsonChange[], compiled: row.compiled as unknown };
+    return {
+      version: row.version,
+      createdAt: row.createdAt.toISOString(),
+      author: row.author,
+      diff: row.diff as unknown as JsonChange[],
+      compiled: row.compiled as unknown,
+      source: row.source as unknown,
+    };
   }
 
   /** Rolls back to this version's plans and limits, published as a new version. */

@@ -26,6 +26,10 @@ describe('rule set versions API', () => {
     const mine = await ctx.api.request('GET', `/v1/admin/rule-sets/${versions[1]}`, { token: ctx.session });
     expect(mine.body).toMatchObject({ version: versions[1], author: expect.stringMatching(/^user:/) });
     expect(mine.body.compiled.tenants[fixture.tenant.slug].limits[0].limit).toBe(12);
+    // What it was compiled from: the plan's own limit, which says the change was the plan's and not an override.
+    const plan = mine.body.source.plans.find((p: { id: string }) => p.id === fixture.plan.id);
+    expect(plan.limits).toContainEqual(expect.objectContaining({ name: 'minute', limit: 12 }));
+    expect(mine.body.source.tenants).toContainEqual(expect.objectContaining({ id: fixture.tenant.id, planId: fixture.plan.id, overrides: [] }));
   });
 
   it('diffs two versions in either direction', async () => {

@@ -9,6 +9,7 @@ import { RuleSetDiffPanel } from '@/components/rule-set-diff';
 import { RestoreStatus, RuleSetRestoreProvider } from '@/components/rule-set-restore';
 import { RuleSetsTable } from '@/components/rule-sets-table';
 import { diffRuleSets, getRuleSet, listRuleSets } from '@/lib/api';
+import { ruleSetSentences } from '@/lib/rule-set-sides';
 import type { RuleSetChange } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { parseSelection, parseTrail, RULE_SETS_PATH, ruleSetsHref, type RuleSetSelection } from '@/lib/rule-sets';
@@ -94,6 +95,7 @@ export default async function RuleSetsPage({ searchParams }: RuleSetsPageProps) 
 interface DiffView {
   title: string;
   description: string;
+  sentences: string[] | null;
   changes: RuleSetChange[];
 }
 
@@ -101,15 +103,33 @@ function loadDiff(selection: RuleSetSelection): Promise<Loaded<DiffView>> | unde
   switch (selection.kind) {
     case 'version':
       return loadWithSession(async (token) => {
-        const { version, createdAt, author, diff } = await getRuleSet(token, selection.version);
+        const [current, previous] = await Promise.all([
+          getRuleSet(token, selection.version),
+          selection.version > 1 ? getRuleSet(token, selection.version - 1) : null,
+        ]);
+        const { version, createdAt, author, diff } = current;
         const against = version > 1 ? `v${version - 1}` : 'an empty rule set';
         const published = `${formatRelativeTime(createdAt)} (${formatTimestamp(createdAt)})`;
-        return { title: `Changes in v${version}`, description: `Against ${against} · published ${published} by ${author}`, changes: diff };
+        return {
+          title: `Changes in v${version}`,
+          description: `Against ${against} · published ${published} by ${author}`,
+          sentences: ruleSetSentences(previous, current),
+          changes: diff,
+        };
       });
     case 'compare':
       return loadWithSession(async (token) => {
-        const { from, to, changes } = await diffRuleSets(token, selection.from, selection.to);
-        return { title: `v${from} → v${to}`, description: `What changes going from v${from} to v${to}`, changes };
+        const [from, to, { changes }] = await Promise.all([
+          getRuleSet(token, selection.from),
+          getRuleSet(token, selection.to),
+          diffRuleSets(token, selection.from, selection.to),
+        ]);
+        return {
+          title: `v${from.version} → v${to.version}`,
+          description: `What changes going from v${from.version} to v${to.version}`,
+          sentences: ruleSetSentences(from, to),
+          changes,
+        };
       });
     default:
       return undefined;

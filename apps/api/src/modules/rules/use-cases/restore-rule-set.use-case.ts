@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { AppError, ErrorCode, parseSnapshot } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { parseSnapshot } from '@tollgate/rules';
 import { restoreSnapshot, takeSnapshot } from '@tollgate/rule-store';
 import { writeAudit } from '../../../common/audit';
 import { PRISMA } from '../../../infra/infra.module';

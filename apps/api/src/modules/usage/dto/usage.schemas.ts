@@ -1,21 +1,17 @@
 import { slug } from '@tollgate/domain';
 import { USAGE_RESULTS, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
 import { z } from 'zod';
+import { instantQuery } from '../../../common/instant-query';
 
 /** The most entries a top-N answers, and the most denial samples one read answers. */
 export const MAX_TOP_ENTRIES = 100;
 export const MAX_DENIAL_SAMPLES = 200;
 
-/** A time in a query: ISO 8601 with its zone (`2026-12-01T00:00:00Z`, `2026-12-01T05:30:00+05:30`). */
-const instant = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 time with its zone (2026-12-01T00:00:00Z)' })
-  .transform((s) => new Date(s))
-  .refine((d) => !Number.isNaN(d.getTime()), 'is not a time that exists');
 
 /** The range of every usage read: `to` defaults to now, `from` to a day before `to`. */
 const range = {
-  from: instant.optional(),
-  to: instant.optional(),
+  from: instantQuery.optional(),
+  to: instantQuery.optional(),
 };
 
 /** A series or a CSV export as an operator asks for it: every filter optional. */

@@ -1,5 +1,6 @@
-import { ALGORITHMS, CALENDARS, FAILURE_MODES, legacyCalendar, POLICY_MODES, SUBJECT_SCOPES } from '@tollgate/domain';
 import { z } from 'zod';
+import { ALGORITHMS, CALENDARS, legacyCalendar } from './limits';
+import { FAILURE_MODES, POLICY_MODES, SUBJECT_SCOPES } from './policies';
 
 const limitFields = {
   name: z.string(),

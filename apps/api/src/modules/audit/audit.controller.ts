@@ -1,0 +1,62 @@
+import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { auditPageSchema, type AuditEntryView } from '@tollgate/domain';
+import type { Prisma, PrismaClient } from '@tollgate/db';
+import { Access } from '../../common/access.decorator';
+import { ApiAnswer } from '../../common/api-json-body';
+import { ZodPipe } from '../../common/zod.pipe';
+import { ApiPage } from '../../common/page-size';
+import { PRISMA } from '../../infra/infra.module';
+import { listAuditQuery, type ListAuditQuery } from './dto/audit.schemas';
+import { redactSecrets } from './redact';
+
+/** Who changed what and when: the audit log every change writes in its own transaction, read only. */
+@ApiTags('audit')
+@ApiBearerAuth()
+@Controller('v1/admin/audit')
+export class AuditController {
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  /** Entries newest first, a page at a time, each with the rule set version its change published (or null). */
+  @Get()
+  @Access('operator')
+  @ApiQuery({ name: 'actor', required: false, description: 'who made the change, exactly as entries name it', example: 'user:admin@tollgate.local' })
+  @ApiQuery({ name: 'entityType', required: false, example: 'plan_limit' })
+  @ApiQuery({ name: 'entityId', required: false })
+  @ApiQuery({ name: 'action', required: false, example: 'plan_limit.updated' })
+  @ApiQuery({ name: 'from', required: false, description: 'ISO 8601, inclusive', example: '2026-12-01T00:00:00Z' })
+  @ApiQuery({ name: 'to', required: false, description: 'ISO 8601, exclusive' })
+  @ApiPage()
+  @ApiAnswer(auditPageSchema)
+  async list(@Query(new ZodPipe(listAuditQuery)) query: ListAuditQuery): Promise<{ items: AuditEntryView[]; nextCursor: string | null }> {
+    const createdAt: Prisma.DateTimeFilter = { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) };
+    const rows = await this.prisma.auditLog.findMany({
+      where: {
+        ...(query.actor ? { actor: query.actor } : {}),
+        ...(query.entityType ? { entityType: query.entityType } : {}),
+        ...(query.entityId ? { entityId: query.entityId } : {}),
+        ...(query.action ? { action: query.action } : {}),
+        ...(query.from || query.to ? { createdAt } : {}),
+        ...(query.cursor ? { id: { lt: query.cursor } } : {}),
+      },
+      // Ids grow with every record: the newest first, and a page goes on strictly after the previous page's last.
+      orderBy: { id: 'desc' },
+      take: query.pageSize + 1,
+    });
+    const page = rows.slice(0, query.pageSize);
+    return {
+      items: page.map((r) => ({
+        id: String(r.id),
+        createdAt: r.createdAt.toISOString(),
+        actor: r.actor,
+        action: r.action,
+        entityType: r.entityType,
+        entityId: r.entityId,
+        before: redactSecrets(r.before),
+        after: redactSecrets(r.after),
+        ruleVersion: r.ruleVersion,
+      })),
+      nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id.toString() ?? null) : null,
+    };
+  }
+}

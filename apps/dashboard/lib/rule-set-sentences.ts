@@ -1,0 +1,206 @@
+import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, RuleSetBody, RuleSnapshot } from '@tollgate/domain';
+import { formatAlgorithm, formatCount, formatPeriod, formatRate } from './format';
+
+/**
+ * What changed between two rule set versions, as sentences an operator reads ("starter: minute 10 → 20", "tenant
+ * acme moved to plan pro", "3 keys added to acme, 1 revoked") instead of JSON paths. Keys are counted, never shown
+ * by hash. Pure: the rule sets page and its tests share it.
+ */
+
+/** One side of a comparison: the compiled rule set and, when the version kept it, what it was compiled from. */
+export interface RuleSetSide {
+  compiled: RuleSetBody;
+  /** Says whether a limit changed on a plan or as a tenant's override; null for versions older than snapshots. */
+  source: RuleSnapshot | null;
+}
+
+interface Limit {
+  name: string;
+  windowS: number;
+  limit: number;
+  algorithm: string;
+  burst?: number | null;
+  calendar?: string | null;
+}
+
+const EMPTY: RuleSetSide = {
+  compiled: { tenants: {}, serviceKeys: [], tenantKeys: [], policies: { plans: {}, tenants: {} } },
+  source: { plans: [], tenants: [], policies: [] },
+};
+
+/** The sentences of going from `before` (null: an empty rule set, before version 1) to `after`. */
+export function describeRuleSetChanges(before: RuleSetSide | null, after: RuleSetSide): string[] {
+  const from = before ?? EMPTY;
+  const tenantsBefore = byKey(Object.values(from.compiled.tenants), (t) => t.slug);
+  const tenantsAfter = byKey(Object.values(after.compiled.tenants), (t) => t.slug);
+  // Plan limits and overrides come from the snapshots when both sides have one; otherwise each tenant's limits as enforced.
+  const sources = from.source && after.source ? { before: from.source, after: after.source } : null;
+  return [
+    ...(sources ? planSentences(sources.before, sources.after) : []),
+    ...tenantSentences(tenantsBefore, tenantsAfter, sources),
+    ...policySentences(from.compiled.policies, after.compiled.policies),
+    ...keySentences(from.compiled, after.compiled, tenantsAfter),
+  ];
+}
+
+function planSentences(before: RuleSnapshot, after: RuleSnapshot): string[] {
+  const out: string[] = [];
+  const plansBefore = byKey(before.plans, (p) => p.id);
+  const plansAfter = byKey(after.plans, (p) => p.id);
+  for (const [id, plan] of plansAfter) {
+    const old = plansBefore.get(id);
+    if (!old) {
+      out.push(`plan ${plan.slug} added${plan.limits.length > 0 ? `: ${plan.limits.map((l) => `${l.name} ${formatRate(l)}`).join(', ')}` : ' without limits'}`);
+      continue;
+    }
+    if (old.slug !== plan.slug) out.push(`plan ${old.slug} renamed to ${plan.slug}`);
+    else if (old.name !== plan.name) out.push(`plan ${plan.slug}: name “${old.name}” → “${plan.name}”`);
+    out.push(...limitSentences(plan.slug, old.limits, plan.limits));
+  }
+  for (const [id, plan] of plansBefore) if (!plansAfter.has(id)) out.push(`plan ${plan.slug} removed`);
+  return out;
+}
+
+function tenantSentences(
+  before: ReadonlyMap<string, CompiledTenant>,
+  after: ReadonlyMap<string, CompiledTenant>,
+  sources: { before: RuleSnapshot; after: RuleSnapshot } | null,
+): string[] {
+  const out: string[] = [];
+  const overridesBefore = sources ? byKey(sources.before.tenants, (t) => t.id) : null;
+  const overridesAfter = sources ? byKey(sources.after.tenants, (t) => t.id) : null;
+  for (const [slug, tenant] of after) {
+    const old = before.get(slug);
+    if (!old) {
+      out.push(`tenant ${slug} added on plan ${tenant.plan}${tenant.status === 'suspended' ? ', suspended' : ''}`);
+      continue;
+    }
+    if (old.plan !== tenant.plan) out.push(`tenant ${slug} moved to plan ${tenant.plan} (from ${old.plan})`);
+    if (old.status !== tenant.status) out.push(`tenant ${slug} ${tenant.status === 'suspended' ? 'suspended' : 'resumed'}`);
+    if (old.timeZone !== tenant.timeZone) out.push(`tenant ${slug}: time zone ${old.timeZone} → ${tenant.timeZone}`);
+    if (overridesBefore && overridesAfter) {
+      const own = (rows: typeof overridesBefore, id: string) => rows.get(id)?.overrides ?? [];
+      out.push(...limitSentences(slug, own(overridesBefore, old.id), own(overridesAfter, tenant.id), 'override '));
+    } else if (old.plan === tenant.plan) {
+      // Without snapshots the limits as enforced are all there is (a plan's change shows on each of its tenants).
+      out.push(...limitSentences(slug, old.limits, tenant.limits));
+    }
+  }
+  for (const slug of before.keys()) if (!after.has(slug)) out.push(`tenant ${slug} removed`);
+  return out;
+}
+
+/** A limit's changes, one sentence per limit: `starter: minute 10 → 20`, `acme: override daily added (…)`. */
+function limitSentences(owner: string, before: readonly Limit[], after: readonly Limit[], noun = ''): string[] {
+  const out: string[] = [];
+  const old = byKey(before, (l) => l.name);
+  const now = byKey(after, (l) => l.name);
+  for (const [name, limit] of now) {
+    const was = old.get(name);
+    if (!was) {
+      out.push(`${owner}: ${noun}${name} added (${formatRate(limit)}${limit.algorithm === 'fixed_window' ? '' : `, ${formatAlgorithm(limit.algorithm).toLowerCase()}`})`);
+      continue;
+    }
+    const parts: string[] = [];
+    if (was.limit !== limit.limit) parts.push(`${formatCount(was.limit)} → ${formatCount(limit.limit)}`);
+    if (formatPeriod(was) !== formatPeriod(limit)) parts.push(`${formatPeriod(was)} → ${formatPeriod(limit)}`);
+    if (was.algorithm !== limit.algorithm) parts.push(`${formatAlgorithm(was.algorithm)} → ${formatAlgorithm(limit.algorithm)}`);
+    if ((was.burst ?? null) !== (limit.burst ?? null)) parts.push(`burst ${formatBurst(was.burst)} → ${formatBurst(limit.burst)}`);
+    if (parts.length > 0) out.push(`${owner}: ${noun}${name} ${parts.join(', ')}`);
+  }
+  for (const name of old.keys()) if (!now.has(name)) out.push(`${owner}: ${noun}${name} removed`);
+  return out;
+}
+
+const formatBurst = (burst: number | null | undefined) => (burst == null ? 'none' : formatCount(burst));
+
+interface OwnedPolicy {
+  owner: string;
+  route: string;
+  policy: CompiledPolicy;
+}
+
+function policySentences(before: RuleSetBody['policies'], after: RuleSetBody['policies']): string[] {
+  const out: string[] = [];
+  const flatten = (policies: RuleSetBody['policies']): OwnedPolicy[] => [
+    ...Object.entries(policies.plans).flatMap(([slug, table]) => Object.entries(table).map(([route, policy]) => ({ owner: `plan ${slug}`, route, policy }))),
+    ...Object.entries(policies.tenants).flatMap(([slug, table]) => Object.entries(table).map(([route, policy]) => ({ owner: `tenant ${slug}`, route, policy }))),
+  ];
+  const all = [...flatten(before), ...flatten(after)];
+  // A policy is named alone unless owners share its name: then its owner says which.
+  const owners = new Map<string, Set<string>>();
+  for (const { owner, policy } of all) owners.set(policy.name, (owners.get(policy.name) ?? new Set()).add(owner));
+  const label = ({ owner, policy }: OwnedPolicy) => `policy ${policy.name}${(owners.get(policy.name)?.size ?? 0) > 1 ? ` (${owner})` : ''}`;
+  const old = byKey(flatten(before), (p) => `${p.owner} ${p.route}`);
+  const now = byKey(flatten(after), (p) => `${p.owner} ${p.route}`);
+  for (const [key, entry] of now) {
+    const was = old.get(key);
+    const { policy } = entry;
+    if (!was) {
+      out.push(`${label(entry)} added to ${entry.owner}: ${entry.route}, ${policy.limits.length === 1 ? '1 limit' : `${policy.limits.length} limits`}`);
+      continue;
+    }
+    const parts: string[] = [];
+    if (was.policy.name !== policy.name) parts.push(`renamed from ${was.policy.name}`);
+    if (was.policy.cost !== policy.cost) parts.push(`cost ${was.policy.cost} → ${policy.cost}`);
+    if (was.policy.mode !== policy.mode) parts.push(`mode ${was.policy.mode} → ${policy.mode}`);
+    if (was.policy.failureMode !== policy.failureMode) parts.push(`failure mode ${was.policy.failureMode} → ${policy.failureMode}`);
+    if (was.policy.scope !== policy.scope) parts.push(`counted per ${was.policy.scope} → per ${policy.scope}`);
+    if (parts.length > 0) out.push(`${label(entry)}: ${parts.join(', ')}`);
+    out.push(...limitSentences(label(entry), was.policy.limits, policy.limits));
+  }
+  for (const [key, entry] of old) if (!now.has(key)) out.push(`${label(entry)} removed from ${entry.owner}: ${entry.route}`);
+  return out;
+}
+
+/** Keys by what happened to them, counted per tenant (tenant keys) and together (service keys); never a hash. */
+function keySentences(before: RuleSetBody, after: RuleSetBody, tenantsAfter: ReadonlyMap<string, CompiledTenant>): string[] {
+  const out: string[] = [];
+  const tenantKeys = keyChanges(before.tenantKeys, after.tenantKeys);
+  const slugs = new Set([...tenantKeys.added, ...tenantKeys.removed, ...tenantKeys.expiring].map((k) => k.tenant));
+  for (const slug of [...slugs].sort()) {
+    const mine = (keys: CompiledTenantKey[]) => keys.filter((k) => k.tenant === slug).length;
+    // A removed tenant's keys go with it: "tenant … removed" says so.
+    const revoked = tenantsAfter.has(slug) ? mine(tenantKeys.removed) : 0;
+    const sentence = countSentence(`of ${slug}`, `to ${slug}`, 'key', mine(tenantKeys.added), revoked, mine(tenantKeys.expiring));
+    if (sentence) out.push(sentence);
+  }
+  const serviceKeys = keyChanges(before.serviceKeys, after.serviceKeys);
+  const sentence = countSentence('', '', 'service key', serviceKeys.added.length, serviceKeys.removed.length, serviceKeys.expiring.length);
+  if (sentence) out.push(sentence);
+  const rescoped = serviceKeys.kept.filter(([was, now]) => JSON.stringify(was.tenantIds) !== JSON.stringify(now.tenantIds)).length;
+  if (rescoped > 0) out.push(`${plural(rescoped, 'service key')} ${rescoped === 1 ? 'checks' : 'check'} other tenants now`);
+  return out;
+}
+
+function keyChanges<K extends CompiledTenantKey | CompiledServiceKey>(before: readonly K[], after: readonly K[]) {
+  const old = byKey(before, (k) => k.id);
+  const now = byKey(after, (k) => k.id);
+  const kept = [...now].flatMap(([id, key]): [K, K][] => (old.has(id) ? [[old.get(id)!, key]] : []));
+  return {
+    added: [...now.values()].filter((k) => !old.has(k.id)),
+    removed: [...old.values()].filter((k) => !now.has(k.id)),
+    // A rotation gives the old key an end: it keeps working until then.
+    expiring: kept.filter(([was, key]) => key.expiresAt !== null && was.expiresAt !== key.expiresAt).map(([, key]) => key),
+    kept,
+  };
+}
+
+/** "3 keys added to acme, 1 revoked", "1 key of acme revoked", "2 service keys added, 1 set to expire". */
+function countSentence(of: string, to: string, noun: string, added: number, revoked: number, expiring: number): string | null {
+  const parts: string[] = [];
+  const tail = (text: string) => (text ? ` ${text}` : '');
+  if (added > 0) parts.push(`${plural(added, noun)} added${tail(to)}`);
+  if (revoked > 0) parts.push(parts.length > 0 ? `${revoked} revoked` : `${plural(revoked, noun)}${tail(of)} revoked`);
+  if (expiring > 0) parts.push(parts.length > 0 ? `${expiring} set to expire` : `${plural(expiring, noun)}${tail(of)} set to expire`);
+  return parts.length > 0 ? parts.join(', ') : null;
+}
+
+function plural(count: number, noun: string): string {
+  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Rows by a name a user chose (a slug, a limit name): a Map, so `constructor` is a name like any other. */
+function byKey<T>(rows: readonly T[], key: (row: T) => string): Map<string, T> {
+  return new Map(rows.map((row) => [key(row), row]));
+}

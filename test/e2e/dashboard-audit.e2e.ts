@@ -1,0 +1,117 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_OPERATOR } from '../../prisma/demo';
+import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { startStack, type Stack } from '../support/stack';
+
+const WIDE = { width: 1400, height: 900 };
+const NARROW = { width: 420, height: 900 };
+const ACTOR = `user:${DEMO_OPERATOR.email}`;
+
+/**
+ * How far the page is wider than the window (a horizontal scroll bar), and the elements that stick out. Run in the
+ * page, as text: the tests are type-checked without the browser's DOM.
+ */
+const overflow = (page: Page) =>
+  page.evaluate<{ by: number; outside: string[] }>(`(() => {
+    const width = document.documentElement.clientWidth;
+    const outside = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > width + 0.5)
+      .map((el) => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + '[' + (el.getAttribute('data-testid') ?? '') + ']');
+    return { by: document.documentElement.scrollWidth - width, outside: outside.slice(0, 10) };
+  })()`);
+
+/** Both widths' screenshots of what `page` shows, and no horizontal overflow at the narrow one. */
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(WIDE);
+  await page.screenshot({ path: join(screenshots, `${name}-1400.png`), fullPage: true });
+  await page.setViewportSize(NARROW);
+  await page.screenshot({ path: join(screenshots, `${name}-420.png`), fullPage: true });
+  const { by, outside } = await overflow(page);
+  expect(by, `${name} at 420 px: ${outside.join(', ')}`).toBeLessThanOrEqual(0);
+  await page.setViewportSize(WIDE);
+}
+
+describe('the audit log in the dashboard: who changed what, and the rule set version it published', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    stack = await startStack('dashboard_audit');
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: WIDE });
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('shows a limit change with its actor, links it to its version, whose diff reads as a sentence', async () => {
+    await page.getByTestId('limit-input-starter-minute').fill('20');
+    await page.getByTestId('limit-save-starter-minute').click();
+    await expect.poll(() => page.getByTestId('save-status').textContent()).toMatch(/v\d+/);
+    const version = Number(/v(\d+)/.exec((await page.getByTestId('save-status').textContent())!)![1]);
+
+    await page.getByTestId('nav-audit').click();
+    await page.waitForURL(/\/audit$/);
+    const newest = page.getByTestId('audit-entry').first();
+    await newest.waitFor();
+    expect(await newest.getByTestId('audit-headline').textContent()).toBe('Changed plan limit minute');
+    expect(await newest.getByTestId('audit-details').textContent()).toContain('limit 10 → 20');
+    expect(await newest.getByTestId('audit-actor').textContent()).toBe(ACTOR);
+    expect(await newest.getByTestId('audit-version-link').textContent()).toBe(`published v${version} →`);
+    await shoot(page, 'audit');
+
+    await newest.getByTestId('audit-version-link').click();
+    await page.waitForURL(new RegExp(`/rule-sets\\?version=${version}$`));
+    const diff = page.getByTestId('rule-set-diff');
+    await expect.poll(() => diff.getByTestId('rule-set-change').allTextContents()).toEqual(['starter: minute 10 → 20']);
+    expect(await diff.textContent()).toContain(`Changes in v${version}`);
+    await shoot(page, 'audit-rule-set-diff');
+  });
+
+  it('filters by actor, resource and days in the URL, and says what to do when nothing matches', async () => {
+    await page.goto(`${stack.dashboardUrl}/audit`);
+    await page.getByTestId('audit-entry').first().getByTestId('audit-actor').click();
+    await page.waitForURL(/actor=user%3Aadmin%40tollgate\.local/);
+    expect(new Set(await page.getByTestId('audit-actor').allTextContents())).toEqual(new Set([ACTOR]));
+
+    await page.getByTestId('audit-filter-type').selectOption('plan_limit');
+    const today = new Date().toISOString().slice(0, 10);
+    await page.getByTestId('audit-filter-from').fill(today);
+    await page.getByTestId('audit-filter-to').fill(today);
+    await page.getByTestId('audit-filter-submit').click();
+    await page.waitForURL(/entityType=plan_limit/);
+    expect(page.url()).toContain(`from=${today}`);
+    await expect.poll(() => page.getByTestId('audit-headline').allTextContents()).toEqual(['Changed plan limit minute']);
+
+    await page.goto(`${stack.dashboardUrl}/audit?actor=user:nobody@example.test&to=2000-01-01`);
+    expect(await page.getByTestId('audit-empty').textContent()).toContain('No changes match these filters');
+    await page.goto(`${stack.dashboardUrl}/audit?from=2026-12-05&to=2026-12-01&entityType=Plan`);
+    expect(await page.getByTestId('audit-filter-problems').textContent()).toContain('The range ends before it starts');
+  });
+
+  it('counts keys in a version\'s diff, never showing a hash', async () => {
+    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
+    const { token } = (await login.json()) as { token: string };
+    const acme = (await (await fetch(`${stack.apiUrl}/v1/admin/tenants`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: { id: string; slug: string }[] };
+    const tenantId = acme.items.find((t) => t.slug === 'acme')!.id;
+    const created = await fetch(`${stack.apiUrl}/v1/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'tenant', name: 'mobile app', tenantId }),
+    });
+    const { ruleVersion } = (await created.json()) as { ruleVersion: number };
+
+    await page.goto(`${stack.dashboardUrl}/audit`);
+    const newest = page.getByTestId('audit-entry').first();
+    expect(await newest.getByTestId('audit-headline').textContent()).toMatch(/^Created API key mobile app \(tg_live_t_/);
+    await newest.getByTestId('audit-version-link').click();
+    await page.waitForURL(new RegExp(`version=${ruleVersion}$`));
+    await expect.poll(() => page.getByTestId('rule-set-change').allTextContents()).toEqual(['1 key added to acme']);
+    expect(await page.getByTestId('rule-set-diff').textContent()).not.toMatch(/[0-9a-f]{64}/);
+  });
+});
