@@ -28,3 +28,10 @@ export async function signInAsDemoOperator(page: Page, dashboardUrl: string): Pr
 export async function untilInvalid(page: Page, testId: string): Promise<void> {
   await expect.poll(() => page.getByTestId(testId).getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
 }
+
+/** Opens a list page's "New …" form (`id`: `plan-new`, `tenant-new`…) unless it is open already. */
+export async function openCreateForm(page: Page, id: string): Promise<void> {
+  const open = page.getByTestId(`${id}-open`);
+  if ((await open.count()) > 0) await open.click();
+  await page.getByTestId(`${id}-submit`).or(page.getByTestId(id)).first().waitFor();
+}
