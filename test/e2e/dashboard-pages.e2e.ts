@@ -79,6 +79,16 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
   const pathOf = (path: string) => path.replace(/\{(\w+)\}/g, (_, slug: string) => ids.get(slug) ?? slug);
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `pages-${name}.png`), fullPage: true });
   const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  /** What sticks out on the right, to name in a failure: the outermost elements past the screen's edge. */
+  const sticksOut = (page: Page) =>
+    page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 1);
+      return out
+        .filter((el) => !out.includes(el.parentElement!))
+        .slice(0, 5)
+        .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}[${el.getAttribute('data-testid') ?? ''}] right=${Math.round(el.getBoundingClientRect().right)}`);
+    });
   const operatorPage = async (width = 1400) => {
     const page = await contexts.get('operator')!.newPage();
     await page.setViewportSize({ width, height: 900 });
@@ -96,7 +106,7 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
       // Still where it was sent: not bounced to the sign-in page or another account's home.
       expect(new URL(page.url()).pathname).toBe(pathOf(path).split('?')[0]);
       await shot(page, `${name}-${width}`);
-      if (width === 420) expect(await overflow(page), `${name} is wider than the screen`).toBeLessThanOrEqual(1);
+      if (width === 420) expect(await overflow(page), `${name} is wider than the screen: ${(await sticksOut(page)).join(', ')}`).toBeLessThanOrEqual(1);
       await page.close();
     });
   }

@@ -81,7 +81,7 @@ export function OwnerLimits({ owner, limits, empty }: OwnerLimitsProps) {
       {limits.length === 0 ? (
         <p className="panel muted">{empty}</p>
       ) : (
-        <ul className="limit-list">
+        <ul className="limit-list limit-list-owned">
           <LimitListHead third="" />
           {limits.map((limit) => (
             <OwnerLimitRow key={limit.id} owner={owner} limit={limit} />
