@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
-import { launchBrowser, screenshots } from '../support/browser';
+import { launchBrowser, openCreateForm, screenshots } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 /**
@@ -24,6 +24,18 @@ const PAGES: readonly { page: string; as: 'operator' | 'tenant' | 'anonymous'; p
 ];
 
 const WIDTHS = [1400, 420] as const;
+
+/** What the page functions below use of a browser's window (the tests' own types know no DOM). */
+interface BrowserElement {
+  tagName: string;
+  classList: Iterable<string>;
+  parentElement: BrowserElement | null;
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): { right: number };
+}
+interface BrowserWindow {
+  document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelectorAll(selector: string): Iterable<BrowserElement> };
+}
 const TENANT_USER = { email: 'pages@acme.example', name: 'Acme pages', password: 'acme-pages-passphrase' };
 
 describe('every dashboard page, at 1400 and 420 px wide', () => {
@@ -78,10 +90,14 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
 
   const pathOf = (path: string) => path.replace(/\{(\w+)\}/g, (_, slug: string) => ids.get(slug) ?? slug);
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `pages-${name}.png`), fullPage: true });
-  const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = (page: Page) => page.evaluate(() => {
+    const root = (globalThis as unknown as BrowserWindow).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
   /** What sticks out on the right, to name in a failure: the outermost elements past the screen's edge. */
   const sticksOut = (page: Page) =>
     page.evaluate(() => {
+      const { document } = globalThis as unknown as BrowserWindow;
       const width = document.documentElement.clientWidth;
       const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 1);
       return out
@@ -163,8 +179,7 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
     const page = await operatorPage(420);
     await page.goto(`${stack.dashboardUrl}/tenants`);
     expect(await page.getByTestId('tenant-new').count()).toBe(0);
-    await page.getByTestId('tenant-new-open').click();
-    await page.getByTestId('tenant-new-slug').waitFor();
+    await openCreateForm(page, 'tenant-new');
     expect(await page.getByTestId('tenant-new-submit').isVisible()).toBe(true);
     await shot(page, 'tenants-new-open-420');
     await page.getByTestId('tenant-new-close').click();
