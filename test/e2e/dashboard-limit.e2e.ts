@@ -40,9 +40,12 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
     await signInAsDemoOperator(page, stack.dashboardUrl);
     await page.screenshot({ path: join(screenshots, 'plans-before.png'), fullPage: true });
 
-    await page.getByTestId('limit-input-starter-minute').fill('20');
-    await page.getByTestId('limit-save-starter-minute').click();
-    await expect.poll(() => page.getByTestId('save-status').textContent(), { timeout: 10_000 }).toMatch(/v\d+/);
+    // A plan's limit is edited as a policy's is: Edit opens its count and shape, Save sends them.
+    await page.getByTestId('limit-edit-starter-minute').click();
+    await page.getByTestId('limit-edit-limit-starter-minute').fill('20');
+    await page.getByTestId('limit-edit-save-starter-minute').click();
+    await expect.poll(() => page.getByTestId('mutation-status').textContent(), { timeout: 10_000 }).toMatch(/v\d+/);
+    expect(await page.getByTestId('limit-starter-minute').textContent()).toContain('20 per minute');
     await page.screenshot({ path: join(screenshots, 'plans-after.png'), fullPage: true });
 
     // No restart: the running API enforces the new limit (20) within a second of the save.

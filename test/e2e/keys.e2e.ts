@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 describe('API keys in the dashboard', () => {
@@ -32,6 +32,7 @@ describe('API keys in the dashboard', () => {
     await page.getByTestId('nav-keys').click();
     await page.waitForURL(/\/keys/);
 
+    await openCreateForm(page, 'key-new');
     await page.getByTestId('key-new-kind').selectOption('service');
     await page.getByTestId('key-new-name').fill('e2e gateway');
     await page.getByTestId('key-new-tenants').fill('acme');

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
-import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 describe('endpoint policies in the dashboard', () => {
@@ -40,6 +40,7 @@ describe('endpoint policies in the dashboard', () => {
     await page.getByTestId('nav-policies').click();
     await page.waitForURL(/\/policies/);
 
+    await openCreateForm(page, 'policy-new');
     await page.getByTestId('policy-new-owner').selectOption({ label: 'plan starter' });
     await page.getByTestId('policy-new-name').fill('items');
     await page.getByTestId('policy-new-method').selectOption('GET');

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
 import { createTenantKey } from '../support/fixtures';
-import { launchBrowser, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
+import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 const TENANT_USER = { email: 'ops@acme.example', name: 'Acme operations', password: 'acme-portal-passphrase' };
@@ -61,6 +61,7 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     expect(await page.getByTestId('user-delete-admin@tollgate.local').count()).toBe(0);
 
     // A password the API finds too short: its rule next to the field, which is empty again (never sent back).
+    await openCreateForm(page, 'user-new');
     await page.getByTestId('user-new-email').fill(TENANT_USER.email);
     await page.getByTestId('user-new-name').fill(TENANT_USER.name);
     await page.getByTestId('user-new-role').selectOption('tenant');

@@ -28,3 +28,20 @@ export async function signInAsDemoOperator(page: Page, dashboardUrl: string): Pr
 export async function untilInvalid(page: Page, testId: string): Promise<void> {
   await expect.poll(() => page.getByTestId(testId).getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
 }
+
+/**
+ * Opens a list page's "New …" form (`id`: `plan-new`, `tenant-new`…) unless it is open already. Its button works
+ * once the page is hydrated: a click before that does nothing, so it clicks until the form is there.
+ */
+export async function openCreateForm(page: Page, id: string): Promise<void> {
+  const form = page.getByTestId(id);
+  await expect
+    .poll(
+      async () => {
+        if ((await form.count()) === 0) await page.getByTestId(`${id}-open`).click({ timeout: 2_000 }).catch(() => undefined);
+        return form.count();
+      },
+      { timeout: 15_000, interval: 500 },
+    )
+    .toBe(1);
+}

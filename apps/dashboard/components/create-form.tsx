@@ -1,6 +1,6 @@
 'use client';
 
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { formError, type FormState } from '@/lib/form-state';
 import { FormAlert } from './form-messages';
 import { MutationStatus, useMutation } from './mutation-status';
@@ -26,14 +26,37 @@ interface CreateFormProps {
   children: (state: FormState) => ReactNode;
 }
 
-/** A list page's "New …" card: the fields, Create, and what the last creation did. */
-export function CreateForm({ id, title, hint, action, submitLabel, errorFields, unavailable, above, children }: CreateFormProps) {
+/**
+ * A list page's "New …": a button that opens the card with the fields, Create, and what the last creation did. The
+ * card stays open after a creation (a new key's secret shows there once) until its Close.
+ */
+export function CreateForm(props: CreateFormProps) {
+  const { id, title } = props;
+  const [open, setOpen] = useState(false);
+  if (!open) {
+    return (
+      <div className="create-toggle">
+        <button type="button" className="btn" aria-expanded="false" aria-controls={id} onClick={() => setOpen(true)} data-testid={`${id}-open`}>
+          + {title}
+        </button>
+      </div>
+    );
+  }
+  return <CreateCard {...props} onClose={() => setOpen(false)} />;
+}
+
+function CreateCard({ id, title, hint, action, submitLabel, errorFields, unavailable, above, children, onClose }: CreateFormProps & { onClose: () => void }) {
   const [state, formAction] = useMutation(action, id);
   return (
-    <section className="card form-card" aria-labelledby={`${id}-title`} data-testid={id}>
+    <section id={id} className="card form-card" aria-labelledby={`${id}-title`} data-testid={id}>
       <header className="plan-card-header">
-        <h2 id={`${id}-title`}>{title}</h2>
-        <span className="tenant-count">{hint}</span>
+        <div>
+          <h2 id={`${id}-title`}>{title}</h2>
+          <span className="tenant-count">{hint}</span>
+        </div>
+        <button type="button" className="btn btn-secondary btn-sm" aria-expanded="true" aria-controls={id} onClick={onClose} data-testid={`${id}-close`}>
+          Close
+        </button>
       </header>
       {above?.(state)}
       {unavailable || (

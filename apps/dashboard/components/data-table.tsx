@@ -13,11 +13,26 @@ interface DataTableProps {
   children: ReactNode;
 }
 
-/** A list page's table: a card with its column headings over its rows. */
+/** Below this width a table's rows become cards: each cell on a line of its own, after its column's name. */
+const STACKED = '(max-width: 640px)';
+
+/**
+ * The rule that names each cell of a stacked row by its column (the row components know their cells, not their
+ * headings). Column labels are the code's own strings, never input.
+ */
+function stackedLabels(testId: string, labels: string[]): string {
+  const cell = (i: number) => `[data-testid="${testId}"] > tbody > tr:not(.row-expanded) > td:nth-child(${i + 1})`;
+  const rules = labels.map((label, i) => `${cell(i)}{padding-left:calc(16px + 7.5em)}${cell(i)}::before{content:${JSON.stringify(label)}}`);
+  return `@media ${STACKED}{${rules.join('')}}`;
+}
+
+/** A list page's table: a card with its column headings over its rows; on a narrow screen, a card per row. */
 export function DataTable({ testId, columns, actions = false, children }: DataTableProps) {
+  const labels = columns.filter((column) => column !== false).map((column) => (typeof column === 'string' ? column : column.label));
   return (
     <div className="card table-card">
-      <table className="table" data-testid={testId}>
+      <style>{stackedLabels(testId, labels)}</style>
+      <table className="table table-stack" data-testid={testId}>
         <thead>
           <tr>
             {columns.map((column) =>

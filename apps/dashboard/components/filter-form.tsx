@@ -1,11 +1,14 @@
 import Link from 'next/link';
 
-export interface Filter {
-  /** The query parameter it sets. */
-  name: string;
-  label: string;
-  options: { value: string; label: string }[];
-}
+/** A select of the filter's options, with "any"; or (`search`) a text box for part of a name. */
+export type Filter =
+  | {
+      /** The query parameter it sets. */
+      name: string;
+      label: string;
+      options: { value: string; label: string }[];
+    }
+  | { name: string; label: string; search: { placeholder: string } };
 
 interface FilterFormProps {
   /** The page the form filters. */
@@ -18,8 +21,8 @@ interface FilterFormProps {
 }
 
 /**
- * A plain GET form of selects, each with "any": the filters live in the URL, so a filtered list can be bookmarked
- * and works without script. Filtering starts again from the first page.
+ * A plain GET form of selects, each with "any", and search boxes: the filters live in the URL, so a filtered list
+ * can be bookmarked and works without script. Filtering starts again from the first page.
  */
 export function FilterForm({ path, label, testPrefix, filters, params }: FilterFormProps) {
   const value = (name: string) => {
@@ -27,32 +30,44 @@ export function FilterForm({ path, label, testPrefix, filters, params }: FilterF
     return (Array.isArray(v) ? v[0] : v) ?? '';
   };
   return (
-    <form method="get" action={path} className="card form-body" aria-label={label} data-testid={`${testPrefix}-filters`}>
+    <form method="get" action={path} role="search" className="card form-body filter-form" aria-label={label} data-testid={`${testPrefix}-filters`}>
       <div className="form-row">
-        {filters.map((filter) => (
-          <div key={filter.name} className="field field-compact">
-            <label htmlFor={`${testPrefix}-filter-${filter.name}`}>{filter.label}</label>
-            <select
-              id={`${testPrefix}-filter-${filter.name}`}
-              name={filter.name}
-              className="input"
-              defaultValue={value(filter.name)}
-              data-testid={`${testPrefix}-filter-${filter.name}`}
-            >
-              <option value="">any</option>
-              {filter.options.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-          </div>
-        ))}
+        {filters.map((filter) => {
+          const id = `${testPrefix}-filter-${filter.name}`;
+          return (
+            <div key={filter.name} className={`field field-compact${'search' in filter ? ' field-search' : ''}`}>
+              <label htmlFor={id}>{filter.label}</label>
+              {'search' in filter ? (
+                <input
+                  id={id}
+                  name={filter.name}
+                  type="search"
+                  className="input"
+                  maxLength={100}
+                  autoComplete="off"
+                  spellCheck={false}
+                  placeholder={filter.search.placeholder}
+                  defaultValue={value(filter.name)}
+                  data-testid={id}
+                />
+              ) : (
+                <select id={id} name={filter.name} className="input" defaultValue={value(filter.name)} data-testid={id}>
+                  <option value="">any</option>
+                  {filter.options.map((option) => (
+                    <option key={option.value} value={option.value}>
+                      {option.label}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </div>
+          );
+        })}
         <div className="form-row-buttons">
           <button type="submit" className="btn btn-secondary" data-testid={`${testPrefix}-filter-submit`}>
             Filter
           </button>
-          <Link href={path} className="btn btn-secondary">
+          <Link href={path} className="btn btn-secondary" data-testid={`${testPrefix}-filter-clear`}>
             Clear
           </Link>
         </div>

@@ -1,6 +1,5 @@
 'use client';
 
-import { addLimit } from '@/lib/actions/limits';
 import type { FormState } from '@/lib/form-state';
 import { LimitAdder, LimitEditor } from './limit-editor';
 
@@ -38,19 +37,6 @@ export function AddLimit({ action, statusKey, hidden, label = 'Add limit', formL
           onDone={onDone}
         />
       )}
-    />
-  );
-}
-
-/** A plan card's foot: the message of the plan's last change, and "Add limit". */
-export function PlanFooter({ plan }: { plan: { id: string; slug: string } }) {
-  return (
-    <AddLimit
-      action={addLimit}
-      statusKey={`plan-${plan.id}`}
-      hidden={{ planId: plan.id }}
-      formLabel={`Add a limit to plan ${plan.slug}`}
-      testId={(part) => (part ? `limit-add-${part}-${plan.slug}` : `limit-add-${plan.slug}`)}
     />
   );
 }

@@ -34,6 +34,8 @@ export function LimitEditor({ show, limit, submit, testId, ...form }: LimitEdito
       errorFields={limitErrorFields('', show)}
       errorTestId={testId('error')}
       submit={{ label: submit.label, pendingLabel: submit.pendingLabel, testId: testId(submit.testPart) }}
+      // A new limit starts blank; an edit (or an override, from its plan's limit) is sent once something changed.
+      changesOnly={limit !== undefined}
       remount
     >
       {(state) => <LimitFields state={state} limit={limit} fields={show} testId={testId} />}

@@ -8,7 +8,7 @@ interface PolicyFiltersProps {
   params: Record<string, string | string[] | undefined>;
 }
 
-/** Policies by owner (a plan or a tenant), method and mode. */
+/** Policies by text (part of the name or route), owner (a plan or a tenant), method and mode. */
 export function PolicyFilters({ plans, tenants, params }: PolicyFiltersProps) {
   return (
     <FilterForm
@@ -17,6 +17,7 @@ export function PolicyFilters({ plans, tenants, params }: PolicyFiltersProps) {
       testPrefix="policy"
       params={params}
       filters={[
+        { name: 'q', label: 'Search', search: { placeholder: 'name or route' } },
         {
           name: 'owner',
           label: 'Owner',

@@ -7,13 +7,15 @@ interface SubmitButtonProps {
   pendingLabel: string;
   testId: string;
   className?: string;
+  /** Why it cannot be pressed yet (nothing changed); it is disabled while this is set. */
+  blockedBy?: string;
 }
 
 /** The submit button of a form whose action is running shows it and cannot be pressed twice. */
-export function SubmitButton({ label, pendingLabel, testId, className = 'btn' }: SubmitButtonProps) {
+export function SubmitButton({ label, pendingLabel, testId, className = 'btn', blockedBy }: SubmitButtonProps) {
   const { pending } = useFormStatus();
   return (
-    <button type="submit" className={className} disabled={pending} data-testid={testId}>
+    <button type="submit" className={className} disabled={pending || blockedBy !== undefined} title={blockedBy} data-testid={testId}>
       {pending ? pendingLabel : label}
     </button>
   );

@@ -39,6 +39,8 @@ export function rotateKey(token: string, keyId: string, overlapSeconds: number):
 }
 
 export interface AccountFilter {
+  /** Part of the e-mail or name. */
+  q?: string;
   role?: UserRole;
   tenantId?: string;
 }

@@ -31,6 +31,7 @@ export {
   POLICY_METHODS,
   POLICY_MODES,
   SUBJECT_SCOPES,
+  TENANT_STATUSES,
   USER_ROLES,
   type KeyKind,
   type OwnLimits,

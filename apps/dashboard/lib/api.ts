@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
+import type { TenantFilter } from './list-filters';
 import { allPages } from './pagination';
 import {
   type Calendar,
@@ -80,8 +81,10 @@ export function deletePlanLimit(token: string, planId: string, limitId: string):
   return apiRequest(planPath(planId, 'limits', limitId), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }
 
-export function listTenants(token: string, cursor: string | undefined, pageSize = 50): Promise<TenantPage> {
+/** A page of tenants by slug, filtered (`q`: part of the slug or name; `plan`: a plan id; `status`). */
+export function listTenants(token: string, cursor: string | undefined, pageSize = 50, filter: TenantFilter = {}): Promise<TenantPage> {
   const query = new URLSearchParams({ pageSize: String(pageSize) });
+  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
   if (cursor) query.set('cursor', cursor);
   return apiRequest(`/v1/admin/tenants?${query}`, tenantPageSchema, { token });
 }
@@ -131,6 +134,8 @@ export function removeTenantOverride(token: string, tenantId: string, name: stri
 }
 
 export interface PolicyFilter {
+  /** Part of the name or route pattern. */
+  q?: string;
   planId?: string;
   tenantId?: string;
   method?: Policy['method'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAlgorithm, formatJsonValue, formatPeriod, formatRate, formatRelativeTime, formatWindow, safeReturnPath } from './format';
+import { formatAlgorithm, formatJsonValue, formatPeriod, formatRate, formatRelativeTime, formatWait, formatWindow, safeReturnPath } from './format';
 
 describe('formatWindow', () => {
   it.each([
@@ -84,5 +84,19 @@ describe('formatJsonValue', () => {
     const value = { id: 'c0ffee00-0000-4000-8000-000000000001', slug: 'acme', status: 'active', plan: 'starter' };
     expect(formatJsonValue(value)).toBe(JSON.stringify(value, null, 2));
     expect(formatJsonValue(value).split('\n').length).toBeGreaterThan(1);
+  });
+});
+
+describe('formatWait', () => {
+  it.each([
+    [0.2, '1 second'],
+    [1, '1 second'],
+    [42, '42 seconds'],
+    [60, '1 minute'],
+    [61, '2 minutes'],
+    [3_600, '1 hour'],
+    [3_900, '1 hour 5 minutes'],
+  ])('%d s reads %s', (seconds, expected) => {
+    expect(formatWait(seconds)).toBe(expected);
   });
 });

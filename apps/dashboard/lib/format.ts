@@ -77,3 +77,14 @@ export function formatJsonValue(value: unknown): string {
   if (inline.length <= INLINE_JSON_MAX || typeof value !== 'object' || value === null) return inline;
   return JSON.stringify(value, null, 2);
 }
+
+/** A wait as a person reads it, rounded up: "1 second", "42 seconds", "3 minutes", "2 hours 5 minutes". */
+export function formatWait(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  const unit = (n: number, name: string) => `${n} ${name}${n === 1 ? '' : 's'}`;
+  if (s < 60) return unit(s, 'second');
+  const minutes = Math.ceil(s / 60);
+  if (minutes < 60) return unit(minutes, 'minute');
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? unit(hours, 'hour') : `${unit(hours, 'hour')} ${unit(minutes % 60, 'minute')}`;
+}

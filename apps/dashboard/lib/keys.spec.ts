@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expiryFromDate, keyScope, keysHref, keyStatus, parseKindFilter, parseTenantSlugs, readOverlap } from './keys';
+import { expiryFromDate, keyScope, keyStatus, parseTenantSlugs, readOverlap } from './keys';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 
@@ -11,19 +11,6 @@ describe('keyStatus', () => {
   it('is expired once the expiry has passed, revoked whatever the expiry', () => {
     expect(keyStatus({ revokedAt: null, expiresAt: '2026-11-30T11:59:59Z' }, NOW)).toBe('expired');
     expect(keyStatus({ revokedAt: '2026-11-01T00:00:00Z', expiresAt: '2026-11-02T00:00:00Z' }, NOW)).toBe('revoked');
-  });
-});
-
-describe('parseKindFilter and keysHref', () => {
-  it('reads a known kind and ignores anything else', () => {
-    expect(parseKindFilter({ kind: 'service' })).toBe('service');
-    expect(parseKindFilter({ kind: ['tenant', 'service'] })).toBe('tenant');
-    expect(parseKindFilter({ kind: 'admin' })).toBeUndefined();
-    expect(parseKindFilter({})).toBeUndefined();
-  });
-  it('links to a kind or to every key', () => {
-    expect(keysHref('operator')).toBe('/keys?kind=operator');
-    expect(keysHref(undefined)).toBe('/keys');
   });
 });
 

@@ -20,16 +20,6 @@ export function isKeyKind(value: unknown): value is KeyKind {
   return typeof value === 'string' && (KEY_KINDS as readonly string[]).includes(value);
 }
 
-/** The kind filter of the page's URL (`?kind=service`); anything else shows every kind. */
-export function parseKindFilter(params: Record<string, string | string[] | undefined>): KeyKind | undefined {
-  const kind = Array.isArray(params.kind) ? params.kind[0] : params.kind;
-  return isKeyKind(kind) ? kind : undefined;
-}
-
-export function keysHref(kind: KeyKind | undefined): string {
-  return kind ? `${KEYS_PATH}?${new URLSearchParams({ kind })}` : KEYS_PATH;
-}
-
 export const KIND_LABELS: Record<KeyKind, string> = {
   service: 'Service',
   tenant: 'Tenant',

@@ -42,5 +42,6 @@ describe('policy forms', () => {
     expect(parsePolicyFilter({ owner: 'tenant:t1', method: 'POST', mode: 'off', after: 'x' })).toEqual({ tenantId: 't1', method: 'POST', mode: 'off' });
     expect(parsePolicyFilter({ owner: 'plan:p1', method: 'FETCH', mode: ['shadow', 'off'] })).toEqual({ planId: 'p1', method: undefined, mode: 'shadow' });
     expect(parsePolicyFilter({})).toEqual({ method: undefined, mode: undefined });
+    expect(parsePolicyFilter({ q: ' items ' })).toEqual({ q: 'items', method: undefined, mode: undefined });
   });
 });

@@ -1,5 +1,6 @@
 import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES, type Policy } from './api-answers';
 import { type FieldProblem, readWholeNumber } from './limits';
+import { searchParam } from './list-filters';
 
 /**
  * What a policy form offers and how it reads back. Pure, so the client forms and the server actions that check
@@ -57,7 +58,9 @@ export function parsePolicyFilter(params: Record<string, string | string[] | und
     return (Array.isArray(value) ? value[0] : value) || undefined;
   };
   const owner = first('owner')?.split(':');
+  const q = searchParam(params);
   return {
+    ...(q ? { q } : {}),
     ...(owner?.[0] === 'plan' && owner[1] ? { planId: owner[1] } : {}),
     ...(owner?.[0] === 'tenant' && owner[1] ? { tenantId: owner[1] } : {}),
     method: oneOf(POLICY_METHODS, first('method') ?? ''),

@@ -7,6 +7,7 @@ describe('parseAccountFilter', () => {
   it('reads a role and a tenant', () => {
     expect(parseAccountFilter({ role: 'tenant', tenantId })).toEqual({ role: 'tenant', tenantId });
     expect(parseAccountFilter({ role: ['operator', 'tenant'] })).toEqual({ role: 'operator' });
+    expect(parseAccountFilter({ q: ' ops@ ', role: 'operator' })).toEqual({ q: 'ops@', role: 'operator' });
   });
 
   it('ignores what the API would refuse, and blanks (“any”)', () => {

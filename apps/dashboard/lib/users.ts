@@ -1,5 +1,6 @@
 import { USER_ROLES, type UserRole } from './api-answers';
 import type { AccountFilter } from './api';
+import { searchParam } from './list-filters';
 import type { SearchParams } from './pagination';
 
 /** What the users page and its forms share. Pure, so the page, its client components and their tests share it. */
@@ -14,7 +15,7 @@ export function isUserRole(value: unknown): value is UserRole {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The filters of the users page's URL (`?role=tenant&tenantId=…`); anything the API would refuse is ignored. */
+/** The filters of the users page's URL (`?q=…&role=tenant&tenantId=…`); anything the API would refuse is ignored. */
 export function parseAccountFilter(params: SearchParams): AccountFilter {
   const first = (name: string) => {
     const value = params[name];
@@ -22,5 +23,6 @@ export function parseAccountFilter(params: SearchParams): AccountFilter {
   };
   const role = first('role');
   const tenantId = first('tenantId');
-  return { ...(isUserRole(role) ? { role } : {}), ...(tenantId && UUID.test(tenantId) ? { tenantId } : {}) };
+  const q = searchParam(params);
+  return { ...(q ? { q } : {}), ...(isUserRole(role) ? { role } : {}), ...(tenantId && UUID.test(tenantId) ? { tenantId } : {}) };
 }

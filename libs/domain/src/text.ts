@@ -29,7 +29,7 @@ export const safeText = plain(
 );
 
 /**
- * A name or other free text of the admin API (plan, tenant, key and user names; the plans filter `q`): trimmed,
+ * A name or other free text of the admin API (plan, tenant, key and user names; the list filters `q`): trimmed,
  * 1 to `max` characters, no control characters.
  */
 export function freeText(max = 100): z.ZodString {

@@ -12,6 +12,8 @@ import { describeFailure, endSession, readToken, startSession } from '../session
 export interface SignInState {
   error?: string;
   email?: string;
+  /** Seconds until this browser may try again (the API's Retry-After): the form counts them down. */
+  retryAfterS?: number;
 }
 
 const credentialsSchema = z.object({
@@ -29,7 +31,8 @@ export async function signIn(_previous: SignInState, formData: FormData): Promis
     const signedClientAddress = (await headers()).get(CLIENT_ADDRESS_HEADER) ?? undefined;
     session = await login(credentials.data.email, credentials.data.password, signedClientAddress);
   } catch (error) {
-    return { error: signInFailureMessage(error), email };
+    const retryAfterS = error instanceof ApiError && error.kind === 'http' ? error.retryAfterS : undefined;
+    return { error: signInFailureMessage(error), email, ...(retryAfterS ? { retryAfterS } : {}) };
   }
 
   await startSession(session.token, session.expiresAt);
@@ -39,9 +42,9 @@ export async function signIn(_previous: SignInState, formData: FormData): Promis
 
 function signInFailureMessage(error: unknown): string {
   if (error instanceof ApiError && error.kind === 'http') {
-    const wait = error.retryAfterS ? ` Try again in ${error.retryAfterS} second${error.retryAfterS === 1 ? '' : 's'}.` : '';
-    if (error.status === 401) return `Email or password is incorrect.${wait}`;
-    if (error.status === 429) return `Too many sign-in attempts.${wait || ' Try again later.'}`;
+    // The wait itself is said by the form, which counts it down (`retryAfterS`).
+    if (error.status === 401) return 'Email or password is incorrect.';
+    if (error.status === 429) return error.retryAfterS ? 'Too many sign-in attempts.' : 'Too many sign-in attempts. Try again later.';
     if (error.status === 400) return error.message;
   }
   const problem = describeFailure(error);

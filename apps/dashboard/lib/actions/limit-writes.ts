@@ -1,5 +1,5 @@
 import type { FormState } from '../form-state';
-import { isProblem, type LimitInput, readLimit } from '../limits';
+import { isProblem, type LimitInput, readLimit, readLimitShape, readWholeNumber } from '../limits';
 import { live, mutate, rejected } from '../mutation';
 
 /*
@@ -23,6 +23,23 @@ export async function addLimitFrom(
     (token) => write(token, limit),
     (version) => `Limit ${limit.name} added — ${live(version)}`,
     { conflict: { field: 'name', message: `This ${owner} already has a limit named “${limit.name}”.` } },
+  );
+}
+
+/** Changes a plan's or a policy's limit: its count, window, algorithm, burst and calendar, as one form edits them. */
+export async function editLimitWith(
+  formData: FormData,
+  read: Read,
+  write: (token: string, patch: Omit<LimitInput, 'name'>) => Promise<{ ruleVersion: number }>,
+): Promise<FormState> {
+  const count = readWholeNumber(read('limit'));
+  if (count === undefined || count === 0) return rejected(formData, 'limit', 'Enter a whole number of 1 or more.');
+  const shape = readLimitShape(read);
+  if (isProblem(shape)) return rejected(formData, shape.field, shape.message);
+  return mutate(
+    formData,
+    (token) => write(token, { limit: count, ...shape }),
+    (version) => `Saved — ${live(version)}`,
   );
 }
 

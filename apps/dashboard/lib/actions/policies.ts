@@ -2,9 +2,9 @@
 
 import { createPolicy, createPolicyLimit, deletePolicy, deletePolicyLimit, updatePolicy, updatePolicyLimit } from '../api';
 import type { FormState } from '../form-state';
-import { isProblem, readLimit, readLimitShape, readWholeNumber } from '../limits';
+import { isProblem, readLimit } from '../limits';
 import { formText, live, mutate, rejected } from '../mutation';
-import { addLimitFrom, removeLimitWith } from './limit-writes';
+import { addLimitFrom, editLimitWith, removeLimitWith } from './limit-writes';
 import { readNewPolicy, readPolicySettings } from '../policies';
 
 // Untrimmed: `readNewPolicy`, `readLimit` and the like trim each field as they parse it.
@@ -53,15 +53,7 @@ export async function addPolicyLimit(_previous: FormState, formData: FormData): 
 /** Changes a policy limit's count, window, algorithm, burst and calendar. */
 export async function editPolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  const count = readWholeNumber(read('limit'));
-  if (count === undefined || count === 0) return rejected(formData, 'limit', 'Enter a whole number of 1 or more.');
-  const shape = readLimitShape(read);
-  if (isProblem(shape)) return rejected(formData, shape.field, shape.message);
-  return mutate(
-    formData,
-    (token) => updatePolicyLimit(token, read('policyId'), read('limitId'), { limit: count, ...shape }),
-    (version) => `Saved — ${live(version)}`,
-  );
+  return editLimitWith(formData, read, (token, patch) => updatePolicyLimit(token, read('policyId'), read('limitId'), patch));
 }
 
 export async function removePolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {

@@ -8,6 +8,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
@@ -58,6 +59,7 @@ export class PoliciesController {
   @ApiQuery({ name: 'tenantId', required: false, description: 'policies of this tenant (its own, not its plan\'s)' })
   @ApiQuery({ name: 'method', required: false, enum: POLICY_METHODS })
   @ApiQuery({ name: 'mode', required: false, enum: POLICY_MODES })
+  @ApiQuery({ name: 'q', required: false, description: 'part of a name or route pattern' })
   @ApiAnswer(policyPageSchema)
   async list(@Query(new ZodPipe(listPoliciesQuery)) query: ListPoliciesQuery): Promise<{ items: PolicyView[]; nextCursor: string | null }> {
     const rows = await this.prisma.endpointPolicy.findMany({
@@ -67,6 +69,8 @@ export class PoliciesController {
         ...(query.tenantId ? { tenantId: query.tenantId } : {}),
         ...(query.method ? { method: query.method } : {}),
         ...(query.mode ? { mode: query.mode } : {}),
+        // The cursor is an OR of its own: the text filter goes beside it, not over it.
+        ...(query.q ? { AND: [{ OR: [{ name: containsText(query.q) }, { pattern: containsText(query.q) }] }] } : {}),
       },
       orderBy: policyOrder,
       take: query.pageSize + 1,

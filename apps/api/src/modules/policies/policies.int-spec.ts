@@ -149,6 +149,21 @@ describe('endpoint policies admin API', () => {
       expect(await routes(`planId=${owner.plan.id}&method=GET`)).toEqual(['GET /a', 'GET /c/*/d']);
       expect(await routes(`planId=${owner.plan.id}&mode=shadow`)).toEqual(['POST /a', 'GET /c/*/d']);
       expect(await routes(`planId=${owner.plan.id}&method=*`)).toEqual(['* /b/*']);
+      // q: part of the name or the pattern, any case, `_` and `%` only themselves.
+      expect(await routes(`planId=${owner.plan.id}&q=P_GET`)).toEqual(['GET /a', 'GET /c/*/d']);
+      expect(await routes(`planId=${owner.plan.id}&q=${encodeURIComponent('/*/')}`)).toEqual(['GET /c/*/d']);
+      expect(await routes(`tenantId=${owner.tenant.id}&q=%25`)).toEqual([]);
+    });
+
+    it('keeps the text filter across pages', async () => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const r: { body: { items: { method: string; pattern: string }[]; nextCursor: string | null } } = await call('GET', `?planId=${owner.plan.id}&q=p_&pageSize=2${cursor ? `&cursor=${cursor}` : ''}`);
+        seen.push(...r.body.items.map((p) => `${p.method} ${p.pattern}`));
+        cursor = r.body.nextCursor;
+      } while (cursor);
+      expect(seen).toEqual(['GET /a', 'POST /a', '* /b/*', 'GET /c/*/d', 'DELETE /e']);
     });
 
     it.each([
@@ -157,6 +172,7 @@ describe('endpoint policies admin API', () => {
       ['an unknown method', 'method=FETCH', 'method'],
       ['an unknown mode', 'mode=maybe', 'mode'],
       ['a malformed plan id', 'planId=nope', 'planId'],
+      ['an empty text filter', 'q=', 'q'],
       ['a cursor we never handed out', 'cursor=bm9wZQ', 'cursor'],
       ['an unknown filter', 'owner=x', undefined],
     ])('refuses %s with 400', async (_label, query, field) => {

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { type LimitsInForce, limitsInForceSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
+import { freeText, type LimitsInForce, limitsInForceSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -9,6 +9,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
@@ -25,6 +26,8 @@ const listQuery = z.strictObject({
   cursor: slug.optional(),
   plan: z.uuid().optional(),
   status: z.enum(TENANT_STATUSES).optional(),
+  /** Tenants whose slug or name contains this (case-insensitive). */
+  q: freeText(100).optional(),
 });
 
 /** Tenants: the operator's customers. Every write is one audited rule change and answers with its rule set version. */
@@ -42,12 +45,13 @@ export class TenantsController {
     private readonly limitsInForce: LimitsInForceService,
   ) {}
 
-  /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan or status. */
+  /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan, status or text. */
   @Get()
   @Access('operator')
   @ApiPage()
   @ApiQuery({ name: 'plan', required: false, description: 'plan id' })
   @ApiQuery({ name: 'status', required: false, enum: TENANT_STATUSES })
+  @ApiQuery({ name: 'q', required: false, description: 'part of a slug or name' })
   @ApiAnswer(tenantPageSchema)
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: TenantView[]; nextCursor: string | null }> {
     const rows = await this.prisma.tenant.findMany({
@@ -55,6 +59,7 @@ export class TenantsController {
         ...(query.cursor ? { slug: { gt: query.cursor } } : {}),
         ...(query.plan ? { planId: query.plan } : {}),
         ...(query.status ? { status: query.status } : {}),
+        ...(query.q ? { OR: [{ slug: containsText(query.q) }, { name: containsText(query.q) }] } : {}),
       },
       orderBy: { slug: 'asc' },
       take: query.pageSize + 1,

@@ -24,6 +24,27 @@ describe('GET /v1/admin/tenants', () => {
     expect(seen.length).toBe(await ctx.prisma.tenant.count());
   });
 
+  it('finds tenants by part of their slug or name (q), any case, taken literally, with the other filters', async () => {
+    const { tenant, plan } = await createTenant(ctx.prisma);
+    await ctx.prisma.tenant.update({ where: { id: tenant.id }, data: { name: `Globex 100%_${tenant.slug}` } });
+    const slugs = async (query: string) => {
+      const r = await ctx.api.request('GET', `/v1/admin/tenants?${query}`, { token: ctx.session });
+      expect(r.status).toBe(200);
+      return r.body.items.map((t: { slug: string }) => t.slug);
+    };
+    expect(await slugs(`q=${tenant.slug.slice(-8).toUpperCase()}`)).toEqual([tenant.slug]);
+    expect(await slugs(`q=${encodeURIComponent('globex 100%_')}`)).toEqual([tenant.slug]);
+    expect(await slugs(`q=${encodeURIComponent('%')}&plan=${plan.id}`)).toEqual([tenant.slug]);
+    expect(await slugs(`q=${tenant.slug}&status=suspended`)).toEqual([]);
+    expect(await slugs(`q=_&plan=${plan.id}`)).toEqual([tenant.slug]);
+    expect(await slugs(`q=${encodeURIComponent('0%_t')}`)).toEqual([tenant.slug]);
+    for (const bad of ['', '%0A', 'x'.repeat(101)]) {
+      const r = await ctx.api.request('GET', `/v1/admin/tenants?q=${bad}`, { token: ctx.session });
+      expect(r.status, bad).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'validation_failed', field: 'q' });
+    }
+  });
+
   it('refuses a bad page size with 400 naming the field', async () => {
     const r = await ctx.api.request('GET', '/v1/admin/tenants?pageSize=0', { token: ctx.session });
     expect(r.status).toBe(400);

@@ -9,6 +9,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ZodPipe } from '../../common/zod.pipe';
+import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
@@ -28,11 +29,12 @@ export class UsersController {
     private readonly deleteUser: DeleteUserUseCase,
   ) {}
 
-  /** Users by e-mail, a page at a time (`nextCursor` is the next page's `cursor`). */
+  /** Users by e-mail, a page at a time (`nextCursor` is the next page's `cursor`), filtered by role, tenant or text. */
   @Get()
   @Access('operator')
   @ApiQuery({ name: 'role', required: false, enum: ['operator', 'tenant'] })
   @ApiQuery({ name: 'tenantId', required: false })
+  @ApiQuery({ name: 'q', required: false, description: 'part of an e-mail or name' })
   @ApiPage()
   @ApiAnswer(userPageSchema)
   async list(@Query(new ZodPipe(listUsersQuery)) query: z.infer<typeof listUsersQuery>): Promise<{ items: UserView[]; nextCursor: string | null }> {
@@ -40,6 +42,7 @@ export class UsersController {
       where: {
         ...(query.role ? { role: query.role } : {}),
         ...(query.tenantId ? { tenantId: query.tenantId } : {}),
+        ...(query.q ? { OR: [{ email: containsText(query.q) }, { name: containsText(query.q) }] } : {}),
         ...(query.cursor ? { email: { gt: query.cursor } } : {}),
       },
       include: userInclude,

@@ -94,6 +94,11 @@ describe('admin API: users', () => {
     }
     expect(seen.length).toBe(await ctx.prisma.user.count({ where: { tenantId: tenant.id } }));
     expect(seen.every((u) => u.role === 'tenant' && u.tenant.id === tenant.id)).toBe(true);
+    const found = await ctx.api.request('GET', `/v1/admin/users?q=${encodeURIComponent(seen[0].email.toUpperCase())}&role=tenant`, { token: ctx.session });
+    expect(found.body.items.map((u: { email: string }) => u.email)).toEqual([seen[0].email]);
+    expect((await ctx.api.request('GET', `/v1/admin/users?q=${encodeURIComponent(seen[0].email)}&role=operator`, { token: ctx.session })).body.items).toEqual([]);
+    expect((await ctx.api.request('GET', '/v1/admin/users?q=%25%25%25', { token: ctx.session })).body.items).toEqual([]);
+    expect((await ctx.api.request('GET', '/v1/admin/users?q=%0A', { token: ctx.session })).body.error).toMatchObject({ field: 'q' });
     expect((await ctx.api.request('GET', '/v1/admin/users?role=root', { token: ctx.session })).status).toBe(400);
     expect((await ctx.api.request('GET', '/v1/admin/users?pageSize=0', { token: ctx.session })).status).toBe(400);
   });

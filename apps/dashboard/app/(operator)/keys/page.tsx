@@ -1,67 +1,67 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { FilterForm } from '@/components/filter-form';
 import { KeysTable } from '@/components/keys-table';
 import { EmptyState, ListPage } from '@/components/list-page';
 import { NewKeyForm } from '@/components/new-key-form';
 import { listKeys, listAllTenants } from '@/lib/api';
-import { KEY_KINDS, type KeyKind } from '@/lib/api-answers';
-import { keysHref, KIND_LABELS, parseKindFilter } from '@/lib/keys';
+import { KEY_KINDS } from '@/lib/api-answers';
+import { KEYS_PATH, KIND_LABELS } from '@/lib/keys';
+import { KEY_STATE_LABELS, KEY_STATES, parseKeyFilter } from '@/lib/list-filters';
+import { filterQuery, type SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Keys' };
 
 interface KeysPageProps {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
+  searchParams: Promise<SearchParams>;
 }
 
 export default async function KeysPage({ searchParams }: KeysPageProps) {
-  const kind = parseKindFilter(await searchParams);
+  const params = await searchParams;
+  const filter = parseKeyFilter(params);
   const loaded = await loadWithSession(async (token) => {
-    const [keys, tenants] = await Promise.all([listKeys(token, { kind }), listAllTenants(token)]);
+    const [keys, tenants] = await Promise.all([listKeys(token, filter), listAllTenants(token)]);
     // Only what the tenant select and the scope column need travels to the browser.
     return { keys, tenants: tenants.items.map(({ id, slug, name }) => ({ id, slug, name })) };
   });
+  const filtered = filterQuery(params).size > 0;
 
   return (
     <ListPage
       title="Keys"
       description="The API keys of services, tenants and operators: create one, rotate its secret or revoke it."
-      heading={<KindFilter current={kind} />}
       loaded={loaded}
     >
       {({ keys, tenants }) => (
         <>
           <NewKeyForm tenants={tenants} />
+          <FilterForm
+            path={KEYS_PATH}
+            label="Filter keys"
+            testPrefix="keys"
+            params={params}
+            filters={[
+              { name: 'kind', label: 'Kind', options: KEY_KINDS.map((kind) => ({ value: kind, label: KIND_LABELS[kind] })) },
+              { name: 'tenantId', label: 'Tenant', options: tenants.map((t) => ({ value: t.id, label: `${t.name} (${t.slug})` })) },
+              { name: 'state', label: 'State', options: KEY_STATES.map((state) => ({ value: state, label: KEY_STATE_LABELS[state] })) },
+            ]}
+          />
           {keys.length === 0 ? (
-            <EmptyState testId="keys-empty">{kind ? `No ${KIND_LABELS[kind].toLowerCase()} keys yet.` : 'No keys yet.'}</EmptyState>
+            <EmptyState testId="keys-empty">
+              {filtered ? (
+                <>
+                  No keys match these filters. <Link href={KEYS_PATH}>Clear them</Link> to see every key.
+                </>
+              ) : (
+                'No keys yet. Create one with “New key” above: a service key for your gateway, a tenant key for a tenant’s own calls.'
+              )}
+            </EmptyState>
           ) : (
             <KeysTable keys={keys} tenantSlugs={new Map(tenants.map((tenant) => [tenant.id, tenant.slug]))} />
           )}
         </>
       )}
     </ListPage>
-  );
-}
-
-/** Links to every key or to one kind, the current one marked. */
-function KindFilter({ current }: { current: KeyKind | undefined }) {
-  const filters: { kind: KeyKind | undefined; label: string }[] = [
-    { kind: undefined, label: 'All' },
-    ...KEY_KINDS.map((kind) => ({ kind, label: KIND_LABELS[kind] })),
-  ];
-  return (
-    <nav className="filter-links" aria-label="Filter keys by kind">
-      {filters.map(({ kind, label }) => (
-        <Link
-          key={label}
-          href={keysHref(kind)}
-          className={`btn btn-sm ${kind === current ? '' : 'btn-secondary'}`.trim()}
-          aria-current={kind === current ? 'page' : undefined}
-          data-testid={`keys-filter-${kind ?? 'all'}`}
-        >
-          {label}
-        </Link>
-      ))}
-    </nav>
   );
 }

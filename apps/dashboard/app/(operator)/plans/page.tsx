@@ -1,5 +1,4 @@
 import type { Metadata } from 'next';
-import { LimitSaveProvider } from '@/components/limit-save';
 import { EmptyState, ListPage } from '@/components/list-page';
 import { MutationStatus } from '@/components/mutation-status';
 import { NewPlanForm } from '@/components/new-plan-form';
@@ -19,11 +18,11 @@ export default async function PlansPage() {
       loaded={plans}
     >
       {(data) => (
-        <LimitSaveProvider>
+        <>
           <NewPlanForm />
           <MutationStatus statusKey="plans" className="restore-status" />
-          {data.length === 0 ? <EmptyState>No plans yet.</EmptyState> : data.map((plan) => <PlanCard key={plan.id} plan={plan} />)}
-        </LimitSaveProvider>
+          {data.length === 0 ? <EmptyState testId="plans-empty">No plans yet. Create the first with “New plan” above: every tenant is on one.</EmptyState> : data.map((plan) => <PlanCard key={plan.id} plan={plan} />)}
+        </>
       )}
     </ListPage>
   );

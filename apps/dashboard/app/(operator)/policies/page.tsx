@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { EmptyState, ListPage, PagedList } from '@/components/list-page';
 import { MutationStatus } from '@/components/mutation-status';
 import { NewPolicyForm } from '@/components/new-policy-form';
@@ -47,7 +48,17 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
             page={page}
             trail={trail}
             basePath={withQuery('/policies', filters)}
-            empty={<EmptyState testId="policies-empty">No policies{filters.size > 0 ? ' match these filters' : ' yet'}.</EmptyState>}
+            empty={
+              <EmptyState testId="policies-empty">
+                {filters.size > 0 ? (
+                  <>
+                    No policies match these filters. <Link href="/policies">Clear them</Link> to see every policy.
+                  </>
+                ) : (
+                  'No policies yet: every request counts against its plan’s limits alone. Add one with “New policy” above to limit a route of its own.'
+                )}
+              </EmptyState>
+            }
             grouped={false}
           >
             {page.items.map((policy) => (

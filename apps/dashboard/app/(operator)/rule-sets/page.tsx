@@ -68,7 +68,9 @@ export default async function RuleSetsPage({ searchParams }: RuleSetsPageProps) 
       {!page.ok ? (
         <ErrorPanel problem={page.problem} />
       ) : page.data.items.length === 0 && trail.length === 0 ? (
-        <EmptyState>No rule set has been published yet.</EmptyState>
+        <EmptyState testId="rule-sets-empty">
+          No rule set has been published yet. Every change of a <Link href="/plans">plan</Link>, a tenant or a policy publishes one.
+        </EmptyState>
       ) : (
         <RuleSetRestoreProvider>
           <RestoreStatus />

@@ -1,9 +1,13 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
+import { FilterForm } from '@/components/filter-form';
 import { EmptyState, ListPage, PagedList } from '@/components/list-page';
 import { NewTenantForm } from '@/components/new-tenant-form';
 import { TenantsTable } from '@/components/tenants-table';
 import { listPlans, listTenants } from '@/lib/api';
-import { cursorTrail, type SearchParams } from '@/lib/pagination';
+import { TENANT_STATUSES } from '@/lib/api-answers';
+import { parseTenantFilter } from '@/lib/list-filters';
+import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Tenants' };
@@ -15,19 +19,52 @@ interface TenantsPageProps {
 }
 
 export default async function TenantsPage({ searchParams }: TenantsPageProps) {
-  const trail = cursorTrail(await searchParams);
+  const params = await searchParams;
+  const filter = parseTenantFilter(params);
+  const trail = cursorTrail(params);
   const loaded = await loadWithSession(async (token) => {
-    const [page, plans] = await Promise.all([listTenants(token, trail.at(-1), PAGE_SIZE), listPlans(token)]);
+    const [page, plans] = await Promise.all([listTenants(token, trail.at(-1), PAGE_SIZE, filter), listPlans(token)]);
     // Only what the plan selects need travels to the browser.
     return { page, plans: plans.map(({ id, slug, name }) => ({ id, slug, name })) };
   });
+  const filters = filterQuery(params);
 
   return (
     <ListPage title="Tenants" description="Every tenant, the plan it is on and whether its traffic is admitted." loaded={loaded}>
       {({ page, plans }) => (
         <>
           <NewTenantForm plans={plans} />
-          <PagedList page={page} trail={trail} basePath="/tenants" empty={<EmptyState>No tenants yet.</EmptyState>}>
+          <FilterForm
+            path="/tenants"
+            label="Filter tenants"
+            testPrefix="tenant"
+            params={params}
+            filters={[
+              { name: 'q', label: 'Search', search: { placeholder: 'slug or name' } },
+              { name: 'plan', label: 'Plan', options: plans.map((p) => ({ value: p.id, label: `${p.name} (${p.slug})` })) },
+              { name: 'status', label: 'Status', options: TENANT_STATUSES.map((s) => ({ value: s, label: s })) },
+            ]}
+          />
+          <PagedList
+            page={page}
+            trail={trail}
+            basePath={withQuery('/tenants', filters)}
+            empty={
+              <EmptyState testId="tenants-empty">
+                {filters.size > 0 ? (
+                  <>
+                    No tenants match these filters. <Link href="/tenants">Clear them</Link> to see every tenant.
+                  </>
+                ) : plans.length === 0 ? (
+                  <>
+                    No tenants yet. A tenant is on a plan: <Link href="/plans">create a plan</Link> first, then a tenant here.
+                  </>
+                ) : (
+                  'No tenants yet. Create the first with “New tenant” above.'
+                )}
+              </EmptyState>
+            }
+          >
             <TenantsTable tenants={page.items} plans={plans} />
           </PagedList>
         </>

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { FilterForm } from '@/components/filter-form';
 import { EmptyState, ListPage, PagedList } from '@/components/list-page';
 import { MutationStatus } from '@/components/mutation-status';
@@ -48,6 +49,7 @@ export default async function UsersPage({ searchParams }: UsersPageProps) {
             testPrefix="user"
             params={params}
             filters={[
+              { name: 'q', label: 'Search', search: { placeholder: 'e-mail or name' } },
               { name: 'role', label: 'Role', options: USER_ROLES.map((role) => ({ value: role, label: ROLE_LABELS[role] })) },
               { name: 'tenantId', label: 'Tenant', options: tenants.map((t) => ({ value: t.id, label: `${t.name} (${t.slug})` })) },
             ]}
@@ -57,7 +59,17 @@ export default async function UsersPage({ searchParams }: UsersPageProps) {
             page={page}
             trail={trail}
             basePath={withQuery(USERS_PATH, filters)}
-            empty={<EmptyState testId="users-empty">No users{filters.size > 0 ? ' match these filters' : ' yet'}.</EmptyState>}
+            empty={
+              <EmptyState testId="users-empty">
+                {filters.size > 0 ? (
+                  <>
+                    No users match these filters. <Link href={USERS_PATH}>Clear them</Link> to see every user.
+                  </>
+                ) : (
+                  'No users yet. Add one with “New user” above.'
+                )}
+              </EmptyState>
+            }
           >
             <UsersTable accounts={page.items} selfId={selfId} />
           </PagedList>

@@ -1,4 +1,4 @@
-import { FAILURE_MODES, MAX_COST, newLimitsSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
+import { FAILURE_MODES, freeText, MAX_COST, newLimitsSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
 import { z } from 'zod';
 import { pageSizeQuery } from '../../../common/page-size';
 
@@ -46,5 +46,7 @@ export const listPoliciesQuery = z.strictObject({
   tenantId: z.uuid().optional(),
   method: z.enum(POLICY_METHODS).optional(),
   mode: z.enum(POLICY_MODES).optional(),
+  /** Policies whose name or route pattern contains this (case-insensitive). */
+  q: freeText(100).optional(),
 });
 export type ListPoliciesQuery = z.infer<typeof listPoliciesQuery>;

@@ -33,6 +33,8 @@ export type UserPatch = z.infer<typeof userPatchSchema>;
 export const listUsersQuery = z.strictObject({
   role: z.enum(USER_ROLES).optional(),
   tenantId: z.uuid('must be a tenant id').optional(),
+  /** Users whose e-mail or name contains this (case-insensitive). */
+  q: freeText(100).optional(),
   /** The e-mail of the last user of the previous page. */
   cursor: queryText(254).optional(),
   ...pageSizeQuery,

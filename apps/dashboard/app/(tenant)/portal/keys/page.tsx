@@ -20,7 +20,7 @@ export default async function PortalKeysPage() {
       {!keys.ok ? (
         <ErrorPanel problem={keys.problem} />
       ) : keys.data.length === 0 ? (
-        <EmptyState testId="keys-empty">No keys yet.</EmptyState>
+        <EmptyState testId="keys-empty">No keys yet. Ask your operator for one: your clients send it with every request.</EmptyState>
       ) : (
         <KeysTable keys={keys.data} />
       )}
