@@ -32,12 +32,16 @@ export {
   SUBJECT_SCOPES,
   USER_ROLES,
   type KeyKind,
+  type LimitsInForce,
+  type LiveLimit,
   type OwnLimits,
   type OwnTenant,
   type RuleSetChange,
   type RuleSetSummary,
   type RuleSetVersionSummary,
   type UserRole,
+  type UsageSeries,
+  type DenialSamples,
 } from '@tollgate/domain';
 
 // The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of
