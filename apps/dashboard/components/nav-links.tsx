@@ -16,6 +16,7 @@ const LINKS: Record<UserRole, readonly { href: string; label: string; id: string
   // A tenant's user sees its own tenant only: none of the operator's pages.
   tenant: [
     { href: '/portal', label: 'Limits', id: 'portal-limits' },
+    { href: '/portal/usage', label: 'Usage', id: 'portal-usage' },
     { href: '/portal/keys', label: 'Keys', id: 'portal-keys' },
   ],
 };
