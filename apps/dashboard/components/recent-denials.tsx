@@ -25,7 +25,7 @@ export function RecentDenials({ items, timeZone, empty }: RecentDenialsProps) {
         </p>
       ) : (
         <div className="table-scroll">
-          <table className="table" data-testid="denials-table">
+          <table className="table denials-table" data-testid="denials-table">
             <thead>
               <tr>
                 <th scope="col">Time</th>
@@ -37,10 +37,14 @@ export function RecentDenials({ items, timeZone, empty }: RecentDenialsProps) {
             <tbody>
               {items.map((item) => (
                 <tr key={item.id} data-testid="denial-row">
-                  <td className="nowrap">{formatInZone(item.at, timeZone, true)}</td>
-                  <td className="mono break">{item.subject || '—'}</td>
-                  <td className="mono break">{item.endpoint}</td>
-                  <td>
+                  <td className="denial-time nowrap">{formatInZone(item.at, timeZone, true)}</td>
+                  <td className="denial-subject mono break" data-label="Subject">
+                    {item.subject || '—'}
+                  </td>
+                  <td className="denial-endpoint mono break" data-label="Endpoint">
+                    {item.endpoint}
+                  </td>
+                  <td className="denial-limit">
                     <span className="limit-name">{item.limit}</span>
                     {item.result === 'shadow_denied' && (
                       <span className="badge badge-mode-shadow" title="A policy in shadow mode would have refused it; it was admitted">

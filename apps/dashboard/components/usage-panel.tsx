@@ -42,7 +42,7 @@ export function UsagePanel({ title, id, series, actions, children }: UsagePanelP
             </div>
           ))}
       </dl>
-      <div className="usage-chart">{children}</div>
+      <div className="usage-panel-chart">{children}</div>
     </section>
   );
 }
