@@ -63,7 +63,7 @@ function zoneName(timeZone: string): string {
 }
 
 /** A zone the browser does not know (the API's list may be newer) is shown in UTC rather than breaking the page. */
-function safeZone(timeZone: string): string {
+export function safeZone(timeZone: string): string {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
     return timeZone;

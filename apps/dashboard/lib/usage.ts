@@ -1,5 +1,6 @@
 import type { DenialSamples, LiveLimit, UsageSeries } from '@tollgate/domain';
 import type { SearchParams } from './pagination';
+import { safeZone } from './usage-chart';
 
 /**
  * What the usage views work out from the API's answers, pure so that the pages and their tests share it: the range
@@ -38,22 +39,12 @@ export function rangeHref(path: string, range: UsageRange): string {
   return range === USAGE_RANGES[0] ? path : `${path}?${new URLSearchParams({ range })}`;
 }
 
-/** A zone Intl knows, or UTC: a zone the API stored is valid, but a page must not crash on an answer it cannot use. */
-function knownZone(timeZone: string): string {
-  try {
-    new Intl.DateTimeFormat('en-GB', { timeZone });
-    return timeZone;
-  } catch {
-    return 'UTC';
-  }
-}
-
-/** A moment as the tenant's clock shows it: "2 Dec, 14:05" (the zone is said once, next to the list). */
+/** A moment as the tenant's clock shows it: "2 Dec, 14:05" (the zone is said once, next to the list; UTC for a zone this runtime does not know). */
 export function formatInZone(iso: string, timeZone: string, withSeconds = false): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   return new Intl.DateTimeFormat('en-GB', {
-    timeZone: knownZone(timeZone),
+    timeZone: safeZone(timeZone),
     day: 'numeric',
     month: 'short',
     hour: '2-digit',
