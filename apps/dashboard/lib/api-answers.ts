@@ -38,6 +38,9 @@ export {
   type RuleSetSummary,
   type RuleSetVersionSummary,
   type UserRole,
+  type UsageSeries,
+  type UsageTop,
+  type WouldDeny,
 } from '@tollgate/domain';
 
 // The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of
