@@ -61,7 +61,8 @@ describe('formatChange and formatRateChange', () => {
   it('says how a rate changed, in percentage points', () => {
     expect(formatRateChange(0.25, 0.2)).toBe('+5 pp');
     expect(formatRateChange(0.1, 0.125)).toBe('−2.5 pp');
-    expect(formatRateChange(0.1, null)).toBe('—');
+    expect(formatRateChange(0.1, null)).toBe('new');
+    expect(formatRateChange(null, 0.1)).toBe('—');
   });
 });
 

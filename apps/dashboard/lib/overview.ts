@@ -132,9 +132,10 @@ export function formatChange(now: number, before: number): string {
   return `${rounded > 0 ? '+' : '−'}${Math.abs(rounded).toLocaleString('en-US')} %`;
 }
 
-/** A rate's change in percentage points: "+4.2 pp", "−0.5 pp", "no change"; "—" when either has no decisions. */
+/** A rate's change in percentage points: "+4.2 pp", "−0.5 pp", "no change"; "new" without decisions before. */
 export function formatRateChange(now: number | null, before: number | null): string {
-  if (now === null || before === null) return '—';
+  if (now === null) return '—';
+  if (before === null) return 'new';
   const points = Math.round((now - before) * 1000) / 10;
   if (points === 0) return 'no change';
   return `${points > 0 ? '+' : '−'}${Math.abs(points)} pp`;

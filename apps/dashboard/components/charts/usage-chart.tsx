@@ -93,7 +93,7 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
   const ticks = axisTicks(points, step, innerWidth).map(time);
 
   const hasDegraded = points.some((p) => p.degraded > 0);
-  const labelled = markerLabels(shown.map((m) => x(time(m.at))));
+  const labels = markerLabels(shown.map((m) => ({ x: x(time(m.at)), label: m.label })));
 
   const onPointer = (event: PointerEvent<SVGRectElement>) => {
     const at = localPoint(event);
@@ -150,14 +150,20 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
               defined={(p) => denyRateOf(p) !== null}
               className="chart-rate"
             />
+            {/* A bucket with decisions between two without draws no line: a dot instead. */}
+            {points.map((p, i) =>
+              isolated(points, i) ? (
+                <circle key={p.at} cx={x(time(p.at)) + bucketWidth(x, step) / 2} cy={yRate(denyRateOf(p) ?? 0)} r={3} className="chart-rate-dot" />
+              ) : null,
+            )}
             {shown.map((marker, i) => {
               const mx = x(time(marker.at));
               return (
                 <g key={`${marker.at}-${marker.label}`} className="chart-marker" data-testid={`${testId}-marker`}>
                   <Line from={{ x: mx, y: 0 }} to={{ x: mx, y: innerHeight }} />
-                  {labelled[i] && (
-                    <text x={Math.min(Math.max(mx, 12), innerWidth - 12)} y={-8} textAnchor="middle">
-                      {marker.label}
+                  {labels[i] && (
+                    <text x={Math.min(Math.max(mx, 16), innerWidth - 16)} y={-8} textAnchor="middle">
+                      {labels[i]}
                     </text>
                   )}
                 </g>
@@ -285,12 +291,25 @@ function bucketWidth(x: (d: Date) => number, step: UsageSeries['step']): number 
   return x(new Date(stepMs(step))) - x(new Date(0));
 }
 
-/** Which marker labels are drawn: each at least MARKER_LABEL_GAP px from the last one drawn. */
-function markerLabels(xs: number[]): boolean[] {
-  let last = Number.NEGATIVE_INFINITY;
-  return xs.map((mx) => {
-    if (mx - last < MARKER_LABEL_GAP) return false;
-    last = mx;
-    return true;
+/**
+ * The label drawn at each marker, oldest first: markers closer than MARKER_LABEL_GAP px to the first of their group
+ * share one label at it ("v3–v7"); the others draw their line only (the tooltip and the table name each).
+ */
+function markerLabels(markers: { x: number; label: string }[]): (string | null)[] {
+  const labels: (string | null)[] = markers.map(() => null);
+  let first = -1;
+  markers.forEach((m, i) => {
+    if (first >= 0 && m.x - markers[first]!.x < MARKER_LABEL_GAP) {
+      labels[first] = `${markers[first]!.label}–${m.label}`;
+      return;
+    }
+    first = i;
+    labels[i] = m.label;
   });
+  return labels;
+}
+
+function isolated(points: readonly UsagePoint[], i: number): boolean {
+  const has = (j: number) => j >= 0 && j < points.length && denyRateOf(points[j]!) !== null;
+  return has(i) && !has(i - 1) && !has(i + 1);
 }

@@ -24,8 +24,8 @@ export function UsageTotalsTiles({ current, previous, testId = 'totals' }: { cur
     count('allowed', 'Allowed', 'allowed'),
     count('denied', 'Denied (429)', 'denied'),
     { id: 'deny-rate', label: '429 rate', value: formatRate(current.denyRate), change: formatRateChange(current.denyRate, previous.denyRate) },
-    count('shadow', 'Shadow would-deny', 'shadowDenied', 'admitted; enforcing would have refused them'),
-    count('degraded', 'Degraded', 'degraded', 'decided without Redis, by the failure mode'),
+    count('shadow', 'Shadow would-deny', 'shadowDenied', 'admitted; enforce would refuse'),
+    count('degraded', 'Degraded', 'degraded', 'decided without Redis'),
   ];
   return (
     <dl className="usage-totals" data-testid={testId}>

@@ -11,7 +11,7 @@ import { UsageTotalsTiles } from '@/components/usage/usage-totals';
 import '@/components/usage/usage.css';
 import { getUsage, getUsageTop, listRuleSetsBetween } from '@/lib/api';
 import { formatTimestamp } from '@/lib/format';
-import { parseMinVolume, parseRange, previousRange, rangeQuery, ruleSetMarkers, totalsOf } from '@/lib/overview';
+import { parseMinVolume, parseRange, PRESET_RANGES, previousRange, rangeQuery, ruleSetMarkers, totalsOf } from '@/lib/overview';
 import type { SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
@@ -45,7 +45,7 @@ export default async function OverviewPage({ searchParams }: OverviewPageProps) 
     <>
       <PageHeading
         title="Overview"
-        description={`Every decision Tollgate made from ${formatTimestamp(range.from.toISOString())} to ${formatTimestamp(range.to.toISOString())}, against the ${range.id === 'custom' ? 'range' : range.id} before it.`}
+        description={`Every decision Tollgate made from ${formatTimestamp(range.from.toISOString())} to ${formatTimestamp(range.to.toISOString())}, against the ${range.id === 'custom' ? 'range of the same length' : PRESET_RANGES.find((r) => r.id === range.id)!.label} before it.`}
       >
         {range.live && <AutoRefresh />}
       </PageHeading>
