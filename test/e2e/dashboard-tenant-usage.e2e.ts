@@ -202,10 +202,10 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     await shot(page, 'operator-1400');
 
     // Another range, in the URL: the same checks, by the hour of a week.
-    await page.getByTestId('usage-range-7d').click();
+    await page.getByTestId('range-7d').click();
     await page.waitForURL(/\?range=7d$/);
-    expect(await page.getByTestId('usage-range-7d').getAttribute('aria-current')).toBe('page');
-    expect(await page.locator('#tenant-usage-title').textContent()).toContain('7 days');
+    expect(await page.getByTestId('range-7d').getAttribute('aria-current')).toBe('true');
+    expect(await page.locator('#tenant-usage-title').textContent()).toBe('Usage, last 7 d');
     expect(await page.getByTestId('tenant-usage-allowed').textContent()).toBe(String(initechTally.allowed));
 
     await page.setViewportSize({ width: 420, height: 900 });
@@ -248,8 +248,8 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
 
     // The CSV comes through the dashboard with the session: initech's rows only, whatever the URL asks for.
     const csvHref = await page.getByTestId('usage-csv').getAttribute('href');
-    expect(csvHref).toBe('/portal/usage/export');
-    const csv = await page.request.get(`${stack.dashboardUrl}${csvHref}?tenant=umbrella&range=7d`);
+    expect(csvHref).toBe('/portal/usage/export?range=24h');
+    const csv = await page.request.get(`${stack.dashboardUrl}/portal/usage/export?tenant=umbrella&range=7d`);
     expect(csv.status()).toBe(200);
     expect(csv.headers()['content-type']).toContain('text/csv');
     expect(csv.headers()['content-disposition']).toMatch(/^attachment; filename="usage-initech-/);

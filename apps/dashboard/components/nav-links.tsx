@@ -6,6 +6,7 @@ import type { UserRole } from '@/lib/api-answers';
 
 const LINKS: Record<UserRole, readonly { href: string; label: string; id: string }[]> = {
   operator: [
+    { href: '/overview', label: 'Overview', id: 'overview' },
     { href: '/plans', label: 'Plans', id: 'plans' },
     { href: '/policies', label: 'Policies', id: 'policies' },
     { href: '/rule-sets', label: 'Rule sets', id: 'rule-sets' },

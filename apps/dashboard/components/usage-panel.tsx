@@ -1,44 +1,43 @@
 import type { ReactNode } from 'react';
 import type { UsageSeries } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
-import { usageTotals } from '@/lib/usage';
+import { totalsOf } from '@/lib/overview';
+import { formatRate } from '@/lib/usage-chart';
 
 interface UsagePanelProps {
   title: string;
-  /** Ids and test ids of the panel ("usage", "usage-policy-items"). */
+  /** Ids and test ids of the panel ("tenant-usage", "own-usage-policy-search"). */
   id: string;
   series: UsageSeries;
-  /** Next to the title: the range links, a download. */
-  actions?: ReactNode;
   /** The chart of the series. */
   children: ReactNode;
 }
 
-/** A usage series: its totals over the range, then its chart. */
-export function UsagePanel({ title, id, series, actions, children }: UsagePanelProps) {
-  const totals = usageTotals(series.points);
-  const facts: { key: string; label: string; value: number; hidden?: boolean }[] = [
-    { key: 'checks', label: 'Checks', value: totals.checks },
-    { key: 'allowed', label: 'Allowed', value: totals.allowed },
-    { key: 'denied', label: 'Denied (429)', value: totals.denied },
-    { key: 'shadow', label: 'Shadow denials', value: totals.shadowDenied, hidden: totals.shadowDenied === 0 },
-    { key: 'degraded', label: 'Degraded', value: totals.degraded, hidden: totals.degraded === 0 },
-    { key: 'refused', label: 'Refused', value: totals.refused, hidden: totals.refused === 0 },
-    { key: 'cost', label: 'Units charged', value: totals.cost },
+/** A usage series in a card: its totals over the range in one line, then its chart. */
+export function UsagePanel({ title, id, series, children }: UsagePanelProps) {
+  const totals = totalsOf(series);
+  const cost = series.points.reduce((sum, p) => sum + p.cost, 0);
+  const facts: { key: string; label: string; value: string; shown?: boolean }[] = [
+    { key: 'decisions', label: 'Decisions', value: formatCount(totals.decisions) },
+    { key: 'allowed', label: 'Allowed', value: formatCount(totals.allowed) },
+    { key: 'denied', label: 'Denied (429)', value: formatCount(totals.denied) },
+    { key: 'deny-rate', label: '429 rate', value: formatRate(totals.denyRate) },
+    { key: 'shadow', label: 'Shadow would-deny', value: formatCount(totals.shadowDenied), shown: totals.shadowDenied > 0 },
+    { key: 'degraded', label: 'Degraded', value: formatCount(totals.degraded), shown: totals.degraded > 0 },
+    { key: 'cost', label: 'Units charged', value: formatCount(cost) },
   ];
   return (
     <section className="card" aria-labelledby={`${id}-title`} data-testid={id}>
-      <header className="plan-card-header usage-header">
+      <header className="plan-card-header">
         <h2 id={`${id}-title`}>{title}</h2>
-        {actions}
       </header>
-      <dl className="usage-totals">
+      <dl className="usage-panel-totals">
         {facts
-          .filter((fact) => !fact.hidden)
+          .filter((fact) => fact.shown !== false)
           .map((fact) => (
             <div key={fact.key}>
               <dt>{fact.label}</dt>
-              <dd data-testid={`${id}-${fact.key}`}>{formatCount(fact.value)}</dd>
+              <dd data-testid={`${id}-${fact.key}`}>{fact.value}</dd>
             </div>
           ))}
       </dl>

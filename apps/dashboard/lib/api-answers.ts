@@ -42,6 +42,8 @@ export {
   type UserRole,
   type UsageSeries,
   type DenialSamples,
+  type UsageTop,
+  type WouldDeny,
 } from '@tollgate/domain';
 
 // The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of

@@ -6,8 +6,10 @@ const minutes = (count: number, start = '2026-12-01T10:00:00Z') =>
 
 describe('denyRateOf', () => {
   it('is the share of decisions that were denied, and nothing when there were none', () => {
-    expect(denyRateOf({ allowed: 3, denied: 1 })).toBe(0.25);
-    expect(denyRateOf({ allowed: 0, denied: 0 })).toBeNull();
+    expect(denyRateOf({ allowed: 3, denied: 1, shadowDenied: 0, degraded: 0 })).toBe(0.25);
+    // Shadow would-denies and degraded decisions are decisions too.
+    expect(denyRateOf({ allowed: 1, denied: 1, shadowDenied: 1, degraded: 1 })).toBe(0.25);
+    expect(denyRateOf({ allowed: 0, denied: 0, shadowDenied: 0, degraded: 0 })).toBeNull();
   });
 });
 
@@ -56,9 +58,10 @@ describe('bucketLabel and bucketTitle', () => {
 
 describe('rateAxisMax', () => {
   it('rounds the highest rate up to a stop, at least 5 %', () => {
-    expect(rateAxisMax([{ allowed: 100, denied: 0 }])).toBe(0.05);
-    expect(rateAxisMax([{ allowed: 70, denied: 30 }])).toBe(0.5);
-    expect(rateAxisMax([{ allowed: 0, denied: 10 }])).toBe(1);
+    const p = (allowed: number, denied: number) => ({ allowed, denied, shadowDenied: 0, degraded: 0 });
+    expect(rateAxisMax([p(100, 0)])).toBe(0.05);
+    expect(rateAxisMax([p(70, 30)])).toBe(0.5);
+    expect(rateAxisMax([p(0, 10)])).toBe(1);
   });
 });
 

@@ -19,13 +19,23 @@ export interface ChartMarker {
   description?: string;
 }
 
-/** Decisions of a bucket: allowed plus denied (refused requests were never decided). */
-export function decisionsOf(point: Pick<UsagePoint, 'allowed' | 'denied'>): number {
-  return point.allowed + point.denied;
+type Counts = Pick<UsagePoint, 'allowed' | 'denied' | 'shadowDenied' | 'degraded'>;
+
+/**
+ * Decisions of a bucket: each has one result, so they are allowed, denied, shadow would-deny (admitted) and degraded
+ * (decided without Redis) together. Refused requests (bad key, suspended tenant) were never decided.
+ */
+export function decisionsOf(point: Counts): number {
+  return point.allowed + point.denied + point.shadowDenied + point.degraded;
+}
+
+/** Admitted with the limiter's decision: allowed, and the would-denies of policies in shadow mode. */
+export function admittedOf(point: Pick<UsagePoint, 'allowed' | 'shadowDenied'>): number {
+  return point.allowed + point.shadowDenied;
 }
 
 /** The share of a bucket's decisions that were 429s, or null when it had none (nothing to draw, not 0 %). */
-export function denyRateOf(point: Pick<UsagePoint, 'allowed' | 'denied'>): number | null {
+export function denyRateOf(point: Counts): number | null {
   const decisions = decisionsOf(point);
   return decisions === 0 ? null : point.denied / decisions;
 }
@@ -90,7 +100,7 @@ export function axisTicks(points: readonly Pick<UsagePoint, 'at'>[], step: Usage
 }
 
 /** The top of the rate axis: a little above the highest rate, rounded up, never under 5 % nor over 100 %. */
-export function rateAxisMax(points: readonly Pick<UsagePoint, 'allowed' | 'denied'>[]): number {
+export function rateAxisMax(points: readonly Counts[]): number {
   const highest = Math.max(0, ...points.map((p) => denyRateOf(p) ?? 0));
   const stops = [0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1];
   return stops.find((s) => s >= highest) ?? 1;

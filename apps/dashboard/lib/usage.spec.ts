@@ -1,27 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatInZone, meterView, parseRange, rangeBounds, rangeHref, usageTotals } from './usage';
-
-describe('the range in the URL', () => {
-  it('reads one of the offered ranges, and the default for anything else', () => {
-    expect(parseRange({ range: '7d' })).toBe('7d');
-    expect(parseRange({ range: '30d' })).toBe('30d');
-    expect(parseRange({})).toBe('24h');
-    expect(parseRange({ range: '1y' })).toBe('24h');
-    expect(parseRange({ range: ['7d', '30d'] })).toBe('24h');
-    expect(parseRange({ range: 'constructor' })).toBe('24h');
-  });
-
-  it('ends now and starts the range before', () => {
-    const now = Date.parse('2026-12-02T10:00:00Z');
-    expect(rangeBounds('24h', now)).toEqual({ from: new Date('2026-12-01T10:00:00Z'), to: new Date(now) });
-    expect(rangeBounds('30d', now).from).toEqual(new Date('2026-11-02T10:00:00Z'));
-  });
-
-  it('leaves the default out of links', () => {
-    expect(rangeHref('/portal/usage', '24h')).toBe('/portal/usage');
-    expect(rangeHref('/tenants/abc', '7d')).toBe('/tenants/abc?range=7d');
-  });
-});
+import { formatInZone, meterView, rangeLabel } from './usage';
 
 describe('formatInZone', () => {
   const iso = '2026-12-02T10:05:00Z';
@@ -51,10 +29,9 @@ describe('meterView', () => {
   });
 });
 
-describe('usageTotals', () => {
-  it('sums every result of every point', () => {
-    const point = (allowed: number, denied: number) => ({ at: '', allowed, denied, shadowDenied: 1, degraded: 0, refused: 2, cost: allowed * 2 });
-    expect(usageTotals([point(5, 1), point(3, 0)])).toEqual({ checks: 15, allowed: 8, denied: 1, shadowDenied: 2, degraded: 0, refused: 4, cost: 16 });
-    expect(usageTotals([]).checks).toBe(0);
+describe('rangeLabel', () => {
+  it('says a preset by its length and a custom range by its bounds', () => {
+    expect(rangeLabel({ id: '7d', fromInput: '', toInput: '' })).toBe('last 7 d');
+    expect(rangeLabel({ id: 'custom', fromInput: '2026-12-01T10:00', toInput: '2026-12-02T10:00' })).toBe('2026-12-01 10:00 – 2026-12-02 10:00 UTC');
   });
 });

@@ -11,10 +11,12 @@ import type { UsageSeries } from '@tollgate/domain';
 import { type PointerEvent, useMemo } from 'react';
 import { formatCount } from '@/lib/format';
 import {
+  admittedOf,
   axisTicks,
   bucketLabel,
   bucketTitle,
   type ChartMarker,
+  decisionsOf,
   denyRateOf,
   formatRate,
   markersInRange,
@@ -42,8 +44,10 @@ export type { ChartMarker } from '@/lib/usage-chart';
  * - `height` (optional): of the drawing, in px; 260 by default. The width is the container's (420 px and up).
  * - `testId` (optional): prefix of the `data-testid`s (`<testId>`, `<testId>-table`, `<testId>-tooltip`); `usage-chart`.
  *
- * Allowed and denied requests are stacked areas on the left axis (requests per bucket); the 429 rate is a line on
- * the right axis. A visually hidden table holds every figure for screen readers.
+ * Decisions per bucket are stacked areas on the left axis: allowed (with the shadow would-denies, which were
+ * admitted too), degraded (decided without Redis; drawn only when there are some) and denied (429) on top. The 429
+ * rate, denied over all decisions, is a line on the right axis. A visually hidden table holds every figure for
+ * screen readers.
  */
 export interface UsageChartProps {
   series: UsageSeries;
@@ -79,14 +83,17 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
   // Each bucket is flat from its start to the next one's (or the range's end): two corners each.
   const drawn = useMemo(() => stepCorners(points, series.to), [points, series.to]);
 
-  const x = scaleUtc({ domain: [time(series.from), time(series.to)], range: [0, innerWidth] });
-  const highest = Math.max(1, ...points.map((p) => p.allowed + p.denied));
+  // The first bucket may start before the range (an hour or a day that holds `from`): the axis starts with it.
+  const start = points.length > 0 && points[0]!.at < series.from ? points[0]!.at : series.from;
+  const x = scaleUtc({ domain: [time(start), time(series.to)], range: [0, innerWidth] });
+  const highest = Math.max(1, ...points.map(decisionsOf));
   const y = scaleLinear({ domain: [0, highest], range: [innerHeight, 0], nice: true });
   const rateMax = rateAxisMax(points);
   const yRate = scaleLinear({ domain: [0, rateMax], range: [innerHeight, 0] });
   const ticks = axisTicks(points, step, innerWidth).map(time);
 
-  const labelled = markerLabels(shown.map((m) => x(time(m.at))));
+  const hasDegraded = points.some((p) => p.degraded > 0);
+  const labels = markerLabels(shown.map((m) => ({ x: x(time(m.at)), label: m.label })));
 
   const onPointer = (event: PointerEvent<SVGRectElement>) => {
     const at = localPoint(event);
@@ -101,7 +108,7 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
     });
   };
 
-  const summary = `${title}: ${formatCount(points.reduce((sum, p) => sum + p.allowed, 0))} allowed and ${formatCount(
+  const summary = `${title}: ${formatCount(points.reduce((sum, p) => sum + admittedOf(p), 0))} allowed and ${formatCount(
     points.reduce((sum, p) => sum + p.denied, 0),
   )} denied, per ${step}. The figures are in the table that follows.`;
 
@@ -118,18 +125,22 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
         >
           <Group left={MARGIN.left} top={MARGIN.top}>
             <GridRows scale={y} width={innerWidth} numTicks={4} className="chart-grid" />
+            {/* Stacked: admitted, then degraded (decided without Redis), then denied on top. */}
+            <Area<Corner> data={drawn} x={(c) => x(time(c.at))} y0={() => y(0)} y1={(c) => y(admittedOf(c.point))} className="chart-allowed" />
+            {hasDegraded && (
+              <Area<Corner>
+                data={drawn}
+                x={(c) => x(time(c.at))}
+                y0={(c) => y(admittedOf(c.point))}
+                y1={(c) => y(admittedOf(c.point) + c.point.degraded)}
+                className="chart-degraded"
+              />
+            )}
             <Area<Corner>
               data={drawn}
               x={(c) => x(time(c.at))}
-              y0={() => y(0)}
-              y1={(c) => y(c.point.allowed)}
-              className="chart-allowed"
-            />
-            <Area<Corner>
-              data={drawn}
-              x={(c) => x(time(c.at))}
-              y0={(c) => y(c.point.allowed)}
-              y1={(c) => y(c.point.allowed + c.point.denied)}
+              y0={(c) => y(admittedOf(c.point) + c.point.degraded)}
+              y1={(c) => y(decisionsOf(c.point))}
               className="chart-denied"
             />
             <LinePath<UsagePoint>
@@ -139,14 +150,20 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
               defined={(p) => denyRateOf(p) !== null}
               className="chart-rate"
             />
+            {/* A bucket with decisions between two without draws no line: a dot instead. */}
+            {points.map((p, i) =>
+              isolated(points, i) ? (
+                <circle key={p.at} cx={x(time(p.at)) + bucketWidth(x, step) / 2} cy={yRate(denyRateOf(p) ?? 0)} r={3} className="chart-rate-dot" />
+              ) : null,
+            )}
             {shown.map((marker, i) => {
               const mx = x(time(marker.at));
               return (
                 <g key={`${marker.at}-${marker.label}`} className="chart-marker" data-testid={`${testId}-marker`}>
                   <Line from={{ x: mx, y: 0 }} to={{ x: mx, y: innerHeight }} />
-                  {labelled[i] && (
-                    <text x={Math.min(Math.max(mx, 12), innerWidth - 12)} y={-8} textAnchor="middle">
-                      {marker.label}
+                  {labels[i] && (
+                    <text x={Math.min(Math.max(mx, 16), innerWidth - 16)} y={-8} textAnchor="middle">
+                      {labels[i]}
                     </text>
                   )}
                 </g>
@@ -203,6 +220,7 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
       </div>
       <figcaption className="chart-legend" aria-hidden="true">
         <span className="legend-item legend-allowed">Allowed</span>
+        {hasDegraded && <span className="legend-item legend-degraded">Degraded (no Redis)</span>}
         <span className="legend-item legend-denied">Denied (429)</span>
         <span className="legend-item legend-rate">429 rate (right axis)</span>
         {shown.length > 0 && <span className="legend-item legend-marker">Rule set published</span>}
@@ -220,14 +238,14 @@ function BucketDetails({ bucket, series, markers, testId }: { bucket: Bucket; se
       <strong>{bucketTitle(point.at, series.step, series.timeZone)}</strong>
       <dl>
         <dt>Allowed</dt>
-        <dd>{formatCount(point.allowed)}</dd>
+        <dd>{formatCount(admittedOf(point))}</dd>
         <dt>Denied (429)</dt>
         <dd>{formatCount(point.denied)}</dd>
         <dt>429 rate</dt>
         <dd>{formatRate(denyRateOf(point))}</dd>
         {point.shadowDenied > 0 && (
           <>
-            <dt>Shadow would-deny</dt>
+            <dt>incl. shadow would-deny</dt>
             <dd>{formatCount(point.shadowDenied)}</dd>
           </>
         )}
@@ -273,12 +291,25 @@ function bucketWidth(x: (d: Date) => number, step: UsageSeries['step']): number 
   return x(new Date(stepMs(step))) - x(new Date(0));
 }
 
-/** Which marker labels are drawn: each at least MARKER_LABEL_GAP px from the last one drawn. */
-function markerLabels(xs: number[]): boolean[] {
-  let last = Number.NEGATIVE_INFINITY;
-  return xs.map((mx) => {
-    if (mx - last < MARKER_LABEL_GAP) return false;
-    last = mx;
-    return true;
+/**
+ * The label drawn at each marker, oldest first: markers closer than MARKER_LABEL_GAP px to the first of their group
+ * share one label at it ("v3–v7"); the others draw their line only (the tooltip and the table name each).
+ */
+function markerLabels(markers: { x: number; label: string }[]): (string | null)[] {
+  const labels: (string | null)[] = markers.map(() => null);
+  let first = -1;
+  markers.forEach((m, i) => {
+    if (first >= 0 && m.x - markers[first]!.x < MARKER_LABEL_GAP) {
+      labels[first] = `${markers[first]!.label}–${m.label}`;
+      return;
+    }
+    first = i;
+    labels[i] = m.label;
   });
+  return labels;
+}
+
+function isolated(points: readonly UsagePoint[], i: number): boolean {
+  const has = (j: number) => j >= 0 && j < points.length && denyRateOf(points[j]!) !== null;
+  return has(i) && !has(i - 1) && !has(i + 1);
 }

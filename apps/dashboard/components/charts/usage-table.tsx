@@ -1,6 +1,6 @@
 import type { UsageSeries } from '@tollgate/domain';
 import { formatCount } from '@/lib/format';
-import { bucketTitle, type ChartMarker, denyRateOf, formatRate } from '@/lib/usage-chart';
+import { admittedOf, bucketTitle, type ChartMarker, denyRateOf, formatRate } from '@/lib/usage-chart';
 
 interface UsageTableProps {
   series: UsageSeries;
@@ -27,7 +27,7 @@ export function UsageTable({ series, markers, caption, testId }: UsageTableProps
             <th scope="col">Allowed</th>
             <th scope="col">Denied (429)</th>
             <th scope="col">429 rate</th>
-            <th scope="col">Shadow would-deny</th>
+            <th scope="col">Shadow would-deny (admitted, in Allowed)</th>
             <th scope="col">Degraded</th>
           </tr>
         </thead>
@@ -35,7 +35,7 @@ export function UsageTable({ series, markers, caption, testId }: UsageTableProps
           {series.points.map((point) => (
             <tr key={point.at}>
               <th scope="row">{bucketTitle(point.at, step, timeZone)}</th>
-              <td>{formatCount(point.allowed)}</td>
+              <td>{formatCount(admittedOf(point))}</td>
               <td>{formatCount(point.denied)}</td>
               <td>{formatRate(denyRateOf(point))}</td>
               <td>{formatCount(point.shadowDenied)}</td>

@@ -5,20 +5,22 @@ import { ErrorPanel } from '@/components/error-panel';
 import { LiveLimitList } from '@/components/live-limits';
 import { MutationStatusProvider } from '@/components/mutation-status';
 import { PageHeading } from '@/components/page-heading';
-import { RangeLinks } from '@/components/range-links';
 import { RecentDenials } from '@/components/recent-denials';
 import { TenantFacts } from '@/components/tenant-facts';
 import { TenantLimits } from '@/components/tenant-limits';
 import { TenantRelated } from '@/components/tenant-related';
+import { RangePicker } from '@/components/usage/range-picker';
+import '@/components/usage/usage.css';
 import { UsageChart } from '@/components/charts/usage-chart';
 import { UsagePanel } from '@/components/usage-panel';
-import { ApiError, getPlan, getTenant, getTenantDenials, getTenantLimitsInForce, getTenantUsage, listAccounts, listKeys, listPolicies } from '@/lib/api';
+import { ApiError, getPlan, getTenant, getTenantDenials, getTenantLimitsInForce, getUsage, listAccounts, listKeys, listPolicies } from '@/lib/api';
 import type { LimitsInForce } from '@/lib/api-answers';
 import { tenantLimitRows } from '@/lib/overrides';
 import type { SearchParams } from '@/lib/pagination';
 import { loadWithSession, type Loaded } from '@/lib/session';
 import { settled } from '@/lib/settled';
-import { parseRange, RANGE_LABELS, rangeBounds } from '@/lib/usage';
+import { parseRange } from '@/lib/overview';
+import { rangeLabel } from '@/lib/usage';
 
 export const metadata: Metadata = { title: 'Tenant' };
 
@@ -44,11 +46,11 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
       throw error;
     });
     if (!tenant) return null;
-    const { from, to } = rangeBounds(range);
+    const { from, to } = range;
     const [plan, limits, usage, denials, policies, keys, users] = await Promise.all([
       getPlan(token, tenant.plan.id),
       settled(getTenantLimitsInForce(token, tenant.id)),
-      settled(getTenantUsage(token, tenant.slug, { from, to })),
+      settled(getUsage(token, { from, to }, { tenant: tenant.slug })),
       settled(getTenantDenials(token, tenant.slug)),
       settled(
         Promise.all([listPolicies(token, { tenantId: tenant.id }, undefined, LISTED), listPolicies(token, { planId: tenant.plan.id }, undefined, LISTED)]).then(
@@ -84,13 +86,16 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
         <div className="plan-grid">
           <TenantFacts tenant={tenant} plan={plan} />
           <LimitsNow limits={limits} timeZone={tenant.timeZone} />
-          {usage.ok ? (
-            <UsagePanel title={`Usage, last ${RANGE_LABELS[range]}`} id="tenant-usage" series={usage.data} actions={<RangeLinks path={path} current={range} />}>
-              <UsageChart series={usage.data} title={`Decisions of ${tenant.slug}, last ${RANGE_LABELS[range]}`} />
-            </UsagePanel>
-          ) : (
-            <ErrorPanel problem={usage.problem} />
-          )}
+          <div>
+            <RangePicker path={path} range={range} />
+            {usage.ok ? (
+              <UsagePanel title={`Usage, ${rangeLabel(range)}`} id="tenant-usage" series={usage.data}>
+                <UsageChart series={usage.data} title={`Decisions of ${tenant.slug}, ${rangeLabel(range)}`} />
+              </UsagePanel>
+            ) : (
+              <ErrorPanel problem={usage.problem} />
+            )}
+          </div>
           {denials.ok ? (
             <RecentDenials items={denials.data.items} timeZone={tenant.timeZone} empty="No denials lately: every recent check of this tenant was within its limits." />
           ) : (

@@ -2,14 +2,16 @@ import type { Metadata } from 'next';
 import { UsageChart } from '@/components/charts/usage-chart';
 import { ErrorPanel } from '@/components/error-panel';
 import { PageHeading } from '@/components/page-heading';
-import { RangeLinks } from '@/components/range-links';
 import { RecentDenials } from '@/components/recent-denials';
 import { UsagePanel } from '@/components/usage-panel';
+import { RangePicker } from '@/components/usage/range-picker';
+import '@/components/usage/usage.css';
 import { getOwnDenials, getOwnLimits, getOwnTenant, getOwnUsage } from '@/lib/api';
 import type { SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 import { settled } from '@/lib/settled';
-import { parseRange, RANGE_LABELS, rangeBounds, rangeHref, type UsageRange } from '@/lib/usage';
+import { parseRange, rangeQuery, type TimeRange } from '@/lib/overview';
+import { rangeLabel } from '@/lib/usage';
 
 export const metadata: Metadata = { title: 'Usage' };
 
@@ -24,23 +26,23 @@ interface PortalUsagePageProps {
 /** A tenant user's usage over a range: of all its checks, of each endpoint policy, its recent denials, and the CSV. */
 export default async function PortalUsagePage({ searchParams }: PortalUsagePageProps) {
   const range = parseRange(await searchParams);
-  const { from, to } = rangeBounds(range);
+  const { from, to } = range;
   const loaded = await loadWithSession(async (token) => {
     const [tenant, inForce, all, denials] = await Promise.all([getOwnTenant(token), getOwnLimits(token), getOwnUsage(token, { from, to }), settled(getOwnDenials(token))]);
     const charted = inForce.policies.slice(0, MAX_POLICY_CHARTS);
-    const perPolicy = await Promise.all(charted.map(async (policy) => ({ policy, usage: await settled(getOwnUsage(token, { from, to, policy: policy.id })) })));
+    const perPolicy = await Promise.all(charted.map(async (policy) => ({ policy, usage: await settled(getOwnUsage(token, { from, to }, { policy: policy.id })) })));
     return { tenant, all, denials, perPolicy, uncharted: inForce.policies.length - charted.length };
   });
 
   const heading = (
-    <PageHeading title="Usage" description="Your checks over time, against your limits: what was allowed, what was denied and why.">
-      <div className="heading-actions">
-        <RangeLinks path={USAGE_PATH} current={range} />
+    <>
+      <PageHeading title="Usage" description="Your checks over time, against your limits: what was allowed, what was denied and why.">
         <a className="btn btn-secondary btn-sm" href={exportHref(range)} download data-testid="usage-csv">
           Download CSV
         </a>
-      </div>
-    </PageHeading>
+      </PageHeading>
+      <RangePicker path={USAGE_PATH} range={range} />
+    </>
   );
   if (!loaded.ok) {
     return (
@@ -52,7 +54,7 @@ export default async function PortalUsagePage({ searchParams }: PortalUsagePageP
   }
 
   const { tenant, all, denials, perPolicy, uncharted } = loaded.data;
-  const last = `last ${RANGE_LABELS[range]}`;
+  const last = rangeLabel(range);
   return (
     <>
       {heading}
@@ -89,6 +91,6 @@ export default async function PortalUsagePage({ searchParams }: PortalUsagePageP
 }
 
 /** The dashboard's own download route: it adds the session, which never reaches the browser's script. */
-function exportHref(range: UsageRange): string {
-  return rangeHref(`${USAGE_PATH}/export`, range);
+function exportHref(range: TimeRange): string {
+  return `${USAGE_PATH}/export?${rangeQuery(range)}`;
 }

@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { ApiError, ownUsageCsv } from '@/lib/api';
 import { readToken } from '@/lib/session';
-import { parseRange, rangeBounds } from '@/lib/usage';
+import { parseRange } from '@/lib/overview';
 
 /**
  * The signed-in tenant user's usage of a range as CSV: the API's export (`GET /v1/tenant/usage.csv`), asked with
@@ -11,9 +11,11 @@ import { parseRange, rangeBounds } from '@/lib/usage';
 export async function GET(request: NextRequest): Promise<Response> {
   const token = await readToken();
   if (!token) return NextResponse.redirect(new URL('/login', request.url));
-  const range = parseRange({ range: request.nextUrl.searchParams.get('range') ?? undefined });
+  // The range only (a preset, or custom bounds in UTC), as the usage page's link gives it; nothing else is read.
+  const given = (name: string) => request.nextUrl.searchParams.get(name) ?? undefined;
+  const range = parseRange({ range: given('range'), from: given('from'), to: given('to') });
   try {
-    const upstream = await ownUsageCsv(token, rangeBounds(range));
+    const upstream = await ownUsageCsv(token, range);
     return new Response(upstream.body, {
       headers: {
         'content-type': upstream.headers.get('content-type') ?? 'text/csv; charset=utf-8',
