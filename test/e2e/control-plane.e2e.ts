@@ -42,6 +42,9 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
   it('creates plan gold and tenant umbrella, denies the 4th check, admits after raising the limit, and rolls back', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signInAsDemoOperator(page, stack.dashboardUrl);
+    // Operators land on the overview: the plans are a click away.
+    await page.getByTestId('nav-plans').click();
+    await page.waitForURL(/\/plans$/);
 
     // A plan with one limit: 3 per minute, fixed window.
     await openCreateForm(page, 'plan-new');
@@ -148,6 +151,9 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
   it('adds, edits and removes a limit, renames, creates and deletes a plan, and edits, suspends and resumes a tenant', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signInAsDemoOperator(page, stack.dashboardUrl);
+    // Operators land on the overview: the plans are a click away.
+    await page.getByTestId('nav-plans').click();
+    await page.waitForURL(/\/plans$/);
 
     // Add a token bucket limit to gold, then make it a GCRA over 2 seconds, then remove it.
     await page.getByTestId('limit-add-gold').click();

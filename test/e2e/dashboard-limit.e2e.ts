@@ -38,6 +38,9 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
 
     const page = await browser.newPage();
     await signInAsDemoOperator(page, stack.dashboardUrl);
+    // Operators land on the overview: the plans are a click away.
+    await page.getByTestId('nav-plans').click();
+    await page.waitForURL(/\/plans$/);
     await page.screenshot({ path: join(screenshots, 'plans-before.png'), fullPage: true });
 
     // A plan's limit is edited as a policy's is: Edit opens its count and shape, Save sends them.
@@ -57,6 +60,9 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
   it('shows a limit\'s calendar in its Edit form and moves it to another calendar', async () => {
     const page = await browser.newPage();
     await signInAsDemoOperator(page, stack.dashboardUrl);
+    // Operators land on the overview: the plans are a click away.
+    await page.getByTestId('nav-plans').click();
+    await page.waitForURL(/\/plans$/);
     // The demo's daily limit resets at the tenant's midnight: it says so (docs/adr/0014-calendar-windows-are-explicit.md).
     expect(await page.getByTestId('limit-starter-daily').textContent()).toContain('per calendar day');
     await page.getByTestId('limit-edit-starter-daily').click();

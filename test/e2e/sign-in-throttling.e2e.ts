@@ -63,7 +63,7 @@ describe('dashboard sign-in throttling: per browser address, never forged by X-F
     await owner.page.goto(`${owner.url}/login`);
     expect(await signIn(owner.page, 'a-typo')).toBe('Email or password is incorrect.');
     expect(await signIn(owner.page, DEMO_OPERATOR.password)).toBeNull();
-    await owner.page.waitForURL(/\/plans/);
+    await owner.page.waitForURL(/\/overview/);
     await owner.context.close();
   };
 

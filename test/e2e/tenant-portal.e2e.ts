@@ -188,7 +188,7 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     const operator = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signInAsDemoOperator(operator, stack.dashboardUrl);
     await operator.goto(`${stack.dashboardUrl}/portal/keys`);
-    await operator.waitForURL(/\/plans$/);
+    await operator.waitForURL(/\/overview$/);
 
     const context = await browser.newContext();
     const tenant = await context.newPage();

@@ -15,13 +15,13 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
-/** Signs in to the dashboard as the demo operator and waits for the plans page. */
+/** Signs in to the dashboard as the demo operator and waits for the overview, an operator's landing page. */
 export async function signInAsDemoOperator(page: Page, dashboardUrl: string): Promise<void> {
   await page.goto(`${dashboardUrl}/login`);
   await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
   await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
   await page.getByTestId('login-submit').click();
-  await page.waitForURL(/\/plans/);
+  await page.waitForURL(/\/overview/);
 }
 
 /** Waits until the dashboard marks the field `testId` invalid (`aria-invalid`): the form was refused. */

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 
-export function Brand({ href = '/plans' }: { href?: string }) {
+/** The logo, a link home: `/` sends each account to its own landing page. */
+export function Brand({ href = '/' }: { href?: string }) {
   return (
     <Link href={href} className="brand">
       <span className="brand-mark" aria-hidden="true">

@@ -6,6 +6,7 @@ import type { UserRole } from '@/lib/api-answers';
 
 const LINKS: Record<UserRole, readonly { href: string; label: string; id: string }[]> = {
   operator: [
+    { href: '/overview', label: 'Overview', id: 'overview' },
     { href: '/plans', label: 'Plans', id: 'plans' },
     { href: '/policies', label: 'Policies', id: 'policies' },
     { href: '/rule-sets', label: 'Rule sets', id: 'rule-sets' },
@@ -17,6 +18,7 @@ const LINKS: Record<UserRole, readonly { href: string; label: string; id: string
   // A tenant's user sees its own tenant only: none of the operator's pages.
   tenant: [
     { href: '/portal', label: 'Limits', id: 'portal-limits' },
+    { href: '/portal/usage', label: 'Usage', id: 'portal-usage' },
     { href: '/portal/keys', label: 'Keys', id: 'portal-keys' },
   ],
 };

@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { useState } from 'react';
 import { editPolicy, removePolicy } from '@/lib/actions/policies';
 import type { Policy } from '@/lib/api-answers';
@@ -21,7 +22,9 @@ export function PolicyCard({ policy }: { policy: Policy }) {
     <section className="card" aria-label={`Policy ${route} of ${ownerLabel(policy)}`} data-testid={`policy-${policy.name}`}>
       <header className="plan-card-header">
         <h2>
-          <code>{route}</code>
+          <Link href={`/policies/${encodeURIComponent(policy.id)}`} data-testid={`policy-link-${policy.name}`}>
+            <code>{route}</code>
+          </Link>
         </h2>
         <span className="chip">{policy.name}</span>
         <span className={`badge badge-mode-${policy.mode}`} data-testid={`policy-mode-${policy.name}`}>

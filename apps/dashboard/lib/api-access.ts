@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
-import { keyAnswerSchema, keyListSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, ownLimitsSchema, ownTenantSchema, userPageSchema, userViewSchema } from '@tollgate/domain';
-import type { Account, AccountPage, ApiKey, KeyKind, KeyResponse, KeySecretResponse, OwnLimits, OwnTenant, UserRole } from './api-answers';
+import { keyAnswerSchema, keyListSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, limitsInForceSchema, ownTenantSchema, userPageSchema, userViewSchema } from '@tollgate/domain';
+import type { Account, AccountPage, ApiKey, KeyKind, KeyResponse, KeySecretResponse, LimitsInForce, OwnTenant, UserRole } from './api-answers';
 
 // API keys, dashboard accounts, and a tenant user's own tenant (the portal).
 export async function listKeys(token: string, filter: { kind?: KeyKind; tenantId?: string; revoked?: boolean } = {}): Promise<ApiKey[]> {
@@ -75,9 +75,9 @@ export function getOwnTenant(token: string): Promise<OwnTenant> {
   return apiRequest('/v1/tenant', ownTenantSchema, { token });
 }
 
-/** The limits and policies every node holds the signed-in user's tenant to now. */
-export function getOwnLimits(token: string): Promise<OwnLimits> {
-  return apiRequest('/v1/tenant/limits', ownLimitsSchema, { token });
+/** The limits and policies every node holds the signed-in user's tenant to now, with the live state of its own limits. */
+export function getOwnLimits(token: string): Promise<LimitsInForce> {
+  return apiRequest('/v1/tenant/limits', limitsInForceSchema, { token });
 }
 
 /** The tenant keys of the signed-in user's tenant, newest first: never a secret. */

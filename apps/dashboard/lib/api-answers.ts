@@ -34,6 +34,8 @@ export {
   TENANT_STATUSES,
   USER_ROLES,
   type KeyKind,
+  type LimitsInForce,
+  type LiveLimit,
   type OwnLimits,
   type OwnTenant,
   type AuditEntryView as AuditEntry,
@@ -41,6 +43,10 @@ export {
   type RuleSetSummary,
   type RuleSetVersionSummary,
   type UserRole,
+  type UsageSeries,
+  type DenialSamples,
+  type UsageTop,
+  type WouldDeny,
 } from '@tollgate/domain';
 
 // The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of

@@ -4,6 +4,8 @@ import { errorBodySchema } from '@tollgate/domain';
 
 /** The dashboard's one way to the API: JSON over HTTP with a session token, every failure an ApiError. */
 const REQUEST_TIMEOUT_MS = 8_000;
+/** An export streams its rows through the dashboard: longer than a JSON answer may take, still bounded. */
+const STREAM_TIMEOUT_MS = 60_000;
 
 /**
  * Why a call to the API failed. `unreachable`: no HTTP answer at all (refused, DNS, timeout);
@@ -81,6 +83,24 @@ export async function apiRequest<T>(path: string, schema: z.ZodType<T>, options:
     throw new ApiError({ kind: 'contract', status: response.status, code: 'unexpected_response', message, cause: parsed.error });
   }
   return parsed.data;
+}
+
+/**
+ * A GET whose answer is not JSON (a CSV export): the API's response itself, to be streamed on as it is; a failure
+ * is an ApiError, as with `apiRequest`.
+ */
+export async function apiStream(path: string, options: Pick<RequestOptions, 'token'> = {}): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let response: Response;
+  try {
+    response = await fetch(`${config.api.baseUrl}${path}`, { headers, cache: 'no-store', signal: AbortSignal.timeout(STREAM_TIMEOUT_MS) });
+  } catch (cause) {
+    const message = `Could not reach the Tollgate API at ${config.api.baseUrl}.`;
+    throw new ApiError({ kind: 'unreachable', status: 0, code: 'api_unreachable', message, cause });
+  }
+  if (!response.ok) throw await errorFromResponse(response);
+  return response;
 }
 
 async function errorFromResponse(response: Response): Promise<ApiError> {

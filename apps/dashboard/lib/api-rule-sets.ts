@@ -1,5 +1,5 @@
 import { ApiError, apiRequest } from './api-client';
-import { restoreAnswerSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema } from '@tollgate/domain';
+import { PAGE_SIZE, restoreAnswerSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema } from '@tollgate/domain';
 import type { RestoreRuleSetResponse, RuleSetDiff, RuleSetPage, RuleSetSummary, RuleSetVersion } from './api-answers';
 
 // Rule set versions: the one in force, history, diff, restore.
@@ -33,4 +33,17 @@ export function diffRuleSets(token: string, from: number, to: number): Promise<R
 /** Puts the plans, limits and plan assignments of `version` back, published as a new version. */
 export function restoreRuleSet(token: string, version: number): Promise<RestoreRuleSetResponse> {
   return apiRequest(`/v1/admin/rule-sets/${version}/restore`, restoreAnswerSchema, { method: 'POST', token });
+}
+
+/** The versions published in [from, to), newest first: pages of the history until one reaches back before `from`. */
+export async function listRuleSetsBetween(token: string, from: Date, to: Date, maxPages = 5): Promise<RuleSetPage['items']> {
+  const found: RuleSetPage['items'] = [];
+  let before: string | undefined;
+  for (let page = 0; page < maxPages; page += 1) {
+    const { items, nextBefore } = await listRuleSets(token, before, PAGE_SIZE.max);
+    found.push(...items.filter((v) => Date.parse(v.createdAt) >= from.getTime() && Date.parse(v.createdAt) < to.getTime()));
+    if (nextBefore === null || items.length === 0 || Date.parse(items.at(-1)!.createdAt) < from.getTime()) break;
+    before = String(nextBefore);
+  }
+  return found;
 }

@@ -6,16 +6,17 @@ import {
   type Calendar,
   CLIENT_ADDRESS_HEADER,
   PAGE_SIZE,
-  limitAnswerSchema, loginAnswerSchema, meAnswerSchema, overrideAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, policyAnswerSchema, policyPageSchema, ruleVersionAnswerSchema, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
+  limitAnswerSchema, loginAnswerSchema, meAnswerSchema, overrideAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { LoginResponse, OverrideResponse, Plan, PlanResponse, Policy, PolicyPage, PolicyResponse, RuleVersionResponse, Tenant, TenantPage, TenantResponse, UpdateLimitResponse, User } from './api-answers';
 
 // The dashboard's calls to the Tollgate API, by resource. The transport is api-client.ts; keys, accounts and the
-// tenant portal are api-access.ts, rule sets api-rule-sets.ts, the audit log api-audit.ts (all re-exported here:
-// import from `@/lib/api`).
+// tenant portal are api-access.ts, rule sets api-rule-sets.ts, the audit log api-audit.ts, usage and live limits
+// api-usage.ts (all re-exported here: import from `@/lib/api`).
 export { ApiError, type ApiFailureKind } from './api-client';
 export * from './api-access';
 export * from './api-rule-sets';
 export * from './api-audit';
+export * from './api-usage';
 
 /** `signedClientAddress`: the browser's address as the dashboard's server signed it (server.mts), passed on as is. */
 export function login(email: string, password: string, signedClientAddress?: string): Promise<LoginResponse> {
@@ -155,6 +156,10 @@ export type NewPolicy = ({ planId: string } | { tenantId: string }) &
 export type PolicyPatch = Partial<Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'>>;
 
 const policyPath = (policyId: string, ...rest: string[]) => adminPath('policies', policyId, ...rest);
+
+export function getPolicy(token: string, policyId: string): Promise<Policy> {
+  return apiRequest(policyPath(policyId), policyViewSchema, { token });
+}
 
 /** A 409 `conflict` when the owner has a policy for this route or of this name; a 400 `rule_set_invalid` when it cannot run. */
 export function createPolicy(token: string, policy: NewPolicy): Promise<PolicyResponse> {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { homePath, isTenantPath, landingPath } from './home';
 
 describe('homePath', () => {
-  it('sends operators to the plans and tenant users to their portal', () => {
-    expect(homePath('operator')).toBe('/plans');
+  it('sends operators to the overview and tenant users to their portal', () => {
+    expect(homePath('operator')).toBe('/overview');
     expect(homePath('tenant')).toBe('/portal');
   });
 });
@@ -26,11 +26,11 @@ describe('landingPath', () => {
 
   it("goes home instead of to the other kind of account's pages", () => {
     expect(landingPath('tenant', '/keys')).toBe('/portal');
-    expect(landingPath('operator', '/portal/keys')).toBe('/plans');
+    expect(landingPath('operator', '/portal/keys')).toBe('/overview');
   });
 
   it('goes home when nothing (or somewhere off the site) was asked for', () => {
     expect(landingPath('tenant', null)).toBe('/portal');
-    expect(landingPath('operator', '//evil.example/plans')).toBe('/plans');
+    expect(landingPath('operator', '//evil.example/plans')).toBe('/overview');
   });
 });

@@ -2,10 +2,10 @@ import type { UserRole } from './api-answers';
 import { safeReturnPath } from './format';
 
 /**
- * Which pages each kind of account is shown. Operators manage everything from `/plans` on; a tenant's user sees
- * only its own tenant, under `/portal`. Pure, so the layouts, the sign-in action and their tests share it.
+ * Which pages each kind of account is shown. Operators land on the overview of usage (`/overview`) and manage
+ * everything from there; a tenant's user sees only its own tenant, under `/portal`. Pure, so the layouts, the sign-in action and their tests share it.
  */
-export const OPERATOR_HOME = '/plans';
+export const OPERATOR_HOME = '/overview';
 export const TENANT_HOME = '/portal';
 
 export function homePath(role: UserRole): string {

@@ -300,6 +300,32 @@ export const denialSamplesSchema = z.object({
 });
 export type DenialSamples = z.infer<typeof denialSamplesSchema>;
 
+/** A subject that an endpoint policy in shadow mode would have denied, as the sampled would-denies name it. */
+export const wouldDenySubjectSchema = z.object({
+  subject: z.string().describe("who the request was for, as the check named it ('' when it named none)"),
+  tenant: namedRefSchema.nullable().describe('null when the tenant was deleted since'),
+  samples: z.int().describe('its sampled would-denies in the range: a sample, not every one'),
+  lastAt: instant.describe('the newest of them'),
+});
+
+/**
+ * What enforcing an endpoint policy would have refused over a range (`GET /v1/admin/usage/would-deny`): the exact
+ * count of its would-denies (shadow mode) as rolled up, and the subjects of the sampled ones. A policy in enforce
+ * mode has none (its refusals are `denied` in the usage series).
+ */
+export const wouldDenySchema = z.object({
+  policy: usagePolicyRefSchema,
+  from: instant,
+  to: instant,
+  step: z.enum(USAGE_STEPS),
+  shadowDenied: z.int().describe('exact: the would-denies counted in the range (minutes the worker has rolled up)'),
+  tenants: z.int().describe('how many tenants had would-denies in the range'),
+  sampled: z.literal(true).describe('always true: the subjects are from a sample of the would-denies, not every one'),
+  tenantsSampled: z.int().describe("whose samples were read: the tenants with the most would-denies, at most 20"),
+  subjects: z.array(wouldDenySubjectSchema).describe('most samples first'),
+});
+export type WouldDeny = z.infer<typeof wouldDenySchema>;
+
 const limitStateSchema = z.object({ name: z.string(), limit: z.int(), remaining: z.int(), resetMs: z.number(), windowS: z.int() });
 
 /** A decision (`POST /v1/check`, peek, refund): a denial is `allowed: false`, never an error. */

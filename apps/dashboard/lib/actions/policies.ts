@@ -60,3 +60,13 @@ export async function removePolicyLimit(_previous: FormState, formData: FormData
   const read = text(formData);
   return removeLimitWith(formData, read, 'Limit', (token) => deletePolicyLimit(token, read('policyId'), read('limitId')));
 }
+
+/** Switches a policy in shadow mode to enforce: what the would-deny preview's button does. */
+export async function enforcePolicy(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  return mutate(
+    formData,
+    (token) => updatePolicy(token, read('policyId'), { mode: 'enforce' }),
+    (version) => `Policy ${read('route')} is enforced — ${live(version)}`,
+  );
+}

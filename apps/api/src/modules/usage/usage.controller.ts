@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { applyDecorators, Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageTop, usageTopSchema } from '@tollgate/domain';
+import { type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageTop, usageTopSchema, type WouldDeny, wouldDenySchema } from '@tollgate/domain';
 import { USAGE_RESULTS, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -12,6 +12,7 @@ import {
   denialsQuery,
   MAX_DENIAL_SAMPLES,
   MAX_TOP_ENTRIES,
+  MAX_WOULD_DENY_SUBJECTS,
   ownDenialsQuery,
   type OwnUsageQuery,
   ownUsageQuery,
@@ -19,8 +20,11 @@ import {
   type TopQuery,
   type UsageQuery,
   usageQuery,
+  wouldDenyQuery,
+  type WouldDenyQuery,
 } from './dto/usage.schemas';
 import { DenialSamplesUseCase, USAGE_CSV_COLUMNS, UsageExportUseCase, UsageSeriesUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
+import { WOULD_DENY_TENANTS_SAMPLED, WouldDenyUseCase } from './use-cases/would-deny.use-case';
 
 const time = (description: string) => ({ required: false, schema: { type: 'string' as const, format: 'date-time' }, description });
 
@@ -60,6 +64,7 @@ export class UsageController {
     private readonly topUsage: UsageTopUseCase,
     private readonly denialSamples: DenialSamplesUseCase,
     private readonly exportUsage: UsageExportUseCase,
+    private readonly wouldDeny: WouldDenyUseCase,
   ) {}
 
   /** Decisions per bucket of the range, of one tenant, one endpoint policy, one result, or all of them. */
@@ -94,6 +99,23 @@ export class UsageController {
   @ApiAnswer(denialSamplesSchema)
   denials(@Query(new ZodPipe(denialsQuery)) query: z.infer<typeof denialsQuery>): Promise<DenialSamples> {
     return this.denialSamples.execute({ kind: 'operator', tenantSlug: query.tenant }, query.limit);
+  }
+
+  /** What enforcing an endpoint policy in shadow mode would have refused over the range, and whom (sampled). */
+  @Get('usage/would-deny')
+  @Access('operator')
+  @ApiQuery({ name: 'policy', required: true, description: 'endpoint policy id' })
+  @ApiQuery({ name: 'from', ...time('start of the range; default: a day before `to`') })
+  @ApiQuery({ name: 'to', ...time('end of the range, excluded; default: now') })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_WOULD_DENY_SUBJECTS, default: 50 },
+    description: `how many subjects, most sampled first (from the samples of the ${WOULD_DENY_TENANTS_SAMPLED} tenants with the most would-denies)`,
+  })
+  @ApiAnswer(wouldDenySchema)
+  wouldDenyOf(@Query(new ZodPipe(wouldDenyQuery)) query: WouldDenyQuery): Promise<WouldDeny> {
+    return this.wouldDeny.execute(query);
   }
 
   /** The rows of the range as CSV (the filters of `GET /v1/admin/usage`). */

@@ -3,6 +3,7 @@ import type { PrismaClient } from '@tollgate/db';
 import { PostgresUsageReader } from '@tollgate/usage';
 import { PRISMA } from '../../infra/infra.module';
 import { OwnUsageController, UsageController } from './usage.controller';
+import { WouldDenyUseCase } from './use-cases/would-deny.use-case';
 import { DenialSamplesUseCase, USAGE_READER, UsageExportUseCase, UsageNames, UsageSeriesUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
 
 @Module({
@@ -14,6 +15,7 @@ import { DenialSamplesUseCase, USAGE_READER, UsageExportUseCase, UsageNames, Usa
     UsageTopUseCase,
     DenialSamplesUseCase,
     UsageExportUseCase,
+    WouldDenyUseCase,
   ],
 })
 export class UsageModule {}

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { ErrorPanel } from '@/components/error-panel';
-import { LimitList } from '@/components/limit-list';
+import { LiveLimitList } from '@/components/live-limits';
 import { PageHeading } from '@/components/page-heading';
 import { PoliciesInForce } from '@/components/policies-in-force';
 import { TenantFacts } from '@/components/tenant-facts';
@@ -9,7 +9,7 @@ import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Limits' };
 
-/** A tenant user's home: its tenant, and the limits and policies every check of the tenant is held to now. */
+/** A tenant user's home: its tenant, its limits with what is used of each now, and the policies it is held to. */
 export default async function PortalPage() {
   const loaded = await loadWithSession((token) => Promise.all([getOwnTenant(token), getOwnLimits(token)]));
   if (!loaded.ok) {
@@ -21,10 +21,10 @@ export default async function PortalPage() {
     );
   }
 
-  const [tenant, { ruleVersion, limits, policies }] = loaded.data;
+  const [tenant, { ruleVersion, limits, policies, live }] = loaded.data;
   return (
     <>
-      <PageHeading title={tenant.name} description="The limits every check of your API keys is held to, as enforced now." />
+      <PageHeading title={tenant.name} description="The limits every check of your API keys is held to, and how much of each is used now." />
       <div className="plan-grid">
         <TenantFacts tenant={tenant} plan={tenant.plan} />
         {tenant.status === 'suspended' && (
@@ -38,12 +38,12 @@ export default async function PortalPage() {
             <span className="chip" data-testid="own-rule-version" title="The rule set version every API node enforces">
               rule set v{ruleVersion}
             </span>
-            <span className="tenant-count">A check passes only when it is within every one of them.</span>
+            <span className="tenant-count">A check passes only when it is within every one of them. Times in {tenant.timeZone}.</span>
           </header>
           {limits.length === 0 ? (
             <p className="panel muted">No limits: your checks are not throttled.</p>
           ) : (
-            <LimitList limits={limits} testId={(name) => `own-limit-${name}`} />
+            <LiveLimitList limits={limits} live={live} timeZone={tenant.timeZone} testId={(name) => `own-limit-${name}`} />
           )}
         </section>
         <PoliciesInForce policies={policies} />

@@ -41,3 +41,13 @@ export const denialsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_DENIAL_SAMPLES).default(50),
 });
 export const ownDenialsQuery = denialsQuery.omit({ tenant: true });
+
+/** The most subjects a would-deny preview lists. */
+export const MAX_WOULD_DENY_SUBJECTS = 200;
+
+export const wouldDenyQuery = z.strictObject({
+  ...range,
+  policy: z.uuid('must be a policy id'),
+  limit: z.coerce.number().int().min(1).max(MAX_WOULD_DENY_SUBJECTS).default(50),
+});
+export type WouldDenyQuery = z.infer<typeof wouldDenyQuery>;

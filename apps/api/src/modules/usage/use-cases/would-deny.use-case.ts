@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError, ErrorCode, type WouldDeny } from '@tollgate/domain';
+import { DENIAL_SAMPLES_KEPT, readDenialSamples, type StoredDenialSample, type UsageReader } from '@tollgate/usage';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../../../infra/infra.module';
+import type { WouldDenyQuery } from '../dto/usage.schemas';
+import { USAGE_READER, UsageNames } from './usage.use-cases';
+
+/**
+ * The tenants whose samples are read: those with the most would-denies. Each is a read of up to DENIAL_SAMPLES_KEPT
+ * stream entries, so a plan's policy over thousands of tenants names the subjects of the tenants that count most.
+ */
+export const WOULD_DENY_TENANTS_SAMPLED = 20;
+
+/**
+ * What enforcing an endpoint policy in shadow mode would have refused over a range: the exact count from the
+ * rollups (per tenant, to know whose samples to read), then the subjects of the sampled would-denies of this policy
+ * in the range, most samples first.
+ */
+@Injectable()
+export class WouldDenyUseCase {
+  constructor(
+    private readonly names: UsageNames,
+    @Inject(USAGE_READER) private readonly reader: UsageReader,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  async execute(query: WouldDenyQuery): Promise<WouldDeny> {
+    const scope = { kind: 'operator' } as const;
+    const policy = await this.names.policy(query.policy, scope, null);
+    const { from, to, step } = this.names.range(query, new Date(), 'UTC');
+
+    const perTenant = new Map<string, number>();
+    let shadowDenied = 0;
+    for await (const row of this.reader.rows({ policyId: policy.id, result: 'shadow_denied' }, from, to, step, 'UTC')) {
+      shadowDenied += row.decisions;
+      if (row.tenantId !== null) perTenant.set(row.tenantId, (perTenant.get(row.tenantId) ?? 0) + row.decisions);
+    }
+    const sampledTenants = [...perTenant]
+      .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+      .slice(0, WOULD_DENY_TENANTS_SAMPLED)
+      .map(([id]) => id);
+
+    let samples: StoredDenialSample[][];
+    try {
+      samples = await Promise.all(sampledTenants.map((id) => readDenialSamples(this.redis, id, DENIAL_SAMPLES_KEPT)));
+    } catch (err) {
+      throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the would-deny samples are in Redis, which did not answer; retry later', undefined, { cause: err });
+    }
+
+    // Keyed by tenant and subject: the same subject name of two tenants is two subjects.
+    const subjects = new Map<string, { tenantId: string; subject: string; samples: number; lastAt: Date }>();
+    sampledTenants.forEach((tenantId, i) => {
+      for (const s of samples[i]!) {
+        if (s.result !== 'shadow_denied' || s.policyId !== policy.id || s.at < from || s.at >= to) continue;
+        const key = JSON.stringify([tenantId, s.subject]);
+        const seen = subjects.get(key);
+        if (seen) {
+          seen.samples += 1;
+          if (s.at > seen.lastAt) seen.lastAt = s.at;
+        } else subjects.set(key, { tenantId, subject: s.subject, samples: 1, lastAt: s.at });
+      }
+    });
+    const tenants = await this.names.tenants(sampledTenants);
+    const listed = [...subjects.values()]
+      .sort((a, b) => b.samples - a.samples || b.lastAt.getTime() - a.lastAt.getTime() || a.subject.localeCompare(b.subject))
+      .slice(0, query.limit);
+
+    return {
+      policy,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      step,
+      shadowDenied,
+      tenants: perTenant.size,
+      sampled: true,
+      tenantsSampled: sampledTenants.length,
+      subjects: listed.map((s) => ({ subject: s.subject, tenant: tenants.get(s.tenantId) ?? null, samples: s.samples, lastAt: s.lastAt.toISOString() })),
+    };
+  }
+}

@@ -1,0 +1,103 @@
+import type { Metadata } from 'next';
+import { UsageChart } from '@/components/charts/usage-chart';
+import { ErrorPanel } from '@/components/error-panel';
+import { PageHeading } from '@/components/page-heading';
+import { AutoRefresh } from '@/components/usage/auto-refresh';
+import { MinVolumePicker } from '@/components/usage/min-volume';
+import { NoTraffic } from '@/components/usage/no-traffic';
+import { RangePicker } from '@/components/usage/range-picker';
+import { TopTable } from '@/components/usage/top-table';
+import { UsageTotalsTiles } from '@/components/usage/usage-totals';
+import '@/components/usage/usage.css';
+import { getUsage, getUsageTop, listRuleSetsBetween } from '@/lib/api';
+import { formatTimestamp } from '@/lib/format';
+import { parseMinVolume, parseRange, PRESET_RANGES, previousRange, rangeQuery, ruleSetMarkers, totalsOf } from '@/lib/overview';
+import type { SearchParams } from '@/lib/pagination';
+import { loadWithSession } from '@/lib/session';
+
+export const metadata: Metadata = { title: 'Overview' };
+
+const PATH = '/overview';
+
+interface OverviewPageProps {
+  searchParams: Promise<SearchParams>;
+}
+
+/** The operator's landing page: decisions over a range, against the range before it, and who was limited most. */
+export default async function OverviewPage({ searchParams }: OverviewPageProps) {
+  const params = await searchParams;
+  const range = parseRange(params);
+  const min = parseMinVolume(params);
+  const before = previousRange(range);
+  const loaded = await loadWithSession(async (token) => {
+    const [series, previous, tenants, policies, versions] = await Promise.all([
+      getUsage(token, range),
+      getUsage(token, before),
+      getUsageTop(token, range, 'tenants', min),
+      getUsageTop(token, range, 'policies', min),
+      listRuleSetsBetween(token, range.from, range.to),
+    ]);
+    return { series, previous, tenants, policies, versions };
+  });
+  const query = rangeQuery(range);
+
+  return (
+    <>
+      <PageHeading
+        title="Overview"
+        description={`Every decision Tollgate made from ${formatTimestamp(range.from.toISOString())} to ${formatTimestamp(range.to.toISOString())}, against the ${range.id === 'custom' ? 'range of the same length' : PRESET_RANGES.find((r) => r.id === range.id)!.label} before it.`}
+      >
+        {range.live && <AutoRefresh />}
+      </PageHeading>
+      <RangePicker path={PATH} range={range} keep={{ min: String(min) }} />
+      {!loaded.ok ? (
+        <ErrorPanel problem={loaded.problem} />
+      ) : (
+        <Overview {...loaded.data} min={min} query={query} />
+      )}
+    </>
+  );
+}
+
+function Overview({
+  series,
+  previous,
+  tenants,
+  policies,
+  versions,
+  min,
+  query,
+}: {
+  series: Awaited<ReturnType<typeof getUsage>>;
+  previous: Awaited<ReturnType<typeof getUsage>>;
+  tenants: Awaited<ReturnType<typeof getUsageTop>>;
+  policies: Awaited<ReturnType<typeof getUsageTop>>;
+  versions: Awaited<ReturnType<typeof listRuleSetsBetween>>;
+  min: number;
+  query: URLSearchParams;
+}) {
+  const totals = totalsOf(series);
+  const before = totalsOf(previous);
+  return (
+    <div className="usage-page">
+      <UsageTotalsTiles current={totals} previous={before} />
+      {totals.decisions === 0 ? (
+        <NoTraffic everSeen={before.decisions > 0} />
+      ) : (
+        <>
+          <section className="card usage-chart-card" aria-labelledby="overview-chart-title">
+            <h2 id="overview-chart-title" className="card-title">
+              Allowed and denied, per {series.step}
+            </h2>
+            <UsageChart series={series} title={`Decisions per ${series.step}`} markers={ruleSetMarkers(versions)} testId="overview-chart" />
+          </section>
+          <MinVolumePicker path={PATH} query={query} min={min} />
+          <div className="usage-tops">
+            <TopTable title="Most limited tenants" top={tenants} testId="top-tenants" />
+            <TopTable title="Most limited endpoints" top={policies} testId="top-policies" />
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,126 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import type { Account, ApiKey, Policy } from '@/lib/api-answers';
+import { keyStatus } from '@/lib/keys';
+import type { Loaded } from '@/lib/session';
+import { ErrorPanel } from './error-panel';
+
+interface TenantRelatedProps {
+  tenant: { id: string; slug: string };
+  plan: { id: string; slug: string };
+  /** The tenant's own policies, then its plan's; `more`: either list went past its first page. */
+  policies: Loaded<{ own: Policy[]; plan: Policy[]; more: boolean }>;
+  keys: Loaded<ApiKey[]>;
+  users: Loaded<{ items: Account[]; more: boolean }>;
+}
+
+/** What else belongs to a tenant: the endpoint policies it is held to, its API keys, its dashboard users. */
+export function TenantRelated({ tenant, plan, policies, keys, users }: TenantRelatedProps) {
+  const now = Date.now();
+  return (
+    <div className="related-grid">
+      <RelatedCard
+        id="tenant-policies"
+        title="Endpoint policies"
+        link={{ href: `/policies?${new URLSearchParams({ owner: `tenant:${tenant.id}` })}`, label: 'Manage' }}
+        loaded={policies}
+      >
+        {({ own, plan: planPolicies, more }) =>
+          own.length + planPolicies.length === 0 ? (
+            <Empty>
+              No endpoint policies: every route costs 1. <Link href="/policies">Add one in Policies</Link>.
+            </Empty>
+          ) : (
+            <ul className="related-list">
+              {[...own, ...planPolicies].map((policy) => (
+                <li key={policy.id} data-testid={`tenant-policy-${policy.name}`}>
+                  <code className="break">
+                    {policy.method} {policy.pattern}
+                  </code>
+                  <span className="related-meta">
+                    <span className={`badge badge-mode-${policy.mode}`}>{policy.mode}</span>
+                    {policy.tenant ? (
+                      <span className="muted">own</span>
+                    ) : (
+                      <Link href={`/policies?${new URLSearchParams({ owner: `plan:${plan.id}` })}`}>plan {plan.slug}</Link>
+                    )}
+                  </span>
+                </li>
+              ))}
+              {more && <li className="muted">More in Policies.</li>}
+            </ul>
+          )
+        }
+      </RelatedCard>
+      <RelatedCard id="tenant-keys" title="API keys" link={{ href: '/keys?kind=tenant', label: 'Manage' }} loaded={keys}>
+        {(items) =>
+          items.length === 0 ? (
+            <Empty>
+              No keys yet: <Link href="/keys?kind=tenant">create a tenant key</Link> for {tenant.slug}.
+            </Empty>
+          ) : (
+            <ul className="related-list">
+              {items.map((key) => {
+                const status = keyStatus(key, now);
+                return (
+                  <li key={key.id} data-testid={`tenant-key-${key.id}`}>
+                    <span className="break">{key.name}</span>
+                    <span className="related-meta">
+                      <code>{key.prefix}…</code>
+                      <span className={`badge badge-${status}`}>{status}</span>
+                    </span>
+                  </li>
+                );
+              })}
+            </ul>
+          )
+        }
+      </RelatedCard>
+      <RelatedCard id="tenant-users" title="Users" link={{ href: `/users?${new URLSearchParams({ tenantId: tenant.id })}`, label: 'Manage' }} loaded={users}>
+        {({ items, more }) =>
+          items.length === 0 ? (
+            <Empty>
+              No users: <Link href="/users">add a tenant user</Link> to let {tenant.slug} see its usage.
+            </Empty>
+          ) : (
+            <ul className="related-list">
+              {items.map((user) => (
+                <li key={user.id} data-testid={`tenant-user-${user.email}`}>
+                  <span className="break">{user.email}</span>
+                  <span className="related-meta muted">{user.name}</span>
+                </li>
+              ))}
+              {more && <li className="muted">More in Users.</li>}
+            </ul>
+          )
+        }
+      </RelatedCard>
+    </div>
+  );
+}
+
+interface RelatedCardProps<T> {
+  id: string;
+  title: string;
+  link: { href: string; label: string };
+  loaded: Loaded<T>;
+  children: (data: T) => ReactNode;
+}
+
+function RelatedCard<T>({ id, title, link, loaded, children }: RelatedCardProps<T>) {
+  return (
+    <section className="card" aria-labelledby={`${id}-title`} data-testid={id}>
+      <header className="plan-card-header">
+        <h2 id={`${id}-title`}>{title}</h2>
+        <Link href={link.href} className="tenant-count" aria-label={`${link.label} ${title.toLowerCase()}`}>
+          {link.label} →
+        </Link>
+      </header>
+      {loaded.ok ? children(loaded.data) : <ErrorPanel problem={loaded.problem} action={null} />}
+    </section>
+  );
+}
+
+function Empty({ children }: { children: ReactNode }) {
+  return <p className="panel muted">{children}</p>;
+}

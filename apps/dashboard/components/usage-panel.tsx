@@ -1,0 +1,47 @@
+import type { ReactNode } from 'react';
+import type { UsageSeries } from '@/lib/api-answers';
+import { formatCount } from '@/lib/format';
+import { totalsOf } from '@/lib/overview';
+import { formatRate } from '@/lib/usage-chart';
+
+interface UsagePanelProps {
+  title: string;
+  /** Ids and test ids of the panel ("tenant-usage", "own-usage-policy-search"). */
+  id: string;
+  series: UsageSeries;
+  /** The chart of the series. */
+  children: ReactNode;
+}
+
+/** A usage series in a card: its totals over the range in one line, then its chart. */
+export function UsagePanel({ title, id, series, children }: UsagePanelProps) {
+  const totals = totalsOf(series);
+  const cost = series.points.reduce((sum, p) => sum + p.cost, 0);
+  const facts: { key: string; label: string; value: string; shown?: boolean }[] = [
+    { key: 'decisions', label: 'Decisions', value: formatCount(totals.decisions) },
+    { key: 'allowed', label: 'Allowed', value: formatCount(totals.allowed) },
+    { key: 'denied', label: 'Denied (429)', value: formatCount(totals.denied) },
+    { key: 'deny-rate', label: '429 rate', value: formatRate(totals.denyRate) },
+    { key: 'shadow', label: 'Shadow would-deny', value: formatCount(totals.shadowDenied), shown: totals.shadowDenied > 0 },
+    { key: 'degraded', label: 'Degraded', value: formatCount(totals.degraded), shown: totals.degraded > 0 },
+    { key: 'cost', label: 'Units charged', value: formatCount(cost) },
+  ];
+  return (
+    <section className="card" aria-labelledby={`${id}-title`} data-testid={id}>
+      <header className="plan-card-header">
+        <h2 id={`${id}-title`}>{title}</h2>
+      </header>
+      <dl className="usage-panel-totals">
+        {facts
+          .filter((fact) => fact.shown !== false)
+          .map((fact) => (
+            <div key={fact.key}>
+              <dt>{fact.label}</dt>
+              <dd data-testid={`${id}-${fact.key}`}>{fact.value}</dd>
+            </div>
+          ))}
+      </dl>
+      <div className="usage-panel-chart">{children}</div>
+    </section>
+  );
+}

@@ -1,0 +1,48 @@
+import { formatCount } from '@/lib/format';
+import { formatChange, formatRateChange, type UsageTotals } from '@/lib/overview';
+import { formatRate } from '@/lib/usage-chart';
+
+interface Tile {
+  id: string;
+  label: string;
+  value: string;
+  change: string;
+  hint?: string;
+}
+
+/** The range's totals, each with its change against the previous range of the same length. */
+export function UsageTotalsTiles({ current, previous, testId = 'totals' }: { current: UsageTotals; previous: UsageTotals; testId?: string }) {
+  const count = (id: string, label: string, key: 'decisions' | 'allowed' | 'denied' | 'shadowDenied' | 'degraded', hint?: string): Tile => ({
+    id,
+    label,
+    value: formatCount(current[key]),
+    change: formatChange(current[key], previous[key]),
+    ...(hint ? { hint } : {}),
+  });
+  const tiles: Tile[] = [
+    count('decisions', 'Decisions', 'decisions'),
+    count('allowed', 'Allowed', 'allowed'),
+    count('denied', 'Denied (429)', 'denied'),
+    { id: 'deny-rate', label: '429 rate', value: formatRate(current.denyRate), change: formatRateChange(current.denyRate, previous.denyRate) },
+    count('shadow', 'Shadow would-deny', 'shadowDenied', 'admitted; enforce would refuse'),
+    count('degraded', 'Degraded', 'degraded', 'decided without Redis'),
+  ];
+  return (
+    <dl className="usage-totals" data-testid={testId}>
+      {tiles.map((tile) => (
+        <div key={tile.id} className="card usage-total" data-testid={`${testId}-${tile.id}`}>
+          <dt>{tile.label}</dt>
+          <dd className="usage-total-value" data-testid={`${testId}-${tile.id}-value`}>
+            {tile.value}
+          </dd>
+          <dd className="usage-total-change muted">
+            <span className="sr-only">Against the previous range: </span>
+            {tile.change}
+            <span aria-hidden="true"> vs previous</span>
+          </dd>
+          {tile.hint && <dd className="usage-total-hint muted">{tile.hint}</dd>}
+        </div>
+      ))}
+    </dl>
+  );
+}

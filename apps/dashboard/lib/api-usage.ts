@@ -1,0 +1,62 @@
+import { denialSamplesSchema, limitsInForceSchema, usageSeriesSchema, usageTopSchema, wouldDenySchema } from '@tollgate/domain';
+import { adminPath, apiRequest, apiStream } from './api-client';
+import type { DenialSamples, LimitsInForce, UsageSeries, UsageTop, WouldDeny } from './api-answers';
+
+// Usage, as the operator reads it (the series of a range, who leads it, what a shadow policy would have refused, a
+// tenant's denials and the live state of its limits) and as a tenant's user reads its own.
+
+/** Only these two are sent: the API refuses parameters it does not know. */
+interface Range {
+  from: Date;
+  to: Date;
+}
+
+const query = (values: Record<string, string | number | Date | undefined>) =>
+  new URLSearchParams(
+    Object.entries(values)
+      .filter((entry): entry is [string, string | number | Date] => entry[1] !== undefined)
+      .map(([name, value]) => [name, value instanceof Date ? value.toISOString() : String(value)]),
+  );
+
+/** How many recent denials a page shows. */
+export const RECENT_DENIALS = 20;
+
+/** Decisions per bucket of the range (the API picks the step), of one tenant (by slug; days in its zone), one endpoint policy, or all. */
+export function getUsage(token: string, { from, to }: Range, filter: { policy?: string; tenant?: string } = {}): Promise<UsageSeries> {
+  return apiRequest(`/v1/admin/usage?${query({ from, to, ...filter })}`, usageSeriesSchema, { token });
+}
+
+/** The tenants or endpoint policies of the range with the highest 429 rate among those with `minDecisions`. */
+export function getUsageTop(token: string, { from, to }: Range, by: 'tenants' | 'policies', minDecisions: number, limit = 5): Promise<UsageTop> {
+  return apiRequest(`/v1/admin/usage/top?${query({ from, to, by, metric: 'deny_rate', minDecisions, limit })}`, usageTopSchema, { token });
+}
+
+/** What enforcing the policy would have refused over the range: the exact count and the sampled subjects. */
+export function getWouldDeny(token: string, policyId: string, { from, to }: Range, limit = 50): Promise<WouldDeny> {
+  return apiRequest(`/v1/admin/usage/would-deny?${query({ from, to, policy: policyId, limit })}`, wouldDenySchema, { token });
+}
+
+/** A sample of one tenant's recent denials, newest first. */
+export function getTenantDenials(token: string, tenantSlug: string, limit = RECENT_DENIALS): Promise<DenialSamples> {
+  return apiRequest(`/v1/admin/usage/denials?${query({ tenant: tenantSlug, limit })}`, denialSamplesSchema, { token });
+}
+
+/** The limits and policies the tenant is held to, with the live state of its own limits (read without charging). */
+export function getTenantLimitsInForce(token: string, tenantId: string): Promise<LimitsInForce> {
+  return apiRequest(adminPath('tenants', tenantId, 'limits'), limitsInForceSchema, { token });
+}
+
+/** The signed-in user's tenant's decisions per bucket of the range; `policy` only one that applies to it. */
+export function getOwnUsage(token: string, { from, to }: Range, filter: { policy?: string } = {}): Promise<UsageSeries> {
+  return apiRequest(`/v1/tenant/usage?${query({ from, to, ...filter })}`, usageSeriesSchema, { token });
+}
+
+/** A sample of the signed-in user's tenant's recent denials, newest first. */
+export function getOwnDenials(token: string, limit = RECENT_DENIALS): Promise<DenialSamples> {
+  return apiRequest(`/v1/tenant/usage/denials?${query({ limit })}`, denialSamplesSchema, { token });
+}
+
+/** The signed-in user's tenant's usage rows of the range as the API's CSV answer, to be passed on as it comes. */
+export function ownUsageCsv(token: string, { from, to }: Range): Promise<Response> {
+  return apiStream(`/v1/tenant/usage.csv?${query({ from, to })}`, { token });
+}

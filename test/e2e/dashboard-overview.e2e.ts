@@ -1,0 +1,170 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatRate } from '../../apps/dashboard/lib/usage-chart';
+import { DEMO_OPERATOR } from '../../prisma/demo';
+import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
+import { startStack, type Stack } from '../support/stack';
+
+// The operator's overview and a policy's page over the demo stack: checks through the API's /v1/check, rolled up by
+// the worker (every second, no grace), then read in the browser. The demo's acme (plan starter: 10 a minute) gets a
+// burst of 429s; globex (plan pro) meets a policy in shadow mode that would have denied two of its subjects.
+describe('the overview and a policy page', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let token: string;
+  let serviceKey: string;
+  const ids = new Map<string, string>();
+  /** What the checks below were answered, as usage counts them. */
+  const answered = { allowed: 0, denied: 0, shadowDenied: 0 };
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  async function api(method: string, path: string, body?: unknown, bearer = token): Promise<any> {
+    const res = await fetch(`${stack.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json();
+    if (res.status >= 400 && !path.startsWith('/v1/check')) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+  const live = async (version: number) =>
+    waitFor(async () => ((await (await fetch(`${stack.apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= version, 15_000);
+  const check = async (key: string, endpoint: string, subject: string) => {
+    const body = await api('POST', '/v1/check', { key, endpoint, subject }, serviceKey);
+    if (body.allowed === false) answered.denied += 1;
+    else if (body.wouldDeny === true) answered.shadowDenied += 1;
+    else answered.allowed += 1;
+    return body as { allowed: boolean; wouldDeny?: boolean };
+  };
+
+  beforeAll(async () => {
+    stack = await startStack('overview', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_DENIAL_SAMPLES_PER_S: '1000' });
+    browser = await launchBrowser();
+    token = (await api('POST', '/v1/auth/login', DEMO_OPERATOR, '')).token;
+    const tenants = await api('GET', '/v1/admin/tenants?pageSize=50');
+    for (const t of tenants.items as { id: string; slug: string; plan: { id: string; slug: string } }[]) {
+      ids.set(t.slug, t.id);
+      ids.set(`plan:${t.plan.slug}`, t.plan.id);
+    }
+    serviceKey = (await api('POST', '/v1/admin/keys', { kind: 'service', name: 'overview e2e' })).key;
+    const trial = await api('POST', '/v1/admin/policies', {
+      planId: ids.get('plan:pro'),
+      name: 'trial',
+      method: 'GET',
+      pattern: '/v1/trial',
+      scope: 'subject',
+      mode: 'shadow',
+      limits: [{ name: 'minute', windowS: 60, limit: 2 }],
+    });
+    ids.set('policy:trial', trial.policy.id);
+    const keys = new Map<string, string>();
+    let version = 0;
+    for (const slug of ['acme', 'globex']) {
+      const created = await api('POST', '/v1/admin/keys', { kind: 'tenant', name: `overview e2e ${slug}`, tenantId: ids.get(slug) });
+      keys.set(slug, created.key);
+      version = created.ruleVersion;
+    }
+    await live(version);
+
+    // Within one minute's window: acme until its limit refuses, then 4 more 429s; globex's subjects through the trial.
+    await awayFromMinuteBoundary(20_000);
+    for (let i = 0; i < 30 && answered.denied === 0; i += 1) await check(keys.get('acme')!, 'GET /v1/items', 'burst');
+    for (let i = 0; i < 4; i += 1) expect((await check(keys.get('acme')!, 'GET /v1/items', 'burst')).allowed).toBe(false);
+    for (const [subject, times] of [['alice', 4], ['bob', 3], ['carol', 2]] as const) {
+      for (let i = 0; i < times; i += 1) expect((await check(keys.get('globex')!, 'GET /v1/trial', subject)).allowed).toBe(true);
+    }
+    expect(answered).toMatchObject({ allowed: 10 + 9 - 3, denied: 5, shadowDenied: 3 });
+
+    // The worker rolls the minute up once it has closed.
+    await waitFor(async () => {
+      const series = await api('GET', '/v1/admin/usage?' + new URLSearchParams({ from: new Date(Date.now() - 3_600_000).toISOString() }));
+      return (series.points as { denied: number; shadowDenied: number }[]).reduce((sum, p) => sum + p.denied + p.shadowDenied, 0) === 8;
+    }, 120_000, 500);
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const noHorizontalOverflow = (page: Page) => page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth');
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `overview-${name}.png`), fullPage: true });
+
+  it('lands the operator on the overview, with the burst of 429s in its totals, chart and top tenants', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    expect(await page.getByTestId('nav-overview').getAttribute('aria-current')).toBe('page');
+    await page.getByTestId('range-1h').click();
+    await page.waitForURL(/range=1h/);
+
+    const decisions = answered.allowed + answered.denied + answered.shadowDenied;
+    await expect.poll(() => page.getByTestId('totals-denied-value').textContent()).toBe(String(answered.denied));
+    expect(await page.getByTestId('totals-decisions-value').textContent()).toBe(String(decisions));
+    expect(await page.getByTestId('totals-allowed-value').textContent()).toBe(String(answered.allowed + answered.shadowDenied));
+    expect(await page.getByTestId('totals-shadow-value').textContent()).toBe(String(answered.shadowDenied));
+    expect(await page.getByTestId('totals-deny-rate-value').textContent()).toBe(formatRate(answered.denied / decisions));
+    // Nothing in the hour before: every figure is new.
+    expect(await page.getByTestId('totals-denied').textContent()).toContain('new');
+
+    // The chart, its table for screen readers, and the rule set versions this test published marked on its axis.
+    expect(await page.getByTestId('overview-chart').locator('svg[role="img"]').count()).toBe(1);
+    expect(await page.getByTestId('overview-chart-table').locator('tbody tr').count()).toBeGreaterThanOrEqual(60);
+    expect(await page.getByTestId('overview-chart-marker').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.getByTestId('auto-refresh').count()).toBe(1);
+
+    // acme leads the limited tenants; globex was never denied. The trial policy denied nothing (shadow).
+    const link = page.getByTestId('top-tenants-link-acme');
+    expect(await link.getAttribute('href')).toBe(`/tenants/${ids.get('acme')}`);
+    expect(await page.getByTestId('top-tenants').locator('tbody tr').count()).toBe(1);
+    await shot(page, '1400');
+
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.reload();
+    await page.getByTestId('totals-denied-value').waitFor();
+    expect(await noHorizontalOverflow(page)).toBe(true);
+    await shot(page, '420');
+
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await link.click();
+    await page.waitForURL(new RegExp(`/tenants/${ids.get('acme')}$`));
+    await page.close();
+  });
+
+  it('previews what the shadow policy would have denied, names the sampled subjects, and enforces it', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.getByTestId('nav-policies').click();
+    await page.waitForURL(/\/policies$/);
+    await page.getByTestId('policy-link-trial').click();
+    await page.waitForURL(new RegExp(`/policies/${ids.get('policy:trial')}$`));
+
+    expect(await page.getByTestId('policy-page-mode').textContent()).toBe('shadow');
+    expect(await page.getByTestId('would-deny-count').textContent()).toBe('3');
+    expect(await page.getByTestId('would-deny-subject-count').textContent()).toBe('2');
+    const subjects = await page.getByTestId('would-deny-subject').allTextContents();
+    expect(subjects).toHaveLength(2);
+    expect(subjects[0]).toMatch(/^alice\s*Globex\s*2 sampled/);
+    expect(subjects[1]).toMatch(/^bob\s*Globex\s*1 sampled/);
+    expect(await page.getByTestId('would-deny').textContent()).toContain('sample');
+    expect(await page.getByTestId('policy-totals-shadow-value').textContent()).toBe('3');
+    expect(await page.getByTestId('policy-page-limits').textContent()).toContain('2 per minute');
+    await page.screenshot({ path: join(screenshots, 'policy-page-1400.png'), fullPage: true });
+
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.reload();
+    await page.getByTestId('would-deny').waitFor();
+    expect(await noHorizontalOverflow(page)).toBe(true);
+    await page.screenshot({ path: join(screenshots, 'policy-page-420.png'), fullPage: true });
+
+    // Two clicks: the first only arms the button.
+    await page.getByTestId('policy-enforce').click();
+    expect(await page.getByTestId('policy-enforce').textContent()).toBe('Confirm: enforce');
+    await page.getByTestId('policy-enforce').click();
+    await expect.poll(() => page.getByTestId('policy-page-mode').textContent()).toBe('enforce');
+    expect(await page.getByTestId('would-deny').count()).toBe(0);
+    expect((await api('GET', `/v1/admin/policies/${ids.get('policy:trial')}`)).mode).toBe('enforce');
+    await page.close();
+  });
+});

@@ -1,0 +1,292 @@
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatInZone } from '../../apps/dashboard/lib/usage';
+import { DEMO_OPERATOR } from '../../prisma/demo';
+import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
+import { startStack, type Stack } from '../support/stack';
+
+// Two tenants on one plan (5 checks a minute, fixed windows): initech, in Asia/Kolkata, with a user and an endpoint
+// policy of its plan, and umbrella. Their checks move the bars of the limits; initech's user sees only its own
+// tenant (bars, charts, denials, CSV); the operator sees initech's limits now, its denials after a burst of 429s and,
+// once the worker rolled the minute up, its usage in the chart.
+const INITECH_USER = { email: 'ops@initech.example', name: 'Initech operations', password: 'initech-portal-passphrase' };
+const UMBRELLA_SUBJECT = 'umbrella-private-subject';
+const NO_SUCH_TENANT = '00000000-0000-4000-8000-000000000000';
+
+interface Tenant {
+  id: string;
+  slug: string;
+  key: string;
+}
+
+describe("a tenant's usage in the dashboard: the operator's tenant page and the tenant's own portal", () => {
+  let stack: Stack;
+  let browser: Browser;
+  let operatorToken: string;
+  let serviceKey: string;
+  const tenants = {} as Record<'initech' | 'umbrella', Tenant>;
+  let searchPolicyId: string;
+  /** Initech's answers so far: what the usage series must add up to once rolled up. */
+  const initechTally = { allowed: 0, denied: 0, search: 0 };
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${stack.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${operatorToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+
+  /** A check of the tenant's key, as its service would make one; initech's answers are tallied. */
+  const check = async (tenant: Tenant, subject: string, endpoint = 'GET /v1/items') => {
+    const res = await fetch(`${stack.apiUrl}/v1/check`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ key: tenant.key, endpoint, subject }),
+    });
+    // A denial is an answer (`allowed: false`, what a service turns into its 429), not an error.
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { allowed: boolean };
+    if (tenant === tenants.initech) {
+      initechTally[body.allowed ? 'allowed' : 'denied'] += 1;
+      if (endpoint === 'GET /v1/search') initechTally.search += 1;
+    }
+    return body.allowed;
+  };
+
+  beforeAll(async () => {
+    // The worker rolls a minute up as soon as it has closed (no grace), checking every second.
+    stack = await startStack('tenant_usage', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_FLUSH_MS: '200' });
+    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
+    operatorToken = ((await login.json()) as { token: string }).token;
+
+    const { plan } = await admin('POST', '/v1/admin/plans', {
+      slug: 'metered',
+      name: 'Metered',
+      limits: [
+        { name: 'minute', windowS: 60, limit: 5, algorithm: 'fixed_window' },
+        { name: 'daily', windowS: 86_400, limit: 1000, algorithm: 'fixed_window', calendar: 'day' },
+      ],
+    });
+    for (const [slug, name, timeZone] of [
+      ['initech', 'Initech', 'Asia/Kolkata'],
+      ['umbrella', 'Umbrella', 'UTC'],
+    ] as const) {
+      const { tenant } = await admin('POST', '/v1/admin/tenants', { slug, name, planId: plan.id, timeZone });
+      const { key } = await admin('POST', '/v1/admin/keys', { kind: 'tenant', name: `${slug} backend`, tenantId: tenant.id });
+      tenants[slug] = { id: tenant.id, slug, key };
+    }
+    ({ policy: { id: searchPolicyId } } = await admin('POST', '/v1/admin/policies', {
+      planId: plan.id,
+      name: 'search',
+      method: 'GET',
+      pattern: '/v1/search',
+      limits: [{ name: 'minute', windowS: 60, limit: 100 }],
+    }));
+    await admin('POST', '/v1/admin/users', { ...INITECH_USER, role: 'tenant', tenantId: tenants.initech.id });
+    const { key, ruleVersion } = await admin('POST', '/v1/admin/keys', { kind: 'service', name: 'backends' });
+    serviceKey = key;
+    await waitFor(async () => ((await (await fetch(`${stack.apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= ruleVersion, 10_000, 100);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `tenant-usage-${name}.png`), fullPage: true });
+  /** The page is no wider than the window: nothing scrolls sideways (measured once the charts have drawn). */
+  const noHorizontalOverflow = async (page: Page) => {
+    await page.waitForLoadState('networkidle');
+    // An expression, not a function: the tests are compiled without the DOM's types.
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+  };
+  const meter = (page: Page, testId: string) => page.getByTestId(`${testId}-meter`).getAttribute('aria-valuenow');
+
+  async function signInAsInitech(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    await page.goto(`${stack.dashboardUrl}/login`);
+    await page.getByTestId('login-email').fill(INITECH_USER.email);
+    await page.getByTestId('login-password').fill(INITECH_USER.password);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/portal$/);
+    return { context, page };
+  }
+
+  it("moves the tenant user's bars with its own checks only, and resets them by its own clock", async () => {
+    await awayFromMinuteBoundary(25_000);
+    const { context, page } = await signInAsInitech();
+    expect(await meter(page, 'own-limit-minute')).toBe('0');
+    expect(await page.getByTestId('own-limit-minute-resets').textContent()).toBe('whole now');
+
+    // Three of initech's checks (two on its policy's route), and umbrella's, which initech's bars never count.
+    for (const endpoint of ['GET /v1/items', 'GET /v1/search', 'GET /v1/search']) expect(await check(tenants.initech, 'portal-subject', endpoint)).toBe(true);
+    for (let i = 0; i < 2; i += 1) expect(await check(tenants.umbrella, UMBRELLA_SUBJECT)).toBe(true);
+
+    await page.reload();
+    expect(await meter(page, 'own-limit-minute')).toBe('3');
+    expect(await page.getByTestId('own-limit-minute-meter').getAttribute('aria-valuemax')).toBe('5');
+    expect(await page.getByTestId('own-limit-minute-meter').getAttribute('aria-valuetext')).toBe('3 of 5 used');
+    expect(await page.getByTestId('own-limit-minute-remaining').textContent()).toBe('2 left');
+    expect(await meter(page, 'own-limit-daily')).toBe('3');
+    // The window ends with the minute, said by initech's clock (Asia/Kolkata), as the API's live state has it.
+    const { live } = await admin('GET', `/v1/admin/tenants/${tenants.initech.id}/limits`);
+    const minute = (live as { name: string; resetsAt: string }[]).find((l) => l.name === 'minute')!;
+    expect(await page.getByTestId('own-limit-minute-resets').textContent()).toBe(`resets ${formatInZone(minute.resetsAt, 'Asia/Kolkata', true)}`);
+    expect(await page.getByTestId('own-limits').textContent()).toContain('Times in Asia/Kolkata');
+    await shot(page, 'portal-1400');
+
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.reload();
+    await noHorizontalOverflow(page);
+    await shot(page, 'portal-420');
+    await context.close();
+  });
+
+  it('shows the operator the live limits, the denials of a burst of 429s, and the usage once rolled up', async () => {
+    await awayFromMinuteBoundary(20_000);
+    for (let i = 0; i < 8; i += 1) await check(tenants.initech, 'burst-subject');
+    for (let i = 0; i < 7; i += 1) await check(tenants.umbrella, UMBRELLA_SUBJECT);
+    expect(initechTally.denied).toBeGreaterThanOrEqual(3);
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.goto(`${stack.dashboardUrl}/tenants/${tenants.initech.id}`);
+    expect(await page.locator('h1').textContent()).toBe('Initech');
+    // The minute is used up; the day counts every allowed check.
+    expect(await meter(page, 'live-limit-minute')).toBe('5');
+    expect(await page.getByTestId('live-limit-minute-remaining').textContent()).toBe('0 left');
+    expect(await page.getByTestId('live-limit-minute-meter').getAttribute('class')).toContain('meter-full');
+    expect(await meter(page, 'live-limit-daily')).toBe(String(initechTally.allowed));
+    expect(await page.getByTestId('live-limit-minute-resets').textContent()).toMatch(/^resets \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}:\d{2}$/);
+
+    // Its denials: the burst's subject, endpoint and the limit that refused; never umbrella's.
+    // A sample is written just after the check is answered: it may reach the stream a moment after this page.
+    const denials = page.getByTestId('denial-row');
+    await expect
+      .poll(async () => {
+        if ((await denials.count()) === 0) await page.reload();
+        return denials.count();
+      })
+      .toBeGreaterThanOrEqual(1);
+    const firstDenial = await denials.first().textContent();
+    expect(firstDenial).toContain('burst-subject');
+    expect(firstDenial).toContain('GET /v1/items');
+    expect(firstDenial).toContain('minute');
+    expect(await page.getByTestId('recent-denials').textContent()).not.toContain(UMBRELLA_SUBJECT);
+
+    // Its policies, keys and users, each a link to where they are managed.
+    expect(await page.getByTestId('tenant-policy-search').textContent()).toContain('GET /v1/search');
+    expect(await page.getByTestId('tenant-keys').textContent()).toContain('initech backend');
+    expect(await page.getByTestId('tenant-keys').textContent()).not.toContain('umbrella backend');
+    expect(await page.getByTestId(`tenant-user-${INITECH_USER.email}`).count()).toBe(1);
+    expect(await page.getByTestId('tenant-limits').count()).toBe(1);
+
+    // The worker rolls the minute up once it has closed: the chart's totals are initech's answers, exactly.
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return [await page.getByTestId('tenant-usage-allowed').textContent(), await page.getByTestId('tenant-usage-denied').textContent()];
+        },
+        { timeout: 150_000, interval: 3_000 },
+      )
+      .toEqual([String(initechTally.allowed), String(initechTally.denied)]);
+    expect(await page.getByTestId('usage-chart-table').locator('tbody tr').count()).toBeGreaterThanOrEqual(24);
+    await shot(page, 'operator-1400');
+
+    // Another range, in the URL: the same checks, by the hour of a week.
+    await page.getByTestId('range-7d').click();
+    await page.waitForURL(/\?range=7d$/);
+    expect(await page.getByTestId('range-7d').getAttribute('aria-current')).toBe('true');
+    expect(await page.locator('#tenant-usage-title').textContent()).toBe('Usage, last 7 d');
+    expect(await page.getByTestId('tenant-usage-allowed').textContent()).toBe(String(initechTally.allowed));
+
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.goto(`${stack.dashboardUrl}/tenants/${tenants.initech.id}`);
+    await noHorizontalOverflow(page);
+    await shot(page, 'operator-420');
+
+    // A tenant id that names no tenant, or is no id at all: the page says so, with the way back.
+    for (const id of [NO_SUCH_TENANT, 'not-a-tenant-id']) {
+      await page.goto(`${stack.dashboardUrl}/tenants/${id}`);
+      await expect.poll(() => page.getByTestId('tenant-not-found').count()).toBe(1);
+      expect(await page.getByTestId('error-panel').count()).toBe(0);
+      expect(await page.locator('h1').textContent()).toBe('Tenant not found');
+    }
+    await noHorizontalOverflow(page);
+    await shot(page, 'not-found-420');
+    await page.close();
+  }, 200_000);
+
+  // Runs after the test above, once initech's usage is rolled up.
+  it("gives the tenant's user its own usage history, denials and CSV, and nothing of another tenant", async () => {
+    const { context, page } = await signInAsInitech();
+    await page.getByTestId('nav-portal-usage').click();
+    await page.waitForURL(/\/portal\/usage$/);
+    expect(await page.getByTestId('nav-portal-usage').getAttribute('aria-current')).toBe('page');
+    expect(await page.getByTestId('own-usage-allowed').textContent()).toBe(String(initechTally.allowed));
+    expect(await page.getByTestId('own-usage-denied').textContent()).toBe(String(initechTally.denied));
+    // The policy's own chart counts the checks of its route only.
+    expect(await page.getByTestId('own-usage-policy-search-allowed').textContent()).toBe(String(initechTally.search));
+    expect(await page.getByTestId('own-usage-chart-table').count()).toBe(1);
+    expect(await page.getByTestId('denial-row').first().textContent()).toContain('burst-subject');
+
+    const html = await page.content();
+    expect(html).not.toContain(UMBRELLA_SUBJECT);
+    expect(html).not.toContain('umbrella');
+    // The session stays in its httpOnly cookie: never in the page.
+    const session = (await context.cookies()).find((c) => c.httpOnly);
+    expect(session?.value.length).toBeGreaterThan(10);
+    expect(html).not.toContain(session!.value);
+
+    // The CSV comes through the dashboard with the session: initech's rows only, whatever the URL asks for.
+    const csvHref = await page.getByTestId('usage-csv').getAttribute('href');
+    expect(csvHref).toBe('/portal/usage/export?range=24h');
+    const csv = await page.request.get(`${stack.dashboardUrl}/portal/usage/export?tenant=umbrella&range=7d`);
+    expect(csv.status()).toBe(200);
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    expect(csv.headers()['content-disposition']).toMatch(/^attachment; filename="usage-initech-/);
+    const [header, ...rows] = (await csv.text()).trim().split('\n');
+    expect(header).toBe('bucket,tenant,policy,result,reason,decisions,cost');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.split(',')[1]).toBe('Initech');
+    expect(rows.some((row) => row.includes(searchPolicyId) || row.includes('search'))).toBe(true);
+    await shot(page, 'portal-usage-1400');
+
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.reload();
+    await noHorizontalOverflow(page);
+    await shot(page, 'portal-usage-420');
+
+    // Another tenant's page, or an operator's usage, is never shown: the tenant's user goes back to its own.
+    for (const path of [`/tenants/${tenants.umbrella.id}`, `/tenants/${tenants.initech.id}`]) {
+      await page.goto(`${stack.dashboardUrl}${path}`);
+      await page.waitForURL(/\/portal$/);
+      expect(await page.locator('h1').textContent()).toBe('Initech');
+      expect(await page.content()).not.toContain('Umbrella');
+    }
+    // Without a session the download is a sign-in, not a file.
+    const anonymous = await browser.newContext();
+    const refused = await anonymous.request.get(`${stack.dashboardUrl}/portal/usage/export`, { maxRedirects: 0 });
+    expect(refused.status()).toBe(307);
+    expect(refused.headers()['location']).toContain('/login');
+    await anonymous.close();
+    await context.close();
+  });
+
+  it("refuses the operator's session the tenant's own download", async () => {
+    const page = await browser.newPage();
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const csv = await page.request.get(`${stack.dashboardUrl}/portal/usage/export`);
+    expect(csv.status()).toBe(403);
+    expect(await csv.text()).not.toContain('initech');
+    await page.close();
+  });
+});
