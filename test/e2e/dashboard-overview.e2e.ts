@@ -123,10 +123,25 @@ describe('the overview and a policy page', () => {
     await page.setViewportSize({ width: 420, height: 900 });
     await page.reload();
     await page.getByTestId('totals-denied-value').waitFor();
-    expect(await noHorizontalOverflow(page)).toBe(true);
     await shot(page, '420');
+    expect(await noHorizontalOverflow(page)).toBe(true);
+
+    // A custom range (UTC, in the URL) from before the stack started: nothing to show, and what to do about it.
+    const hourAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString().slice(0, 16);
+    await page.goto(`${stack.dashboardUrl}/overview?${new URLSearchParams({ from: hourAgo(3), to: hourAgo(2) })}`);
+    expect(await page.getByTestId('overview-empty').textContent()).toContain('No traffic yet');
+    expect(await page.getByTestId('overview-empty-curl').textContent()).toContain('/v1/check');
+    expect(await page.getByTestId('range-from').inputValue()).toBe(hourAgo(3));
+    expect(await page.getByTestId('auto-refresh').count()).toBe(0);
+    await shot(page, 'empty-420');
+    expect(await noHorizontalOverflow(page)).toBe(true);
+    // A range that is not one is refused with a message, and the last day is shown.
+    await page.goto(`${stack.dashboardUrl}/overview?from=${hourAgo(1)}&to=${hourAgo(2)}`);
+    expect(await page.getByTestId('range-problem').textContent()).toContain('before its end');
+    expect(await page.getByTestId('range-24h').getAttribute('aria-current')).toBe('true');
 
     await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(`${stack.dashboardUrl}/overview?range=1h`);
     await link.click();
     await page.waitForURL(new RegExp(`/tenants/${ids.get('acme')}$`));
     await page.close();
@@ -155,8 +170,8 @@ describe('the overview and a policy page', () => {
     await page.setViewportSize({ width: 420, height: 900 });
     await page.reload();
     await page.getByTestId('would-deny').waitFor();
-    expect(await noHorizontalOverflow(page)).toBe(true);
     await page.screenshot({ path: join(screenshots, 'policy-page-420.png'), fullPage: true });
+    expect(await noHorizontalOverflow(page)).toBe(true);
 
     // Two clicks: the first only arms the button.
     await page.getByTestId('policy-enforce').click();
