@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
 import { DEMO_OPERATOR } from '../../prisma/demo';
-import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
 import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
 import { startStack, type Stack } from '../support/stack';
 
@@ -89,7 +89,6 @@ describe('the overview and a policy page', () => {
     await stack?.stop();
   });
 
-  const noHorizontalOverflow = (page: Page) => page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth');
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `overview-${name}.png`), fullPage: true });
 
   it('lands the operator on the overview, with the burst of 429s in its totals, chart and top tenants', async () => {
@@ -124,7 +123,7 @@ describe('the overview and a policy page', () => {
     await page.reload();
     await page.getByTestId('totals-denied-value').waitFor();
     await shot(page, '420');
-    expect(await noHorizontalOverflow(page)).toBe(true);
+    await expectNoHorizontalOverflow(page, 'the page at 420 px');
 
     // A custom range (UTC, in the URL) from before the stack started: nothing to show, and what to do about it.
     const hourAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString().slice(0, 16);
@@ -134,7 +133,7 @@ describe('the overview and a policy page', () => {
     expect(await page.getByTestId('range-from').inputValue()).toBe(hourAgo(3));
     expect(await page.getByTestId('auto-refresh').count()).toBe(0);
     await shot(page, 'empty-420');
-    expect(await noHorizontalOverflow(page)).toBe(true);
+    await expectNoHorizontalOverflow(page, 'the page at 420 px');
     // A range that is not one is refused with a message, and the last day is shown.
     await page.goto(`${stack.dashboardUrl}/overview?from=${hourAgo(1)}&to=${hourAgo(2)}`);
     expect(await page.getByTestId('range-problem').textContent()).toContain('before its end');
@@ -171,7 +170,7 @@ describe('the overview and a policy page', () => {
     await page.reload();
     await page.getByTestId('would-deny').waitFor();
     await page.screenshot({ path: join(screenshots, 'policy-page-420.png'), fullPage: true });
-    expect(await noHorizontalOverflow(page)).toBe(true);
+    await expectNoHorizontalOverflow(page, 'the page at 420 px');
 
     // Two clicks: the first only arms the button.
     await page.getByTestId('policy-enforce').click();

@@ -45,3 +45,25 @@ export async function openCreateForm(page: Page, id: string): Promise<void> {
     )
     .toBe(1);
 }
+
+/**
+ * How far the page is wider than its window (a horizontal scroll bar), and the outermost elements that stick out on
+ * the right, to name in a failure. Run in the page, as text: the tests are type-checked without the browser's DOM.
+ */
+export function horizontalOverflow(page: Page): Promise<{ by: number; sticksOut: string[] }> {
+  return page.evaluate<{ by: number; sticksOut: string[] }>(`(() => {
+    const width = document.documentElement.clientWidth;
+    const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 0.5);
+    const sticksOut = out
+      .filter((el) => !out.includes(el.parentElement))
+      .slice(0, 5)
+      .map((el) => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + '[' + (el.getAttribute('data-testid') ?? '') + '] right=' + Math.round(el.getBoundingClientRect().right));
+    return { by: document.documentElement.scrollWidth - width, sticksOut };
+  })()`);
+}
+
+/** The page scrolls no wider than its window (`what` names it in a failure, with what sticks out). */
+export async function expectNoHorizontalOverflow(page: Page, what: string): Promise<void> {
+  const { by, sticksOut } = await horizontalOverflow(page);
+  expect(by, `${what} is ${by} px wider than the window: ${sticksOut.join(', ')}`).toBeLessThanOrEqual(0);
+}
