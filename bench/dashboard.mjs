@@ -11,7 +11,8 @@
 //   `requestIdleCallback`); total = server + client, from navigation start.
 // Baselines in the same run: /plans (a plain list page, one API read) loaded the same way; each API read the
 // overview makes (with its layout's), timed alone from this process; and both pages' HTML fetched without a browser.
-// Run: `npm run build && npx nx run dashboard:build && node bench/dashboard.mjs [--markdown]`. Env: the counts above,
+// A third tab loads the overview with Next's prefetches of the links in view refused, to show what they cost.
+// Run: `npm run build && npx nx run dashboard:build && node bench/dashboard.mjs [--markdown] [--profile]`. Env: the counts above,
 // BENCH_DATABASE_URL (recreated; default tollgate_bench_dash), CHROMIUM_PATH. Its own redis-server on a free port.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
