@@ -1,5 +1,6 @@
 // Shared by the benchmarks: machine facts, timing loops, and the results file.
 import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { cpus, totalmem } from 'node:os';
 
 export function machine() {
@@ -82,4 +83,71 @@ export async function startApiNodes(n, env) {
     }
   }
   return nodes;
+}
+
+/** The `p`th percentile (nearest rank) of `xs`. */
+export function percentile(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+/** p50, p95 and max of times in ms, with how many there were. */
+export const summary = (times) => ({ n: times.length, p50: percentile(times, 50), p95: percentile(times, 95), max: Math.max(...times) });
+
+/** Signs in to the API as the demo operator (prisma/demo.ts); returns the bearer token. */
+export async function operatorToken(apiUrl) {
+  const res = await fetch(`${apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@tollgate.local', password: 'tollgate-demo' }) });
+  if (res.status !== 200) throw new Error(`the demo operator's sign-in answered ${res.status}`);
+  return (await res.json()).token;
+}
+
+/** Tenants (a plan of their own, time zones in turn) and 3 policy ids each, inserted in bulk; `db` a connected pg client. */
+export async function seedTenants(db, n) {
+  const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Tokyo'];
+  const plan = (await db.query(`insert into plans (id, slug, name, updated_at) values (gen_random_uuid(), 'bench-usage-' || substr(md5(random()::text), 1, 8), 'bench usage', now()) returning id`)).rows[0].id;
+  const rows = await db.query(
+    `insert into tenants (id, slug, name, time_zone, plan_id, updated_at)
+     select gen_random_uuid(), 'bench-' || i, 'Bench ' || i, ($2::text[])[1 + i % array_length($2::text[], 1)], $1, now()
+     from generate_series(1, $3) as i returning id, slug`,
+    [plan, zones, n],
+  );
+  return rows.rows.map((r) => ({ id: r.id, slug: r.slug, policies: [randomUUID(), randomUUID(), randomUUID()] }));
+}
+
+/**
+ * Usage history as the worker would have rolled it up, for `tenants` new tenants over the last `days` days: hour and
+ * day rows (2 policies — a third of the tenant-hours without a policy — × allowed/denied), and minute rows of the
+ * last 6 hours. Returns the tenants, the rows' counts and how long it took.
+ */
+export async function seedUsageHistory(db, { tenants: n, days }) {
+  const tenants = await seedTenants(db, n);
+  const ids = tenants.map((t) => t.id);
+  const policies = tenants.map((t) => t.policies[0]);
+  const started = performance.now();
+  await db.query(
+    `insert into usage_hour (bucket, tenant_id, policy_id, result, reason, decisions, cost)
+     select h, t.id, case when p = 0 then null else t.policy end, r::"UsageResult", case when r = 'denied' then 'minute' else '' end,
+            (100 + (random() * 900)::int), 0
+     from unnest($1::uuid[], $2::uuid[]) as t(id, policy)
+     cross join generate_series(date_trunc('hour', now()) - make_interval(days => $3), date_trunc('hour', now()), interval '1 hour') as h
+     cross join generate_series(0, 1) as p
+     cross join unnest(array['allowed', 'denied']) as r`,
+    [ids, policies, days],
+  );
+  await db.query(
+    `insert into usage_day (day, tenant_id, policy_id, result, reason, decisions, cost)
+     select (bucket at time zone 'UTC')::date, tenant_id, policy_id, result, reason, sum(decisions), sum(cost)
+     from usage_hour group by 1, 2, 3, 4, 5`,
+  );
+  await db.query(
+    `insert into usage_minute (bucket, tenant_id, policy_id, result, reason, decisions, cost)
+     select m, t.id, t.policy, r::"UsageResult", case when r = 'denied' then 'minute' else '' end, (1 + (random() * 20)::int), 0
+     from unnest($1::uuid[], $2::uuid[]) as t(id, policy)
+     cross join generate_series(date_trunc('minute', now()) - interval '6 hours', date_trunc('minute', now()), interval '1 minute') as m
+     cross join unnest(array['allowed', 'denied']) as r`,
+    [ids, policies],
+  );
+  await db.query('analyze usage_minute; analyze usage_hour; analyze usage_day');
+  const counts = await db.query(`select (select count(*) from usage_minute)::int as m, (select count(*) from usage_hour)::int as h, (select count(*) from usage_day)::int as d`);
+  return { tenants, seedSeconds: (performance.now() - started) / 1000, rows: counts.rows[0] };
 }

@@ -11,13 +11,12 @@
 // Run: `npm run build && node bench/usage.mjs [--markdown]`. Env: the counts above, BENCH_DATABASE_URL (recreated),
 // BENCH_REDIS_URL (default: a redis-server of the run's own on a free port; a database named here is flushed).
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { startRedisServer } from '../scripts/lib/redis-server.mjs';
-import { fmt, freshDemoDatabase, machine, startApiNodes } from './lib.mjs';
+import { fmt, freshDemoDatabase, machine, operatorToken, percentile, seedTenants, seedUsageHistory, startApiNodes, summary } from './lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // The built lib (CommonJS): its names are on the default export.
@@ -34,23 +33,6 @@ const ownRedis = process.env.BENCH_REDIS_URL ? undefined : await startRedisServe
 const redisUrl = process.env.BENCH_REDIS_URL ?? ownRedis.url;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const percentile = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-
-/** Tenants (a plan of their own, time zones in turn) and 3 policy ids each, inserted in bulk. */
-async function seedTenants(db, n) {
-  const zones = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Tokyo'];
-  const plan = (await db.query(`insert into plans (id, slug, name, updated_at) values (gen_random_uuid(), 'bench-usage-' || substr(md5(random()::text), 1, 8), 'bench usage', now()) returning id`)).rows[0].id;
-  const rows = await db.query(
-    `insert into tenants (id, slug, name, time_zone, plan_id, updated_at)
-     select gen_random_uuid(), 'bench-' || i, 'Bench ' || i, ($2::text[])[1 + i % array_length($2::text[], 1)], $1, now()
-     from generate_series(1, $3) as i returning id, slug`,
-    [plan, zones, n],
-  );
-  return rows.rows.map((r) => ({ id: r.id, slug: r.slug, policies: [randomUUID(), randomUUID(), randomUUID()] }));
-}
 
 // ---- 1. rollup lag ---------------------------------------------------------------------------------------------
 
@@ -161,46 +143,11 @@ async function rollupLag(db, redis) {
 
 // ---- 2. the usage API ------------------------------------------------------------------------------------------
 
-async function seedHistory(db) {
-  const tenants = await seedTenants(db, SEED_TENANTS);
-  const ids = tenants.map((t) => t.id);
-  const policies = tenants.map((t) => t.policies[0]);
-  const started = performance.now();
-  // Hours of the last SEED_DAYS days, 3 policies × allowed/denied per tenant-hour (a third of them without a policy).
-  await db.query(
-    `insert into usage_hour (bucket, tenant_id, policy_id, result, reason, decisions, cost)
-     select h, t.id, case when p = 0 then null else t.policy end, r::"UsageResult", case when r = 'denied' then 'minute' else '' end,
-            (100 + (random() * 900)::int), 0
-     from unnest($1::uuid[], $2::uuid[]) as t(id, policy)
-     cross join generate_series(date_trunc('hour', now()) - make_interval(days => $3), date_trunc('hour', now()), interval '1 hour') as h
-     cross join generate_series(0, 1) as p
-     cross join unnest(array['allowed', 'denied']) as r`,
-    [ids, policies, SEED_DAYS],
-  );
-  await db.query(
-    `insert into usage_day (day, tenant_id, policy_id, result, reason, decisions, cost)
-     select (bucket at time zone 'UTC')::date, tenant_id, policy_id, result, reason, sum(decisions), sum(cost)
-     from usage_hour group by 1, 2, 3, 4, 5`,
-  );
-  await db.query(
-    `insert into usage_minute (bucket, tenant_id, policy_id, result, reason, decisions, cost)
-     select m, t.id, t.policy, r::"UsageResult", case when r = 'denied' then 'minute' else '' end, (1 + (random() * 20)::int), 0
-     from unnest($1::uuid[], $2::uuid[]) as t(id, policy)
-     cross join generate_series(date_trunc('minute', now()) - interval '6 hours', date_trunc('minute', now()), interval '1 minute') as m
-     cross join unnest(array['allowed', 'denied']) as r`,
-    [ids, policies],
-  );
-  await db.query('analyze usage_minute; analyze usage_hour; analyze usage_day');
-  const counts = await db.query(`select (select count(*) from usage_minute)::int as m, (select count(*) from usage_hour)::int as h, (select count(*) from usage_day)::int as d`);
-  return { tenants, seedSeconds: (performance.now() - started) / 1000, rows: counts.rows[0] };
-}
-
 async function apiLatency(db) {
-  const seeded = await seedHistory(db);
+  const seeded = await seedUsageHistory(db, { tenants: SEED_TENANTS, days: SEED_DAYS });
   const [node] = await startApiNodes(1, { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
   try {
-    const login = await fetch(`${node.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@tollgate.local', password: 'tollgate-demo' }) });
-    const { token } = await login.json();
+    const token = await operatorToken(node.url);
     const get = async (path) => {
       const t0 = performance.now();
       const res = await fetch(`${node.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -214,7 +161,7 @@ async function apiLatency(db) {
       for (let i = 0; i < 3; i += 1) await get(path(i)); // warm
       const times = [];
       for (let i = 0; i < n; i += 1) times.push(await get(path(i)));
-      return { n, p50: percentile(times, 50), p95: percentile(times, 95), max: Math.max(...times) };
+      return summary(times);
     };
     const pick = (i) => seeded.tenants[(i * 7919) % seeded.tenants.length].slug;
     return {
