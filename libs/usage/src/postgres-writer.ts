@@ -1,9 +1,8 @@
-import { TZDate } from '@date-fns/tz';
 import { Prisma, type PrismaClient } from '@tollgate/db';
-import { addDays, startOfDay } from 'date-fns';
 import type { UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
 import { type KeyCountsByTenant, writeKeyMinute } from './key-usage-writer';
+import { type DayWindow, tenantDays } from './usage-days';
 import type { ExpiredUsage, UsageRetention, UsageWriter } from './store';
 
 const HOUR_MS = 3_600_000;
@@ -48,16 +47,6 @@ interface Row {
   reason: string;
   decisions: number;
   cost: number;
-}
-
-/** A tenant's local calendar day that holds the minute, and the whole UTC hours inside it. */
-interface DayWindow {
-  day: string;
-  start: number;
-  end: number;
-  /** The first hour boundary at or after `start` and the last at or before `end`: [hoursStart, hoursEnd) are whole hours. */
-  hoursStart: number;
-  hoursEnd: number;
 }
 
 /**
@@ -206,48 +195,6 @@ function storableRows(counts: ReadonlyMap<string, readonly UsageCount[]>): { ten
 
 function rowKey(tenantId: string | null, policyId: string | null, result: string, reason: string): string {
   return JSON.stringify([tenantId, policyId, result, reason]);
-}
-
-/** The local day that holds the minute, for each tenant (by stored id; null: no tenant, UTC). */
-async function tenantDays(tx: Tx, tenantIds: string[], noTenant: boolean, minuteMs: number): Promise<Map<string | null, DayWindow>> {
-  const zones = tenantIds.length === 0
-    ? []
-    : await tx.$queryRaw<{ id: string; time_zone: string }[]>`SELECT id::text AS id, time_zone FROM tenants WHERE id = ANY(${tenantIds}::uuid[])`;
-  const zoneOf = new Map(zones.map((z) => [z.id, z.time_zone]));
-  // Time zone arithmetic is slow and a few zones serve many tenants: one window per zone.
-  const windows = new Map<string, DayWindow>();
-  const windowIn = (zone: string): DayWindow => {
-    let window = windows.get(zone);
-    if (!window) {
-      window = dayWindow(minuteMs, zone);
-      windows.set(zone, window);
-    }
-    return window;
-  };
-  const days = new Map<string | null, DayWindow>();
-  for (const id of tenantIds) days.set(id, windowIn(zoneOf.get(id) ?? 'UTC'));
-  if (noTenant) days.set(null, windowIn('UTC'));
-  return days;
-}
-
-/** The calendar day of `zone` that holds `ms`; UTC for a zone this runtime does not know. */
-function dayWindow(ms: number, zone: string): DayWindow {
-  let start: TZDate;
-  try {
-    start = startOfDay(new TZDate(ms, zone));
-    if (Number.isNaN(start.getTime())) throw new RangeError(zone);
-  } catch {
-    start = startOfDay(new TZDate(ms, 'UTC'));
-  }
-  const end = addDays(start, 1);
-  const day = `${String(start.getFullYear()).padStart(4, '0')}-${String(start.getMonth() + 1).padStart(2, '0')}-${String(start.getDate()).padStart(2, '0')}`;
-  return {
-    day,
-    start: start.getTime(),
-    end: end.getTime(),
-    hoursStart: Math.ceil(start.getTime() / HOUR_MS) * HOUR_MS,
-    hoursEnd: Math.floor(end.getTime() / HOUR_MS) * HOUR_MS,
-  };
 }
 
 /** `a` and `b` (table aliases) have the same tenant and policy (null equal to null), result and reason; hashable. */
