@@ -15,3 +15,4 @@ export * from './client-address';
 export * from './signed-client-address';
 export * from './trust-proxy';
 export * from './rule-snapshot';
+export * from './events';
