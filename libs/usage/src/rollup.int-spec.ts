@@ -3,7 +3,7 @@ import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseUrl, testRedisUrl } from '../../../test/support/env';
-import { createTenant } from '../../../test/support/fixtures';
+import { awayFromMinuteBoundary, createTenant } from '../../../test/support/fixtures';
 import { startCluster, type TestCluster } from '../../../test/support/redis-cluster';
 import { recreateDatabase } from '../../../test/support/stack';
 import { costField, countField, type UsageResult } from './fields';
@@ -221,6 +221,73 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       await redis.set(ROLLED_KEY, String(now - 360));
       await new UsageRollup(redis, writer, { graceS: 15 }).run();
       expect(await snapshot()).toEqual(rows);
+    });
+
+    it('writes the minutes not closed yet with their counts so far when asked, after the closed ones, and their final counts once closed', async () => {
+      // The test's minute must stay open throughout.
+      await awayFromMinuteBoundary(10_000);
+      const now = await redisMinute(redis);
+      await redis.set(ROLLED_KEY, String(now - 180));
+      const written = await writeTraffic([now - 120, now - 60, now]);
+      // No grace: every minute before Redis's own is closed, the current one is not.
+      const rollup = new UsageRollup(redis, writer, { graceS: 0, liveEveryMs: 1 });
+      const first = await rollup.run();
+      expect(first).toMatchObject({ minutes: 2, rolledThrough: now - 60, liveMinutes: 1 });
+      expect(await totals('usage_minute')).toEqual(expected(written, (m) => m));
+      expect(await totals('usage_hour')).toEqual(expected(written, (m) => Math.floor(m / 3600) * 3600));
+      // The open minute is not marked: its hash keeps its TTL, and the rolled minute stays before it.
+      expect(await redis.get(ROLLED_KEY)).toBe(String(now - 60));
+      expect(await redis.ttl(usageKey(tenants[0]!, now))).toBeGreaterThan(USAGE_ROLLED_TTL_S);
+
+      // More counts in the open minute: the next live write replaces its rows with the new totals.
+      const more = { minute: now, tenant: tenants[1]!, policy: policies[0]!, result: 'allowed' as const, reason: '', decisions: 7, cost: 7 };
+      await count(redis, more);
+      // The next live write is due once four times the last one's duration has passed.
+      let again = await rollup.run();
+      for (let i = 0; i < 100 && again.liveMinutes === 0; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        again = await rollup.run();
+      }
+      expect(again.liveMinutes).toBe(1);
+      expect(await totals('usage_minute')).toEqual(expected([...written, more], (m) => m));
+
+      // Without the option, the open minute is left to its closed rollup.
+      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+      await redis.set(ROLLED_KEY, String(now - 180));
+      expect(await new UsageRollup(redis, writer, { graceS: 0 }).run()).toMatchObject({ minutes: 2, liveMinutes: 0 });
+      expect(await prisma.usageMinute.count({ where: { bucket: new Date(now * 1000) } })).toBe(0);
+    });
+
+    it('writes no open minute while closed ones wait, and a closed minute written by a live write that came late is written again', async () => {
+      // The test's minute must stay open throughout.
+      await awayFromMinuteBoundary(10_000);
+      const now = await redisMinute(redis);
+      await redis.set(ROLLED_KEY, String(now - 240));
+      const written = await writeTraffic([now - 180, now - 120, now - 60, now]);
+      const behind = new UsageRollup(redis, writer, { graceS: 0, liveEveryMs: 1, maxMinutesPerRun: 2 });
+      expect(await behind.run()).toMatchObject({ minutes: 2, liveMinutes: 0 });
+      expect(await prisma.usageMinute.count({ where: { bucket: new Date(now * 1000) } })).toBe(0);
+
+      // The live write of the open minute reads its hash; more counts arrive, the minute closes and another worker rolls
+      // it up (the rolled minute moves to it); only then does the stale live write commit.
+      const late = { minute: now, tenant: tenants[0]!, policy: null, result: 'denied' as const, reason: 'minute', decisions: 5, cost: 0 };
+      let raced = false;
+      const racing: UsageWriter = {
+        writeMinute: async (minute, counts, keys) => {
+          if (minute === now && !raced) {
+            raced = true;
+            await count(redis, late);
+            await writer.writeMinute(minute, counts, keys);
+            await redis.set(ROLLED_KEY, String(now));
+            return;
+          }
+          await writer.writeMinute(minute, counts, keys);
+        },
+        deleteExpired: (at, retention) => writer.deleteExpired(at, retention),
+      };
+      expect(await new UsageRollup(redis, racing, { graceS: 0, liveEveryMs: 1 }).run()).toMatchObject({ rolledThrough: now - 60, liveMinutes: 1 });
+      expect(raced).toBe(true);
+      expect(await totals('usage_minute')).toEqual(expected([...written, late], (m) => m));
     });
 
     it('starts two hours back when nothing was rolled up yet, at most the given number of minutes per run', async () => {

@@ -20,6 +20,15 @@ export interface UsageRollupOptions {
    * minute has almost always just started empty, and going back two hours keeps that first run short.
    */
   firstRunLookbackS?: number;
+  /**
+   * Also write the minutes that have not closed yet (the open one, and one still in its grace period), at most this
+   * often (ms; 0 or absent: never), so that what reads the store sees the last seconds too. Their rows are absolute
+   * like every minute's: the closed minute's rollup later writes the same minute again with its final counts. Such a
+   * write is skipped while closed minutes are waiting (the backlog comes first), and after one that took `d` ms the
+   * next starts no sooner than `4d` after it: live writes take at most a quarter of the worker's time, however many
+   * tenants there are.
+   */
+  liveEveryMs?: number;
 }
 
 /** What one run did: minutes rolled up, tenants' hashes read, rows written, counts left out, the last minute rolled. */
@@ -29,6 +38,8 @@ export interface RollupRun {
   rows: number;
   skipped: number;
   rolledThrough: number | null;
+  /** The open minutes written (their counts so far), 0 when none was due. */
+  liveMinutes: number;
 }
 
 /**
@@ -60,6 +71,9 @@ export class UsageRollup {
   private readonly maxMinutes: number;
   private readonly readChunk: number;
   private readonly lookbackS: number;
+  private readonly liveEveryMs: number;
+  /** When the last live write started (performance.now()) and how long it took. */
+  private lastLive = { at: Number.NEGATIVE_INFINITY, tookMs: 0 };
 
   constructor(
     private readonly redis: UsageRedis,
@@ -69,6 +83,7 @@ export class UsageRollup {
     this.maxMinutes = options.maxMinutesPerRun ?? 30;
     this.readChunk = options.readChunk ?? 500;
     this.lookbackS = options.firstRunLookbackS ?? 2 * 3600;
+    this.liveEveryMs = options.liveEveryMs ?? 0;
   }
 
   async run(): Promise<RollupRun> {
@@ -79,8 +94,9 @@ export class UsageRollup {
     const rolled = Number((await this.redis.get(ROLLED_KEY)) ?? Number.NaN);
     const first = Number.isSafeInteger(rolled) && rolled % 60 === 0 ? rolled + 60 : Math.floor((now - this.lookbackS) / 60) * 60;
 
-    const run: RollupRun = { minutes: 0, tenants: 0, rows: 0, skipped: 0, rolledThrough: null };
-    for (let minute = first; minute <= lastClosed && run.minutes < this.maxMinutes; minute += 60) {
+    const run: RollupRun = { minutes: 0, tenants: 0, rows: 0, skipped: 0, rolledThrough: null, liveMinutes: 0 };
+    let minute = first;
+    for (; minute <= lastClosed && run.minutes < this.maxMinutes; minute += 60) {
       const read = await this.readMinute(minute);
       await this.writer.writeMinute(minute, read.counts, read.keyCounts);
       await this.markRolled(read.keys);
@@ -91,7 +107,36 @@ export class UsageRollup {
       run.skipped += read.skipped;
       run.rolledThrough = minute;
     }
+    if (minute > lastClosed && this.liveDue()) run.liveMinutes = await this.writeLive(minute, Math.floor(now / 60) * 60);
     return run;
+  }
+
+  private liveDue(): boolean {
+    if (this.liveEveryMs <= 0) return false;
+    return performance.now() - this.lastLive.at >= Math.max(this.liveEveryMs, 4 * this.lastLive.tookMs);
+  }
+
+  /**
+   * Writes the minutes from `from` to `to` (those not closed yet) with their counts so far, leaving them to be rolled
+   * up when they close (`ROLLED_KEY` does not move, their keys keep their TTL). Should a closed minute's rollup have
+   * written one of them in the meantime (another worker's run, while this one was slower than the grace period), the
+   * minute is read and written again: the last write of a closed minute is always from its complete hash.
+   */
+  private async writeLive(from: number, to: number): Promise<number> {
+    const started = performance.now();
+    let written = 0;
+    for (let minute = from; minute <= to; minute += 60) {
+      const read = await this.readMinute(minute);
+      await this.writer.writeMinute(minute, read.counts, read.keyCounts);
+      const rolled = Number((await this.redis.get(ROLLED_KEY)) ?? Number.NaN);
+      if (rolled >= minute) {
+        const again = await this.readMinute(minute);
+        await this.writer.writeMinute(minute, again.counts, again.keyCounts);
+      }
+      written += 1;
+    }
+    this.lastLive = { at: started, tookMs: performance.now() - started };
+    return written;
   }
 
   /** The counts of every tenant listed for the minute, and the keys that were read (the set and each hash). */

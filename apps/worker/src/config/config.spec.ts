@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { loadWorkerConfig } from './config';
 
 describe('the worker configuration', () => {
-  it('rolls up usage every 10 s after a 15 s grace and keeps minutes 7 days, hours 90 and days 400 by default', () => {
+  it('rolls up usage every 10 s after a 15 s grace, open minutes every 10 s, and keeps minutes 7 days, hours 90 and days 400 by default', () => {
     expect(loadWorkerConfig({}).usage).toEqual({
       rollupEveryMs: 10_000,
       graceS: 15,
+      liveEveryMs: 10_000,
       retention: { minuteDays: 7, hourDays: 90, dayDays: 400 },
     });
   });
@@ -14,12 +15,12 @@ describe('the worker configuration', () => {
   it('refuses to keep minutes or hours for less time than a usage hash can wait to be rolled up, naming each key', () => {
     let error: unknown = null;
     try {
-      loadWorkerConfig({ USAGE_RETENTION_MINUTE_DAYS: '2', USAGE_RETENTION_HOUR_DAYS: '1', USAGE_ROLLUP_EVERY_MS: 'often', USAGE_GRACE_S: '-1' });
+      loadWorkerConfig({ USAGE_RETENTION_MINUTE_DAYS: '2', USAGE_RETENTION_HOUR_DAYS: '1', USAGE_ROLLUP_EVERY_MS: 'often', USAGE_GRACE_S: '-1', USAGE_LIVE_EVERY_MS: '-5' });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    for (const key of ['USAGE_RETENTION_MINUTE_DAYS', 'USAGE_RETENTION_HOUR_DAYS', 'USAGE_ROLLUP_EVERY_MS', 'USAGE_GRACE_S']) {
+    for (const key of ['USAGE_RETENTION_MINUTE_DAYS', 'USAGE_RETENTION_HOUR_DAYS', 'USAGE_ROLLUP_EVERY_MS', 'USAGE_GRACE_S', 'USAGE_LIVE_EVERY_MS']) {
       expect((error as Error).message).toContain(`${key}:`);
     }
   });

@@ -17,6 +17,11 @@ export const workerEnvSchema = z.object({
   USAGE_ROLLUP_EVERY_MS: z.coerce.number().int().min(1000).max(3_600_000).default(10_000),
   /** How long after a minute's end the rollup waits for its last counts (API nodes flush every 5 s, clocks differ by up to 5 s). */
   USAGE_GRACE_S: z.coerce.number().int().min(0).max(600).default(15),
+  /**
+   * How often the minutes not closed yet are written too (0: never), so the dashboard and alerts see the last seconds
+   * rather than waiting for the minute and its grace period; each such write is rewritten with the final counts.
+   */
+  USAGE_LIVE_EVERY_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   ...usageRetentionEnv,
 });
 
@@ -30,6 +35,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
     usage: {
       rollupEveryMs: e.USAGE_ROLLUP_EVERY_MS,
       graceS: e.USAGE_GRACE_S,
+      liveEveryMs: e.USAGE_LIVE_EVERY_MS,
       retention: retentionOf(e),
     },
   }));

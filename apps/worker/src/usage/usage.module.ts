@@ -20,7 +20,7 @@ import { USAGE_QUEUE, UsageProcessor, UsageSchedules } from './usage.processor';
     {
       provide: UsageRollup,
       inject: [REDIS, PostgresUsageWriter, WORKER_CONFIG],
-      useFactory: (redis: RedisClient, writer: PostgresUsageWriter, config: WorkerConfig) => new UsageRollup(redis, writer, { graceS: config.usage.graceS }),
+      useFactory: (redis: RedisClient, writer: PostgresUsageWriter, config: WorkerConfig) => new UsageRollup(redis, writer, { graceS: config.usage.graceS, liveEveryMs: config.usage.liveEveryMs }),
     },
     UsageProcessor,
     UsageSchedules,

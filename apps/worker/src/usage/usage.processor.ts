@@ -57,7 +57,7 @@ export class UsageProcessor extends WorkerHost {
     if (job.name === ROLLUP_JOB) {
       const run = await this.rollup.run();
       // Counts only: tenant ids and the hashes' contents stay out of the logs.
-      this.log.debug(`usage rollup: ${run.minutes} minutes through ${run.rolledThrough ?? 'none'}, ${run.tenants} tenant hashes, ${run.rows} rows, ${run.skipped} counts left out`);
+      this.log.debug(`usage rollup: ${run.minutes} minutes through ${run.rolledThrough ?? 'none'} (and ${run.liveMinutes} open), ${run.tenants} tenant hashes, ${run.rows} rows, ${run.skipped} counts left out`);
       return run;
     }
     if (job.name === RETENTION_JOB) {
