@@ -48,11 +48,26 @@ export function useUsageFixture(): UsageFixture {
     f.get(`${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, token);
   f.insert = async (table, at, tenantId, policyId, result, reason, decisions, cost = 0) => {
     const data = { bucket: new Date(at), tenantId, policyId, result, reason, decisions: BigInt(decisions), cost: BigInt(cost) };
-    if (table === 'usageMinute') await ctx.prisma.usageMinute.create({ data });
-    else await ctx.prisma.usageHour.create({ data });
+    // The totals over every tenant move with the row, as the worker's write keeps them.
+    const total = { decisions: { increment: BigInt(decisions) }, cost: { increment: BigInt(cost) } };
+    const key = { bucket_result: { bucket: data.bucket, result } };
+    const created = { bucket: data.bucket, result, decisions: BigInt(decisions), cost: BigInt(cost) };
+    if (table === 'usageMinute') {
+      await ctx.prisma.usageMinute.create({ data });
+      await ctx.prisma.usageTotalMinute.upsert({ where: key, create: created, update: total });
+    } else {
+      await ctx.prisma.usageHour.create({ data });
+      await ctx.prisma.usageTotalHour.upsert({ where: key, create: created, update: total });
+    }
   };
   f.insertDay = async (day, tenantId, policyId, result, decisions, cost = 0) => {
-    await ctx.prisma.usageDay.create({ data: { day: new Date(`${day}T00:00:00Z`), tenantId, policyId, result, reason: '', decisions: BigInt(decisions), cost: BigInt(cost) } });
+    const date = new Date(`${day}T00:00:00Z`);
+    await ctx.prisma.usageDay.create({ data: { day: date, tenantId, policyId, result, reason: '', decisions: BigInt(decisions), cost: BigInt(cost) } });
+    await ctx.prisma.usageTotalDay.upsert({
+      where: { day_result: { day: date, result } },
+      create: { day: date, result, decisions: BigInt(decisions), cost: BigInt(cost) },
+      update: { decisions: { increment: BigInt(decisions) }, cost: { increment: BigInt(cost) } },
+    });
   };
 
   beforeAll(async () => {

@@ -27,6 +27,9 @@ export class PostgresUsageReader implements UsageReader {
       coalesce(s.shadow_denied, 0)::bigint as shadow_denied, coalesce(s.degraded, 0)::bigint as degraded,
       coalesce(s.refused, 0)::bigint as refused, coalesce(s.cost, 0)::bigint as cost`;
     const where = conditions(filter, rangeOf(step, from, to, timeZone));
+    // Over every tenant and policy, the totals (a row per bucket and result) hold the same sums as the tenants' rows.
+    const overAll = filter.tenantId === undefined && filter.policyId === undefined;
+    const source = overAll ? TOTALS.get(step)! : table(step);
     let rows: PointRow[];
     if (step === 'day') {
       // The days of the range in `timeZone`; each point starts at that day's midnight there (a tenant in Asia/Kolkata:
@@ -34,14 +37,14 @@ export class PostgresUsageReader implements UsageReader {
       rows = await this.prisma.$queryRaw<PointRow[]>`
         select (g.d at time zone ${timeZone}) as at, ${totals}
         from generate_series(${localDay(from, timeZone)}::timestamp, ${localDay(lastMs(to), timeZone)}::timestamp, interval '1 day') as g(d)
-        left join (select u.day, ${sums} from usage_day u where ${where} group by u.day) s on s.day = g.d::date
+        left join (select u.day, ${sums} from ${source} u where ${where} group by u.day) s on s.day = g.d::date
         order by g.d`;
     } else {
       const { first, last } = bucketsOf(step, from, to);
       rows = await this.prisma.$queryRaw<PointRow[]>`
         select g.at, ${totals}
         from generate_series(${first}::timestamptz, ${last}::timestamptz, ${Prisma.raw(INTERVAL.get(step)!)}) as g(at)
-        left join (select u.bucket, ${sums} from ${table(step)} u where ${where} group by u.bucket) s on s.bucket = g.at
+        left join (select u.bucket, ${sums} from ${source} u where ${where} group by u.bucket) s on s.bucket = g.at
         order by g.at`;
     }
     return rows.map((r) => ({
@@ -170,6 +173,12 @@ const TABLES: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
   ['day', Prisma.raw('usage_day')],
 ]);
 const table = (step: UsageStep): Prisma.Sql => TABLES.get(step)!;
+/** The sums over every tenant of each granularity (totals-writer.ts): the same columns but tenant, policy and reason. */
+const TOTALS: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
+  ['minute', Prisma.raw('usage_total_minute')],
+  ['hour', Prisma.raw('usage_total_hour')],
+  ['day', Prisma.raw('usage_total_day')],
+]);
 
 const INTERVAL: ReadonlyMap<UsageStep, string> = new Map([
   ['minute', "interval '1 minute'"],

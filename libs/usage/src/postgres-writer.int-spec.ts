@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { createPrismaClient, Prisma, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../../test/support/env';
 import { createTenant } from '../../../test/support/fixtures';
@@ -42,6 +42,25 @@ describe('PostgresUsageWriter', () => {
       SELECT day::text, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_day
       ORDER BY day, tenant_id NULLS FIRST, policy_id NULLS FIRST, result, reason`;
 
+  /**
+   * The totals over every tenant are the sums of the tenants' rows, bucket by bucket and result by result (each of
+   * the three tables against its own granularity).
+   */
+  const expectTotalsInLine = async () => {
+    for (const [totals, rows, bucket] of [
+      ['usage_total_minute', 'usage_minute', 'bucket'],
+      ['usage_total_hour', 'usage_hour', 'bucket'],
+      ['usage_total_day', 'usage_day', 'day'],
+    ] as const) {
+      const [t, r, b] = [Prisma.raw(totals), Prisma.raw(rows), Prisma.raw(bucket)];
+      const stored = await prisma.$queryRaw<unknown[]>`SELECT ${b}::text AS b, result::text, decisions, cost FROM ${t} ORDER BY 1, 2`;
+      const sums = await prisma.$queryRaw<unknown[]>`
+        SELECT ${b}::text AS b, result::text, sum(decisions)::bigint AS decisions, sum(cost)::bigint AS cost FROM ${r} GROUP BY 1, 2 ORDER BY 1, 2`;
+      expect(stored, totals).toEqual(sums);
+      expect(sums.length, rows).toBeGreaterThan(0);
+    }
+  };
+
   beforeAll(async () => {
     await recreateDatabase(databaseUrl);
     prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
@@ -54,7 +73,7 @@ describe('PostgresUsageWriter', () => {
     await prisma.$disconnect();
   });
   beforeEach(async () => {
-    await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+    await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_total_minute, usage_total_hour, usage_total_day`;
   });
 
   it('stores a minute as its counts: one row per tenant, policy, result and reason; none and no tenant as null', async () => {
@@ -69,6 +88,7 @@ describe('PostgresUsageWriter', () => {
       { bucket, tenant_id: utcTenant, policy_id: policy, result: 'allowed', reason: '', decisions: 7n, cost: 21n },
       { bucket, tenant_id: utcTenant, policy_id: policy, result: 'denied', reason: 'minute', decisions: 2n, cost: 0n },
     ]);
+    await expectTotalsInLine();
   });
 
   it('leaves the same rows when the same minute is written twice, and replaces them with absolute values', async () => {
@@ -93,6 +113,7 @@ describe('PostgresUsageWriter', () => {
     expect((await minutes()).map((r) => r.tenant_id)).toEqual([null]);
     expect((await hours()).map((r) => r.tenant_id)).toEqual([null]);
     expect((await days()).map((r) => r.tenant_id)).toEqual([null]);
+    await expectTotalsInLine();
   });
 
   it('keeps the other minutes\' part of an hour and a day when a minute written again no longer has a key', async () => {
@@ -103,6 +124,7 @@ describe('PostgresUsageWriter', () => {
     expect(view(await hours())).toEqual([['allowed', 1n], ['denied', 3n]]);
     // 18:00 and 18:45 UTC are two days in Kolkata: the first keeps only its allowed row.
     expect((await days()).map((r) => [r.day, r.result, r.decisions])).toEqual([['2026-03-10', 'allowed', 1n], ['2026-03-11', 'denied', 3n]]);
+    await expectTotalsInLine();
   });
 
   it('makes each hour the sum of its minutes and each day the sum of its minutes in the tenant\'s time zone', async () => {
@@ -149,6 +171,7 @@ describe('PostgresUsageWriter', () => {
     const total = (rows: { decisions: bigint }[]) => rows.reduce((t, r) => t + r.decisions, 0n);
     expect(total(hourRows)).toBe(total(await minutes()));
     expect(total(dayRows)).toBe(total(await minutes()));
+    await expectTotalsInLine();
   });
 
   it('leaves out ids that are not UUIDs and reasons Postgres cannot hold, and writes the rest', async () => {
@@ -164,6 +187,7 @@ describe('PostgresUsageWriter', () => {
     await writer.writeMinute(minuteAt(0), new Map([[utcTenant, [count(allowed, 5, 5)]]]));
     await writer.writeMinute(minuteAt(10), new Map([[utcTenant, [count(allowed, 1, 1)]]]));
     await prisma.$executeRaw`DELETE FROM usage_minute WHERE bucket = ${new Date(minuteAt(0) * 1000)}`;
+    await prisma.$executeRaw`DELETE FROM usage_total_minute WHERE bucket = ${new Date(minuteAt(0) * 1000)}`;
 
     // A day later, with minutes kept one day: the hour started before what is still kept.
     const late = new PostgresUsageWriter(prisma, { minuteRetentionDays: 1, now: () => (EVENING + 86_400) * 1000 });
@@ -174,6 +198,7 @@ describe('PostgresUsageWriter', () => {
     expect(view(await hours())).toEqual([['allowed', 8n, 8n], ['denied', 2n, 0n]]);
     expect(view(await days())).toEqual([['allowed', 8n, 8n], ['denied', 2n, 0n]]);
     expect(view(await minutes())).toEqual([['allowed', 3n, 3n], ['denied', 2n, 0n]]);
+    await expectTotalsInLine();
   });
 
   it('deletes only what is older than each retention, in batches', async () => {
@@ -194,11 +219,18 @@ describe('PostgresUsageWriter', () => {
       INSERT INTO usage_day (day, tenant_id, result, decisions, cost) VALUES
         ('2025-04-26', ${utcTenant}::uuid, 'allowed', 1, 0), ('2025-04-27', ${utcTenant}::uuid, 'allowed', 1, 0)`;
 
-    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 12_001, hours: 1, days: 1, keyMinutes: 0, keyHours: 0 });
+    // A total of each granularity past its retention, and one within it.
+    await prisma.$executeRaw`
+      INSERT INTO usage_total_minute (bucket, result, decisions, cost) VALUES (${daysAgo(8)}, 'allowed', 1, 0), (${daysAgo(6)}, 'allowed', 1, 0)`;
+    await prisma.$executeRaw`
+      INSERT INTO usage_total_hour (bucket, result, decisions, cost) VALUES (${daysAgo(91)}, 'allowed', 1, 0), (${daysAgo(89)}, 'allowed', 1, 0)`;
+    await prisma.$executeRaw`INSERT INTO usage_total_day (day, result, decisions, cost) VALUES ('2025-04-26', 'allowed', 1, 0), ('2025-04-27', 'allowed', 1, 0)`;
+
+    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 12_001, hours: 1, days: 1, keyMinutes: 0, keyHours: 0, totals: 3 });
     expect((await minutes()).map((r) => r.bucket)).toEqual([new Date(daysAgo(7).getTime() + 60_000)]);
     expect((await hours()).map((r) => r.bucket)).toEqual([daysAgo(89)]);
     // 400 days before 2026-06-01 is 2025-04-27: that day is kept, the one before goes.
     expect((await days()).map((r) => r.day)).toEqual(['2025-04-27']);
-    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0, keyMinutes: 0, keyHours: 0 });
+    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0, keyMinutes: 0, keyHours: 0, totals: 0 });
   });
 });

@@ -2,6 +2,7 @@ import { Prisma, type PrismaClient } from '@tollgate/db';
 import type { UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
 import { type KeyCountsByTenant, writeKeyMinute } from './key-usage-writer';
+import { writeTotals } from './totals-writer';
 import { type DayWindow, tenantDays } from './usage-days';
 import type { ExpiredUsage, UsageRetention, UsageWriter } from './store';
 
@@ -120,6 +121,8 @@ export class PostgresUsageWriter implements UsageWriter {
         } else {
           await addDifference(tx, hourStart, days, before, rows);
         }
+        // The sums over every tenant of the minute, the hour and the dates (totals-writer.ts).
+        await writeTotals(tx, minuteMs, hourStart, [...days.values()].map((d) => d.day));
         // The calls of each API key, and its last use (key-usage-writer.ts).
         await writeKeyMinute(tx, minuteMs, [...counts.keys()], keys, hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS);
       },
@@ -129,7 +132,7 @@ export class PostgresUsageWriter implements UsageWriter {
 
   /**
    * Deletes minutes, hours and days older than their retention before `now`, `DELETE_BATCH` rows per statement
-   * (each its own short transaction) until none is left. Days are calendar dates: a day is kept while its date is on
+   * (each its own short transaction) until none is left, and the totals of the same buckets (a row per result: few). Days are calendar dates: a day is kept while its date is on
    * or after the UTC date `retention.dayDays` days before `now`.
    */
   async deleteExpired(now: Date, retention: UsageRetention): Promise<ExpiredUsage> {
@@ -152,7 +155,11 @@ export class PostgresUsageWriter implements UsageWriter {
     const keyHours = await this.deleteInBatches((limit) =>
       this.prisma.$executeRaw`DELETE FROM key_usage_hour WHERE ctid IN (SELECT ctid FROM key_usage_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
     );
-    return { minutes, hours, days, keyMinutes, keyHours };
+    const totals =
+      (await this.prisma.$executeRaw`DELETE FROM usage_total_minute WHERE bucket < ${minuteCutoff}`) +
+      (await this.prisma.$executeRaw`DELETE FROM usage_total_hour WHERE bucket < ${hourCutoff}`) +
+      (await this.prisma.$executeRaw`DELETE FROM usage_total_day WHERE day < ${dayCutoff}::date`);
+    return { minutes, hours, days, keyMinutes, keyHours, totals };
   }
 
   private async deleteInBatches(deleteSome: (limit: number) => Promise<number>): Promise<number> {

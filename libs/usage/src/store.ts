@@ -18,13 +18,15 @@ export interface UsageWriter {
   deleteExpired(now: Date, retention: UsageRetention): Promise<ExpiredUsage>;
 }
 
-/** Rows deleted by retention: decisions per minute, hour and day, and calls per key per minute and hour. */
+/** Rows deleted by retention: decisions per minute, hour and day, calls per key per minute and hour, and totals. */
 export interface ExpiredUsage {
   minutes: number;
   hours: number;
   days: number;
   keyMinutes: number;
   keyHours: number;
+  /** Rows of the totals over every tenant (per minute, hour and date). */
+  totals: number;
 }
 
 /**
