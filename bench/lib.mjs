@@ -147,7 +147,13 @@ export async function seedUsageHistory(db, { tenants: n, days }) {
      cross join unnest(array['allowed', 'denied']) as r`,
     [ids, policies],
   );
-  await db.query('analyze usage_minute; analyze usage_hour; analyze usage_day');
+  // The totals over every tenant, as the worker writes them beside the tenants' rows.
+  await db.query(
+    `insert into usage_total_minute (bucket, result, decisions, cost) select bucket, result, sum(decisions), sum(cost) from usage_minute group by 1, 2;
+     insert into usage_total_hour (bucket, result, decisions, cost) select bucket, result, sum(decisions), sum(cost) from usage_hour group by 1, 2;
+     insert into usage_total_day (day, result, decisions, cost) select day, result, sum(decisions), sum(cost) from usage_day group by 1, 2`,
+  );
+  await db.query('analyze usage_minute; analyze usage_hour; analyze usage_day; analyze usage_total_minute; analyze usage_total_hour; analyze usage_total_day');
   const counts = await db.query(`select (select count(*) from usage_minute)::int as m, (select count(*) from usage_hour)::int as h, (select count(*) from usage_day)::int as d`);
   return { tenants, seedSeconds: (performance.now() - started) / 1000, rows: counts.rows[0] };
 }
