@@ -113,6 +113,13 @@ describe('the overview and a policy page', () => {
     expect(await page.getByTestId('overview-chart-marker').count()).toBeGreaterThanOrEqual(1);
     expect(await page.getByTestId('auto-refresh').count()).toBe(1);
 
+    // The width the browser measured is remembered: the next server render draws the chart at it.
+    const plot = page.getByTestId('overview-chart').locator('.usage-chart-plot');
+    const measured = Math.floor((await plot.boundingBox())!.width);
+    await expect.poll(async () => (await page.context().cookies()).find((c) => c.name === 'tg_chart_width')?.value).toBe(String(measured));
+    const html = await (await page.request.get(page.url())).text();
+    expect(html).toContain(`viewBox="0 0 ${measured} 260"`);
+
     // acme leads the limited tenants; globex was never denied. The trial policy denied nothing (shadow).
     const link = page.getByTestId('top-tenants-link-acme');
     expect(await link.getAttribute('href')).toBe(`/tenants/${ids.get('acme')}`);

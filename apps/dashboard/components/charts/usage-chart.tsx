@@ -9,6 +9,7 @@ import { Area, Line, LinePath } from '@visx/shape';
 import { TooltipWithBounds, useTooltip } from '@visx/tooltip';
 import type { UsageSeries } from '@tollgate/domain';
 import { type PointerEvent, useMemo } from 'react';
+import { rememberChartWidth } from '@/lib/chart-width';
 import { formatCount } from '@/lib/format';
 import {
   admittedOf,
@@ -55,10 +56,12 @@ export interface UsageChartProps {
   markers?: readonly ChartMarker[];
   height?: number;
   testId?: string;
+  /** The width to draw at before the browser has measured (server-usage-chart.tsx passes the last one measured). */
+  initialWidth?: number;
 }
 
 const MARGIN = { top: 22, right: 46, bottom: 28, left: 48 };
-/** What the server render draws at, before the browser measures the container. */
+/** What the server render draws at when the browser's width is not known yet. */
 const INITIAL_WIDTH = 960;
 /** The least room between two marker labels, in px: closer ones keep their line and lose their label. */
 const MARKER_LABEL_GAP = 30;
@@ -72,8 +75,8 @@ interface Bucket {
 const time = (at: string) => new Date(at);
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 
-export function UsageChart({ series, title, markers = [], height = 260, testId = 'usage-chart' }: UsageChartProps) {
-  const [ref, width] = useWidth<HTMLDivElement>(INITIAL_WIDTH);
+export function UsageChart({ series, title, markers = [], height = 260, testId = 'usage-chart', initialWidth = INITIAL_WIDTH }: UsageChartProps) {
+  const [ref, width] = useWidth<HTMLDivElement>(initialWidth, rememberChartWidth);
   const { tooltipOpen, tooltipData, tooltipLeft, tooltipTop, showTooltip, hideTooltip } = useTooltip<Bucket>();
   const { points, step, timeZone } = series;
   const innerWidth = Math.max(1, width - MARGIN.left - MARGIN.right);

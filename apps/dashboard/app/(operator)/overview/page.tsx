@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { UsageChart } from '@/components/charts/usage-chart';
+import { UsageChart } from '@/components/charts/server-usage-chart';
 import { ErrorPanel } from '@/components/error-panel';
 import { PageHeading } from '@/components/page-heading';
 import { AutoRefresh } from '@/components/usage/auto-refresh';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { UsageChart } from '@/components/charts/usage-chart';
+import { UsageChart } from '@/components/charts/server-usage-chart';
 import { ErrorPanel } from '@/components/error-panel';
 import { PageHeading } from '@/components/page-heading';
 import { AutoRefresh } from '@/components/usage/auto-refresh';

@@ -11,7 +11,7 @@ import { TenantLimits } from '@/components/tenant-limits';
 import { TenantRelated } from '@/components/tenant-related';
 import { RangePicker } from '@/components/usage/range-picker';
 import '@/components/usage/usage.css';
-import { UsageChart } from '@/components/charts/usage-chart';
+import { UsageChart } from '@/components/charts/server-usage-chart';
 import { UsagePanel } from '@/components/usage-panel';
 import { ApiError, getPlan, getTenant, getTenantDenials, getTenantLimitsInForce, getUsage, listAccounts, listKeys, listPolicies } from '@/lib/api';
 import type { LimitsInForce } from '@/lib/api-answers';
