@@ -19,7 +19,7 @@ export function SiteHeader({ user, ruleSet }: SiteHeaderProps) {
         {user && (
           <div className="topbar-right">
             {user.role === 'operator' && <RuleVersionBadge details={ruleSetDetails(ruleSet)} />}
-            <span className="user-email" data-testid="user-email">
+            <span className="user-email" data-testid="user-email" title={user.email}>
               {user.email}
             </span>
             <form action={signOut}>

@@ -91,6 +91,8 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
   const x = scaleUtc({ domain: [time(start), time(series.to)], range: [0, innerWidth] });
   const highest = Math.max(1, ...points.map(decisionsOf));
   const y = scaleLinear({ domain: [0, highest], range: [innerHeight, 0], nice: true });
+  // Decisions are whole: a scale up to 2 would otherwise be ruled at 0.5, 1, 1.5.
+  const countTicks = y.ticks(4).filter((v) => Number.isInteger(v));
   const rateMax = rateAxisMax(points);
   const yRate = scaleLinear({ domain: [0, rateMax], range: [innerHeight, 0] });
   const ticks = axisTicks(points, step, innerWidth).map(time);
@@ -127,7 +129,7 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
           className="usage-chart-svg"
         >
           <Group left={MARGIN.left} top={MARGIN.top}>
-            <GridRows scale={y} width={innerWidth} numTicks={4} className="chart-grid" />
+            <GridRows scale={y} width={innerWidth} tickValues={countTicks} className="chart-grid" />
             {/* Stacked: admitted, then degraded (decided without Redis), then denied on top. */}
             <Area<Corner> data={drawn} x={(c) => x(time(c.at))} y0={() => y(0)} y1={(c) => y(admittedOf(c.point))} className="chart-allowed" />
             {hasDegraded && (
@@ -182,7 +184,7 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
             <g aria-hidden="true">
               <AxisLeft
                 scale={y}
-                numTicks={4}
+                tickValues={countTicks}
                 tickFormat={(v) => compact.format(Number(v))}
                 axisClassName="chart-axis"
                 hideAxisLine
