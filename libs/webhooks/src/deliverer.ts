@@ -49,6 +49,22 @@ export class WebhookDeliverer {
     }
     if (delivery.nextAttemptAt && delivery.nextAttemptAt > now) return 'skipped';
 
+    let result: SendResult;
+    try {
+      result = await this.attempt(endpoint, event, now);
+    } catch (err) {
+      // A secret that cannot be opened (its key left WEBHOOK_ENCRYPTION_KEYS), a URL that no longer parses: a failed
+      // attempt on the schedule like any other, never a job that fails again every second. The cause names no secret.
+      result = { statusCode: null, error: `not sent: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300), retryAfter: undefined, body: '', latencyMs: 0 };
+    }
+    return this.record(deliveryId, endpoint.id, attempt, now, result);
+  }
+
+  private async attempt(
+    endpoint: { id: string; url: string; secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
+    event: { id: string; type: string; createdAt: Date; data: unknown },
+    now: Date,
+  ): Promise<SendResult> {
     const secrets = [await this.secrets.decrypt(endpoint.secret, endpoint.id)];
     if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
       secrets.push(await this.secrets.decrypt(endpoint.previousSecret, endpoint.id));
@@ -65,10 +81,8 @@ export class WebhookDeliverer {
     };
     const url = new URL(endpoint.url);
     const target = await this.guard.check(url);
-    const result: SendResult = target.ok
-      ? await sendWebhook(url, target, headers, body, this.options.timeoutMs)
-      : { statusCode: null, error: `destination refused: ${target.reason}`, retryAfter: undefined, body: '', latencyMs: 0 };
-    return this.record(deliveryId, endpoint.id, attempt, now, result);
+    if (!target.ok) return { statusCode: null, error: `destination refused: ${target.reason}`, retryAfter: undefined, body: '', latencyMs: 0 };
+    return sendWebhook(url, target, headers, body, this.options.timeoutMs);
   }
 
   private async record(deliveryId: string, endpointId: string, attempt: number, now: Date, result: SendResult): Promise<AttemptOutcome> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
-import { createEndpoint, MAX_ATTEMPTS, parseEncryptionKeys, publishEvent, RETRY_DELAYS_MS, rotateEndpointSecret, SecretBox } from '@tollgate/webhooks';
+import { createEndpoint, deleteExpiredWebhookRows, MAX_ATTEMPTS, parseEncryptionKeys, publishEvent, RETRY_DELAYS_MS, rotateEndpointSecret, SecretBox } from '@tollgate/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support/fixtures';
@@ -246,5 +246,31 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
     expect((await deliveryOf(event.id, e.id)).attempts).toBe(0);
     await startRunner();
     expect((await afterAttempts(event.id, e.id, 1)).status).toBe('delivered');
+  });
+
+  it('records an attempt whose secret cannot be opened as failed, on the schedule, without sending it', async () => {
+    const { endpoint: e } = await endpoint();
+    await prisma.webhookEndpoint.update({ where: { id: e.id }, data: { secret: 'v1:0badc0de:AAAAAAAAAAAAAAAA:AAAA' } });
+    const event = await publish();
+    const d = await afterAttempts(event.id, e.id, 1);
+    expect(d.status).toBe('pending');
+    expect(d.attemptLog[0]!.error).toContain('not sent: the webhook secret was sealed with key 0badc0de');
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it('keeps attempts and events 30 days: older ones go, with deliveries, unless something still waits', async () => {
+    const { endpoint: e } = await endpoint(receiver.url, ['denied_rate.resolved']);
+    const old = await publish({ type: 'denied_rate.resolved' });
+    const waiting = await publish({ type: 'denied_rate.resolved' });
+    await afterAttempts(old.id, e.id, 1);
+    await afterAttempts(waiting.id, e.id, 1);
+    await prisma.webhookDelivery.updateMany({ where: { eventId: waiting.id }, data: { status: 'pending', nextAttemptAt: new Date(clock.now().getTime() + 3_600_000) } });
+    const later = new Date(clock.now().getTime() + 31 * 86_400_000);
+    const deleted = await deleteExpiredWebhookRows(prisma, later, 30);
+    expect(deleted.attempts).toBeGreaterThanOrEqual(2);
+    expect(await prisma.webhookEvent.count({ where: { id: old.id } })).toBe(0);
+    expect(await prisma.webhookDelivery.count({ where: { eventId: old.id } })).toBe(0);
+    expect(await prisma.webhookEvent.count({ where: { id: waiting.id } })).toBe(1);
+    expect(await prisma.webhookAttempt.count({ where: { delivery: { eventId: waiting.id } } })).toBe(0);
   });
 });
