@@ -229,6 +229,15 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
     expect((await deliveryOf(event.id, literal.endpoint.id)).attemptLog[0]!.error).toContain('linkLocal');
   });
 
+  it('connects to the address it checked, keeping the URL\'s host name (no second DNS answer is asked for)', async () => {
+    // receiver.test exists only in the resolver the runner was given: a connection by any other lookup would fail.
+    const port = new URL(receiver.url).port;
+    const { endpoint: e } = await endpoint(`http://receiver.test:${port}/hooks?x=1`);
+    const event = await publish();
+    expect((await afterAttempts(event.id, e.id, 1)).status).toBe('delivered');
+    expect(receiver.received[0]!.headers.host).toBe(`receiver.test:${port}`);
+  });
+
   it('does not follow a redirect: a 3xx is a failed attempt, and its Location is never asked', async () => {
     const { endpoint: e } = await endpoint(`${receiver.url}/first`);
     receiver.answer({ status: 307, headers: { location: `${receiver.url}/elsewhere` } });
