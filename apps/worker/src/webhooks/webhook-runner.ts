@@ -90,7 +90,11 @@ export class WebhookRunner {
         ...lock,
       }),
     ];
-    for (const worker of this.workers) worker.on('error', (err) => this.deps.log.error(`webhook queue: ${err.message}`));
+    for (const worker of this.workers) {
+      worker.on('error', (err) => this.deps.log.error(`webhook queue: ${err.message}`));
+      // A job that threw (Postgres away while recording) is removed and queued again by the dispatcher: said once here.
+      worker.on('failed', (job, err) => this.deps.log.warn(`webhook job ${job?.name ?? '?'} ${job?.id ?? ''} failed, to be run again: ${err.message.slice(0, 200)}`));
+    }
   }
 
   /** Queues every due attempt now (the dispatcher's tick); answers how many were due. */
