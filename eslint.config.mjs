@@ -34,7 +34,10 @@ const serverInfrastructure = ['@nestjs/*', '@prisma/*', 'pg', 'bullmq'];
 
 // Nx project tags (project.json) and what each may import; apps never import each other.
 const depConstraints = [
-  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules', 'type:store', 'type:script', 'type:infra', 'type:usage'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:sdk', 'type:data', 'type:rules', 'type:store', 'type:script', 'type:infra', 'type:usage', 'type:webhooks'] },
+  // Webhooks: endpoints, the transactional outbox (publishEvent), signing, the destination guard and one delivery
+  // attempt (docs/adr/0017-webhooks.md); the queues that drive it are the worker's.
+  { sourceTag: 'type:webhooks', onlyDependOnLibsWithTags: ['type:domain', 'type:data'], bannedExternalImports: ['@nestjs/*', 'bullmq'] },
   // Usage: its Redis layout (keys, fields), shared by the API that counts and the worker that rolls up, and the
   // UsageStore on Postgres (docs/adr/0015-usage-counting-and-rollups.md).
   { sourceTag: 'type:usage', onlyDependOnLibsWithTags: ['type:domain', 'type:limiter', 'type:data'] },

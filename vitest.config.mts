@@ -23,6 +23,7 @@ const shared = {
       '@tollgate/lua-script': lib('lua-script'),
       '@tollgate/nest-infra': lib('nest-infra'),
       '@tollgate/usage': lib('usage'),
+      '@tollgate/webhooks': lib('webhooks'),
     },
   },
 };

@@ -70,6 +70,35 @@ const MATRIX: Row[] = [
   { method: 'DELETE', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'GET', url: '/v1/admin/plans', call: () => ({ path: '/v1/admin/plans' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/plans/:planId', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}` }), expect: OPERATOR_READ },
+  // Webhooks: the operator's routes answer an unknown endpoint 404 and a bad body 400; a tenant's own answer its users
+  // (an unknown endpoint is 404) and refuse its keys any change (403), whatever the body.
+  { method: 'GET', url: '/v1/admin/webhooks', call: () => ({ path: '/v1/admin/webhooks' }), expect: OPERATOR_READ },
+  { method: 'POST', url: '/v1/admin/webhooks', call: () => ({ path: '/v1/admin/webhooks', body: {} }), expect: OPERATOR_WRITE_REFUSED(400) },
+  ...(
+    [
+      ['GET', ''],
+      ['PATCH', '', { enabled: true }],
+      ['DELETE', ''],
+      ['POST', '/rotate-secret'],
+      ['POST', '/test'],
+      ['GET', '/deliveries'],
+      ['POST', '/resend', { eventId: 'msg_000000000000000000000000' }],
+      ['POST', '/replay', { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }],
+    ] as const
+  ).flatMap(([method, suffix, body]): Row[] => {
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const write = method !== 'GET';
+    return [
+      { method, url: `/v1/admin/webhooks/:endpointId${suffix}`, call: () => ({ path: `/v1/admin/webhooks/${unknown}${suffix}`, body }), expect: OPERATOR_WRITE_REFUSED(404) },
+      {
+        method, url: `/v1/tenant/webhooks/:endpointId${suffix}`,
+        call: () => ({ path: `/v1/tenant/webhooks/${unknown}${suffix}`, body }),
+        expect: { ...TENANT_READ, tenantUser: 404, otherTenant: 404, tenantKey: write ? 403 : 404 },
+      },
+    ];
+  }),
+  { method: 'GET', url: '/v1/tenant/webhooks', call: () => ({ path: '/v1/tenant/webhooks' }), expect: TENANT_READ },
+  { method: 'POST', url: '/v1/tenant/webhooks', call: () => ({ path: '/v1/tenant/webhooks', body: {} }), expect: { ...TENANT_READ, tenantUser: 400, otherTenant: 400, tenantKey: 403 } },
   // Writes are called so that the operator passes the guard without changing what other rows rely on.
   { method: 'POST', url: '/v1/admin/plans', call: () => ({ path: '/v1/admin/plans', body: { slug: 'BAD SLUG', name: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
   { method: 'PATCH', url: '/v1/admin/plans/:planId', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}`, body: { name: 'Matrix plan' } }), expect: OPERATOR_READ },
@@ -174,6 +203,9 @@ describe('route × caller matrix', () => {
     const account = await createUser(ctx.prisma, 'tenant', fixture.tenant.id);
     const user = await ctx.prisma.user.findUniqueOrThrow({ where: { email: account.email } });
     const apiKey = await ctx.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    const webhook = await ctx.prisma.webhookEndpoint.create({
+      data: { id: randomUUID(), tenantId: fixture.tenant.id, url: `http://127.0.0.1:9/${label}`, eventTypes: ['quota.threshold_crossed'], secret: 'v1:sealed-in-tests' },
+    });
     return {
       params: {
         planId: fixture.plan.id,
@@ -184,10 +216,11 @@ describe('route × caller matrix', () => {
         keyId: key.id,
         userId: user.id,
         name: 'daily',
+        endpointId: webhook.id,
       },
       key: key.key,
       slug: fixture.tenant.slug,
-      secrets: [fixture.plan.id, fixture.plan.slug, fixture.tenant.id, fixture.tenant.slug, fixture.tenant.name, policy.id, policy.limits[0]!.id, key.id, apiKey.prefix, user.id, user.email],
+      secrets: [fixture.plan.id, fixture.plan.slug, fixture.tenant.id, fixture.tenant.slug, fixture.tenant.name, policy.id, policy.limits[0]!.id, key.id, apiKey.prefix, user.id, user.email, webhook.id, webhook.url],
     };
   }
 
@@ -281,7 +314,7 @@ describe('route × caller matrix', () => {
 
     it("a tenant's own API shows no byte of another tenant's rows", async () => {
       for (const [caller, owner] of cases) {
-        for (const path of ['/v1/tenant', '/v1/tenant/limits', '/v1/tenant/keys', '/v1/tenant/usage', '/v1/tenant/usage/denials', '/v1/tenant/usage.csv', '/v1/auth/me']) {
+        for (const path of ['/v1/tenant', '/v1/tenant/limits', '/v1/tenant/keys', '/v1/tenant/usage', '/v1/tenant/usage/denials', '/v1/tenant/usage.csv', '/v1/tenant/webhooks', '/v1/auth/me']) {
           const r = await ctx.api.request('GET', path, { token: tokens[caller] });
           for (const secret of owner().secrets) expect(JSON.stringify(r.body), `${caller} ${path}`).not.toContain(secret);
         }

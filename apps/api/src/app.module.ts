@@ -18,6 +18,7 @@ import { UsersModule } from './modules/users/users.module';
 import { RulesModule } from './modules/rules/rules.module';
 import { TenantsModule } from './modules/tenants/tenants.module';
 import { UsageModule } from './modules/usage/usage.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -55,6 +56,7 @@ export class AppModule {
         AuditModule,
         TenantSelfModule,
         UsageModule,
+        WebhooksModule,
       ],
     };
   }

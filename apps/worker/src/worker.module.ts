@@ -5,6 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
 import { workerInfra } from './infra.module';
 import { UsageModule } from './usage/usage.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class WorkerModule {
@@ -20,6 +21,7 @@ export class WorkerModule {
           prefix: config.queues.prefix,
         }),
         UsageModule,
+        WebhooksModule,
       ],
     };
   }

@@ -22,7 +22,7 @@ type Describes<R, T> = [R] extends [T] ? ([T] extends [R] ? unknown : never) : n
  * method whose answer is not the schema's output (a field missing, added, retyped, or optional on one side only)
  * fails the type check here (api-json-body.spec.ts).
  */
-export function ApiAnswer<S extends z.ZodType>(schema: S, status: 200 | 201 = 200, description = 'the answer') {
+export function ApiAnswer<S extends z.ZodType>(schema: S, status: 200 | 201 | 202 = 200, description = 'the answer') {
   const document = ApiResponse({ status, description, content: { 'application/json': { schema: openApiSchema(schema, 'output') } } });
   return <M extends Answering>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M> & Describes<Awaited<ReturnType<M>>, z.output<S>>): void => {
     document(target, key, descriptor);

@@ -1,6 +1,7 @@
 import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { redisClusterNodesEnv } from '@tollgate/nest-infra';
+import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65_535);
@@ -84,6 +85,8 @@ export const apiEnvSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Whether decisions are counted per tenant (label `tenant`); false: the label is `-` (one series per policy, not per tenant). */
   METRICS_TENANT_LABEL: z.enum(['true', 'false']).default('true'),
+  /** Webhook secrets' encryption keys and the destinations allowed although not public (the worker reads the same). */
+  ...webhookSharedEnv,
 });
 
 export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
@@ -116,6 +119,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     },
     usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S, retention: retentionOf(e) },
     log: { level: e.LOG_LEVEL },
+    webhooks: webhookSharedConfig(e),
     metrics: {
       token: e.METRICS_TOKEN || null,
       listener: e.METRICS_PORT === '' ? null : { host: e.METRICS_HOST, port: Number(e.METRICS_PORT) },

@@ -24,4 +24,29 @@ describe('the worker configuration', () => {
       expect((error as Error).message).toContain(`${key}:`);
     }
   });
+
+  it('delivers webhooks with a 15 s timeout, 10 at once, dispatching every second, keeping the log 30 days', () => {
+    expect(loadWorkerConfig({}).webhooks).toEqual({
+      encryptionKeys: '',
+      allowedDestinations: '',
+      dispatchEveryMs: 1000,
+      timeoutMs: 15_000,
+      concurrency: 10,
+      lockMs: 30_000,
+      retentionDays: 30,
+    });
+  });
+
+  it('refuses a webhook encryption key that is not 32 bytes, or an allow-list entry that is no address, without echoing a key', () => {
+    let error: unknown = null;
+    try {
+      loadWorkerConfig({ WEBHOOK_ENCRYPTION_KEYS: 'not-a-key-but-a-secret', WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1,intranet' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('WEBHOOK_ENCRYPTION_KEYS: key 1 is not 32 bytes');
+    expect((error as Error).message).toContain('WEBHOOK_ALLOWED_DESTINATIONS: "intranet" is not an IP address or CIDR range');
+    expect((error as Error).message).not.toContain('not-a-key-but-a-secret');
+  });
 });

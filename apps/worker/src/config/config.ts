@@ -1,6 +1,7 @@
 import { loadConfig } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { redisClusterNodesEnv } from '@tollgate/nest-infra';
+import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
 /** Every environment variable the worker reads, with defaults that work on a developer machine (`.env.example` lists each). */
@@ -23,6 +24,17 @@ export const workerEnvSchema = z.object({
    */
   USAGE_LIVE_EVERY_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   ...usageRetentionEnv,
+  ...webhookSharedEnv,
+  /** How often due webhook deliveries are moved from Postgres (the outbox) into the queue. */
+  WEBHOOK_DISPATCH_EVERY_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /** The longest one webhook attempt may take (connect, send, answer). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  /** Webhook attempts one worker makes at once. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
+  /** How long a worker holds a delivery job before another may take it as stalled (a worker killed mid-delivery). */
+  WEBHOOK_JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** How long webhook attempts (the delivery log) and delivered events are kept. */
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 
 export function loadWorkerConfig(env: Record<string, string | undefined> = process.env) {
@@ -37,6 +49,14 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
       graceS: e.USAGE_GRACE_S,
       liveEveryMs: e.USAGE_LIVE_EVERY_MS,
       retention: retentionOf(e),
+    },
+    webhooks: {
+      ...webhookSharedConfig(e),
+      dispatchEveryMs: e.WEBHOOK_DISPATCH_EVERY_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      lockMs: e.WEBHOOK_JOB_LOCK_MS,
+      retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },
   }));
 }

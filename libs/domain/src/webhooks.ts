@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { pageSchema } from './answers';
+import { eventTypeSchema } from './events';
+
+/** What the webhook routes answer (docs/adr/0017-webhooks.md), for the API's views, the OpenAPI document and clients. */
+
+/** A webhook endpoint: never its secret (shown once, when created or rotated). */
+export const webhookEndpointViewSchema = z.object({
+  id: z.string(),
+  /** Null: the operator's endpoint; otherwise the tenant's. */
+  tenantId: z.string().nullable(),
+  url: z.string(),
+  description: z.string(),
+  eventTypes: z.array(eventTypeSchema),
+  enabled: z.boolean(),
+  /** Why it was disabled (by its owner, a 410 Gone answer, 5 days of failing); null while enabled. */
+  disabledReason: z.string().nullable(),
+  disabledAt: z.string().nullable(),
+  /** The first failed attempt since the last delivered one; null when the last attempt was delivered. */
+  failingSince: z.string().nullable(),
+  /** Until when the secret before the last rotation is still signed with, beside the new one. */
+  previousSecretExpiresAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type WebhookEndpointView = z.infer<typeof webhookEndpointViewSchema>;
+
+export const webhookEndpointPageSchema = pageSchema(webhookEndpointViewSchema);
+/** A new or rotated endpoint: `secret` (`whsec_…`) is in this answer only. */
+export const webhookSecretAnswerSchema = z.object({ endpoint: webhookEndpointViewSchema, secret: z.string() });
+
+export const webhookAttemptViewSchema = z.object({
+  attempt: z.int(),
+  at: z.string(),
+  /** The HTTP status answered; null when none was (a refused destination, a connection error, a timeout). */
+  statusCode: z.int().nullable(),
+  error: z.string().nullable(),
+  latencyMs: z.int(),
+  /** The answer's first KiB, control characters replaced. */
+  responseBody: z.string(),
+});
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
+
+export const webhookDeliveryViewSchema = z.object({
+  id: z.string(),
+  /** The event's id, its `webhook-id`. */
+  eventId: z.string(),
+  eventType: eventTypeSchema,
+  status: z.enum(WEBHOOK_DELIVERY_STATUSES),
+  attempts: z.int(),
+  nextAttemptAt: z.string().nullable(),
+  createdAt: z.string(),
+  attemptLog: z.array(webhookAttemptViewSchema),
+});
+export type WebhookDeliveryView = z.infer<typeof webhookDeliveryViewSchema>;
+export const webhookDeliveryPageSchema = pageSchema(webhookDeliveryViewSchema);
+
+/** A test event, a resend or a replay: the deliveries made (due at once). */
+export const webhookSendAnswerSchema = z.object({ eventIds: z.array(z.string()), deliveries: z.int() });
+export type WebhookSendAnswer = z.infer<typeof webhookSendAnswerSchema>;
