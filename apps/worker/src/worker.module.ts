@@ -4,6 +4,7 @@ import { createRedisClient } from '@tollgate/nest-infra';
 import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
 import { workerInfra } from './infra.module';
+import { AlertsModule } from './alerts/alerts.module';
 import { UsageModule } from './usage/usage.module';
 
 @Module({})
@@ -20,6 +21,7 @@ export class WorkerModule {
           prefix: config.queues.prefix,
         }),
         UsageModule,
+        AlertsModule,
       ],
     };
   }

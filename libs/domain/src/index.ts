@@ -16,3 +16,4 @@ export * from './signed-client-address';
 export * from './trust-proxy';
 export * from './rule-snapshot';
 export * from './events';
+export * from './alerts';

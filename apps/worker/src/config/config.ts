@@ -18,6 +18,10 @@ export const workerEnvSchema = z.object({
   /** How long after a minute's end the rollup waits for its last counts (API nodes flush every 5 s, clocks differ by up to 5 s). */
   USAGE_GRACE_S: z.coerce.number().int().min(0).max(600).default(15),
   ...usageRetentionEnv,
+  /** How often alert rules are evaluated: an alert fires at most this long (plus the evaluation) after its condition holds. */
+  ALERTS_EVALUATE_EVERY_MS: z.coerce.number().int().min(1000).max(60_000).default(15_000),
+  /** How long resolved alerts are kept. */
+  ALERTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
 });
 
 export function loadWorkerConfig(env: Record<string, string | undefined> = process.env) {
@@ -32,6 +36,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
       graceS: e.USAGE_GRACE_S,
       retention: retentionOf(e),
     },
+    alerts: { evaluateEveryMs: e.ALERTS_EVALUATE_EVERY_MS, retentionDays: e.ALERTS_RETENTION_DAYS },
   }));
 }
 

@@ -1,0 +1,299 @@
+import type { PrismaClient } from '@tollgate/db';
+import { type CompiledTenant, DAY_S, type LimitSpec, policyLimitName, type RuleSet } from '@tollgate/domain';
+import { calendarWindowAt, type Clock, type LimitRule, type Limiter } from '@tollgate/limiter';
+import { effectivePolicies, toLimitRule } from '@tollgate/rules';
+import { type ActiveRule, activeRules, watches } from './alert-rules';
+import type { EventPublisher } from './event-publisher';
+import type { RuleSetSource } from './rule-set-source';
+
+/** A limit of one tenant that at least one rule watches, as the engine runs it. */
+interface Watched {
+  tenant: CompiledTenant;
+  rule: LimitRule;
+  rules: ActiveRule<'quota_threshold'>[];
+}
+
+/** A limit's state as a peek read it: used units of its capacity in the window [start, end). */
+interface Reading {
+  used: number;
+  capacity: number;
+  windowStart: number;
+  windowEnd: number;
+}
+
+/** Thresholds of one rule reached in one window of one tenant's limit. */
+interface Candidate {
+  rule: ActiveRule<'quota_threshold'>;
+  tenant: CompiledTenant;
+  limit: string;
+  reading: Reading;
+  reached: number[];
+}
+
+export interface QuotaRun {
+  tenants: number;
+  peeked: number;
+  /** Rule × limit pairs at or above a threshold, and those with a threshold not recorded yet. */
+  reached: number;
+  fired: number;
+  reset: number;
+  skippedRules: number;
+}
+
+export interface QuotaEvaluatorOptions {
+  /** Tenants whose limits are peeked at once (each tenant's peeks are one script call). */
+  concurrency?: number;
+  /** Crossings recorded at once (each is a short transaction). */
+  writers?: number;
+}
+
+/** How many (rule, tenant, limit, window) keys one look-up of recorded crossings takes. */
+const LOOKUP_CHUNK = 5_000;
+const RESET_BATCH = 1_000;
+
+/**
+ * Quota thresholds (docs/adr/0018-alerts.md): peeks every watched limit of every active tenant (a peek charges and
+ * counts nothing), and records each threshold reached in a window once — a row of `alert_threshold_crossings` whose
+ * primary key is (rule, tenant, limit, window start, threshold), so two evaluators or a retried job cannot record it
+ * twice. Thresholds first recorded together make one alert and one `quota.threshold_crossed` event. Alerts of ended
+ * windows are resolved (and `quota.window_reset` sent for rules that ask for it).
+ *
+ * Watched: fixed windows (calendar or not) counted for the tenant as a whole — the tenant's own limits and the limits
+ * of its policies whose scope is `tenant`. Limits counted per subject or per address are not watched (one window per
+ * subject, unbounded in number); nor are buckets and sliding windows, which have no window to cross a threshold in.
+ */
+export class QuotaEvaluator {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly limiter: Limiter,
+    private readonly ruleSets: RuleSetSource,
+    private readonly publisher: EventPublisher,
+    private readonly clock: Clock,
+    private readonly options: QuotaEvaluatorOptions = {},
+  ) {}
+
+  async run(): Promise<QuotaRun> {
+    const { rules, skipped } = await activeRules(this.prisma, 'quota_threshold');
+    const run: QuotaRun = { tenants: 0, peeked: 0, reached: 0, fired: 0, reset: 0, skippedRules: skipped.length };
+    const ruleSet = rules.length > 0 ? await this.ruleSets.current() : null;
+    if (ruleSet) {
+      const watched = watchedLimits(ruleSet, rules);
+      run.tenants = watched.size;
+      const readings = await this.peekAll(watched);
+      run.peeked = readings.length;
+      const candidates = reachedThresholds(readings);
+      const fresh = await this.unrecorded(candidates);
+      run.reached = fresh.length;
+      run.fired = await this.recordAll(fresh);
+    }
+    run.reset = await this.resetEndedWindows(new Map(rules.map((r) => [r.id, r])));
+    return run;
+  }
+
+  /** Every watched limit's reading (limits never used in their window are left out), tenants a few at a time. */
+  private async peekAll(watched: Map<string, Watched[]>): Promise<{ watched: Watched; reading: Reading }[]> {
+    const out: { watched: Watched; reading: Reading }[] = [];
+    const tenants = [...watched.values()];
+    const concurrency = this.options.concurrency ?? 500;
+    let next = 0;
+    const lane = async () => {
+      while (next < tenants.length) {
+        const limits = tenants[next++]!;
+        // Issued in one turn of the event loop: the engine sends one tenant's peeks in one script call.
+        const readings = await Promise.all(limits.map((w) => this.read(w)));
+        readings.forEach((reading, i) => {
+          if (reading) out.push({ watched: limits[i]!, reading });
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, tenants.length) }, lane));
+    return out;
+  }
+
+  /**
+   * A limit's used units, read by a peek of its whole capacity: a window that is not whole refuses it and answers
+   * what remains (a peek that admits it means nothing is used). Null: nothing used.
+   */
+  private async read({ tenant, rule }: Watched): Promise<Reading | null> {
+    const capacity = rule.limit;
+    const decision = await this.limiter.peek({ tenantId: tenant.id, cost: capacity, rules: [rule] });
+    const outcome = decision.rules[0];
+    if (decision.allowed || !outcome) return null;
+    const windowEnd = decision.nowMs + outcome.resetMs;
+    const windowStart = rule.calendar ? calendarWindowAt(rule.calendar, windowEnd - 1).start : windowEnd - rule.windowMs;
+    return { used: capacity - outcome.remaining, capacity, windowStart, windowEnd };
+  }
+
+  /** The candidates with at least one threshold not recorded yet, those thresholds alone (recorded ones looked up in bulk). */
+  private async unrecorded(candidates: Candidate[]): Promise<Candidate[]> {
+    const fresh: Candidate[] = [];
+    for (let i = 0; i < candidates.length; i += LOOKUP_CHUNK) {
+      const chunk = candidates.slice(i, i + LOOKUP_CHUNK);
+      const rows = await this.prisma.$queryRaw<{ rule_id: string; tenant_id: string; limit_name: string; window_start: Date; threshold: number }[]>`
+        SELECT c.rule_id::text AS rule_id, c.tenant_id::text AS tenant_id, c.limit_name, c.window_start, c.threshold
+        FROM alert_threshold_crossings c
+        JOIN unnest(${chunk.map((c) => c.rule.id)}::uuid[], ${chunk.map((c) => c.tenant.id)}::uuid[], ${chunk.map((c) => c.limit)}::text[],
+                    ${chunk.map((c) => new Date(c.reading.windowStart))}::timestamptz[]) AS k(rule_id, tenant_id, limit_name, window_start)
+          ON c.rule_id = k.rule_id AND c.tenant_id = k.tenant_id AND c.limit_name = k.limit_name AND c.window_start = k.window_start`;
+      const recorded = new Set(rows.map((r) => crossingKey(r.rule_id, r.tenant_id, r.limit_name, r.window_start.getTime(), r.threshold)));
+      for (const c of chunk) {
+        const reached = c.reached.filter((t) => !recorded.has(crossingKey(c.rule.id, c.tenant.id, c.limit, c.reading.windowStart, t)));
+        if (reached.length > 0) fresh.push({ ...c, reached });
+      }
+    }
+    return fresh;
+  }
+
+  private async recordAll(candidates: Candidate[]): Promise<number> {
+    let fired = 0;
+    let next = 0;
+    const lane = async () => {
+      while (next < candidates.length) {
+        if (await this.record(candidates[next++]!)) fired += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.writers ?? 4, candidates.length) }, lane));
+    return fired;
+  }
+
+  /**
+   * One alert for the thresholds of `c` that no one recorded before: its crossings are inserted with the alert, and
+   * those another evaluator inserted first (it holds them until it commits, then they conflict) are left out. None
+   * left: the alert is taken back in the same transaction and nothing is published.
+   */
+  private record(c: Candidate): Promise<boolean> {
+    const now = new Date(this.clock.now());
+    const details = { thresholds: c.reached, used: c.reading.used, capacity: c.reading.capacity, percent: percentOf(c.reading) };
+    return this.prisma.$transaction(async (tx) => {
+      const alert = await tx.alert.create({
+        data: {
+          ruleId: c.rule.id,
+          kind: 'quota_threshold',
+          tenantId: c.tenant.id,
+          state: 'firing',
+          limitName: c.limit,
+          windowStart: new Date(c.reading.windowStart),
+          windowEnd: new Date(c.reading.windowEnd),
+          startedAt: now,
+          firedAt: now,
+          details,
+        },
+        select: { id: true },
+      });
+      const inserted = await tx.$queryRaw<{ threshold: number }[]>`
+        INSERT INTO alert_threshold_crossings (rule_id, tenant_id, limit_name, window_start, threshold, alert_id)
+        SELECT ${c.rule.id}::uuid, ${c.tenant.id}::uuid, ${c.limit}, ${new Date(c.reading.windowStart)}, t, ${alert.id}
+        FROM unnest(${c.reached}::int[]) AS t ORDER BY t
+        ON CONFLICT DO NOTHING RETURNING threshold`;
+      if (inserted.length === 0) {
+        await tx.alert.delete({ where: { id: alert.id } });
+        return false;
+      }
+      const thresholds = inserted.map((r) => r.threshold).sort((a, b) => a - b);
+      if (thresholds.length !== c.reached.length) await tx.alert.update({ where: { id: alert.id }, data: { details: { ...details, thresholds } } });
+      await this.publisher.publish(tx, {
+        type: 'quota.threshold_crossed',
+        tenantId: c.tenant.id,
+        dedupKey: `quota.threshold_crossed:${c.rule.id}:${c.tenant.id}:${c.limit}:${c.reading.windowStart}:${thresholds.join('+')}`,
+        data: {
+          alertId: String(alert.id),
+          rule: { id: c.rule.id, name: c.rule.name },
+          tenant: { id: c.tenant.id, slug: c.tenant.slug },
+          limit: c.limit,
+          ...details,
+          thresholds,
+          windowStart: new Date(c.reading.windowStart).toISOString(),
+          windowEnd: new Date(c.reading.windowEnd).toISOString(),
+        },
+      });
+      return true;
+    });
+  }
+
+  /**
+   * Resolves the firing alerts whose window has ended, a batch at a time: a conditional update, so that of two
+   * evaluators only one resolves each (and publishes its reset). One `quota.window_reset` per rule, tenant, limit and
+   * window, for rules (still enabled) that ask for it.
+   */
+  private async resetEndedWindows(rules: Map<string, ActiveRule<'quota_threshold'>>): Promise<number> {
+    const now = new Date(this.clock.now());
+    let total = 0;
+    for (;;) {
+      const resolved = await this.prisma.$transaction(async (tx) => {
+        const rows = await tx.$queryRaw<{ rule_id: string | null; tenant_id: string | null; limit_name: string | null; window_start: Date | null; window_end: Date | null }[]>`
+          UPDATE alerts SET state = 'resolved', resolved_at = window_end
+          WHERE id IN (SELECT id FROM alerts WHERE kind = 'quota_threshold' AND state = 'firing' AND window_end <= ${now}
+                       ORDER BY id LIMIT ${RESET_BATCH} FOR UPDATE SKIP LOCKED)
+            AND state = 'firing'
+          RETURNING rule_id::text AS rule_id, tenant_id::text AS tenant_id, limit_name, window_start, window_end`;
+        const windows = new Map<string, (typeof rows)[number]>();
+        for (const r of rows) windows.set(`${r.rule_id}|${r.tenant_id}|${r.limit_name}|${r.window_start?.getTime()}`, r);
+        for (const w of windows.values()) {
+          const rule = w.rule_id ? rules.get(w.rule_id) : undefined;
+          if (!rule?.params.notifyReset || !w.tenant_id || !w.window_start || !w.window_end) continue;
+          await this.publisher.publish(tx, {
+            type: 'quota.window_reset',
+            tenantId: w.tenant_id,
+            dedupKey: `quota.window_reset:${rule.id}:${w.tenant_id}:${w.limit_name}:${w.window_start.getTime()}`,
+            data: { rule: { id: rule.id, name: rule.name }, tenant: { id: w.tenant_id }, limit: w.limit_name, windowStart: w.window_start.toISOString(), windowEnd: w.window_end.toISOString() },
+          });
+        }
+        return rows.length;
+      });
+      total += resolved;
+      if (resolved < RESET_BATCH) return total;
+    }
+  }
+}
+
+/** Per tenant (by id), the limits the rules watch, each with the rules that watch it. */
+export function watchedLimits(ruleSet: RuleSet, rules: readonly ActiveRule<'quota_threshold'>[]): Map<string, Watched[]> {
+  const out = new Map<string, Watched[]>();
+  for (const tenant of Object.values(ruleSet.tenants)) {
+    if (tenant.status !== 'active') continue;
+    const mine = rules.filter((r) => watches(r, tenant));
+    if (mine.length === 0) continue;
+    const limits: Watched[] = [];
+    for (const { name, spec } of tenantWideLimits(ruleSet, tenant)) {
+      if (spec.algorithm !== 'fixed_window') continue;
+      const watching = mine.filter((r) => (r.params.limit === null ? isDaily(spec) : r.params.limit === name));
+      if (watching.length > 0) limits.push({ tenant, rule: toLimitRule({ ...spec, name }, tenant.timeZone), rules: watching });
+    }
+    if (limits.length > 0) out.set(tenant.id, limits);
+  }
+  return out;
+}
+
+/** The tenant's own limits and those of its policies counted for the tenant as a whole, named as checks answer them. */
+function tenantWideLimits(ruleSet: RuleSet, tenant: CompiledTenant): { name: string; spec: LimitSpec }[] {
+  const limits = tenant.limits.map((spec) => ({ name: spec.name, spec }));
+  for (const policy of Object.values(effectivePolicies(ruleSet.policies, tenant.slug, tenant.plan))) {
+    if (policy.scope !== 'tenant' || policy.mode === 'off') continue;
+    for (const spec of policy.limits) limits.push({ name: policyLimitName(policy.name, spec.name), spec });
+  }
+  return limits;
+}
+
+function isDaily(spec: LimitSpec): boolean {
+  return spec.calendar === 'day' || (spec.calendar === undefined && spec.windowS === DAY_S);
+}
+
+/** Each (rule, reading) with the thresholds its usage has reached (integer arithmetic: 80 % of 3 is reached at 3, not 2.4). */
+function reachedThresholds(readings: { watched: Watched; reading: Reading }[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (const { watched, reading } of readings) {
+    for (const rule of watched.rules) {
+      const reached = rule.params.thresholds.filter((t) => reading.used * 100 >= t * reading.capacity);
+      if (reached.length > 0) out.push({ rule, tenant: watched.tenant, limit: watched.rule.name, reading, reached });
+    }
+  }
+  return out;
+}
+
+function percentOf(r: Reading): number {
+  return Math.round((r.used * 10_000) / r.capacity) / 100;
+}
+
+function crossingKey(ruleId: string, tenantId: string, limit: string, windowStart: number, threshold: number): string {
+  return `${ruleId}|${tenantId}|${limit}|${windowStart}|${threshold}`;
+}
