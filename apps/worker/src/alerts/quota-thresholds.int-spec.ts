@@ -56,7 +56,7 @@ describe('quota threshold alerts', () => {
   });
 
   /** A tenant on a plan of its own with a daily quota of 10 and a minute limit of 5, in the rule set. */
-  async function tenantWithRule(params: Record<string, unknown> = {}) {
+  async function tenantWithRule(params: Prisma.InputJsonObject = {}) {
     const { plan, tenant } = await createTenant(prisma, [
       { name: 'daily', windowS: 86_400, limit: 10 },
       { name: 'minute', windowS: 60, limit: 5 },
