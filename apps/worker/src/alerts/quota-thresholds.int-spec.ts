@@ -4,7 +4,7 @@ import { type LimitRule, ManualClock, RedisEngine } from '@tollgate/limiter';
 import { createRuleSetVersion } from '@tollgate/rule-store';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTenant } from '../../../../test/support/fixtures';
+import { createTenant, waitFor } from '../../../../test/support/fixtures';
 import { ownStores } from '../../../../test/support/stack';
 import type { EventPublisher } from './event-publisher';
 import { QuotaEvaluator } from './quota-thresholds';
@@ -146,6 +146,31 @@ describe('quota threshold alerts', () => {
     expect(runs.reduce((n, r) => n + r.fired, 0)).toBe(events.length);
     const rows = await prisma.alertThresholdCrossing.count({ where: { tenantId: { in: [...ids] } } });
     expect(rows).toBe(4);
+  });
+
+  it('leaves out a threshold another evaluator inserted first, once that one commits', async () => {
+    const { tenant, rule } = await tenantWithRule();
+    await use(tenant.id, 10);
+    const windowStart = new Date(Math.floor(clock.now() / DAY_MS) * DAY_MS);
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    // Another evaluator's transaction, between its insert of the 80 % crossing and its commit.
+    const held = other.$transaction(async (tx) => {
+      await tx.$executeRaw`INSERT INTO alert_threshold_crossings (rule_id, tenant_id, limit_name, window_start, threshold)
+                           VALUES (${rule.id}::uuid, ${tenant.id}::uuid, 'daily', ${windowStart}, 80)`;
+      await released;
+    });
+    const run = evaluator().run();
+    // This evaluator's insert waits for the other transaction's row lock.
+    await waitFor(async () => (await prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0]!.n > 0, 10_000);
+    release();
+    await held;
+    expect((await run).fired).toBe(1);
+    const events = publisher.of('quota.threshold_crossed').filter((e) => e.tenantId === tenant.id);
+    expect(events.map((e) => e.data['thresholds'])).toEqual([[100]]);
+    const alerts = await prisma.alert.findMany({ where: { ruleId: rule.id } });
+    expect(alerts.map((a) => (a.details as { thresholds: number[] }).thresholds)).toEqual([[100]]);
   });
 
   it('skips suspended tenants and disabled rules', async () => {

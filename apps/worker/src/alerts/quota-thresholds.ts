@@ -32,7 +32,9 @@ interface Candidate {
 
 export interface QuotaRun {
   tenants: number;
+  /** Limits peeked, and those with units used in their window. */
   peeked: number;
+  used: number;
   /** Rule × limit pairs at or above a threshold, and those with a threshold not recorded yet. */
   reached: number;
   fired: number;
@@ -43,13 +45,13 @@ export interface QuotaRun {
 export interface QuotaEvaluatorOptions {
   /** Tenants whose limits are peeked at once (each tenant's peeks are one script call). */
   concurrency?: number;
-  /** Crossings recorded at once (each is a short transaction). */
-  writers?: number;
 }
 
 /** How many (rule, tenant, limit, window) keys one look-up of recorded crossings takes. */
 const LOOKUP_CHUNK = 5_000;
 const RESET_BATCH = 1_000;
+/** Candidates recorded in one transaction. */
+const RECORD_CHUNK = 500;
 
 /**
  * Quota thresholds (docs/adr/0018-alerts.md): peeks every watched limit of every active tenant (a peek charges and
@@ -74,13 +76,14 @@ export class QuotaEvaluator {
 
   async run(): Promise<QuotaRun> {
     const { rules, skipped } = await activeRules(this.prisma, 'quota_threshold');
-    const run: QuotaRun = { tenants: 0, peeked: 0, reached: 0, fired: 0, reset: 0, skippedRules: skipped.length };
+    const run: QuotaRun = { tenants: 0, peeked: 0, used: 0, reached: 0, fired: 0, reset: 0, skippedRules: skipped.length };
     const ruleSet = rules.length > 0 ? await this.ruleSets.current() : null;
     if (ruleSet) {
       const watched = watchedLimits(ruleSet, rules);
       run.tenants = watched.size;
+      for (const limits of watched.values()) run.peeked += limits.length;
       const readings = await this.peekAll(watched);
-      run.peeked = readings.length;
+      run.used = readings.length;
       const candidates = reachedThresholds(readings);
       const fresh = await this.unrecorded(candidates);
       run.reached = fresh.length;
@@ -146,67 +149,74 @@ export class QuotaEvaluator {
 
   private async recordAll(candidates: Candidate[]): Promise<number> {
     let fired = 0;
-    let next = 0;
-    const lane = async () => {
-      while (next < candidates.length) {
-        if (await this.record(candidates[next++]!)) fired += 1;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.options.writers ?? 4, candidates.length) }, lane));
+    for (let i = 0; i < candidates.length; i += RECORD_CHUNK) fired += await this.record(candidates.slice(i, i + RECORD_CHUNK));
     return fired;
   }
 
   /**
-   * One alert for the thresholds of `c` that no one recorded before: its crossings are inserted with the alert, and
-   * those another evaluator inserted first (it holds them until it commits, then they conflict) are left out. None
-   * left: the alert is taken back in the same transaction and nothing is published.
+   * One transaction for a chunk of candidates: their thresholds are inserted as crossings (in one order of their keys,
+   * so that two evaluators lock them alike), and those another evaluator inserted first (it holds them until it
+   * commits; then they conflict) are left out. Each candidate with thresholds left makes one alert, which its
+   * crossings then name, and one event.
    */
-  private record(c: Candidate): Promise<boolean> {
+  private record(chunk: Candidate[]): Promise<number> {
     const now = new Date(this.clock.now());
-    const details = { thresholds: c.reached, used: c.reading.used, capacity: c.reading.capacity, percent: percentOf(c.reading) };
+    const keys = chunk
+      .flatMap((c) => c.reached.map((threshold) => ({ c, threshold, key: crossingKey(c.rule.id, c.tenant.id, c.limit, c.reading.windowStart, threshold) })))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const byWindow = new Map(chunk.map((c) => [windowKey(c.rule.id, c.tenant.id, c.limit, c.reading.windowStart), c]));
     return this.prisma.$transaction(async (tx) => {
-      const alert = await tx.alert.create({
-        data: {
-          ruleId: c.rule.id,
-          kind: 'quota_threshold',
-          tenantId: c.tenant.id,
-          state: 'firing',
-          limitName: c.limit,
-          windowStart: new Date(c.reading.windowStart),
-          windowEnd: new Date(c.reading.windowEnd),
-          startedAt: now,
-          firedAt: now,
-          details,
-        },
-        select: { id: true },
-      });
-      const inserted = await tx.$queryRaw<{ threshold: number }[]>`
-        INSERT INTO alert_threshold_crossings (rule_id, tenant_id, limit_name, window_start, threshold, alert_id)
-        SELECT ${c.rule.id}::uuid, ${c.tenant.id}::uuid, ${c.limit}, ${new Date(c.reading.windowStart)}, t, ${alert.id}
-        FROM unnest(${c.reached}::int[]) AS t ORDER BY t
-        ON CONFLICT DO NOTHING RETURNING threshold`;
-      if (inserted.length === 0) {
-        await tx.alert.delete({ where: { id: alert.id } });
-        return false;
+      const inserted = await tx.$queryRaw<{ rule_id: string; tenant_id: string; limit_name: string; window_start: Date; threshold: number }[]>`
+        INSERT INTO alert_threshold_crossings (rule_id, tenant_id, limit_name, window_start, threshold)
+        SELECT k.rule_id, k.tenant_id, k.limit_name, k.window_start, k.threshold
+        FROM unnest(${keys.map((k) => k.c.rule.id)}::uuid[], ${keys.map((k) => k.c.tenant.id)}::uuid[], ${keys.map((k) => k.c.limit)}::text[],
+                    ${keys.map((k) => new Date(k.c.reading.windowStart))}::timestamptz[], ${keys.map((k) => k.threshold)}::int[])
+             WITH ORDINALITY AS k(rule_id, tenant_id, limit_name, window_start, threshold, ord)
+        ORDER BY k.ord
+        ON CONFLICT DO NOTHING
+        RETURNING rule_id::text AS rule_id, tenant_id::text AS tenant_id, limit_name, window_start, threshold`;
+      const crossed = new Map<Candidate, number[]>();
+      for (const r of inserted) {
+        const c = byWindow.get(windowKey(r.rule_id, r.tenant_id, r.limit_name, r.window_start.getTime()));
+        if (!c) continue;
+        const thresholds = crossed.get(c) ?? [];
+        thresholds.push(r.threshold);
+        crossed.set(c, thresholds);
       }
-      const thresholds = inserted.map((r) => r.threshold).sort((a, b) => a - b);
-      if (thresholds.length !== c.reached.length) await tx.alert.update({ where: { id: alert.id }, data: { details: { ...details, thresholds } } });
-      await this.publisher.publish(tx, {
-        type: 'quota.threshold_crossed',
-        tenantId: c.tenant.id,
-        dedupKey: `quota.threshold_crossed:${c.rule.id}:${c.tenant.id}:${c.limit}:${c.reading.windowStart}:${thresholds.join('+')}`,
-        data: {
-          alertId: String(alert.id),
-          rule: { id: c.rule.id, name: c.rule.name },
-          tenant: { id: c.tenant.id, slug: c.tenant.slug },
-          limit: c.limit,
-          ...details,
-          thresholds,
-          windowStart: new Date(c.reading.windowStart).toISOString(),
-          windowEnd: new Date(c.reading.windowEnd).toISOString(),
-        },
-      });
-      return true;
+      if (crossed.size === 0) return 0;
+      const alerts = [...crossed].map(([c, thresholds]) => ({ c, thresholds: thresholds.sort((a, b) => a - b) }));
+      const ids = await tx.$queryRaw<{ id: bigint }[]>`SELECT nextval(pg_get_serial_sequence('alerts', 'id')) AS id FROM generate_series(1, ${alerts.length})`;
+      const rows = alerts.map((a, i) => ({ ...a, id: ids[i]!.id, details: { thresholds: a.thresholds, used: a.c.reading.used, capacity: a.c.reading.capacity, percent: percentOf(a.c.reading) } }));
+      await tx.$executeRaw`
+        INSERT INTO alerts (id, rule_id, kind, tenant_id, state, limit_name, window_start, window_end, started_at, fired_at, details)
+        SELECT k.id, k.rule_id, 'quota_threshold', k.tenant_id, 'firing', k.limit_name, k.window_start, k.window_end, ${now}, ${now}, k.details::jsonb
+        FROM unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.c.rule.id)}::uuid[], ${rows.map((r) => r.c.tenant.id)}::uuid[],
+                    ${rows.map((r) => r.c.limit)}::text[], ${rows.map((r) => new Date(r.c.reading.windowStart))}::timestamptz[],
+                    ${rows.map((r) => new Date(r.c.reading.windowEnd))}::timestamptz[], ${rows.map((r) => JSON.stringify(r.details))}::text[])
+             AS k(id, rule_id, tenant_id, limit_name, window_start, window_end, details)`;
+      await tx.$executeRaw`
+        UPDATE alert_threshold_crossings c SET alert_id = k.id
+        FROM unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.c.rule.id)}::uuid[], ${rows.map((r) => r.c.tenant.id)}::uuid[],
+                    ${rows.map((r) => r.c.limit)}::text[], ${rows.map((r) => new Date(r.c.reading.windowStart))}::timestamptz[])
+             AS k(id, rule_id, tenant_id, limit_name, window_start)
+        WHERE c.rule_id = k.rule_id AND c.tenant_id = k.tenant_id AND c.limit_name = k.limit_name AND c.window_start = k.window_start AND c.alert_id IS NULL`;
+      for (const { c, thresholds, id, details } of rows) {
+        await this.publisher.publish(tx, {
+          type: 'quota.threshold_crossed',
+          tenantId: c.tenant.id,
+          dedupKey: `quota.threshold_crossed:${c.rule.id}:${c.tenant.id}:${c.limit}:${c.reading.windowStart}:${thresholds.join('+')}`,
+          data: {
+            alertId: String(id),
+            rule: { id: c.rule.id, name: c.rule.name },
+            tenant: { id: c.tenant.id, slug: c.tenant.slug },
+            limit: c.limit,
+            ...details,
+            windowStart: new Date(c.reading.windowStart).toISOString(),
+            windowEnd: new Date(c.reading.windowEnd).toISOString(),
+          },
+        });
+      }
+      return rows.length;
     });
   }
 
@@ -292,6 +302,10 @@ function reachedThresholds(readings: { watched: Watched; reading: Reading }[]): 
 
 function percentOf(r: Reading): number {
   return Math.round((r.used * 10_000) / r.capacity) / 100;
+}
+
+function windowKey(ruleId: string, tenantId: string, limit: string, windowStart: number): string {
+  return `${ruleId}|${tenantId}|${limit}|${windowStart}`;
 }
 
 function crossingKey(ruleId: string, tenantId: string, limit: string, windowStart: number, threshold: number): string {

@@ -45,7 +45,7 @@ CREATE TABLE "alert_threshold_crossings" (
     "limit_name" TEXT NOT NULL,
     "window_start" TIMESTAMPTZ(3) NOT NULL,
     "threshold" INTEGER NOT NULL,
-    "alert_id" BIGINT NOT NULL,
+    "alert_id" BIGINT,
 
     CONSTRAINT "alert_threshold_crossings_pkey" PRIMARY KEY ("rule_id","tenant_id","limit_name","window_start","threshold")
 );
