@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from '@tollgate/db';
+import type { PrismaClient } from '@tollgate/db';
 import type { AlertKind, EventType } from '@tollgate/domain';
 import type { EventPublisher } from './event-publisher';
 
@@ -59,69 +59,85 @@ export async function advance(prisma: PrismaClient, publisher: EventPublisher, t
   const openBy = new Map<string, OpenAlert>(open.map((a) => [a.tenantId ?? PLATFORM, a]));
   const seen = new Map<string, Observation>(observations.map((o) => [o.tenantId ?? PLATFORM, o]));
 
-  for (const [key, o] of seen) {
-    if (!o.holds || openBy.has(key)) continue;
-    if (!(await open_(prisma, publisher, t, o, now))) continue;
-    run.opened += 1;
-    if (t.pendingMs === 0) run.fired += 1;
-  }
+  const toOpen = [...seen].filter(([key, o]) => o.holds && !openBy.has(key)).map(([, o]) => o);
+  const toFire: Move[] = [];
+  const toResolve: Move[] = [];
+  const toDrop: bigint[] = [];
+  const toHold: bigint[] = [];
+  const toClear: bigint[] = [];
   for (const [key, alert] of openBy) {
     const o = seen.get(key);
+    const move = { alert, details: o?.details ?? {} };
     const holds = o?.holds === true;
-    const details = o?.details ?? {};
     if (alert.state === 'pending') {
-      if (!holds) {
-        if ((await prisma.alert.deleteMany({ where: { id: alert.id, state: 'pending' } })).count > 0) run.dropped += 1;
-      } else if (nowMs - alert.startedAt.getTime() >= t.pendingMs && (await fire(prisma, publisher, t, alert, details, now))) {
-        run.fired += 1;
-      }
-      continue;
-    }
-    if (holds) {
-      if (alert.clearSince) await prisma.alert.updateMany({ where: { id: alert.id, state: 'firing' }, data: { clearSince: null } });
-      continue;
-    }
-    const clearSince = alert.clearSince ?? now;
-    if (nowMs - clearSince.getTime() >= t.holdMs) {
-      if (await resolve(prisma, publisher, t, alert, details, now)) run.resolved += 1;
+      if (!holds) toDrop.push(alert.id);
+      else if (nowMs - alert.startedAt.getTime() >= t.pendingMs) toFire.push(move);
+    } else if (holds) {
+      if (alert.clearSince) toClear.push(alert.id);
+    } else if (nowMs - (alert.clearSince ?? now).getTime() >= t.holdMs) {
+      toResolve.push(move);
     } else if (!alert.clearSince) {
-      await prisma.alert.updateMany({ where: { id: alert.id, state: 'firing', clearSince: null }, data: { clearSince: now } });
+      toHold.push(alert.id);
     }
   }
+
+  for (let i = 0; i < toOpen.length; i += CHUNK) {
+    const opened = await openAll(prisma, publisher, t, toOpen.slice(i, i + CHUNK), now);
+    run.opened += opened;
+    if (t.pendingMs === 0) run.fired += opened;
+  }
+  for (let i = 0; i < toFire.length; i += CHUNK) run.fired += await moveAll(prisma, publisher, t, 'fire', toFire.slice(i, i + CHUNK), now);
+  for (let i = 0; i < toResolve.length; i += CHUNK) run.resolved += await moveAll(prisma, publisher, t, 'resolve', toResolve.slice(i, i + CHUNK), now);
+  if (toDrop.length > 0) run.dropped += (await prisma.alert.deleteMany({ where: { id: { in: toDrop }, state: 'pending' } })).count;
+  if (toHold.length > 0) await prisma.alert.updateMany({ where: { id: { in: toHold }, state: 'firing', clearSince: null }, data: { clearSince: now } });
+  if (toClear.length > 0) await prisma.alert.updateMany({ where: { id: { in: toClear }, state: 'firing' }, data: { clearSince: null } });
   return run;
 }
 
-/** Opens an alert (firing at once without a pending time); false when another evaluator opened it first. */
-async function open_(prisma: PrismaClient, publisher: EventPublisher, t: Transitions, o: Observation, now: Date): Promise<boolean> {
+/** Alerts moved in one transaction. */
+const CHUNK = 1_000;
+
+interface Move {
+  alert: OpenAlert;
+  details: Record<string, unknown>;
+}
+
+/** Opens alerts (firing at once without a pending time); those another evaluator opened first are left out. */
+async function openAll(prisma: PrismaClient, publisher: EventPublisher, t: Transitions, observations: Observation[], now: Date): Promise<number> {
   const firing = t.pendingMs === 0;
+  const details = new Map(observations.map((o) => [o.tenantId ?? PLATFORM, o.details]));
   return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: bigint }[]>`
+    const rows = await tx.$queryRaw<{ id: bigint; tenant_id: string | null }[]>`
       INSERT INTO alerts (rule_id, kind, tenant_id, state, started_at, fired_at, details)
-      VALUES (${t.rule.id}::uuid, ${t.rule.kind}::"AlertKind", ${o.tenantId}::uuid, ${firing ? 'firing' : 'pending'}::"AlertState", ${now},
-              ${firing ? now : null}, ${JSON.stringify(o.details)}::jsonb)
-      ON CONFLICT DO NOTHING RETURNING id`;
-    const id = rows[0]?.id;
-    if (id === undefined) return false;
-    if (firing) await publisher.publish(tx, event(t, t.firing, id, o.tenantId, o.details, now));
-    return true;
+      SELECT ${t.rule.id}::uuid, ${t.rule.kind}::"AlertKind", k.tenant_id, ${firing ? 'firing' : 'pending'}::"AlertState", ${now}, ${firing ? now : null}::timestamptz, k.details::jsonb
+      FROM unnest(${observations.map((o) => o.tenantId)}::uuid[], ${observations.map((o) => JSON.stringify(o.details))}::text[]) WITH ORDINALITY AS k(tenant_id, details, ord)
+      ORDER BY k.ord
+      ON CONFLICT DO NOTHING RETURNING id, tenant_id::text AS tenant_id`;
+    if (firing) {
+      for (const r of rows) await publisher.publish(tx, event(t, t.firing, r.id, r.tenant_id, details.get(r.tenant_id ?? PLATFORM) ?? {}, now));
+    }
+    return rows.length;
   });
 }
 
-async function fire(prisma: PrismaClient, publisher: EventPublisher, t: Transitions, alert: OpenAlert, details: Record<string, unknown>, now: Date): Promise<boolean> {
+/** Fires pending alerts or resolves firing ones, each only if it is still in the state it moves from; publishes those moved. */
+async function moveAll(prisma: PrismaClient, publisher: EventPublisher, t: Transitions, how: 'fire' | 'resolve', moves: Move[], now: Date): Promise<number> {
+  const byId = new Map(moves.map((m) => [m.alert.id, m]));
   return prisma.$transaction(async (tx) => {
-    const moved = await tx.alert.updateMany({ where: { id: alert.id, state: 'pending' }, data: { state: 'firing', firedAt: now, details: details as Prisma.InputJsonObject } });
-    if (moved.count === 0) return false;
-    await publisher.publish(tx, event(t, t.firing, alert.id, alert.tenantId, details, now));
-    return true;
-  });
-}
-
-async function resolve(prisma: PrismaClient, publisher: EventPublisher, t: Transitions, alert: OpenAlert, details: Record<string, unknown>, now: Date): Promise<boolean> {
-  return prisma.$transaction(async (tx) => {
-    const moved = await tx.alert.updateMany({ where: { id: alert.id, state: 'firing' }, data: { state: 'resolved', resolvedAt: now } });
-    if (moved.count === 0) return false;
-    await publisher.publish(tx, event(t, t.resolved, alert.id, alert.tenantId, details, now));
-    return true;
+    const ids = moves.map((m) => m.alert.id);
+    const moved =
+      how === 'fire'
+        ? await tx.$queryRaw<{ id: bigint }[]>`
+            UPDATE alerts a SET state = 'firing', fired_at = ${now}, details = k.details::jsonb
+            FROM unnest(${ids}::bigint[], ${moves.map((m) => JSON.stringify(m.details))}::text[]) AS k(id, details)
+            WHERE a.id = k.id AND a.state = 'pending' RETURNING a.id`
+        : await tx.$queryRaw<{ id: bigint }[]>`
+            UPDATE alerts SET state = 'resolved', resolved_at = ${now} WHERE id = ANY(${ids}::bigint[]) AND state = 'firing' RETURNING id`;
+    for (const { id } of moved) {
+      const m = byId.get(id);
+      if (m) await publisher.publish(tx, event(t, how === 'fire' ? t.firing : t.resolved, id, m.alert.tenantId, m.details, now));
+    }
+    return moved.length;
   });
 }
 

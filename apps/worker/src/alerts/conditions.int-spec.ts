@@ -155,7 +155,8 @@ describe('429 rate and platform alerts, from usage minutes', () => {
         { ruleId: rule.id, kind: 'denied_rate', state: 'firing', startedAt: old, details: {} },
       ],
     });
-    expect(await deleteOldAlerts(prisma, new Date(clock.now() - 90 * DAY_MS))).toBe(1);
+    // Other tests' alerts (on other days) may be past this cutoff too: this rule's are what is asserted.
+    expect(await deleteOldAlerts(prisma, new Date(clock.now() - 90 * DAY_MS))).toBeGreaterThanOrEqual(1);
     expect((await prisma.alert.findMany({ where: { ruleId: rule.id } })).map((a) => a.state).sort()).toEqual(['firing', 'resolved']);
   });
 });
