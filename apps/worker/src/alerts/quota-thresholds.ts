@@ -149,7 +149,9 @@ export class QuotaEvaluator {
 
   private async recordAll(candidates: Candidate[]): Promise<number> {
     let fired = 0;
-    for (let i = 0; i < candidates.length; i += RECORD_CHUNK) fired += await this.record(candidates.slice(i, i + RECORD_CHUNK));
+    // In the order of their keys, chunks too: every transaction takes its crossings' locks in one global order.
+    const sorted = [...candidates].sort((a, b) => compare(windowKey(a.rule.id, a.tenant.id, a.limit, a.reading.windowStart), windowKey(b.rule.id, b.tenant.id, b.limit, b.reading.windowStart)));
+    for (let i = 0; i < sorted.length; i += RECORD_CHUNK) fired += await this.record(sorted.slice(i, i + RECORD_CHUNK));
     return fired;
   }
 
@@ -163,7 +165,7 @@ export class QuotaEvaluator {
     const now = new Date(this.clock.now());
     const keys = chunk
       .flatMap((c) => c.reached.map((threshold) => ({ c, threshold, key: crossingKey(c.rule.id, c.tenant.id, c.limit, c.reading.windowStart, threshold) })))
-      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      .sort((a, b) => compare(a.key, b.key));
     const byWindow = new Map(chunk.map((c) => [windowKey(c.rule.id, c.tenant.id, c.limit, c.reading.windowStart), c]));
     return this.prisma.$transaction(async (tx) => {
       const inserted = await tx.$queryRaw<{ rule_id: string; tenant_id: string; limit_name: string; window_start: Date; threshold: number }[]>`
@@ -302,6 +304,10 @@ function reachedThresholds(readings: { watched: Watched; reading: Reading }[]): 
 
 function percentOf(r: Reading): number {
   return Math.round((r.used * 10_000) / r.capacity) / 100;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function windowKey(ruleId: string, tenantId: string, limit: string, windowStart: number): string {
