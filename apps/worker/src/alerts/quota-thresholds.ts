@@ -10,6 +10,8 @@ import type { RuleSetSource } from './rule-set-source';
 interface Watched {
   tenant: CompiledTenant;
   rule: LimitRule;
+  /** `[rule]`, one array for every run: the engine keeps what it derives from a rule array by its identity. */
+  one: readonly LimitRule[];
   rules: ActiveRule<'quota_threshold'>[];
 }
 
@@ -65,6 +67,8 @@ const RECORD_CHUNK = 500;
  * subject, unbounded in number); nor are buckets and sliding windows, which have no window to cross a threshold in.
  */
 export class QuotaEvaluator {
+  private cache: { key: string; watched: Map<string, Watched[]> } | null = null;
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly limiter: Limiter,
@@ -79,7 +83,7 @@ export class QuotaEvaluator {
     const run: QuotaRun = { tenants: 0, peeked: 0, used: 0, reached: 0, fired: 0, reset: 0, skippedRules: skipped.length };
     const ruleSet = rules.length > 0 ? await this.ruleSets.current() : null;
     if (ruleSet) {
-      const watched = watchedLimits(ruleSet, rules);
+      const watched = this.watched(ruleSet, rules);
       run.tenants = watched.size;
       for (const limits of watched.values()) run.peeked += limits.length;
       const readings = await this.peekAll(watched);
@@ -91,6 +95,13 @@ export class QuotaEvaluator {
     }
     run.reset = await this.resetEndedWindows(new Map(rules.map((r) => [r.id, r])));
     return run;
+  }
+
+  /** The watched limits, made again only when the rule set or the rules changed. */
+  private watched(ruleSet: RuleSet, rules: ActiveRule<'quota_threshold'>[]): Map<string, Watched[]> {
+    const key = `${ruleSet.version}|${ruleSet.compiledAt}|${JSON.stringify(rules)}`;
+    if (this.cache?.key !== key) this.cache = { key, watched: watchedLimits(ruleSet, rules) };
+    return this.cache.watched;
   }
 
   /** Every watched limit's reading (limits never used in their window are left out), tenants a few at a time. */
@@ -117,9 +128,9 @@ export class QuotaEvaluator {
    * A limit's used units, read by a peek of its whole capacity: a window that is not whole refuses it and answers
    * what remains (a peek that admits it means nothing is used). Null: nothing used.
    */
-  private async read({ tenant, rule }: Watched): Promise<Reading | null> {
+  private async read({ tenant, rule, one }: Watched): Promise<Reading | null> {
     const capacity = rule.limit;
-    const decision = await this.limiter.peek({ tenantId: tenant.id, cost: capacity, rules: [rule] });
+    const decision = await this.limiter.peek({ tenantId: tenant.id, cost: capacity, rules: one });
     const outcome = decision.rules[0];
     if (decision.allowed || !outcome) return null;
     const windowEnd = decision.nowMs + outcome.resetMs;
@@ -269,7 +280,9 @@ export function watchedLimits(ruleSet: RuleSet, rules: readonly ActiveRule<'quot
     for (const { name, spec } of tenantWideLimits(ruleSet, tenant)) {
       if (spec.algorithm !== 'fixed_window') continue;
       const watching = mine.filter((r) => (r.params.limit === null ? isDaily(spec) : r.params.limit === name));
-      if (watching.length > 0) limits.push({ tenant, rule: toLimitRule({ ...spec, name }, tenant.timeZone), rules: watching });
+      if (watching.length === 0) continue;
+      const rule = toLimitRule({ ...spec, name }, tenant.timeZone);
+      limits.push({ tenant, rule, one: [rule], rules: watching });
     }
     if (limits.length > 0) out.set(tenant.id, limits);
   }
