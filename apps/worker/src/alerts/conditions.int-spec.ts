@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createPrismaClient, type Prisma, type PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
 import { ManualClock } from '@tollgate/limiter';
@@ -114,6 +115,17 @@ describe('429 rate and platform alerts, from usage minutes', () => {
     expect((await evaluate()).deniedRate.dropped).toBe(1);
     expect(publisher.events).toEqual([]);
     expect(await prisma.alert.count({ where: { ruleId: rule.id } })).toBe(0);
+  });
+
+  it('leaves out the usage of a tenant deleted since (its rows outlive it)', async () => {
+    const { tenant } = await createTenant(prisma);
+    const rule = await prisma.alertRule.create({ data: { name: `everyone ${tenant.slug}`, kind: 'denied_rate', params: { ratePercent: 10, minDecisions: 10, pendingMinutes: 0 } } });
+    await minute(tenant.id, { denied: 50 });
+    await minute(randomUUID(), { denied: 50 });
+    const run = await evaluate();
+    expect(run.deniedRate.fired).toBe(1);
+    expect((await prisma.alert.findMany({ where: { ruleId: rule.id } })).map((a) => a.tenantId)).toEqual([tenant.id]);
+    await prisma.alertRule.delete({ where: { id: rule.id } });
   });
 
   it('opens, fires and resolves each alert once when evaluators run at once', async () => {

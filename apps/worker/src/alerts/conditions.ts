@@ -51,8 +51,9 @@ export class ConditionEvaluator {
 
   /**
    * Per tenant the rule watches, the share of its decisions denied by a limit over the rule's last `windowMinutes`
-   * minutes (the open one included), refused calls (bad keys, suspended tenants) not counted as decisions. The rule's
-   * condition holds at `minDecisions` decisions or more and a share above `ratePercent`.
+   * minutes (the open one included), refused calls (bad keys, suspended tenants) not counted as decisions; usage of
+   * tenants deleted since is left out (usage rows outlive their tenant). The rule's condition holds at `minDecisions`
+   * decisions or more and a share above `ratePercent`.
    */
   private async deniedRates(rule: ActiveRule<'denied_rate'>, nowMs: number): Promise<Observation[]> {
     const p = rule.params;
@@ -61,10 +62,10 @@ export class ConditionEvaluator {
     const rows = await this.prisma.$queryRaw<{ tenant_id: string; decisions: bigint; denied: bigint }[]>`
       SELECT m.tenant_id::text AS tenant_id, sum(m.decisions)::bigint AS decisions,
              coalesce(sum(m.decisions) FILTER (WHERE m.result = 'denied'), 0)::bigint AS denied
-      FROM usage_minute m
-      WHERE m.bucket >= ${from} AND m.bucket <= ${to} AND m.tenant_id IS NOT NULL AND m.result <> 'refused'
+      FROM usage_minute m JOIN tenants t ON t.id = m.tenant_id
+      WHERE m.bucket >= ${from} AND m.bucket <= ${to} AND m.result <> 'refused'
         AND (${rule.tenantId}::uuid IS NULL OR m.tenant_id = ${rule.tenantId}::uuid)
-        AND (${rule.planId}::uuid IS NULL OR m.tenant_id IN (SELECT id FROM tenants WHERE plan_id = ${rule.planId}::uuid))
+        AND (${rule.planId}::uuid IS NULL OR t.plan_id = ${rule.planId}::uuid)
       GROUP BY m.tenant_id`;
     return rows.map((r) => {
       const decisions = Number(r.decisions);
