@@ -74,6 +74,26 @@ describe('admin API: alert rules and alerts', () => {
     expect(await ctx.prisma.alertRule.count()).toBe(before + 1);
   });
 
+  it('drops the pending alerts of a rule it disables and resolves its firing ones; a deleted rule\'s alerts stay in the history', async () => {
+    const { tenant: own } = await createTenant(ctx.prisma);
+    const created = await post({ name: name('rate'), kind: 'denied_rate', tenantId: own.id, params: { ratePercent: 5 } });
+    const ruleId = created.body.id as string;
+    const other = await ctx.prisma.alertRule.create({ data: { name: name('other rate'), kind: 'denied_rate', tenantId: own.id, params: { ratePercent: 5 } } });
+    const started = new Date(Date.UTC(2026, 11, 1, 12));
+    await ctx.prisma.alert.createMany({
+      data: [
+        { ruleId, kind: 'denied_rate', tenantId: own.id, state: 'firing', startedAt: started, firedAt: started, details: {} },
+        { ruleId: other.id, kind: 'denied_rate', tenantId: own.id, state: 'pending', startedAt: started, details: {} },
+      ],
+    });
+    await ctx.api.request('PATCH', `/v1/admin/alert-rules/${ruleId}`, { token: ctx.session, body: { enabled: false } });
+    await ctx.api.request('PATCH', `/v1/admin/alert-rules/${other.id}`, { token: ctx.session, body: { enabled: false } });
+    expect((await ctx.prisma.alert.findMany({ where: { ruleId } })).map((a) => [a.state, a.resolvedAt !== null])).toEqual([['resolved', true]]);
+    expect(await ctx.prisma.alert.count({ where: { ruleId: other.id } })).toBe(0);
+    expect((await ctx.api.request('DELETE', `/v1/admin/alert-rules/${ruleId}`, { token: ctx.session })).status).toBe(204);
+    expect((await ctx.prisma.alert.findMany({ where: { tenantId: own.id } })).map((a) => [a.ruleId, a.state])).toEqual([[null, 'resolved']]);
+  });
+
   it('is for operators only', async () => {
     const { key } = await createTenantKey(ctx.prisma, tenant.id);
     expect((await post({ name: name('x'), kind: 'platform_degraded' }, key)).status).toBe(403);
