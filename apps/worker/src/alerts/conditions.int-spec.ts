@@ -44,9 +44,11 @@ describe('429 rate and platform alerts, from usage minutes', () => {
     await prisma?.$disconnect();
     await other?.$disconnect();
   });
+  let days = 0;
   beforeEach(async () => {
     // Each test on a day of its own (usage rows of one do not count in another's windows), 10 s into a minute.
-    clock = new ManualClock(Date.UTC(2026, 11, 2, 10) + Math.floor(Math.random() * 1000) * DAY_MS + 10_000);
+    days += 10; // a test may move its clock by a few days
+    clock = new ManualClock(Date.UTC(2026, 11, 2, 10) + days * DAY_MS + 10_000);
     publisher = new RecordingPublisher();
     evaluate = () => new ConditionEvaluator(prisma, publisher, clock).run();
     // Platform rules of earlier tests would read this test's degraded rows too.

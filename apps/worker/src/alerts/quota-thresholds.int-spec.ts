@@ -46,9 +46,11 @@ describe('quota threshold alerts', () => {
     await prisma?.$disconnect();
     await other?.$disconnect();
   });
+  let days = 0;
   beforeEach(async () => {
-    // Ten in the morning, UTC, of a day of its own per test: no test sees another's windows.
-    clock = new ManualClock(Date.UTC(2026, 11, 2, 10) + Math.floor(Math.random() * 1000) * DAY_MS);
+    // Ten in the morning, UTC, of days of its own per test (this file has its own database and Redis): no test sees another's windows.
+    days += 10; // a test may move its clock by a few days
+    clock = new ManualClock(Date.UTC(2026, 11, 2, 10) + days * DAY_MS);
     engine = new RedisEngine(redis, { clock });
     publisher = new RecordingPublisher();
     const source = new RuleSetSource(prisma);
