@@ -37,6 +37,16 @@ export function run(command, args, options = {}) {
   if (result.status !== 0) fail(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
 }
 
+/** The pid of a process named `command` (`postgres`, `redis-server`) in `pidFile`, when it is alive; else null. */
+export function livePid(pidFile, command) {
+  if (!existsSync(pidFile)) return null;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  // A pid file a crash left may name a pid another program has since: only a process of that name counts.
+  const ps = spawnSync('ps', ['-p', String(pid), '-o', 'comm='], { encoding: 'utf8' });
+  return ps.status === 0 && ps.stdout.trim() === command ? pid : null;
+}
+
 /** `npm ci` when node_modules is missing or older than package-lock.json. */
 export function ensureInstalled() {
   const marker = join(root, 'node_modules', '.package-lock.json');

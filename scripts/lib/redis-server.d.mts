@@ -6,3 +6,5 @@ export function startRedisServer(
   port?: number,
   options?: { dir?: string; detached?: boolean },
 ): Promise<{ url: string; port: number; dir: string; stop(): Promise<void> }>;
+/** Stops the redis-server a killed run left in the kept folder `dir`; whether there was one. */
+export function stopLeftoverRedis(dir: string): Promise<boolean>;

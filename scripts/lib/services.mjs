@@ -7,7 +7,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaults, fail, root, say } from './bootstrap.mjs';
-import { freePort, hasRedisServer, startRedisServer } from './redis-server.mjs';
+import { freePort, hasRedisServer, startRedisServer, stopLeftoverRedis } from './redis-server.mjs';
 
 /** What `npm start` keeps between runs (git-ignored): the own servers' data and ports, the build stamps. */
 export const stateDir = join(root, '.tollgate');
@@ -87,7 +87,7 @@ async function startOwnPostgres(dir, port, database) {
     );
   }
   say(`starting PostgreSQL of its own (data: ${dir.replace(`${root}/`, '')})…`);
-  const server = await startEmbeddedPostgres({ dir, port: await port(), onStep: say }).catch((err) => fail(err.message));
+  const server = await startEmbeddedPostgres({ dir, port, onStep: say }).catch((err) => fail(err.message));
   return { ...server, url: `${server.url}/${database}` };
 }
 
@@ -120,8 +120,10 @@ export async function provideServices(given) {
     if (redisWanted === 'own') fail(`TOLLGATE_REDIS=own, but redis-server is not installed: ${HOW_TO_GET_REDIS}`);
     urls.REDIS_URL = defaults.REDIS_URL; // not answering: checkServices says how to get one
   } else {
+    const dir = join(stateDir, 'redis');
+    if (await stopLeftoverRedis(dir)) say('stopped the redis-server a previous run left behind');
     say('starting a redis-server of its own (nothing kept on disk)…');
-    const server = await startRedisServer('tollgate', await freePort(), { dir: join(stateDir, 'redis'), detached: true });
+    const server = await startRedisServer('tollgate', await freePort(), { dir, detached: true });
     started.push(server);
     urls.REDIS_URL = server.url;
   }
