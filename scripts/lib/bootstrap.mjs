@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -44,7 +44,7 @@ export function livePid(pidFile, command) {
   if (!Number.isInteger(pid) || pid <= 0) return null;
   // A pid file a crash left may name a pid another program has since: only a process of that name counts.
   const ps = spawnSync('ps', ['-p', String(pid), '-o', 'comm='], { encoding: 'utf8' });
-  return ps.status === 0 && ps.stdout.trim() === command ? pid : null;
+  return ps.status === 0 && basename(ps.stdout.trim()) === command ? pid : null; // macOS's ps gives the path
 }
 
 /** `npm ci` when node_modules is missing or older than package-lock.json. */
