@@ -24,7 +24,8 @@ const onSignal = (signal) => {
   }
   if (stopping) return;
   stopping = true;
-  void services?.stop().finally(() => process.exit(130));
+  // Servers started before `services` is known are stopped by their exit handlers.
+  void Promise.resolve(services?.stop()).finally(() => process.exit(130));
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
