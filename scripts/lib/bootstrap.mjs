@@ -3,12 +3,19 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(root, 'node_modules', '.bin');
 export const node24 = join(bin, 'node');
+
+/**
+ * What `npm start` keeps between runs (git-ignored): its own servers' data and ports, the stamps of the steps it
+ * skips when unchanged. TOLLGATE_STATE_DIR (environment or .env; relative: to the checkout) moves it (the test of
+ * `npm start` uses a temporary folder).
+ */
+export const stateDir = resolve(root, readEnv().TOLLGATE_STATE_DIR || '.tollgate');
 
 export const defaults = {
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/tollgate',
@@ -83,7 +90,7 @@ export function readEnv() {
 }
 
 /**
- * Runs `step` unless it ran to the end for the same `inputs` before (a stamp in .tollgate/stamps, under `name`, of
+ * Runs `step` unless it ran to the end for the same `inputs` before (a stamp in `stateDir`/stamps, under `name`, of
  * the files' contents and the extra strings) and `outputs` (if any) all still exist. Returns whether it ran.
  */
 export function unlessUnchanged(name, { files = [], extra = [], outputs = [] }, step) {
@@ -91,7 +98,7 @@ export function unlessUnchanged(name, { files = [], extra = [], outputs = [] }, 
   for (const file of files) hash.update(`${file}\0`).update(existsSync(join(root, file)) ? readFileSync(join(root, file)) : '(missing)').update('\0');
   for (const value of extra) hash.update(`${value}\0`);
   const digest = hash.digest('hex');
-  const stamp = join(root, '.tollgate', 'stamps', name);
+  const stamp = join(stateDir, 'stamps', name);
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest && outputs.every((out) => existsSync(join(root, out)))) return false;
   rmSync(stamp, { force: true });
   step();

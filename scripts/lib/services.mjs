@@ -6,11 +6,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaults, fail, root, say } from './bootstrap.mjs';
+import { defaults, fail, root, say, stateDir } from './bootstrap.mjs';
 import { freePort, hasRedisServer, startRedisServer, stopLeftoverRedis } from './redis-server.mjs';
-
-/** What `npm start` keeps between runs (git-ignored): the own servers' data and ports, the build stamps. */
-export const stateDir = join(root, '.tollgate');
 
 /** The port `npm start`'s own PostgreSQL takes when it is free (else a free one, remembered in .tollgate). */
 export const OWN_POSTGRES_PORT = 54329;

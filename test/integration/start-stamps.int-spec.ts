@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { livePid, root, unlessUnchanged } from '../../scripts/lib/bootstrap.mjs';
+import { livePid, root, stateDir, unlessUnchanged } from '../../scripts/lib/bootstrap.mjs';
 
 // A second `npm start` skips what has not changed: `prisma generate` and the seed run again only when their inputs
 // changed or their output went missing (stamps in .tollgate/stamps).
@@ -10,7 +10,7 @@ const name = `test-${randomUUID()}`;
 const output = join('.tollgate', `${name}.out`);
 mkdirSync(join(root, '.tollgate'), { recursive: true });
 afterAll(() => {
-  rmSync(join(root, '.tollgate', 'stamps', name), { force: true });
+  rmSync(join(stateDir, 'stamps', name), { force: true });
   rmSync(join(root, output), { force: true });
 });
 
