@@ -4,8 +4,8 @@ import 'dotenv/config';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { defineConfig } from 'prisma/config';
 
-// schema.prisma reads DATABASE_URL; without it Prisma falls back to downloading a native engine.
-process.env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/tollgate';
+// schema.prisma reads DATABASE_URL; without it (unset or empty) Prisma falls back to downloading a native engine.
+process.env.DATABASE_URL ||= 'postgresql://postgres@127.0.0.1:5432/tollgate';
 const url = process.env.DATABASE_URL;
 
 export default defineConfig({

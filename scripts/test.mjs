@@ -6,14 +6,21 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, checkServices, ensureInstalled, ensureNode24, fail, loadEnv, root, run, say } from './lib/bootstrap.mjs';
+import { build, ensureInstalled, ensureNode24, fail, readEnv, root, run, say } from './lib/bootstrap.mjs';
 import { hasRedisServer, startRedisServer } from './lib/redis-server.mjs';
+import { checkServices, provideTestPostgres } from './lib/services.mjs';
 
 ensureInstalled();
 ensureNode24();
 
-const env = loadEnv();
-await checkServices({ DATABASE_URL: env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test' }, { redis: false });
+// Ctrl-C: the servers of the run's own go with it (its PostgreSQL runs in a process group of its own). While a
+// step runs, this is seen when the step returns.
+let postgres = null;
+process.on('SIGINT', () => void Promise.resolve(postgres?.stop()).finally(() => process.exit(130)));
+// The test database: TEST_DATABASE_URL's, else tollgate_test on 127.0.0.1:5432, else (nothing answers there, or
+// TOLLGATE_POSTGRES=embedded) on a PostgreSQL of the run's own from the npm registry, in a temporary folder.
+postgres = await provideTestPostgres(readEnv(), 'postgresql://postgres@127.0.0.1:5432/tollgate_test');
+await checkServices({ DATABASE_URL: postgres.url }, { redis: false });
 if (!hasRedisServer()) {
   fail(
     'the tests start Redis servers of their own (one, and a 3-primary cluster), but redis-server is not on the PATH.\n' +
@@ -32,7 +39,7 @@ run('eslint', ['.', '--max-warnings=0']);
 say('starting a redis-server of the test run\'s own…');
 const redis = await startRedisServer();
 const testEnv = {
-  TEST_DATABASE_URL: env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test',
+  TEST_DATABASE_URL: postgres.url,
   TEST_REDIS_URL: `${redis.url}/0`,
   TEST_REDIS_DIR: redis.dir,
 };
@@ -51,6 +58,11 @@ for (const project of ['unit', 'integration', 'e2e']) {
     ['run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
     { cwd: root, stdio: 'inherit', env: { ...process.env, ...testEnv, NO_COLOR: '1', NX_DAEMON: 'false', NX_NO_CLOUD: 'true' } },
   );
+  if (result.signal === 'SIGINT' || result.status === 130) {
+    await redis.stop();
+    await postgres.stop();
+    process.exit(130);
+  }
   const counts = readCounts(report);
   if (!counts) {
     say(`the ${project} suite did not report (exit ${result.status ?? result.signal}); counted as one failure`);
@@ -63,6 +75,7 @@ for (const project of ['unit', 'integration', 'e2e']) {
 }
 
 await redis.stop();
+await postgres.stop();
 console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
 process.exit(totals.failed > 0 ? 1 : 0);
 

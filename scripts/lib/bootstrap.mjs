@@ -1,14 +1,21 @@
-// Shared by `npm start` and `npm test`: install what is missing, run on Node 24, check the services.
+// Shared by `npm start` and `npm test`: install what is missing, run on Node 24, build what changed.
 // Plain JavaScript that also runs on an older Node: the very first run may happen before Node 24 is installed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(root, 'node_modules', '.bin');
 export const node24 = join(bin, 'node');
+
+/**
+ * What `npm start` keeps between runs (git-ignored): its own servers' data and ports, the stamps of the steps it
+ * skips when unchanged. TOLLGATE_STATE_DIR (environment or .env; relative: to the checkout) moves it (the test of
+ * `npm start` uses a temporary folder).
+ */
+export const stateDir = resolve(root, readEnv().TOLLGATE_STATE_DIR || '.tollgate');
 
 export const defaults = {
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/tollgate',
@@ -37,6 +44,16 @@ export function run(command, args, options = {}) {
   if (result.status !== 0) fail(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
 }
 
+/** The pid of a process named `command` (`postgres`, `redis-server`) in `pidFile`, when it is alive; else null. */
+export function livePid(pidFile, command) {
+  if (!existsSync(pidFile)) return null;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  // A pid file a crash left may name a pid another program has since: only a process of that name counts.
+  const ps = spawnSync('ps', ['-p', String(pid), '-o', 'comm='], { encoding: 'utf8' });
+  return ps.status === 0 && basename(ps.stdout.trim()) === command ? pid : null; // macOS's ps gives the path
+}
+
 /** `npm ci` when node_modules is missing or older than package-lock.json. */
 export function ensureInstalled() {
   const marker = join(root, 'node_modules', '.package-lock.json');
@@ -56,6 +73,11 @@ export function ensureNode24() {
 
 /** Reads .env (if any) under the defaults; real environment variables win. */
 export function loadEnv() {
+  return { ...defaults, ...readEnv() };
+}
+
+/** What .env (if any) and the environment set, without the defaults: real environment variables win. */
+export function readEnv() {
   const file = join(root, '.env');
   const fromFile = {};
   if (existsSync(file)) {
@@ -64,72 +86,47 @@ export function loadEnv() {
       if (m) fromFile[m[1]] = m[2].replace(/^(['"])(.*)\1$/, '$2');
     }
   }
-  return { ...defaults, ...fromFile, ...process.env };
+  return { ...fromFile, ...process.env };
 }
 
-function reachable(host, port, timeoutMs = 1500) {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port: Number(port) });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+/**
+ * Runs `step` unless it ran to the end for the same `inputs` before (a stamp in `stateDir`/stamps, under `name`, of
+ * the files' contents and the extra strings) and `outputs` (if any) all still exist. Returns whether it ran.
+ */
+export function unlessUnchanged(name, { files = [], extra = [], outputs = [] }, step) {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${file}\0`).update(existsSync(join(root, file)) ? readFileSync(join(root, file)) : '(missing)').update('\0');
+  for (const value of extra) hash.update(`${value}\0`);
+  const digest = hash.digest('hex');
+  const stamp = join(stateDir, 'stamps', name);
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest && outputs.every((out) => existsSync(join(root, out)))) return false;
+  rmSync(stamp, { force: true });
+  step();
+  mkdirSync(dirname(stamp), { recursive: true });
+  writeFileSync(stamp, digest);
+  return true;
 }
 
-/** Fails with how to start them when Postgres or Redis (unless `redis: false`) does not answer. */
-export async function checkServices(env, { redis: withRedis = true } = {}) {
-  const pg = new URL(env.DATABASE_URL);
-  const redis = withRedis ? new URL(env.REDIS_URL) : null;
-  const [pgUp, redisUp] = await Promise.all([
-    reachable(pg.hostname, pg.port || 5432),
-    redis ? reachable(redis.hostname, redis.port || 6379) : true,
-  ]);
-  const down = [];
-  if (!pgUp) down.push(`PostgreSQL at ${pg.hostname}:${pg.port || 5432} (DATABASE_URL)`);
-  if (!redisUp && redis) down.push(`Redis at ${redis.hostname}:${redis.port || 6379} (REDIS_URL)`);
-  if (down.length === 0) return redis ? checkRedisVersion(env.REDIS_URL) : undefined;
-  fail(
-    `cannot reach ${down.join(' and ')}.\n\n` +
-      `Start them, then run the command again:\n` +
-      `  • with Docker:          docker compose -f docker/compose.yml up -d postgres redis\n` +
-      `  • with Debian packages: apt-get install -y postgresql redis-server\n` +
-      `                          pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start\n` +
-      `                          redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no\n` +
-      `  • or point DATABASE_URL / REDIS_URL (environment or .env) at servers you have.`,
-  );
-}
+const packageVersion = (name) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
 
-/** The oldest Redis the limiter's script runs on (`SET … NX GET`, see libs/limiter/README.md). */
-const MIN_REDIS = [7, 0];
-
-/** Refuses a Redis older than MIN_REDIS with a clear message, instead of every decision failing later. */
-async function checkRedisVersion(url) {
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  let info = '';
-  try {
-    await redis.connect();
-    info = await redis.info('server');
-  } catch {
-    return; // reachable but not answering INFO (ACLs): the API's own errors will say more
-  } finally {
-    redis.disconnect();
-  }
-  const version = /redis_version:(\d+)\.(\d+)/.exec(info);
-  if (!version) return;
-  const [major, minor] = [Number(version[1]), Number(version[2])];
-  if (major > MIN_REDIS[0] || (major === MIN_REDIS[0] && minor >= MIN_REDIS[1])) return;
-  fail(`Redis at ${new URL(url).host} is ${major}.${minor}; Tollgate needs Redis ${MIN_REDIS.join('.')} or later (REDIS_URL).`);
-}
-
-/** Generates the Prisma client and builds every project (libraries, api, worker, dashboard). */
+/**
+ * Generates the Prisma client (unless schema and Prisma are as when it last did) and builds every project
+ * (libraries, api, worker, dashboard): Nx replays what its local cache (.nx/cache) holds for unchanged inputs.
+ */
 export function build(projects) {
-  say('generating the Prisma client…');
-  run('prisma', ['generate'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  say('building…');
+  const generated = unlessUnchanged(
+    'prisma-generate',
+    {
+      files: ['prisma/schema.prisma', 'prisma.config.ts'],
+      extra: [packageVersion('prisma'), packageVersion('@prisma/client')],
+      outputs: ['libs/db/src/generated/prisma/client.ts'],
+    },
+    () => {
+      say('generating the Prisma client…');
+      run('prisma', ['generate'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    },
+  );
+  if (!generated) say('the Prisma client is up to date');
+  say('building (what changed)…');
   run('nx', ['run-many', '-t', 'build', '--output-style=static', ...(projects ? [`--projects=${projects}`] : [])]);
 }

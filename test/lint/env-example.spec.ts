@@ -36,11 +36,17 @@ function tableVariables(markdown: string, heading: string): Set<string> {
 /** What the test suites read from the environment (test/support/env.ts): documented, though no app reads it. */
 const TEST_VARIABLES = new Set([...read('test/support/env.ts').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!));
 
+/** What `npm start` and `npm test` themselves read (which servers to use or start, where to keep their state). */
+const SCRIPT_VARIABLES = new Set([
+  ...[...read('scripts/lib/services.mjs').matchAll(/mode\(given, '([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1]!),
+  ...[...read('scripts/lib/bootstrap.mjs').matchAll(/readEnv\(\)\.(TOLLGATE_[A-Z0-9_]*)/g)].map((m) => m[1]!),
+]);
+
 const missing = (documented: Set<string>) =>
   Object.entries(APP_VARIABLES).flatMap(([app, names]) => names.filter((name) => !documented.has(name)).map((name) => `${name} (${app})`));
 const unknown = (documented: Set<string>) => {
   const appVariables = new Set(Object.values(APP_VARIABLES).flat());
-  return [...documented].filter((name) => !appVariables.has(name) && !TEST_VARIABLES.has(name));
+  return [...documented].filter((name) => !appVariables.has(name) && !TEST_VARIABLES.has(name) && !SCRIPT_VARIABLES.has(name));
 };
 
 describe('the environment variables the apps read', () => {
@@ -50,6 +56,7 @@ describe('the environment variables the apps read', () => {
     expect(APP_VARIABLES['dashboard (app)']).toEqual(['TOLLGATE_API_URL']);
     expect(APP_VARIABLES['dashboard (server.mts)']).toContain('DASHBOARD_TRUST_PROXY');
     expect(TEST_VARIABLES).toEqual(new Set(['TEST_DATABASE_URL', 'TEST_REDIS_URL']));
+    expect(SCRIPT_VARIABLES).toEqual(new Set(['TOLLGATE_POSTGRES', 'TOLLGATE_REDIS', 'TOLLGATE_STATE_DIR']));
   });
 
   it('are each in .env.example, set or commented out, and it names nothing else', () => {
