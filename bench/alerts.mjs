@@ -28,7 +28,7 @@ const require = createRequire(import.meta.url);
 const { QuotaEvaluator } = require('../apps/worker/dist/alerts/quota-thresholds.js');
 const { ConditionEvaluator } = require('../apps/worker/dist/alerts/conditions.js');
 const { RuleSetSource } = require('../apps/worker/dist/alerts/rule-set-source.js');
-const { alertHistoryOnly } = require('../apps/worker/dist/alerts/event-publisher.js');
+const { webhookEvents } = require('../apps/worker/dist/alerts/event-publisher.js');
 const { createPrismaClient } = require('@tollgate/db');
 const { RedisEngine, systemClock } = require('@tollgate/limiter');
 const { createRuleSetVersion } = require('@tollgate/rule-store');
@@ -208,8 +208,8 @@ async function main() {
     const engine = new RedisEngine(redis);
     const rules = rulesOf(tenants);
     await charge(engine, tenants, rules, shareOf);
-    const quota = new QuotaEvaluator(prisma, engine, new RuleSetSource(prisma), alertHistoryOnly, systemClock);
-    const conditions = new ConditionEvaluator(prisma, alertHistoryOnly, systemClock);
+    const quota = new QuotaEvaluator(prisma, engine, new RuleSetSource(prisma), webhookEvents(systemClock), systemClock);
+    const conditions = new ConditionEvaluator(prisma, webhookEvents(systemClock), systemClock);
 
     // Cold: the worker's first run (the rule set read and validated, the watched limits made), nothing to record.
     const cold = await timed(() => quota.run());
