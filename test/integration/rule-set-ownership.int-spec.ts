@@ -170,12 +170,19 @@ describe('a rule set in Redis that this installation did not commit', () => {
     });
     // It goes on enforcing its own installation's version (the planted one has no tenants at all).
     expect((await check(node)).body).toMatchObject({ allowed: true, ruleVersion: version });
+    // The operator's endpoints hear of it: one platform event for the refused revision.
+    const refusals = async (reason: string) =>
+      (await prisma.webhookEvent.findMany({ where: { type: 'platform.rule_set_rejected' } })).filter((e) => (e.data as { reason: string }).reason === reason);
+    await waitFor(async () => (await refusals('foreign')).length > 0, WITHIN_MS, 50);
+    expect((await refusals('foreign')).map((e) => e.data)).toEqual([{ reason: 'foreign', redis: expect.objectContaining({ installation: other, version: 16 }), enforcing: version }]);
 
     // A version of this installation that Postgres never committed (Redis ahead of a restored Postgres).
     await plant(version + 50, installation);
     await waitFor(async () => (await node.request('GET', '/health')).body.checks.ruleSet === 'not-committed', WITHIN_MS, 50);
     expect((await node.request('GET', '/health')).body.mismatch.redis).toEqual({ installation, version: version + 50 });
     expect((await check(node)).body).toMatchObject({ allowed: true, ruleVersion: version });
+    await waitFor(async () => (await refusals('not-committed')).length > 0, WITHIN_MS, 50);
+    expect((await refusals('not-committed')).map((e) => e.data)).toEqual([{ reason: 'not-committed', redis: expect.objectContaining({ installation, version: version + 50 }), enforcing: version }]);
 
     // Another node starts (as any node does at start, it puts Postgres's newest into Redis): both are healthy.
     const second = await start();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freeText, queryText, safeText } from './text';
+import { freeText, queryText, replaceControlCharacters, safeText } from './text';
 
 describe('free text', () => {
   it.each([
@@ -23,5 +23,12 @@ describe('free text', () => {
     expect(freeText(3).safeParse(' abc ').success).toBe(true);
     expect(freeText(3).safeParse('abcd').success).toBe(false);
     expect(freeText().safeParse('   ').success).toBe(false);
+  });
+});
+
+describe('replaceControlCharacters', () => {
+  it('replaces every C0, DEL and C1 character with ?, and leaves the rest as it is', () => {
+    expect(replaceControlCharacters('a\u0000b\u001b[31mc\u007fd\u0085e')).toBe('a?b?[31mc?d?e');
+    expect(replaceControlCharacters('plain – ünïcode ✓')).toBe('plain – ünïcode ✓');
   });
 });

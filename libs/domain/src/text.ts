@@ -7,6 +7,13 @@ export const MAX_TEXT_BYTES = 256;
  */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARS_ALL = new RegExp(CONTROL_CHARS.source, 'g');
+
+/** `text` with every control character replaced by `?`: for what is kept or shown rather than refused (another system's ids). */
+export function replaceControlCharacters(text: string): string {
+  return text.replace(CONTROL_CHARS_ALL, '?');
+}
+
 /** Half of a surrogate pair without its other half: not text, and stored as U+FFFD (a silent change). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const encoder = new TextEncoder();

@@ -9,6 +9,7 @@ import { PRISMA, REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { EnforcedRuleSet } from './enforced-rule-set';
 import { InstallationService } from './installation.service';
+import { publishRefusal } from './rule-set-refused-event';
 
 /** Why the rule set in Redis is not enforced by this node. */
 export interface RuleSetRefusal {
@@ -172,6 +173,10 @@ export class RuleCache implements OnApplicationShutdown {
     this.refusal = refusal;
     const what = refusal.reason === 'foreign' ? `of installation ${refusal.redis.installation}, not this one (${installation})` : 'that Postgres never committed';
     this.log.error(`Redis holds rule set v${refusal.redis.version} ${what}: not enforced (${this.enforcedSet ? `v${this.enforcedSet.version} stays in force` : 'none in force'}); the publisher replaces it`);
+    // Operators' endpoints hear of it too (once, whichever nodes refuse it); without Postgres, the log above says it.
+    publishRefusal(this.prisma, refusal, this.enforcedSet?.version ?? null).catch((err: unknown) =>
+      this.log.warn(`the rule set refusal could not be published as an event: ${describeError(err)}`),
+    );
   }
 
   /** The rule set in force turned out to be another installation's (loaded while Postgres could not say): stop enforcing it. */
