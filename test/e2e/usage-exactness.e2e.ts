@@ -1,6 +1,6 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { createRuleSetVersion, readInstallationId, RuleSetReconciler, RuleSetStore } from '@tollgate/rule-store';
-import { NO_TENANT, ROLLED_KEY } from '@tollgate/usage';
+import { minuteOf, NO_TENANT, ROLLED_KEY } from '@tollgate/usage';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../support/env';
@@ -139,11 +139,15 @@ function exactness(name: string, connect: () => Promise<RedisUnderTest>) {
       const results = new Set([...expected.keys()].map((k) => k.split('|')[2]));
       expect([...results].sort()).toEqual(['allowed', 'denied', 'refused', 'shadow_denied']);
 
+      // The open minute is written as it goes (every 10 s, the default), then again once closed: what is compared is the
+      // closed minutes' final rollup, the worker having rolled up the minute of the last answer.
+      const lastMinute = minuteOf(Number((await redis.time())[0]) * 1000);
       const worker = await startWorker({ DATABASE_URL: stores.databaseUrl, ...stores.env, USAGE_ROLLUP_EVERY_MS: '1000', USAGE_GRACE_S: '2' });
       try {
         const total = answers.length;
+        const rolledUp = async () => Number((await redis.get(ROLLED_KEY)) ?? 0) >= lastMinute;
         // The minute of the last answer closes, then the grace period, then a rollup: about a minute and a half.
-        await waitFor(async () => (await sum('usage_minute')) === total && (await sum('usage_hour')) === total && (await sum('usage_day')) === total, 150_000, 1_000).catch(async (err: unknown) => {
+        await waitFor(async () => (await rolledUp()) && (await sum('usage_minute')) === total && (await sum('usage_hour')) === total && (await sum('usage_day')) === total, 150_000, 1_000).catch(async (err: unknown) => {
           const sums = [await sum('usage_minute'), await sum('usage_hour'), await sum('usage_day')];
           throw new Error(`${String(err)}: ${total} answers, minutes/hours/days hold ${sums.join('/')}\n${worker.logs()}\n${apis.logs()}`);
         });
