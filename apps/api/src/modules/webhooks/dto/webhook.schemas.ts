@@ -13,8 +13,9 @@ const description = z.union([z.literal(''), freeText(500)]);
 /** Each channel has its one destination: a webhook its `url`, an e-mail endpoint its `email` (one address). */
 function channelFields(input: { channel: 'webhook' | 'email'; url?: string | undefined; email?: string | undefined }, ctx: z.RefinementCtx): void {
   const [needed, other] = input.channel === 'email' ? (['email', 'url'] as const) : (['url', 'email'] as const);
-  if (input[needed] === undefined) ctx.addIssue({ code: 'custom', path: [needed], message: `is required for ${input.channel === 'email' ? 'an e-mail endpoint (channel: email)' : 'a webhook endpoint'}` });
+  // The field given for the other channel first: it says more (an address without `channel: email`).
   if (input[other] !== undefined) ctx.addIssue({ code: 'custom', path: [other], message: `is not for ${input.channel === 'email' ? 'an e-mail endpoint (channel: email)' : 'a webhook endpoint (set channel: email for an address)'}` });
+  if (input[needed] === undefined) ctx.addIssue({ code: 'custom', path: [needed], message: `is required for ${input.channel === 'email' ? 'an e-mail endpoint (channel: email)' : 'a webhook endpoint'}` });
 }
 
 const newEndpointShape = {
