@@ -7,8 +7,11 @@ export interface ReceivedMail {
   raw: string;
 }
 
-/** What the server answers to a recipient: accepted, or refused with an SMTP reply (`550 no such user`, `451 try later`). */
-export type RcptAnswer = 'accept' | { code: number; message: string };
+/**
+ * What the server answers to a recipient: accepted, refused with an SMTP reply (`550 no such user`, `451 try later`),
+ * or `hold`: never answered (a server that hangs).
+ */
+export type RcptAnswer = 'accept' | 'hold' | { code: number; message: string };
 
 /**
  * A real SMTP server on 127.0.0.1 (the `smtp-server` package) for the e-mail channel's tests: a free port, no TLS, no
@@ -23,6 +26,7 @@ export async function startSmtpReceiver() {
     logger: false,
     onRcptTo(_address, _session, callback) {
       const answer = queued.shift() ?? 'accept';
+      if (answer === 'hold') return;
       if (answer === 'accept') return callback();
       callback(Object.assign(new Error(answer.message), { responseCode: answer.code }));
     },

@@ -24,7 +24,7 @@ describe('e-mail delivery (worker, real Postgres, Redis and SMTP server)', () =>
       prisma,
       redis: { url: redisUrl, clusterNodes: [] },
       prefix: `{mail-${randomUUID().slice(0, 8)}}`,
-      settings: { encryptionKeys: '', allowedDestinations: '', dispatchEveryMs: 100, timeoutMs: 2000, concurrency: 2, lockMs: 5000, retentionDays: 30, smtpUrl, smtpFrom: 'Tollgate <alerts@tollgate.example>' },
+      settings: { encryptionKeys: '', allowedDestinations: '', dispatchEveryMs: 100, timeoutMs: 1000, concurrency: 2, lockMs: 5000, retentionDays: 30, smtpUrl, smtpFrom: 'Tollgate <alerts@tollgate.example>' },
       log: { log: () => undefined, error: () => undefined, warn: (m: string) => warnings.push(m) },
       clock,
     });
@@ -118,6 +118,19 @@ describe('e-mail delivery (worker, real Postgres, Redis and SMTP server)', () =>
     expect(d.status).toBe('delivered');
     expect(smtp.received).toHaveLength(1);
     expect((await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: e.id } })).enabled).toBe(true);
+  });
+
+  it('counts a server that does not answer in time as a failed attempt, and retries it', async () => {
+    const { endpoint: e } = await mailbox();
+    smtp.answer('hold');
+    const event = await publish();
+    let d = await afterAttempts(event.id, e.id, 1);
+    expect(d.status).toBe('pending');
+    expect(d.attemptLog[0]).toMatchObject({ statusCode: null, error: expect.stringContaining('1000 ms') });
+    clock.advanceTo(d.nextAttemptAt!);
+    d = await afterAttempts(event.id, e.id, 2);
+    expect(d.status).toBe('delivered');
+    expect(smtp.received).toHaveLength(1);
   });
 
   it('disables an endpoint whose address the server refuses for good (550), says why and cancels what waited', async () => {
