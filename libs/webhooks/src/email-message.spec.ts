@@ -17,6 +17,7 @@ describe('the e-mail message of an event', () => {
     ['denied_rate.firing', { rule: { name: 'too many 429' } }, '[Tollgate] denied rate firing: too many 429'],
     ['platform.degraded.resolved', { rule: { name: 'redis' } }, '[Tollgate] platform recovered: redis'],
     ['webhook.test', { endpointId: 'e' }, '[Tollgate] test message'],
+    ['platform.rule_set_rejected', { reason: 'foreign_installation', redis: { version: 7 } }, '[Tollgate] rule set version 7 was rejected (foreign_installation)'],
   ])('has a subject for %s', (type, data, subject) => {
     expect(renderEventEmail({ id: 'msg_1', type, createdAt: at, data }).subject).toBe(subject);
   });

@@ -68,8 +68,12 @@ function headline(type: string, data: Map<string, unknown>): { title: string; su
       return { title: `platform degraded: ${rule}`, summary: `Decisions have been made by a failure mode for longer than the alert rule ${rule} allows.` };
     case 'platform.degraded.resolved':
       return { title: `platform recovered: ${rule}`, summary: `Decisions are made normally again (alert rule ${rule}).` };
-    case 'platform.rule_set_rejected':
-      return { title: 'a rule set version was rejected', summary: 'A rule set version could not be loaded by the API nodes.' };
+    case 'platform.rule_set_rejected': {
+      const version = record(data.get('redis')).get('version');
+      const which = version === undefined ? 'a rule set version' : `rule set version ${oneLine(version)}`;
+      const why = data.get('reason') === undefined ? '' : ` (${oneLine(data.get('reason'))})`;
+      return { title: `${which} was rejected${why}`, summary: `The API nodes refused to load ${which}${why}; they enforce the version they had.` };
+    }
     case 'webhook.test':
       return { title: 'test message', summary: 'A test message sent from Tollgate: this address receives its events.' };
     default:
