@@ -61,12 +61,12 @@ describe('the worker delivers webhooks at least once', () => {
     expect(receiver.received).toHaveLength(2);
     for (const request of receiver.received) {
       expect(request.headers['webhook-id']).toBe(event.id);
-      expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'platform.rule_set_rejected', data: { version: 7 } });
+      expect(new Webhook(secret!).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'platform.rule_set_rejected', data: { version: 7 } });
     }
     expect(await prisma.webhookEvent.count({ where: { dedupKey } })).toBe(1);
     const delivery = await prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id, endpointId: endpoint.id }, include: { attemptLog: true } });
     expect(delivery.attemptLog.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 200]]);
     // The worker's logs never carry the secret.
-    expect(first.logs() + second.logs()).not.toContain(secret.slice(6));
+    expect(first.logs() + second.logs()).not.toContain(secret!.slice(6));
   }, 120_000);
 });

@@ -230,7 +230,7 @@ describe('route × caller matrix', () => {
       },
       key: key.key,
       slug: fixture.tenant.slug,
-      secrets: [fixture.plan.id, fixture.plan.slug, fixture.tenant.id, fixture.tenant.slug, fixture.tenant.name, policy.id, policy.limits[0]!.id, key.id, apiKey.prefix, user.id, user.email, webhook.id, webhook.url, rule.id, rule.name],
+      secrets: [fixture.plan.id, fixture.plan.slug, fixture.tenant.id, fixture.tenant.slug, fixture.tenant.name, policy.id, policy.limits[0]!.id, key.id, apiKey.prefix, user.id, user.email, webhook.id, webhook.url!, rule.id, rule.name],
     };
   }
 

@@ -52,3 +52,15 @@ export function queryText(max: number): z.ZodString {
 export const slug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be 1-63 lower-case letters, digits or dashes');
+
+/**
+ * One e-mail address, as a recipient of Tollgate's messages (an e-mail endpoint): zod's e-mail pattern (ASCII, a
+ * dotted domain), so no display name, no list, no quotes or brackets, no spaces and no control characters — nothing
+ * that could add a header or a second recipient. Checked in that order so the answer says what is wrong.
+ */
+export const emailAddress = z
+  .string()
+  .max(254, 'must be at most 254 characters')
+  .refine((s) => !CONTROL_CHARS.test(s), 'must not contain control characters (no header injection)')
+  .refine((s) => !/[\s,;<>"()[\]\\]/.test(s), 'must be one address alone: no spaces, name, list or brackets')
+  .refine((s) => z.regexes.email.test(s), 'must be an e-mail address such as alerts@example.com');

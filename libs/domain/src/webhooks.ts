@@ -4,12 +4,22 @@ import { eventTypeSchema } from './events';
 
 /** What the webhook routes answer (docs/adr/0017-webhooks.md), for the API's views, the OpenAPI document and clients. */
 
+/** How an endpoint receives events: a signed HTTP POST, or an e-mail message (docs/adr/0017-webhooks.md, "Channels"). */
+export const WEBHOOK_CHANNELS = ['webhook', 'email'] as const;
+export const webhookChannelSchema = z.enum(WEBHOOK_CHANNELS);
+export type WebhookChannel = z.infer<typeof webhookChannelSchema>;
+
 /** A webhook endpoint: never its secret (shown once, when created or rotated). */
 export const webhookEndpointViewSchema = z.object({
   id: z.string(),
   /** Null: the operator's endpoint; otherwise the tenant's. */
   tenantId: z.string().nullable(),
+  /** `webhook` for every endpoint made before e-mail endpoints existed. */
+  channel: webhookChannelSchema.default('webhook'),
+  /** The webhook's URL; for an e-mail endpoint, `mailto:` and its address (so that older clients still show it). */
   url: z.string(),
+  /** An e-mail endpoint's address; null for a webhook. */
+  email: z.string().nullable().default(null),
   description: z.string(),
   eventTypes: z.array(eventTypeSchema),
   enabled: z.boolean(),
@@ -26,17 +36,20 @@ export const webhookEndpointViewSchema = z.object({
 export type WebhookEndpointView = z.infer<typeof webhookEndpointViewSchema>;
 
 export const webhookEndpointPageSchema = pageSchema(webhookEndpointViewSchema);
-/** A new or rotated endpoint: `secret` (`whsec_…`) is in this answer only. */
-export const webhookSecretAnswerSchema = z.object({ endpoint: webhookEndpointViewSchema, secret: z.string() });
+/** A new or rotated endpoint: `secret` (`whsec_…`) is in this answer only; null for an e-mail endpoint (nothing is signed). */
+export const webhookSecretAnswerSchema = z.object({ endpoint: webhookEndpointViewSchema, secret: z.string().nullable() });
 
 export const webhookAttemptViewSchema = z.object({
   attempt: z.int(),
   at: z.string(),
-  /** The HTTP status answered; null when none was (a refused destination, a connection error, a timeout). */
+  /**
+   * The HTTP status answered (for an e-mail endpoint, the SMTP server's reply code: 250, 451, 550 …); null when none
+   * was (a refused destination, a connection error, a timeout, SMTP not configured).
+   */
   statusCode: z.int().nullable(),
   error: z.string().nullable(),
   latencyMs: z.int(),
-  /** The answer's first KiB, control characters replaced. */
+  /** The answer's first KiB (for e-mail, the SMTP server's reply), control characters replaced. */
   responseBody: z.string(),
 });
 

@@ -29,3 +29,33 @@ export const webhookSharedEnv = {
 export function webhookSharedConfig(e: { WEBHOOK_ENCRYPTION_KEYS: string; WEBHOOK_ALLOWED_DESTINATIONS: string }) {
   return { encryptionKeys: e.WEBHOOK_ENCRYPTION_KEYS, allowedDestinations: e.WEBHOOK_ALLOWED_DESTINATIONS };
 }
+
+/** The `email` channel's variables (the worker's only: the API never sends mail). Messages name no password. */
+export const emailEnv = {
+  /**
+   * The SMTP server e-mail endpoints are sent through: `smtp://user:pass@host:587` (STARTTLS when offered) or
+   * `smtps://…:465` (TLS). Unset: e-mail endpoints can be made, and their attempts fail ("SMTP_URL is not set").
+   */
+  SMTP_URL: z
+    .string()
+    .default('')
+    .refine((value) => {
+      if (value === '') return true;
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    }, 'must be smtp://[user:password@]host[:port] or smtps://… (or unset)'),
+  /** The From of e-mail messages: an address, or `Name <address>`. */
+  SMTP_FROM: z
+    .string()
+    .default('Tollgate <tollgate@localhost.localdomain>')
+    // eslint-disable-next-line no-control-regex -- a From with CR or LF would add headers
+    .refine((value) => !/[\u0000-\u001f\u007f]/.test(value) && /^(?:[^<>@",;]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@",;]+@[^<>\s@",;]+)$/.test(value), 'must be one address: name@example.com or Name <name@example.com>'),
+};
+
+export function emailConfig(e: { SMTP_URL: string; SMTP_FROM: string }) {
+  return { smtpUrl: e.SMTP_URL, smtpFrom: e.SMTP_FROM };
+}

@@ -1,11 +1,13 @@
 import type { PrismaClient } from '@tollgate/db';
 import { systemClock, type WebhookClock } from './clock';
 import { DestinationGuard } from './destination';
+import { renderEventEmail } from './email-message';
 import { disableEndpoint } from './endpoint-state';
 import { sendWebhook, type SendResult } from './http-sender';
 import { DISABLE_AFTER_FAILING_MS, nextDelayMs, parseRetryAfter } from './schedule';
 import type { SecretBox } from './secret-box';
 import { signatureHeader } from './secret';
+import type { SmtpSender } from './smtp-sender';
 
 export interface DelivererOptions {
   /** The longest an attempt may take (connect, send, answer), 15 s by default. */
@@ -14,7 +16,14 @@ export interface DelivererOptions {
   random?: () => number;
   /** Told when an endpoint is disabled for failing (its owner sees the reason in the API). */
   onDisabled?: (endpointId: string, reason: string) => void;
+  /** Sends the `email` channel's messages; unset (no SMTP_URL), their attempts fail on the schedule, saying so. */
+  email?: SmtpSender;
 }
+
+type Endpoint = { id: string; channel: 'webhook' | 'email'; url: string | null; email: string | null; secret: string | null; previousSecret: string | null; previousSecretExpiresAt: Date | null };
+type Event = { id: string; type: string; createdAt: Date; data: unknown };
+
+const notSent = (error: string): SendResult => ({ statusCode: null, error: `not sent: ${error}`.slice(0, 300), retryAfter: undefined, body: '', latencyMs: 0 });
 
 export type AttemptOutcome = 'skipped' | 'cancelled' | 'delivered' | 'retrying' | 'failed';
 
@@ -51,20 +60,24 @@ export class WebhookDeliverer {
 
     let result: SendResult;
     try {
-      result = await this.attempt(endpoint, event, now);
+      result = endpoint.channel === 'email' ? await this.mail(endpoint, event, now) : await this.attempt(endpoint, event, now);
     } catch (err) {
       // A secret that cannot be opened (its key left WEBHOOK_ENCRYPTION_KEYS), a URL that no longer parses: a failed
       // attempt on the schedule like any other, never a job that fails again every second. The cause names no secret.
-      result = { statusCode: null, error: `not sent: ${err instanceof Error ? err.message : String(err)}`.slice(0, 300), retryAfter: undefined, body: '', latencyMs: 0 };
+      result = notSent(err instanceof Error ? err.message : String(err));
     }
     return this.record(deliveryId, endpoint.id, attempt, now, result);
   }
 
-  private async attempt(
-    endpoint: { id: string; url: string; secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
-    event: { id: string; type: string; createdAt: Date; data: unknown },
-    now: Date,
-  ): Promise<SendResult> {
+  /** The `email` channel: the event's message to the endpoint's address, over the worker's SMTP server. */
+  private async mail(endpoint: Endpoint, event: Event, now: Date): Promise<SendResult> {
+    if (!this.options.email) return notSent('SMTP_URL is not set (the worker sends e-mail only through an SMTP server it is given)');
+    if (!endpoint.email) return notSent('the endpoint has no e-mail address');
+    return this.options.email.send(endpoint.email, event.id, event.type, renderEventEmail(event), now);
+  }
+
+  private async attempt(endpoint: Endpoint, event: Event, now: Date): Promise<SendResult> {
+    if (!endpoint.url || !endpoint.secret) return notSent('the endpoint has no URL or no secret');
     const secrets = [await this.secrets.decrypt(endpoint.secret, endpoint.id)];
     if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
       secrets.push(await this.secrets.decrypt(endpoint.previousSecret, endpoint.id));
@@ -82,7 +95,8 @@ export class WebhookDeliverer {
     const url = new URL(endpoint.url);
     const target = await this.guard.check(url);
     if (!target.ok) return { statusCode: null, error: `destination refused: ${target.reason}`, retryAfter: undefined, body: '', latencyMs: 0 };
-    return sendWebhook(url, target, headers, body, this.options.timeoutMs);
+    const sent = await sendWebhook(url, target, headers, body, this.options.timeoutMs);
+    return sent.statusCode === 410 ? { ...sent, disableReason: `the endpoint answered 410 Gone on ${now.toISOString()}` } : sent;
   }
 
   private async record(deliveryId: string, endpointId: string, attempt: number, now: Date, result: SendResult): Promise<AttemptOutcome> {
@@ -105,7 +119,7 @@ export class WebhookDeliverer {
         const endpoint = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: { failingSince: true } });
         const failingSince = endpoint.failingSince ?? now;
         if (!endpoint.failingSince) await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { failingSince } });
-        if (code === 410) disabled = `the endpoint answered 410 Gone on ${now.toISOString()}`;
+        if (result.disableReason) disabled = result.disableReason;
         else if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS) {
           disabled = `every attempt failed since ${failingSince.toISOString()} (5 days or more); the last on ${now.toISOString()}`;
         }

@@ -14,6 +14,8 @@ export interface SendResult {
   /** The answer's first KiB as text, control characters replaced (it is shown in the API and the dashboard). */
   body: string;
   latencyMs: number;
+  /** Set when the answer means the endpoint is gone for good (a 410 Gone, an address refused with a 5xx): why. */
+  disableReason?: string;
 }
 
 // eslint-disable-next-line no-control-regex -- control characters are replaced before an answer is stored

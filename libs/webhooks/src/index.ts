@@ -10,3 +10,5 @@ export * from './deliverer';
 export * from './outbox';
 export * from './config';
 export * from './endpoints';
+export * from './email-message';
+export * from './smtp-sender';

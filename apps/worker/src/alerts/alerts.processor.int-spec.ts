@@ -65,7 +65,7 @@ describe('the worker evaluating alert rules', () => {
 
       // The event reaches the receiver, signed; the tenant's last unit then crosses 100 %: a second event, and no other.
       const events = () =>
-        receiver.received.map((r) => new Webhook(secret.slice('whsec_'.length)).verify(r.body, r.headers as Record<string, string>) as { type: string; data: { thresholds: number[] } });
+        receiver.received.map((r) => new Webhook(secret!.slice('whsec_'.length)).verify(r.body, r.headers as Record<string, string>) as { type: string; data: { thresholds: number[] } });
       await waitFor(() => receiver.received.length >= 1, 20_000, 100);
       await new RedisEngine(redis).consume({ ...daily, cost: 1 });
       await waitFor(() => receiver.received.length >= 2, 20_000, 100);

@@ -1,7 +1,7 @@
 import { loadConfig } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { redisClusterNodesEnv } from '@tollgate/nest-infra';
-import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
+import { emailConfig, emailEnv, webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
 /** Every environment variable the worker reads, with defaults that work on a developer machine (`.env.example` lists each). */
@@ -33,6 +33,7 @@ export const workerEnvSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
   /** How long a worker holds a delivery job before another may take it as stalled (a worker killed mid-delivery). */
   WEBHOOK_JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  ...emailEnv,
   /** How long webhook attempts (the delivery log) and delivered events are kept. */
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** How often alert rules are evaluated: an alert fires at most this long (plus the evaluation) after its condition holds. */
@@ -56,6 +57,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
     },
     webhooks: {
       ...webhookSharedConfig(e),
+      ...emailConfig(e),
       dispatchEveryMs: e.WEBHOOK_DISPATCH_EVERY_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,

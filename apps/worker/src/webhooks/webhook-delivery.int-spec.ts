@@ -75,7 +75,7 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
     const first = await publish();
     await afterAttempts(first.id, e.id, 1);
     const [request] = receiver.received;
-    const payload = new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>) as { type: string; data: unknown; timestamp: string };
+    const payload = new Webhook(secret!).verify(request!.body, request!.headers as Record<string, string>) as { type: string; data: unknown; timestamp: string };
     expect(payload).toMatchObject({ type: 'quota.threshold_crossed', data: { tenant: 'acme', threshold: 0.8 } });
     expect(request!.headers['webhook-id']).toBe(first.id);
     expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9A-Za-z]{24}$/);
@@ -86,11 +86,11 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
     await afterAttempts(second.id, e.id, 1);
     const during = receiver.received[1]!;
     expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    for (const s of [secret, rotated.secret]) new Webhook(s).verify(during.body, during.headers as Record<string, string>);
+    for (const s of [secret, rotated.secret]) new Webhook(s!).verify(during.body, during.headers as Record<string, string>);
     // The stored secrets are sealed: neither is in the row in clear.
     const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: e.id } });
-    expect(JSON.stringify(row)).not.toContain(secret.slice(6));
-    expect(JSON.stringify(row)).not.toContain(rotated.secret.slice(6));
+    expect(JSON.stringify(row)).not.toContain(secret!.slice(6));
+    expect(JSON.stringify(row)).not.toContain(rotated.secret!.slice(6));
   });
 
   it('publishes an event once per dedupKey: a second publish is one event and one delivery', async () => {

@@ -9,6 +9,7 @@ import {
   parseEncryptionKeys,
   type Resolver,
   SecretBox,
+  SmtpSender,
   systemClock,
   systemResolver,
   type WebhookClock,
@@ -30,6 +31,9 @@ export interface WebhookRunnerSettings {
   concurrency: number;
   lockMs: number;
   retentionDays: number;
+  /** The `email` channel's SMTP server (may hold a password: never logged) and From; '' : e-mail attempts fail. */
+  smtpUrl?: string;
+  smtpFrom?: string;
 }
 
 export interface WebhookRunnerDeps {
@@ -43,7 +47,7 @@ export interface WebhookRunnerDeps {
 }
 
 /**
- * Webhook delivery in the worker (docs/adr/0017-webhooks.md). Two queues: `webhooks` runs the dispatcher (every
+ * Webhook delivery in the worker (docs/adr/0017-webhooks.md), both channels: signed POSTs and e-mail (over SMTP_URL). Two queues: `webhooks` runs the dispatcher (every
  * `dispatchEveryMs`, once across all workers) and retention (hourly); `webhook-deliveries` runs one job per attempt.
  * The dispatcher reads the due deliveries from Postgres, the outbox `publishEvent` writes into, and queues each attempt
  * under a deterministic job id: read twice, it is queued once; lost by the queue, it is queued again on the next read.
@@ -55,6 +59,7 @@ export class WebhookRunner {
   private readonly deliveries: Queue;
   private workers: Worker[] = [];
   private readonly clock: WebhookClock;
+  private readonly smtp: SmtpSender | undefined;
   readonly deliverer: WebhookDeliverer;
 
   constructor(private readonly deps: WebhookRunnerDeps) {
@@ -66,9 +71,12 @@ export class WebhookRunner {
     this.deliveries = new Queue(WEBHOOK_DELIVERY_QUEUE, { connection: this.connection, prefix: deps.prefix, streams });
     const secrets = new SecretBox(deps.prisma, parseEncryptionKeys(deps.settings.encryptionKeys));
     const guard = new DestinationGuard(parseAllowedDestinations(deps.settings.allowedDestinations), deps.resolver ?? systemResolver);
+    const { smtpUrl, smtpFrom, timeoutMs } = deps.settings;
+    this.smtp = smtpUrl ? new SmtpSender({ url: smtpUrl, from: smtpFrom ?? 'Tollgate <tollgate@localhost.localdomain>', timeoutMs }) : undefined;
     this.deliverer = new WebhookDeliverer(deps.prisma, secrets, guard, {
-      timeoutMs: deps.settings.timeoutMs,
+      timeoutMs,
       clock: this.clock,
+      email: this.smtp,
       // The owner sees the reason on the endpoint (the API); the operator sees it here. No URL, no secret in the line.
       onDisabled: (endpointId, reason) => deps.log.warn(`webhook endpoint ${endpointId} disabled: ${reason}`),
     });
@@ -122,6 +130,7 @@ export class WebhookRunner {
     await Promise.all(this.workers.map((w) => w.close()));
     await this.queue.close();
     await this.deliveries.close();
+    this.smtp?.close();
     this.connection.disconnect();
   }
 }

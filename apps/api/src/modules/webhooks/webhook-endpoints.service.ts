@@ -48,15 +48,17 @@ export class WebhookEndpointsService {
     return { items: page.map((r) => toEndpointView(r)), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
   }
 
-  async create(actor: string, scope: WebhookScope, input: NewEndpointInput): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
+  async create(actor: string, scope: WebhookScope, input: NewEndpointInput): Promise<{ endpoint: WebhookEndpointView; secret: string | null }> {
     const tenantId = scope.kind === 'tenant' ? scope.tenantId : (input.tenantId ?? null);
     this.checkTypes(tenantId, input.eventTypes);
-    await this.checkDestination(input.url);
+    // The schema made sure the channel's one destination is there (a URL, an address).
+    const destination = input.channel === 'email' ? { channel: 'email' as const, email: input.email! } : { channel: 'webhook' as const, url: input.url! };
+    if (destination.channel === 'webhook') await this.checkDestination(destination.url);
     return this.prisma.$transaction(async (tx) => {
       if (scope.kind === 'operator' && tenantId && !(await tx.tenant.findUnique({ where: { id: tenantId }, select: { id: true } }))) {
         throw new AppError(ErrorCode.VALIDATION_FAILED, 'no tenant with this id', 'tenantId');
       }
-      const { endpoint, secret } = await createEndpoint(tx, this.box, { tenantId, url: input.url, description: input.description, eventTypes: input.eventTypes });
+      const { endpoint, secret } = await createEndpoint(tx, this.box, { tenantId, description: input.description, eventTypes: input.eventTypes, ...destination });
       const view = toEndpointView(endpoint);
       await writeAudit(tx, { actor, action: 'webhook_endpoint.created', entityType: 'webhook_endpoint', entityId: endpoint.id, after: view });
       return { endpoint: view, secret };
@@ -67,6 +69,8 @@ export class WebhookEndpointsService {
     if (patch.url !== undefined) await this.checkDestination(patch.url);
     return this.prisma.$transaction(async (tx) => {
       const before = await this.endpointOf(scope, id, tx);
+      if (patch.url !== undefined && before.channel !== 'webhook') throw new AppError(ErrorCode.VALIDATION_FAILED, 'an e-mail endpoint has no URL: change its email', 'url');
+      if (patch.email !== undefined && before.channel !== 'email') throw new AppError(ErrorCode.VALIDATION_FAILED, 'a webhook endpoint has no e-mail address: change its url', 'email');
       if (patch.eventTypes) this.checkTypes(before.tenantId, patch.eventTypes);
       const now = new Date();
       if (patch.enabled === false && before.enabled) await disableEndpoint(tx, id, `disabled by ${actor} on ${now.toISOString()}`, now);
@@ -74,6 +78,7 @@ export class WebhookEndpointsService {
         where: { id },
         data: {
           ...(patch.url !== undefined ? { url: patch.url } : {}),
+          ...(patch.email !== undefined ? { email: patch.email } : {}),
           ...(patch.description !== undefined ? { description: patch.description } : {}),
           ...(patch.eventTypes ? { eventTypes: patch.eventTypes } : {}),
           // Enabled again: a fresh start, its failures forgotten.
@@ -93,9 +98,10 @@ export class WebhookEndpointsService {
     });
   }
 
-  async rotate(actor: string, scope: WebhookScope, id: string, overlapSeconds: number): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
+  async rotate(actor: string, scope: WebhookScope, id: string, overlapSeconds: number): Promise<{ endpoint: WebhookEndpointView; secret: string | null }> {
     return this.prisma.$transaction(async (tx) => {
       const before = await this.endpointOf(scope, id, tx);
+      if (before.channel !== 'webhook') throw new AppError(ErrorCode.CONFLICT, 'an e-mail endpoint has no secret to rotate (nothing is signed)');
       const { endpoint, secret } = await rotateEndpointSecret(tx, this.box, id, overlapSeconds * 1000, new Date());
       const view = toEndpointView(endpoint);
       await writeAudit(tx, { actor, action: 'webhook_endpoint.secret_rotated', entityType: 'webhook_endpoint', entityId: id, before: toEndpointView(before), after: view });

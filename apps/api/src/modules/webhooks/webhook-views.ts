@@ -5,7 +5,9 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 interface EndpointRow {
   id: string;
   tenantId: string | null;
-  url: string;
+  channel: 'webhook' | 'email';
+  url: string | null;
+  email: string | null;
   description: string;
   eventTypes: string[];
   enabled: boolean;
@@ -22,7 +24,10 @@ export function toEndpointView(row: EndpointRow, now = new Date()): WebhookEndpo
   return {
     id: row.id,
     tenantId: row.tenantId,
-    url: row.url,
+    channel: row.channel,
+    // An e-mail endpoint's address as a mailto: URL too, so that clients that know only webhooks still show where it sends.
+    url: row.url ?? `mailto:${row.email ?? ''}`,
+    email: row.email,
     description: row.description,
     eventTypes: row.eventTypes as EventType[],
     enabled: row.enabled,

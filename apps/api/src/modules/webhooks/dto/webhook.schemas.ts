@@ -1,4 +1,4 @@
-import { EVENT_TYPES, eventTypeSchema, freeText, WEBHOOK_DELIVERY_STATUSES } from '@tollgate/domain';
+import { emailAddress, EVENT_TYPES, eventTypeSchema, freeText, WEBHOOK_DELIVERY_STATUSES, webhookChannelSchema } from '@tollgate/domain';
 import { webhookUrlSchema } from '@tollgate/webhooks';
 import { z } from 'zod';
 import { pageSizeQuery } from '../../../common/page-size';
@@ -10,15 +10,35 @@ const eventTypes = z
   .refine((types) => new Set(types).size === types.length, 'must not repeat an event type');
 const description = z.union([z.literal(''), freeText(500)]);
 
+/** Each channel has its one destination: a webhook its `url`, an e-mail endpoint its `email` (one address). */
+function channelFields(input: { channel: 'webhook' | 'email'; url?: string | undefined; email?: string | undefined }, ctx: z.RefinementCtx): void {
+  const [needed, other] = input.channel === 'email' ? (['email', 'url'] as const) : (['url', 'email'] as const);
+  // The field given for the other channel first: it says more (an address without `channel: email`).
+  if (input[other] !== undefined) ctx.addIssue({ code: 'custom', path: [other], message: `is not for ${input.channel === 'email' ? 'an e-mail endpoint (channel: email)' : 'a webhook endpoint (set channel: email for an address)'}` });
+  if (input[needed] === undefined) ctx.addIssue({ code: 'custom', path: [needed], message: `is required for ${input.channel === 'email' ? 'an e-mail endpoint (channel: email)' : 'a webhook endpoint'}` });
+}
+
+const newEndpointShape = {
+  /** `webhook` (the default): signed POSTs to `url`; `email`: messages to `email`. */
+  channel: webhookChannelSchema.default('webhook'),
+  url: webhookUrlSchema.optional(),
+  email: emailAddress.optional(),
+  description: description.default(''),
+  eventTypes,
+};
+
 /** A new endpoint: `tenantId` only from the operator (an endpoint of that tenant); a tenant's own are always its own. */
-export const newEndpointSchema = z.strictObject({ url: webhookUrlSchema, description: description.default(''), eventTypes });
-export const newAdminEndpointSchema = newEndpointSchema.extend({ tenantId: z.uuid().nullable().default(null) });
+export const newEndpointSchema = z.strictObject(newEndpointShape).superRefine(channelFields);
+export const newAdminEndpointSchema = z.strictObject({ ...newEndpointShape, tenantId: z.uuid().nullable().default(null) }).superRefine(channelFields);
 export type NewEndpointInput = z.infer<typeof newEndpointSchema> & { tenantId?: string | null };
 
-/** What may change; `enabled: false` disables it (its waiting deliveries are cancelled), `true` enables it again. */
+/**
+ * What may change; `enabled: false` disables it (its waiting deliveries are cancelled), `true` enables it again. A
+ * webhook's `url` or an e-mail endpoint's `email`; the channel itself stays.
+ */
 export const endpointPatchSchema = z
-  .strictObject({ url: webhookUrlSchema.optional(), description: description.optional(), eventTypes: eventTypes.optional(), enabled: z.boolean().optional() })
-  .refine((p) => Object.values(p).some((v) => v !== undefined), 'change at least one of url, description, eventTypes, enabled');
+  .strictObject({ url: webhookUrlSchema.optional(), email: emailAddress.optional(), description: description.optional(), eventTypes: eventTypes.optional(), enabled: z.boolean().optional() })
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'change at least one of url, email, description, eventTypes, enabled');
 export type EndpointPatch = z.infer<typeof endpointPatchSchema>;
 
 export const rotateSecretSchema = z.strictObject({
