@@ -18,6 +18,10 @@ import type {
   tenantAnswerSchema,
   tenantPageSchema,
   userPageSchema,
+  webhookDeliveryPageSchema,
+  webhookEndpointPageSchema,
+  webhookSecretAnswerSchema,
+  webhookSendAnswerSchema,
 } from '@tollgate/domain';
 import type { z } from 'zod';
 
@@ -43,6 +47,10 @@ export {
   type RuleSetSummary,
   type RuleSetVersionSummary,
   type UserRole,
+  EVENT_TYPES,
+  TENANT_EVENT_TYPES,
+  WEBHOOK_DELIVERY_STATUSES,
+  type EventType,
   type UsageSeries,
   type DenialSamples,
   type UsageTop,
@@ -62,6 +70,8 @@ export type {
   SessionUser as User,
   TenantView as Tenant,
   UserView as Account,
+  WebhookDeliveryView as WebhookDelivery,
+  WebhookEndpointView as WebhookEndpoint,
 } from '@tollgate/domain';
 
 export type PolicyInForce = OwnLimits['policies'][number];
@@ -84,3 +94,8 @@ export type RuleSetVersion = z.infer<typeof ruleSetVersionSchema>;
 export type RuleSetDiff = z.infer<typeof ruleSetDiffSchema>;
 export type RestoreRuleSetResponse = z.infer<typeof restoreAnswerSchema>;
 export type AuditPage = z.infer<typeof auditPageSchema>;
+export type WebhookEndpointPage = z.infer<typeof webhookEndpointPageSchema>;
+export type WebhookDeliveryPage = z.infer<typeof webhookDeliveryPageSchema>;
+/** A new or rotated webhook endpoint: `secret` (`whsec_…`) is in this answer only. */
+export type WebhookSecretResponse = z.infer<typeof webhookSecretAnswerSchema>;
+export type WebhookSendResponse = z.infer<typeof webhookSendAnswerSchema>;
