@@ -41,20 +41,20 @@ function DeliveryRow({ audience, endpointId, delivery }: { audience: WebhookAudi
   const succeeded = useSuccessMessage(statusKey) !== undefined;
   return (
     <ActionRow
-      testId={`delivery-row-${delivery.eventId}`}
+      testId={`delivery-row-${delivery.id}`}
       columns={COLUMNS}
       statusKey={statusKey}
       actions={
         <>
-          <ToggleButton expanded={open} onToggle={() => setOpen(!open)} label={open ? 'Hide attempts' : 'Attempts'} testId={`delivery-attempts-${delivery.eventId}`} />
+          <ToggleButton expanded={open} onToggle={() => setOpen(!open)} label={open ? 'Hide attempts' : 'Attempts'} testId={`delivery-attempts-${delivery.id}`} />
           <form action={resendAction} className="actions-form">
             <HiddenFields fields={{ audience, endpointId, eventId: delivery.eventId }} />
-            <SubmitButton label="Resend" pendingLabel="Sending…" className="btn btn-secondary btn-sm" testId={`delivery-resend-${delivery.eventId}`} />
+            <SubmitButton label="Resend" pendingLabel="Sending…" className="btn btn-secondary btn-sm" testId={`delivery-resend-${delivery.id}`} />
           </form>
         </>
       }
       panel={open && <AttemptList delivery={delivery} />}
-      failure={!succeeded && resent.status === 'failed' ? { message: resent.message, testId: `delivery-error-${delivery.eventId}` } : undefined}
+      failure={!succeeded && resent.status === 'failed' ? { message: resent.message, testId: `delivery-error-${delivery.id}` } : undefined}
     >
       <td>
         <code>{delivery.eventType}</code>
@@ -63,7 +63,7 @@ function DeliveryRow({ audience, endpointId, delivery }: { audience: WebhookAudi
         <code>{delivery.eventId}</code>
       </td>
       <td>
-        <span className={`badge badge-delivery-${delivery.status}`} data-testid={`delivery-status-${delivery.eventId}`}>
+        <span className={`badge badge-delivery-${delivery.status}`} data-testid={`delivery-status-${delivery.id}`}>
           {DELIVERY_STATUS_LABELS[delivery.status]}
         </span>
       </td>
@@ -78,17 +78,17 @@ function DeliveryRow({ audience, endpointId, delivery }: { audience: WebhookAudi
 function AttemptList({ delivery }: { delivery: WebhookDelivery }) {
   if (delivery.attemptLog.length === 0) {
     return (
-      <p className="muted attempts-empty" data-testid={`delivery-attempt-list-${delivery.eventId}`}>
+      <p className="muted attempts-empty" data-testid={`delivery-attempt-list-${delivery.id}`}>
         No attempt yet{delivery.nextAttemptAt ? `: the first is due ${formatTimestamp(delivery.nextAttemptAt)}` : ''}.
       </p>
     );
   }
   return (
-    <ol className="attempts" data-testid={`delivery-attempt-list-${delivery.eventId}`}>
+    <ol className="attempts" data-testid={`delivery-attempt-list-${delivery.id}`}>
       {delivery.attemptLog.map((attempt) => {
         const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
         return (
-          <li key={attempt.attempt} className="attempt" data-testid={`delivery-attempt-${delivery.eventId}-${attempt.attempt}`}>
+          <li key={attempt.attempt} className="attempt" data-testid={`delivery-attempt-${delivery.id}-${attempt.attempt}`}>
             <div className="attempt-head">
               <span className="muted">#{attempt.attempt}</span>
               <span>{formatTimestamp(attempt.at)}</span>
