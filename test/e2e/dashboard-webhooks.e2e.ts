@@ -194,6 +194,8 @@ describe('webhook endpoints in the dashboard', () => {
     const page = await browser.newPage({ viewport: { width: 420, height: 900 } });
     await signInAsDemoOperator(page, stack.dashboardUrl);
     await page.goto(`${stack.dashboardUrl}/webhooks`);
+    // Visible: the page has replaced its loading placeholder.
+    await page.getByTestId(`webhook-row-${globexEndpoint}`).waitFor();
     expect(await page.getByTestId(`webhook-row-${globexEndpoint}`).textContent()).toContain('Globex');
     await expectNoHorizontalOverflow(page, 'the webhooks list');
     await shot(page, 'list-420');

@@ -26,7 +26,7 @@ interface DeliveryLogProps {
 /** The endpoint's deliveries, newest first: each opens to its attempts, and can be sent again. */
 export function DeliveryLog({ audience, endpointId, deliveries }: DeliveryLogProps) {
   return (
-    <DataTable testId="webhook-deliveries" columns={['Event type', 'webhook-id', 'Status', 'Attempts', 'Created', 'Next attempt']} actions>
+    <DataTable testId="webhook-deliveries" columns={['Event', 'Event id', 'Status', 'Attempts', 'Created', 'Next try']} actions>
       {deliveries.map((delivery) => (
         <DeliveryRow key={delivery.id} audience={audience} endpointId={endpointId} delivery={delivery} />
       ))}
@@ -60,7 +60,7 @@ function DeliveryRow({ audience, endpointId, delivery }: { audience: WebhookAudi
         <code>{delivery.eventType}</code>
       </td>
       <td className="webhook-id">
-        <code>{delivery.eventId}</code>
+        <code title="Its webhook-id header">{delivery.eventId}</code>
       </td>
       <td>
         <span className={`badge badge-delivery-${delivery.status}`} data-testid={`delivery-status-${delivery.id}`}>

@@ -151,23 +151,25 @@ export async function WebhookEndpointView({ audience, endpointId, params }: Endp
           <WebhookSettings audience={audience} endpoint={endpoint}>
             <EndpointFacts endpoint={endpoint} owner={owner} now={now} />
           </WebhookSettings>
-          <section className="card table-card webhook-log" aria-labelledby="webhook-log-title">
-            <header className="plan-card-header">
-              <h2 id="webhook-log-title">Delivery log</h2>
-              <span className="tenant-count">Newest first. Open a delivery for its attempts.</span>
-            </header>
-            <div className="webhook-log-tools">
-              <ReplayForm audience={audience} endpointId={endpoint.id} from={localFromInstant(now - 86_400_000)} to={localFromInstant(now + 60_000)} />
+          <section className="webhook-log" aria-labelledby="webhook-log-title">
+            <div className="card">
+              <header className="plan-card-header">
+                <h2 id="webhook-log-title">Delivery log</h2>
+                <span className="tenant-count">Newest first. Open a delivery for its attempts.</span>
+              </header>
+              <div className="webhook-log-tools">
+                <ReplayForm audience={audience} endpointId={endpoint.id} from={localFromInstant(now - 86_400_000)} to={localFromInstant(now + 60_000)} />
+              </div>
             </div>
             <PagedList
               page={deliveries}
               trail={trail}
               basePath={webhookPath(audience, endpoint.id)}
               empty={
-                <p className="muted card-empty" data-testid="webhook-deliveries-empty">
-                  No deliveries yet. Use “Send test event” above to try your receiver; the events it is subscribed to show here
-                  as they are sent.
-                </p>
+                <EmptyState testId="webhook-deliveries-empty">
+                  No deliveries yet. Use “Send test event” above to try your receiver; the events it is subscribed to show here as
+                  they are sent.
+                </EmptyState>
               }
             >
               <DeliveryLog audience={audience} endpointId={endpoint.id} deliveries={deliveries.items} />
@@ -186,11 +188,7 @@ function ownerOf(audience: WebhookAudience, endpoint: WebhookEndpoint, tenant: {
 }
 
 function EndpointFacts({ endpoint, owner, now }: { endpoint: WebhookEndpoint; owner: { label: string; href?: string }; now: number }) {
-  const when = (iso: string) => (
-    <span title={formatTimestamp(iso)}>
-      {formatRelativeTime(iso, now)} <span className="muted">({formatTimestamp(iso)})</span>
-    </span>
-  );
+  const when = (iso: string) => <span title={formatRelativeTime(iso, now)}>{formatTimestamp(iso)}</span>;
   return (
     <dl className="facts webhook-facts">
       <div className="webhook-facts-url">

@@ -16,7 +16,7 @@ interface WebhooksTableProps {
 /** Endpoints, each leading to its page (settings, secret, delivery log). */
 export function WebhooksTable({ audience, endpoints, tenantNames }: WebhooksTableProps) {
   return (
-    <DataTable testId="webhooks-table" columns={['Endpoint', tenantNames !== undefined && 'Owner', 'Event types', 'Status', 'Failing since']}>
+    <DataTable testId="webhooks-table" columns={['Endpoint', tenantNames !== undefined && 'Owner', 'Events', 'Status', 'Failing']}>
       {endpoints.map((endpoint) => (
         <tr key={endpoint.id} data-testid={`webhook-row-${endpoint.id}`}>
           <td className="webhook-url-cell">
