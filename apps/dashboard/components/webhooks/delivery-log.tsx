@@ -64,7 +64,7 @@ function DeliveryRow({ audience, endpointId, delivery }: { audience: WebhookAudi
       </td>
       <td>
         <span className={`badge badge-delivery-${delivery.status}`} data-testid={`delivery-status-${delivery.id}`}>
-          {DELIVERY_STATUS_LABELS[delivery.status]}
+          {delivery.status === 'pending' && delivery.attempts > 0 ? 'retrying' : DELIVERY_STATUS_LABELS[delivery.status]}
         </span>
       </td>
       <td className="table-num">{delivery.attempts}</td>
