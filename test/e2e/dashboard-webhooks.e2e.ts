@@ -65,6 +65,8 @@ describe('webhook endpoints in the dashboard', () => {
     await waitFor(
       async () => {
         await page.reload();
+        // Visible: the page has replaced its loading placeholder.
+        await page.getByTestId('webhook-settings').waitFor();
         const badge = deliveriesOf(page, eventId).first().locator('[data-testid^="delivery-status-"]');
         return (await badge.count()) === 1 && (await badge.textContent()) === status;
       },
