@@ -55,6 +55,7 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/v1/tenant', call: () => ({ path: '/v1/tenant' }), expect: TENANT_READ },
   { method: 'GET', url: '/v1/tenant/limits', call: () => ({ path: '/v1/tenant/limits' }), expect: TENANT_READ },
   { method: 'GET', url: '/v1/tenant/keys', call: () => ({ path: '/v1/tenant/keys' }), expect: TENANT_READ },
+  { method: 'GET', url: '/v1/tenant/alerts', call: () => ({ path: '/v1/tenant/alerts' }), expect: TENANT_READ },
   { method: 'GET', url: '/v1/tenant/usage', call: () => ({ path: '/v1/tenant/usage' }), expect: TENANT_READ },
   { method: 'GET', url: '/v1/tenant/usage/denials', call: () => ({ path: '/v1/tenant/usage/denials' }), expect: TENANT_READ },
   { method: 'GET', url: '/v1/tenant/usage.csv', call: () => ({ path: '/v1/tenant/usage.csv' }), expect: TENANT_READ },
@@ -117,6 +118,12 @@ const MATRIX: Row[] = [
   { method: 'PATCH', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}`, body: { name: 'Matrix tenant' } }), expect: OPERATOR_READ },
   { method: 'DELETE', url: '/v1/admin/tenants/:tenantId', call: () => ({ path: '/v1/admin/tenants/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'GET', url: '/v1/admin/audit', call: () => ({ path: '/v1/admin/audit' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/alerts', call: () => ({ path: '/v1/admin/alerts' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/alert-rules', call: () => ({ path: '/v1/admin/alert-rules' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/alert-rules/:ruleId', call: () => ({ path: '/v1/admin/alert-rules/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'POST', url: '/v1/admin/alert-rules', call: () => ({ path: '/v1/admin/alert-rules', body: { kind: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'PATCH', url: '/v1/admin/alert-rules/:ruleId', call: () => ({ path: '/v1/admin/alert-rules/00000000-0000-4000-8000-000000000000', body: { enabled: true } }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'DELETE', url: '/v1/admin/alert-rules/:ruleId', call: () => ({ path: '/v1/admin/alert-rules/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'GET', url: '/v1/admin/rule-sets', call: () => ({ path: '/v1/admin/rule-sets' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/current', call: () => ({ path: '/v1/admin/rule-sets/current' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/diff', call: () => ({ path: '/v1/admin/rule-sets/diff?from=1&to=1' }), expect: OPERATOR_READ },
@@ -206,6 +213,8 @@ describe('route × caller matrix', () => {
     const webhook = await ctx.prisma.webhookEndpoint.create({
       data: { id: randomUUID(), tenantId: fixture.tenant.id, url: `http://127.0.0.1:9/${label}`, eventTypes: ['quota.threshold_crossed'], secret: 'v1:sealed-in-tests' },
     });
+    const rule = await ctx.prisma.alertRule.create({ data: { name: `matrix ${fixture.tenant.slug}`, kind: 'quota_threshold', tenantId: fixture.tenant.id, params: {} } });
+    await ctx.prisma.alert.create({ data: { ruleId: rule.id, kind: 'quota_threshold', tenantId: fixture.tenant.id, state: 'firing', limitName: 'daily', startedAt: new Date(), details: { thresholds: [80] } } });
     return {
       params: {
         planId: fixture.plan.id,
@@ -217,10 +226,11 @@ describe('route × caller matrix', () => {
         userId: user.id,
         name: 'daily',
         endpointId: webhook.id,
+        ruleId: rule.id,
       },
       key: key.key,
       slug: fixture.tenant.slug,
-      secrets: [fixture.plan.id, fixture.plan.slug, fixture.tenant.id, fixture.tenant.slug, fixture.tenant.name, policy.id, policy.limits[0]!.id, key.id, apiKey.prefix, user.id, user.email, webhook.id, webhook.url],
+      secrets: [fixture.plan.id, fixture.plan.slug, fixture.tenant.id, fixture.tenant.slug, fixture.tenant.name, policy.id, policy.limits[0]!.id, key.id, apiKey.prefix, user.id, user.email, webhook.id, webhook.url, rule.id, rule.name],
     };
   }
 
@@ -314,7 +324,7 @@ describe('route × caller matrix', () => {
 
     it("a tenant's own API shows no byte of another tenant's rows", async () => {
       for (const [caller, owner] of cases) {
-        for (const path of ['/v1/tenant', '/v1/tenant/limits', '/v1/tenant/keys', '/v1/tenant/usage', '/v1/tenant/usage/denials', '/v1/tenant/usage.csv', '/v1/tenant/webhooks', '/v1/auth/me']) {
+        for (const path of ['/v1/tenant', '/v1/tenant/limits', '/v1/tenant/keys', '/v1/tenant/alerts', '/v1/tenant/usage', '/v1/tenant/usage/denials', '/v1/tenant/usage.csv', '/v1/tenant/webhooks', '/v1/auth/me']) {
           const r = await ctx.api.request('GET', path, { token: tokens[caller] });
           for (const secret of owner().secrets) expect(JSON.stringify(r.body), `${caller} ${path}`).not.toContain(secret);
         }

@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino';
 import type { Options } from 'pino-http';
 import type { ApiConfig } from './config/config';
 import { apiInfra } from './infra/infra.module';
+import { AlertsModule } from './modules/alerts/alerts.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { AuthModule } from './modules/auth/auth.module';
@@ -57,6 +58,7 @@ export class AppModule {
         TenantSelfModule,
         UsageModule,
         WebhooksModule,
+        AlertsModule,
       ],
     };
   }

@@ -4,6 +4,7 @@ import { createRedisClient } from '@tollgate/nest-infra';
 import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
 import { workerInfra } from './infra.module';
+import { AlertsModule } from './alerts/alerts.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -22,6 +23,7 @@ export class WorkerModule {
         }),
         UsageModule,
         WebhooksModule,
+        AlertsModule,
       ],
     };
   }

@@ -17,3 +17,4 @@ export * from './trust-proxy';
 export * from './rule-snapshot';
 export * from './events';
 export * from './webhooks';
+export * from './alerts';

@@ -1,6 +1,7 @@
 export * from './contract';
 export * from './errors';
 export { ManualClock, systemClock } from './clock';
+export { calendarWindowAt, type TimeWindow } from './algorithms/calendar';
 export { RedisEngine, type RedisEngineOptions } from './redis/redis-engine';
 export { MemoryEngine, type MemoryEngineOptions } from './memory/memory-engine';
 export { ExpiringLru } from './memory/lru';

@@ -49,4 +49,10 @@ describe('the worker configuration', () => {
     expect((error as Error).message).toContain('WEBHOOK_ALLOWED_DESTINATIONS: "intranet" is not an IP address or CIDR range');
     expect((error as Error).message).not.toContain('not-a-key-but-a-secret');
   });
+
+  it('evaluates alerts every 15 s and keeps resolved ones 90 days by default, and refuses an interval past the 60 s lag', () => {
+    expect(loadWorkerConfig({}).alerts).toEqual({ evaluateEveryMs: 15_000, retentionDays: 90 });
+    expect(() => loadWorkerConfig({ ALERTS_EVALUATE_EVERY_MS: '120000' })).toThrow(/ALERTS_EVALUATE_EVERY_MS:/);
+    expect(() => loadWorkerConfig({ ALERTS_RETENTION_DAYS: '0' })).toThrow(/ALERTS_RETENTION_DAYS:/);
+  });
 });

@@ -35,6 +35,10 @@ export const workerEnvSchema = z.object({
   WEBHOOK_JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** How long webhook attempts (the delivery log) and delivered events are kept. */
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** How often alert rules are evaluated: an alert fires at most this long (plus the evaluation) after its condition holds. */
+  ALERTS_EVALUATE_EVERY_MS: z.coerce.number().int().min(1000).max(60_000).default(15_000),
+  /** How long resolved alerts are kept. */
+  ALERTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
 });
 
 export function loadWorkerConfig(env: Record<string, string | undefined> = process.env) {
@@ -58,6 +62,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
       lockMs: e.WEBHOOK_JOB_LOCK_MS,
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },
+    alerts: { evaluateEveryMs: e.ALERTS_EVALUATE_EVERY_MS, retentionDays: e.ALERTS_RETENTION_DAYS },
   }));
 }
 

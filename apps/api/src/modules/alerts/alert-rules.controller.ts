@@ -1,0 +1,83 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ALERT_KINDS, alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
+import type { PrismaClient } from '@tollgate/db';
+import { Access } from '../../common/access.decorator';
+import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
+import { actorOf } from '../../common/audit';
+import { type Caller, CurrentCaller } from '../../common/caller';
+import { found } from '../../common/found';
+import { IdPipe } from '../../common/id.pipe';
+import { ZodPipe } from '../../common/zod.pipe';
+import { PRISMA } from '../../infra/infra.module';
+import { toAlertRuleView } from './alert-views';
+import { listAlertRulesQuery, type ListAlertRulesQuery } from './dto/alert.schemas';
+import { CreateAlertRuleUseCase, DeleteAlertRuleUseCase, UpdateAlertRuleUseCase } from './use-cases/alert-rules.use-cases';
+
+/** The most alert rules there can be in one answer: rules are an operator's handful, not a tenant's thousands. */
+const MAX_RULES = 1000;
+
+/**
+ * What operators ask to be alerted about (docs/adr/0018-alerts.md): quota thresholds, 429 rates and the platform's
+ * degraded decisions, for a plan's tenants, one tenant or everything. The worker evaluates them.
+ */
+@ApiTags('alerts')
+@ApiBearerAuth()
+@Controller('v1/admin/alert-rules')
+export class AlertRulesController {
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly createRule: CreateAlertRuleUseCase,
+    private readonly updateRule: UpdateAlertRuleUseCase,
+    private readonly deleteRule: DeleteAlertRuleUseCase,
+  ) {}
+
+  /** Every rule by name (at most 1,000), filtered by kind, plan or tenant. */
+  @Get()
+  @Access('operator')
+  @ApiQuery({ name: 'kind', required: false, enum: ALERT_KINDS })
+  @ApiQuery({ name: 'planId', required: false })
+  @ApiQuery({ name: 'tenantId', required: false })
+  @ApiAnswer(alertRuleListSchema)
+  async list(@Query(new ZodPipe(listAlertRulesQuery)) query: ListAlertRulesQuery): Promise<{ items: AlertRuleView[] }> {
+    const rows = await this.prisma.alertRule.findMany({
+      where: { ...(query.kind ? { kind: query.kind } : {}), ...(query.planId ? { planId: query.planId } : {}), ...(query.tenantId ? { tenantId: query.tenantId } : {}) },
+      orderBy: { name: 'asc' },
+      take: MAX_RULES,
+    });
+    return { items: rows.map(toAlertRuleView) };
+  }
+
+  @Get(':ruleId')
+  @Access('operator')
+  @ApiAnswer(alertRuleViewSchema)
+  async get(@Param('ruleId', IdPipe) ruleId: string): Promise<AlertRuleView> {
+    return toAlertRuleView(found(await this.prisma.alertRule.findUnique({ where: { id: ruleId } }), 'alert rule'));
+  }
+
+  @Post()
+  @Access('operator')
+  @ApiJsonBody(newAlertRuleSchema, { name: 'Starter tenants near their daily quota', kind: 'quota_threshold', planId: '00000000-0000-4000-8000-000000000000', params: { thresholds: [80, 100] } })
+  @ApiAnswer(alertRuleViewSchema, 201)
+  create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newAlertRuleSchema)) input: NewAlertRule): Promise<AlertRuleView> {
+    return this.createRule.execute(actorOf(caller), input);
+  }
+
+  /** Renames, enables or disables a rule, or replaces its params (validated for its kind; kind and scope never change). */
+  @Patch(':ruleId')
+  @Access('operator')
+  @ApiJsonBody(alertRulePatchSchema, { enabled: false })
+  @ApiAnswer(alertRuleViewSchema)
+  update(@CurrentCaller() caller: Caller, @Param('ruleId', IdPipe) ruleId: string, @Body(new ZodPipe(alertRulePatchSchema)) patch: AlertRulePatch): Promise<AlertRuleView> {
+    return this.updateRule.execute(actorOf(caller), ruleId, patch);
+  }
+
+  /** Deletes a rule; its alerts stay in the history without it. */
+  @Delete(':ruleId')
+  @HttpCode(204)
+  @Access('operator')
+  @ApiNoContent('deleted')
+  async remove(@CurrentCaller() caller: Caller, @Param('ruleId', IdPipe) ruleId: string): Promise<void> {
+    await this.deleteRule.execute(actorOf(caller), ruleId);
+  }
+}

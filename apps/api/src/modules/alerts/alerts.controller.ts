@@ -1,0 +1,76 @@
+import { applyDecorators, Controller, Get, Inject, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ALERT_KINDS, ALERT_STATES, alertPageSchema, type AlertView } from '@tollgate/domain';
+import type { Prisma, PrismaClient } from '@tollgate/db';
+import { Access } from '../../common/access.decorator';
+import { ApiAnswer } from '../../common/api-json-body';
+import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
+import { ApiPage } from '../../common/page-size';
+import { ZodPipe } from '../../common/zod.pipe';
+import { PRISMA } from '../../infra/infra.module';
+import { toAlertView } from './alert-views';
+import { listAlertsQuery, type ListAlertsQuery, listOwnAlertsQuery, type ListOwnAlertsQuery } from './dto/alert.schemas';
+
+type Page = { items: AlertView[]; nextCursor: string | null };
+
+/** Alerts newest first (ids grow), a page at a time: a page goes on strictly after the previous page's last. */
+async function pageOf(prisma: PrismaClient, where: Prisma.AlertWhereInput, query: ListOwnAlertsQuery): Promise<Page> {
+  const startedAt: Prisma.DateTimeFilter = { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) };
+  const rows = await prisma.alert.findMany({
+    where: {
+      ...where,
+      ...(query.state ? { state: query.state } : {}),
+      ...(query.from || query.to ? { startedAt } : {}),
+      ...(query.cursor ? { id: { lt: query.cursor } } : {}),
+    },
+    orderBy: { id: 'desc' },
+    take: query.pageSize + 1,
+  });
+  const page = rows.slice(0, query.pageSize);
+  return { items: page.map(toAlertView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id.toString() ?? null) : null };
+}
+
+/** The filters both lists take, in the OpenAPI document. */
+const ApiAlertFilters = () =>
+  applyDecorators(
+    ApiQuery({ name: 'state', required: false, enum: ALERT_STATES }),
+    ApiQuery({ name: 'from', required: false, description: 'alerts started at or after, ISO 8601', example: '2026-12-01T00:00:00Z' }),
+    ApiQuery({ name: 'to', required: false, description: 'alerts started before, ISO 8601' }),
+  );
+
+/** The alert history: every alert of every rule, open or resolved, until retention (ALERTS_RETENTION_DAYS). */
+@ApiTags('alerts')
+@ApiBearerAuth()
+@Controller('v1/admin/alerts')
+export class AlertsController {
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  @Get()
+  @Access('operator')
+  @ApiQuery({ name: 'ruleId', required: false })
+  @ApiQuery({ name: 'tenantId', required: false })
+  @ApiQuery({ name: 'kind', required: false, enum: ALERT_KINDS })
+  @ApiAlertFilters()
+  @ApiPage()
+  @ApiAnswer(alertPageSchema)
+  list(@Query(new ZodPipe(listAlertsQuery)) query: ListAlertsQuery): Promise<Page> {
+    return pageOf(this.prisma, { ...(query.ruleId ? { ruleId: query.ruleId } : {}), ...(query.tenantId ? { tenantId: query.tenantId } : {}), ...(query.kind ? { kind: query.kind } : {}) }, query);
+  }
+}
+
+/** A tenant's own quota alerts (thresholds of its limits): never another tenant's, never 429-rate or platform alerts. */
+@ApiTags('tenant')
+@ApiBearerAuth()
+@Controller('v1/tenant/alerts')
+export class OwnAlertsController {
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  @Get()
+  @Access('tenant')
+  @ApiAlertFilters()
+  @ApiPage()
+  @ApiAnswer(alertPageSchema)
+  list(@CurrentCaller() caller: Caller, @Query(new ZodPipe(listOwnAlertsQuery)) query: ListOwnAlertsQuery): Promise<Page> {
+    return pageOf(this.prisma, { tenantId: ownTenantOf(caller), kind: 'quota_threshold' }, query);
+  }
+}

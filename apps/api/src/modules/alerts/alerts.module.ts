@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { AlertRulesController } from './alert-rules.controller';
+import { AlertsController, OwnAlertsController } from './alerts.controller';
+import { CreateAlertRuleUseCase, DeleteAlertRuleUseCase, UpdateAlertRuleUseCase } from './use-cases/alert-rules.use-cases';
+
+/** Alert rules and the alert history (docs/adr/0018-alerts.md); the worker evaluates the rules. */
+@Module({
+  controllers: [AlertRulesController, AlertsController, OwnAlertsController],
+  providers: [CreateAlertRuleUseCase, UpdateAlertRuleUseCase, DeleteAlertRuleUseCase],
+})
+export class AlertsModule {}

@@ -1,0 +1,92 @@
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { PrismaClient } from '@tollgate/db';
+import type { Clock } from '@tollgate/limiter';
+import type { Job, JobSchedulerTemplateOptions, Queue } from 'bullmq';
+import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
+import { PRISMA } from '../infra.module';
+import { ConditionEvaluator } from './conditions';
+import { QuotaEvaluator } from './quota-thresholds';
+
+export const ALERTS_QUEUE = 'alerts';
+export const EVALUATE_JOB = 'alerts-evaluate';
+export const ALERT_RETENTION_JOB = 'alerts-retention';
+/** The clock of alert evaluation (tests inject their own). */
+export const ALERT_CLOCK = Symbol('ALERT_CLOCK');
+
+/** Bounded retention of completed and failed jobs; a failed evaluation is retried soon (the next tick would run it anyway). */
+export const ALERT_JOB_OPTIONS: JobSchedulerTemplateOptions = {
+  removeOnComplete: { count: 100 },
+  removeOnFail: { count: 1000, age: 7 * 24 * 3600 },
+  attempts: 2,
+  backoff: { type: 'fixed', delay: 1_000 },
+};
+
+const RETENTION_BATCH = 10_000;
+
+/** The alert jobs' schedulers: evaluation every `ALERTS_EVALUATE_EVERY_MS`, retention every hour (one id each, however many workers). */
+@Injectable()
+export class AlertSchedules implements OnApplicationBootstrap {
+  constructor(
+    @InjectQueue(ALERTS_QUEUE) private readonly queue: Queue,
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    // One alert job at a time across every worker: two evaluations at once would be correct (every write is
+    // conditional or unique) but twice the peeks; an evaluation longer than the interval is not doubled.
+    await this.queue.setGlobalConcurrency(1);
+    await this.queue.upsertJobScheduler(EVALUATE_JOB, { every: this.config.alerts.evaluateEveryMs }, { name: EVALUATE_JOB, opts: ALERT_JOB_OPTIONS });
+    await this.queue.upsertJobScheduler(ALERT_RETENTION_JOB, { every: 3_600_000 }, { name: ALERT_RETENTION_JOB, opts: ALERT_JOB_OPTIONS });
+  }
+}
+
+/** Runs the alert jobs: every kind's evaluation, and the deletion of resolved alerts past retention. */
+@Processor(ALERTS_QUEUE)
+export class AlertsProcessor extends WorkerHost {
+  private readonly log = new Logger(AlertsProcessor.name);
+
+  constructor(
+    private readonly quota: QuotaEvaluator,
+    private readonly conditions: ConditionEvaluator,
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(ALERT_CLOCK) private readonly clock: Clock,
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+  ) {
+    super();
+  }
+
+  async process(job: Job): Promise<unknown> {
+    if (job.name === EVALUATE_JOB) return this.evaluate();
+    if (job.name === ALERT_RETENTION_JOB) {
+      const deleted = await deleteOldAlerts(this.prisma, new Date(this.clock.now() - this.config.alerts.retentionDays * 86_400_000));
+      this.log.debug(`alert retention: deleted ${deleted} resolved alerts`);
+      return { deleted };
+    }
+    this.log.warn('a job of an unknown name on the alerts queue was skipped');
+    return null;
+  }
+
+  /** Each kind in turn; one failing does not keep the others from running (the job fails after them, and is retried). */
+  private async evaluate(): Promise<unknown> {
+    const [quota, conditions] = await Promise.allSettled([this.quota.run(), this.conditions.run()]);
+    for (const r of [quota, conditions]) if (r.status === 'rejected') throw r.reason;
+    const q = (quota as PromiseFulfilledResult<Awaited<ReturnType<QuotaEvaluator['run']>>>).value;
+    const c = (conditions as PromiseFulfilledResult<Awaited<ReturnType<ConditionEvaluator['run']>>>).value;
+    // Counts only: tenant ids and names stay out of the logs.
+    this.log.debug(`alerts: ${q.peeked} limits of ${q.tenants} tenants peeked, ${q.fired} threshold alerts, ${q.reset} windows ended; 429 rate ${JSON.stringify(c.deniedRate)}, degraded ${JSON.stringify(c.platformDegraded)}`);
+    if (q.skippedRules + c.skippedRules > 0) this.log.warn(`${q.skippedRules + c.skippedRules} alert rules have params that no longer validate and were skipped`);
+    return { quota: q, conditions: c };
+  }
+}
+
+/** Deletes resolved alerts resolved before `cutoff`, 10,000 at a time (their crossings go with them). Open alerts stay. */
+export async function deleteOldAlerts(prisma: PrismaClient, cutoff: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await prisma.$executeRaw`
+      DELETE FROM alerts WHERE id IN (SELECT id FROM alerts WHERE state = 'resolved' AND resolved_at < ${cutoff} LIMIT ${RETENTION_BATCH})`;
+    total += n;
+    if (n < RETENTION_BATCH) return total;
+  }
+}
