@@ -1,4 +1,5 @@
 import type {
+  alertPageSchema,
   auditPageSchema,
   keyAnswerSchema,
   keyRotationAnswerSchema,
@@ -47,7 +48,12 @@ export {
   type RuleSetSummary,
   type RuleSetVersionSummary,
   type UserRole,
+  ALERT_KINDS,
+  ALERT_STATES,
   EVENT_TYPES,
+  PLATFORM_ALERT_KINDS,
+  type AlertKind,
+  type AlertState,
   TENANT_EVENT_TYPES,
   WEBHOOK_DELIVERY_STATUSES,
   type EventType,
@@ -60,6 +66,8 @@ export {
 // The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of
 // an `Account`, a plan's `PlanLimit`, a tenant's `LimitOverride`, a `LimitInForce` as the rule set holds it, an `ApiKey`.
 export type {
+  AlertRuleView as AlertRule,
+  AlertView as Alert,
   KeyCalls,
   KeyWithUsage as ApiKey,
   LimitSpec as LimitInForce,
@@ -99,3 +107,4 @@ export type WebhookDeliveryPage = z.infer<typeof webhookDeliveryPageSchema>;
 /** A new or rotated webhook endpoint: `secret` (`whsec_…`) is in this answer only. */
 export type WebhookSecretResponse = z.infer<typeof webhookSecretAnswerSchema>;
 export type WebhookSendResponse = z.infer<typeof webhookSendAnswerSchema>;
+export type AlertPage = z.infer<typeof alertPageSchema>;
