@@ -78,10 +78,8 @@ export function AlertRuleRow({ rule, scope, condition }: AlertRuleRowProps) {
       }
       failure={!succeeded && failure?.status === 'failed' ? { message: failure.message, testId: testId('error') } : undefined}
     >
-      <td>{rule.name}</td>
-      <td>
-        <span className={`badge badge-alert-kind-${rule.kind}`}>{KIND_LABELS[rule.kind]}</span>
-      </td>
+      <td className="alert-rule-name">{rule.name}</td>
+      <td>{KIND_LABELS[rule.kind]}</td>
       <td>{scope}</td>
       <td className="alert-condition">{condition}</td>
       <td>
