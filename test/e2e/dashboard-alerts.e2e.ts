@@ -131,6 +131,7 @@ describe('alerts in the dashboard', () => {
     await page.getByTestId('alert-rule-new-scope').selectOption({ label: 'Acme Corp (acme)' });
     await page.getByTestId('alert-rule-new-submit').click();
     await untilInvalid(page, 'alert-rule-new-ratePercent');
+    await shot(page, 'rule-new-1400');
     await page.getByTestId('alert-rule-new-ratePercent').fill('5');
     await page.getByTestId('alert-rule-new-holdMinutes').fill('10');
     await page.getByTestId('alert-rule-new-submit').click();

@@ -79,7 +79,7 @@ export function AlertRuleRow({ rule, scope, condition }: AlertRuleRowProps) {
       failure={!succeeded && failure?.status === 'failed' ? { message: failure.message, testId: testId('error') } : undefined}
     >
       <td className="alert-rule-name">{rule.name}</td>
-      <td>{KIND_LABELS[rule.kind]}</td>
+      <td className="alert-nowrap">{KIND_LABELS[rule.kind]}</td>
       <td>{scope}</td>
       <td className="alert-condition">{condition}</td>
       <td>

@@ -20,8 +20,8 @@ export function AlertsTable({ alerts, names }: AlertsTableProps) {
               {STATE_LABELS[alert.state]}
             </span>
           </td>
-          <td>{KIND_LABELS[alert.kind]}</td>
-          {names && <td>{alert.ruleId ? (names.rules.get(alert.ruleId) ?? '—') : <span className="muted">deleted rule</span>}</td>}
+          <td className="alert-nowrap">{KIND_LABELS[alert.kind]}</td>
+          {names && <td className="alert-nowrap">{alert.ruleId ? (names.rules.get(alert.ruleId) ?? '—') : <span className="muted">deleted rule</span>}</td>}
           {names && <td>{alert.tenantId ? (names.tenants.get(alert.tenantId) ?? '—') : <span className="muted">platform</span>}</td>}
           <td className="alert-what">{describeAlert(alert)}</td>
           <td className="muted">{formatTimestamp(alert.startedAt)}</td>

@@ -50,6 +50,7 @@ function RuleFields({ state, plans, tenants }: { state: FormState } & NewAlertRu
             state={state}
             fallback="everything"
             testId="alert-rule-new-scope"
+            className="field-wide"
             control={(props) => (
               <select {...props} className="input">
                 <option value="everything">Every tenant</option>
