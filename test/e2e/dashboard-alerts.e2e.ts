@@ -2,9 +2,8 @@ import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
-import { startStack, type Stack } from '../support/stack';
+import { operatorApi, startStack, type Stack } from '../support/stack';
 
 const TENANT_USER = { email: 'alerts@acme.example', name: 'Acme alerts', password: 'acme-alerts-passphrase' };
 
@@ -13,23 +12,13 @@ describe('alerts in the dashboard', () => {
   let stack: Stack;
   let browser: Browser;
   let prisma: PrismaClient;
-  let token: string;
+  let admin: Awaited<ReturnType<typeof operatorApi>>;
   const ids = new Map<string, string>();
-
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
-  };
 
   beforeAll(async () => {
     stack = await startStack('alert_pages');
     prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
-    token = ((await login.json()) as { token: string }).token;
+    admin = await operatorApi(stack);
     const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
     const globex = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'globex' } });
     expect((await admin('POST', '/v1/admin/users', { ...TENANT_USER, role: 'tenant', tenantId: acme.id })).status).toBe(201);

@@ -5,10 +5,9 @@ import { publishEvent } from '@tollgate/webhooks';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator } from '../support/browser';
 import { waitFor } from '../support/fixtures';
-import { startStack, type Stack } from '../support/stack';
+import { operatorApi, startStack, type Stack } from '../support/stack';
 import { startReceiver } from '../support/webhook-receiver';
 
 const TENANT_USER = { email: 'hooks@acme.example', name: 'Acme hooks', password: 'acme-hooks-passphrase' };
@@ -18,26 +17,16 @@ describe('webhook endpoints in the dashboard', () => {
   let stack: Stack;
   let browser: Browser;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let token: string;
+  let admin: Awaited<ReturnType<typeof operatorApi>>;
   let prisma: PrismaClient;
   const tenants = new Map<string, string>();
-
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
-  };
 
   beforeAll(async () => {
     // The receiver is on 127.0.0.1, which only this allow-list lets the API accept and the worker call.
     stack = await startStack('webhook_pages', { WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1', WEBHOOK_DISPATCH_EVERY_MS: '200' });
     receiver = await startReceiver();
     prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
-    token = ((await login.json()) as { token: string }).token;
+    admin = await operatorApi(stack);
     const list = await admin('GET', '/v1/admin/tenants?pageSize=200');
     for (const tenant of list.body.items as { id: string; slug: string }[]) tenants.set(tenant.slug, tenant.id);
     expect((await admin('POST', '/v1/admin/users', { ...TENANT_USER, role: 'tenant', tenantId: tenants.get('acme') })).status).toBe(201);

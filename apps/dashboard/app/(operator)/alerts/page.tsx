@@ -1,16 +1,14 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { AlertRulesTable } from '@/components/alerts/alert-rules-table';
-import { AlertsTable } from '@/components/alerts/alerts-table';
-import '@/components/alerts/alerts.css';
+import { AlertHistory } from '@/components/alerts/alert-history';
 import { NewAlertRuleForm } from '@/components/alerts/new-alert-rule-form';
-import { FilterForm } from '@/components/filter-form';
-import { EmptyState, ListPage, PagedList } from '@/components/list-page';
+import { EmptyState, ListPage } from '@/components/list-page';
 import { MutationStatus } from '@/components/mutation-status';
-import { ALERTS_PATHS, KIND_LABELS, parseAlertFilter, SINCE_OPTIONS, STATE_LABELS } from '@/lib/alerts';
+import { ALERTS_PATHS, KIND_LABELS, parseAlertFilter } from '@/lib/alerts';
 import { listAlertRules, listAlerts, listAllTenants, listPlans } from '@/lib/api';
-import { ALERT_KINDS, ALERT_STATES } from '@/lib/api-answers';
-import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
+import { ALERT_KINDS } from '@/lib/api-answers';
+import { cursorTrail, type SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Alerts' };
@@ -28,7 +26,6 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
     // Only what the selects and the names need travels to the browser.
     return { page, rules, tenants: tenants.items.map(({ id, slug, name }) => ({ id, slug, name })), plans: plans.map(({ id, slug, name }) => ({ id, slug, name })) };
   });
-  const filters = filterQuery(params);
 
   return (
     <ListPage
@@ -44,39 +41,23 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
             <h2 className="section-heading" id="alerts-history">
               History
             </h2>
-            <FilterForm
+            <AlertHistory
               path={PATH}
-              label="Filter alerts"
-              testPrefix="alert"
               params={params}
+              page={page}
+              trail={trail}
               filters={[
-                { name: 'state', label: 'State', options: ALERT_STATES.map((s) => ({ value: s, label: STATE_LABELS[s] })) },
                 { name: 'ruleId', label: 'Rule', options: rules.map((r) => ({ value: r.id, label: r.name })) },
                 { name: 'tenantId', label: 'Tenant', options: tenants.map((t) => ({ value: t.id, label: `${t.name} (${t.slug})` })) },
                 { name: 'kind', label: 'Kind', options: ALERT_KINDS.map((k) => ({ value: k, label: KIND_LABELS[k] })) },
-                { name: 'since', label: 'Started', options: SINCE_OPTIONS.map((o) => ({ value: o.value, label: o.label })) },
               ]}
-            />
-            <PagedList
-              page={page}
-              trail={trail}
-              basePath={withQuery(PATH, filters)}
+              names={{ rules: new Map(rules.map((r) => [r.id, r.name])), tenants: tenantNames }}
               empty={
-                <EmptyState testId="alerts-empty">
-                  {filters.size > 0 ? (
-                    <>
-                      No alerts match these filters. <Link href={PATH}>Clear them</Link> to see every alert.
-                    </>
-                  ) : rules.length === 0 ? (
-                    'No alerts yet, and no rule to raise one: create a rule with “New alert rule” below.'
-                  ) : (
-                    'No alerts yet: none of the rules below has seen its condition.'
-                  )}
-                </EmptyState>
+                rules.length === 0
+                  ? 'No alerts yet, and no rule to raise one: create a rule with “New alert rule” below.'
+                  : 'No alerts yet: none of the rules below has seen its condition.'
               }
-            >
-              <AlertsTable alerts={page.items} names={{ rules: new Map(rules.map((r) => [r.id, r.name])), tenants: tenantNames }} />
-            </PagedList>
+            />
             <h2 className="section-heading" id="alerts-rules">
               Rules
             </h2>
