@@ -7,7 +7,7 @@ import { startStack, type Stack } from '../support/stack';
 
 /**
  * Every page of the dashboard, one line each: who sees it, its path (`{acme}` is the seed tenant acme's id,
- * `{policy:search}` that of the policy the test makes) and what its heading says. A page added later is one more line here.
+ * `{policy:search}` that of the policy the test makes, `{webhook:…}` its webhook endpoints) and what its heading says. A page added later is one more line here.
  */
 const PAGES: readonly { page: string; as: 'operator' | 'tenant' | 'anonymous'; path: string; heading: RegExp }[] = [
   { page: 'overview', as: 'operator', path: '/overview', heading: /^Overview$/ },
@@ -20,9 +20,15 @@ const PAGES: readonly { page: string; as: 'operator' | 'tenant' | 'anonymous'; p
   { page: 'keys', as: 'operator', path: '/keys', heading: /^Keys$/ },
   { page: 'users', as: 'operator', path: '/users', heading: /^Users$/ },
   { page: 'audit', as: 'operator', path: '/audit', heading: /^Audit log$/ },
+  { page: 'alerts', as: 'operator', path: '/alerts', heading: /^Alerts$/ },
+  { page: 'webhooks', as: 'operator', path: '/webhooks', heading: /^Webhooks$/ },
+  { page: 'webhook', as: 'operator', path: '/webhooks/{webhook:operator}', heading: /^Webhook endpoint$/ },
   { page: 'portal', as: 'tenant', path: '/portal', heading: /^Acme/ },
   { page: 'portal-usage', as: 'tenant', path: '/portal/usage', heading: /^Usage$/ },
   { page: 'portal-keys', as: 'tenant', path: '/portal/keys', heading: /^API keys$/ },
+  { page: 'portal-alerts', as: 'tenant', path: '/portal/alerts', heading: /^Alerts$/ },
+  { page: 'portal-webhooks', as: 'tenant', path: '/portal/webhooks', heading: /^Webhooks$/ },
+  { page: 'portal-webhook', as: 'tenant', path: '/portal/webhooks/{webhook:acme}', heading: /^Webhook endpoint$/ },
   { page: 'login', as: 'anonymous', path: '/login', heading: /^Sign in$/ },
   { page: 'not-found', as: 'operator', path: '/no-such-page', heading: /^Page not found$/ },
 ];
@@ -64,7 +70,8 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
 
   beforeAll(async () => {
     // Three failed sign-ins from one address, and the next waits: the last test reads the wait.
-    stack = await startStack('pages', { LOGIN_FAILURES_BEFORE_DELAY: '3' });
+    // Webhook endpoints on 127.0.0.1 (where nothing answers: a failed attempt in the log) are allowed.
+    stack = await startStack('pages', { LOGIN_FAILURES_BEFORE_DELAY: '3', WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1' });
     const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
     token = ((await login.json()) as { token: string }).token;
     const tenants = await admin('GET', '/v1/admin/tenants?pageSize=200');
@@ -74,6 +81,14 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
     const policy = await admin('POST', '/v1/admin/policies', { planId: (starter.body.items ?? [])[0]?.id, name: 'search', method: 'GET', pattern: '/v1/search', mode: 'shadow', limits: [{ name: 'minute', windowS: 60, limit: 5 }] });
     expect(policy.status).toBe(201);
     ids.set('policy:search', (policy.body.policy as { id: string }).id);
+    // A webhook endpoint of the operator's with a test event in its log, and one of acme's.
+    const hook = await admin('POST', '/v1/admin/webhooks', { url: 'http://127.0.0.1:9/hooks', description: 'on-call', eventTypes: ['quota.threshold_crossed', 'platform.rule_set_rejected'] });
+    expect(hook.status).toBe(201);
+    ids.set('webhook:operator', (hook.body.endpoint as { id: string }).id);
+    expect((await admin('POST', `/v1/admin/webhooks/${ids.get('webhook:operator')}/test`)).status).toBe(202);
+    const acmeHook = await admin('POST', '/v1/admin/webhooks', { url: 'http://127.0.0.1:9/acme', eventTypes: ['quota.threshold_crossed'], tenantId: ids.get('acme') });
+    expect(acmeHook.status).toBe(201);
+    ids.set('webhook:acme', (acmeHook.body.endpoint as { id: string }).id);
     // A tenant's user of acme, as the Users page makes one.
     expect((await admin('POST', '/v1/admin/users', { ...TENANT_USER, role: 'tenant', tenantId: ids.get('acme') })).status).toBe(201);
     browser = await launchBrowser();
@@ -105,7 +120,8 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
       // Still where it was sent: not bounced to the sign-in page or another account's home.
       expect(new URL(page.url()).pathname).toBe(pathOf(path).split('?')[0]);
       await shot(page, `${name}-${width}`);
-      if (width === 420) await expectNoHorizontalOverflow(page, name);
+      // At 1400 px too: the header's links, the rule set badge and the address keep one line without widening the page.
+      await expectNoHorizontalOverflow(page, name);
       await page.close();
     });
   }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { DEMO_OPERATOR } from '../../prisma/demo';
 import { migrate } from '../../scripts/db/migrate.mjs';
 import { freePort } from '../../scripts/lib/redis-server.mjs';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testDatabaseUrl, testRedisUrl } from './env';
@@ -72,6 +73,26 @@ export async function startStack(name: string, extraEnv: Record<string, string> 
     throw new Error(`the stack did not come up: ${String(err)}\n${stack.logs()}`);
   }
   return stack;
+}
+
+/** What a call of `operatorApi` answered: its status and its JSON body (`{}` for none). */
+export interface ApiAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** The stack's admin API as the demo operator (signed in once): for a test's fixtures and checks beside the browser. */
+export async function operatorApi(stack: Stack): Promise<(method: string, path: string, body?: unknown) => Promise<ApiAnswer>> {
+  const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
+  const { token } = (await login.json()) as { token: string };
+  return async (method, path, body) => {
+    const res = await fetch(`${stack.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+  };
 }
 
 /** `n` API processes (the built app) on free ports against the test database and Redis. */

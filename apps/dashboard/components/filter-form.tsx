@@ -29,8 +29,10 @@ export function FilterForm({ path, label, testPrefix, filters, params }: FilterF
     const v = params[name];
     return (Array.isArray(v) ? v[0] : v) ?? '';
   };
+  // Keyed by the filters it shows: after "Clear" (a link, so the page is not reloaded) its selects show "any" again.
+  const shown = filters.map((filter) => value(filter.name)).join('\u0000');
   return (
-    <form method="get" action={path} role="search" className="card form-body filter-form" aria-label={label} data-testid={`${testPrefix}-filters`}>
+    <form key={shown} method="get" action={path} role="search" className="card form-body filter-form" aria-label={label} data-testid={`${testPrefix}-filters`}>
       <div className="form-row">
         {filters.map((filter) => {
           const id = `${testPrefix}-filter-${filter.name}`;

@@ -13,6 +13,8 @@ const LINKS: Record<UserRole, readonly { href: string; label: string; id: string
     { href: '/tenants', label: 'Tenants', id: 'tenants' },
     { href: '/keys', label: 'Keys', id: 'keys' },
     { href: '/users', label: 'Users', id: 'users' },
+    { href: '/alerts', label: 'Alerts', id: 'alerts' },
+    { href: '/webhooks', label: 'Webhooks', id: 'webhooks' },
     { href: '/audit', label: 'Audit log', id: 'audit' },
   ],
   // A tenant's user sees its own tenant only: none of the operator's pages.
@@ -20,6 +22,8 @@ const LINKS: Record<UserRole, readonly { href: string; label: string; id: string
     { href: '/portal', label: 'Limits', id: 'portal-limits' },
     { href: '/portal/usage', label: 'Usage', id: 'portal-usage' },
     { href: '/portal/keys', label: 'Keys', id: 'portal-keys' },
+    { href: '/portal/alerts', label: 'Alerts', id: 'portal-alerts' },
+    { href: '/portal/webhooks', label: 'Webhooks', id: 'portal-webhooks' },
   ],
 };
 

@@ -23,7 +23,7 @@ export function SiteHeader({ user, ruleSet }: SiteHeaderProps) {
               {user.email}
             </span>
             <form action={signOut}>
-              <button type="submit" className="btn btn-ghost" data-testid="logout">
+              <button type="submit" className="btn btn-ghost" title={`Signed in as ${user.email}`} data-testid="logout">
                 Sign out
               </button>
             </form>

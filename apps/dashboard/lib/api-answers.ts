@@ -1,4 +1,5 @@
 import type {
+  alertPageSchema,
   auditPageSchema,
   keyAnswerSchema,
   keyRotationAnswerSchema,
@@ -18,6 +19,10 @@ import type {
   tenantAnswerSchema,
   tenantPageSchema,
   userPageSchema,
+  webhookDeliveryPageSchema,
+  webhookEndpointPageSchema,
+  webhookSecretAnswerSchema,
+  webhookSendAnswerSchema,
 } from '@tollgate/domain';
 import type { z } from 'zod';
 
@@ -43,6 +48,15 @@ export {
   type RuleSetSummary,
   type RuleSetVersionSummary,
   type UserRole,
+  ALERT_KINDS,
+  ALERT_STATES,
+  EVENT_TYPES,
+  PLATFORM_ALERT_KINDS,
+  type AlertKind,
+  type AlertState,
+  TENANT_EVENT_TYPES,
+  WEBHOOK_DELIVERY_STATUSES,
+  type EventType,
   type UsageSeries,
   type DenialSamples,
   type UsageTop,
@@ -52,6 +66,8 @@ export {
 // The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of
 // an `Account`, a plan's `PlanLimit`, a tenant's `LimitOverride`, a `LimitInForce` as the rule set holds it, an `ApiKey`.
 export type {
+  AlertRuleView as AlertRule,
+  AlertView as Alert,
   KeyCalls,
   KeyWithUsage as ApiKey,
   LimitSpec as LimitInForce,
@@ -62,6 +78,8 @@ export type {
   SessionUser as User,
   TenantView as Tenant,
   UserView as Account,
+  WebhookDeliveryView as WebhookDelivery,
+  WebhookEndpointView as WebhookEndpoint,
 } from '@tollgate/domain';
 
 export type PolicyInForce = OwnLimits['policies'][number];
@@ -84,3 +102,9 @@ export type RuleSetVersion = z.infer<typeof ruleSetVersionSchema>;
 export type RuleSetDiff = z.infer<typeof ruleSetDiffSchema>;
 export type RestoreRuleSetResponse = z.infer<typeof restoreAnswerSchema>;
 export type AuditPage = z.infer<typeof auditPageSchema>;
+export type WebhookEndpointPage = z.infer<typeof webhookEndpointPageSchema>;
+export type WebhookDeliveryPage = z.infer<typeof webhookDeliveryPageSchema>;
+/** A new or rotated webhook endpoint: `secret` (`whsec_…`) is in this answer only. */
+export type WebhookSecretResponse = z.infer<typeof webhookSecretAnswerSchema>;
+export type WebhookSendResponse = z.infer<typeof webhookSendAnswerSchema>;
+export type AlertPage = z.infer<typeof alertPageSchema>;

@@ -11,12 +11,14 @@ import type { LoginResponse, OverrideResponse, Plan, PlanResponse, Policy, Polic
 
 // The dashboard's calls to the Tollgate API, by resource. The transport is api-client.ts; keys, accounts and the
 // tenant portal are api-access.ts, rule sets api-rule-sets.ts, the audit log api-audit.ts, usage and live limits
-// api-usage.ts (all re-exported here: import from `@/lib/api`).
+// api-usage.ts, webhooks api-webhooks.ts, alerts api-alerts.ts (all re-exported here: import from `@/lib/api`).
 export { ApiError, type ApiFailureKind } from './api-client';
 export * from './api-access';
 export * from './api-rule-sets';
 export * from './api-audit';
 export * from './api-usage';
+export * from './api-webhooks';
+export * from './api-alerts';
 
 /** `signedClientAddress`: the browser's address as the dashboard's server signed it (server.mts), passed on as is. */
 export function login(email: string, password: string, signedClientAddress?: string): Promise<LoginResponse> {

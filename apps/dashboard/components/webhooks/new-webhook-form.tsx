@@ -1,0 +1,93 @@
+'use client';
+
+import { useState } from 'react';
+import { newWebhook } from '@/lib/actions/webhooks';
+import type { WebhookAudience } from '@/lib/api-webhooks';
+import { attemptKey, submittedValue, type FormState } from '@/lib/form-state';
+import { eventTypesOf } from '@/lib/webhooks';
+import { HiddenFields } from '../confirm-submit';
+import { CreateForm } from '../create-form';
+import { Field } from '../form-field';
+import { KeySecret } from '../key-secret';
+import type { NamedOption } from '../named-select';
+import { EventTypeFields } from './event-type-fields';
+import { WebhookFields } from './webhook-fields';
+
+const FIELDS = ['url', 'description', 'eventTypes', 'tenantId'];
+
+interface NewWebhookFormProps {
+  audience: WebhookAudience;
+  /** The operator's form: the tenants an endpoint may belong to, besides the operator. */
+  tenants?: NamedOption[];
+}
+
+/** A new endpoint; its signing secret is shown once, here, when the API answers. */
+export function NewWebhookForm({ audience, tenants = [] }: NewWebhookFormProps) {
+  return (
+    <CreateForm
+      id="webhook-new"
+      title="New endpoint"
+      hint="Tollgate signs every event it sends there; the signing secret is shown once."
+      action={newWebhook}
+      submitLabel="Create endpoint"
+      errorFields={FIELDS}
+      above={(state) => <WebhookSecret state={state} title="The endpoint’s signing secret" />}
+    >
+      {(state) => <NewWebhookFields key={attemptKey(state)} state={state} audience={audience} tenants={tenants} />}
+    </CreateForm>
+  );
+}
+
+function NewWebhookFields({ state, audience, tenants }: { state: FormState; audience: WebhookAudience; tenants: NamedOption[] }) {
+  const [owner, setOwner] = useState(submittedValue(state, 'owner', 'operator'));
+  const choices = eventTypesOf(audience, audience === 'admin' && owner === 'operator' ? 'operator' : 'tenant');
+  return (
+    <>
+      <HiddenFields fields={{ audience }} />
+      <div className="form-row">
+        <WebhookFields state={state} testPrefix="webhook-new" />
+        {audience === 'admin' && (
+          <Field
+            label="Owner"
+            name="owner"
+            errorField="tenantId"
+            state={state}
+            fallback={owner}
+            testId="webhook-new-owner"
+            control={(props) => (
+              <select {...props} className="input" onChange={(event) => setOwner(event.target.value)}>
+                <option value="operator">Operator</option>
+                {tenants.map((tenant) => (
+                  <option key={tenant.id} value={tenant.id}>
+                    {tenant.name} ({tenant.slug})
+                  </option>
+                ))}
+              </select>
+            )}
+          />
+        )}
+      </div>
+      <EventTypeFields state={state} choices={choices} checked={choices.filter((type) => type !== 'webhook.test')} testPrefix="webhook-new-type" />
+      {audience === 'admin' && owner !== 'operator' && (
+        <p className="form-hint muted">A tenant’s endpoint gets that tenant’s quota events only; the tenant’s users see and manage it in their portal.</p>
+      )}
+    </>
+  );
+}
+
+/** A new or rotated endpoint secret: the same once-only box as a key's, in the words of a webhook. */
+export function WebhookSecret({ state, title, until }: { state: FormState; title: string; until?: string }) {
+  return (
+    <KeySecret
+      state={state}
+      title={title}
+      testPrefix="webhook"
+      warning={
+        <>
+          <strong>You will not see this secret again.</strong> Copy it now into your receiver’s configuration: it checks
+          each event’s <code>webhook-signature</code> with it (Standard Webhooks).{until ? ` ${until}` : ''}
+        </>
+      }
+    />
+  );
+}

@@ -1,0 +1,200 @@
+import { join } from 'node:path';
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
+import { operatorApi, startStack, type Stack } from '../support/stack';
+
+const TENANT_USER = { email: 'alerts@acme.example', name: 'Acme alerts', password: 'acme-alerts-passphrase' };
+
+// The operator's alert history and rules, and a tenant user's own alerts, against a real stack.
+describe('alerts in the dashboard', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let prisma: PrismaClient;
+  let admin: Awaited<ReturnType<typeof operatorApi>>;
+  const ids = new Map<string, string>();
+
+  beforeAll(async () => {
+    stack = await startStack('alert_pages');
+    prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
+    admin = await operatorApi(stack);
+    const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
+    const globex = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'globex' } });
+    expect((await admin('POST', '/v1/admin/users', { ...TENANT_USER, role: 'tenant', tenantId: acme.id })).status).toBe(201);
+    // Globex's 429-rate rule, with an alert it raised and resolved; and a firing quota alert of acme whose rule is
+    // gone (no rule: the worker's evaluation leaves it as it is).
+    const rule = await admin('POST', '/v1/admin/alert-rules', { name: 'globex-429', kind: 'denied_rate', tenantId: globex.id, params: { ratePercent: 20 } });
+    expect(rule.status).toBe(201);
+    ids.set('rule:globex-429', rule.body.id as string);
+    const now = Date.now();
+    const day = new Date(new Date(now).toISOString().slice(0, 10) + 'T00:00:00Z');
+    const acmeAlert = await prisma.alert.create({
+      data: {
+        ruleId: null,
+        kind: 'quota_threshold',
+        tenantId: acme.id,
+        state: 'firing',
+        limitName: 'day',
+        windowStart: day,
+        windowEnd: new Date(day.getTime() + 86_400_000),
+        startedAt: new Date(now - 600_000),
+        firedAt: new Date(now - 600_000),
+        details: { thresholds: [80], used: 812, capacity: 1000, percent: 81.2 },
+      },
+    });
+    ids.set('alert:acme', String(acmeAlert.id));
+    const globexAlert = await prisma.alert.create({
+      data: {
+        ruleId: ids.get('rule:globex-429')!,
+        kind: 'denied_rate',
+        tenantId: globex.id,
+        state: 'resolved',
+        startedAt: new Date(now - 7_200_000),
+        firedAt: new Date(now - 7_100_000),
+        resolvedAt: new Date(now - 3_000_000),
+        details: { decisions: 400, denied: 120, percent: 30, ratePercent: 20, windowMinutes: 5 },
+      },
+    });
+    ids.set('alert:globex', String(globexAlert.id));
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await prisma?.$disconnect();
+    await stack?.stop();
+  });
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `alerts-${name}.png`), fullPage: true });
+  const alertRows = async (page: Page) =>
+    (await page.locator('[data-testid^="alert-row-"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-testid')))).map((id) => id?.replace('alert-row-', ''));
+  const filterBy = async (page: Page, name: string, value: string) => {
+    await page.getByTestId(`alert-filter-${name}`).selectOption(value);
+    await page.getByTestId('alert-filter-submit').click();
+    await page.waitForURL(new RegExp(`${name}=`));
+    await page.getByTestId('alert-filters').waitFor();
+  };
+
+  it('shows the operator every alert, filtered by state and rule, with the rule and tenant of each', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.getByTestId('nav-alerts').click();
+    await page.waitForURL(/\/alerts$/);
+    await page.getByTestId(`alert-row-${ids.get('alert:acme')}`).waitFor();
+    expect(await alertRows(page)).toEqual([ids.get('alert:globex'), ids.get('alert:acme')].sort((a, b) => Number(b) - Number(a)));
+    const acme = page.getByTestId(`alert-row-${ids.get('alert:acme')}`);
+    expect(await acme.textContent()).toContain('day reached 80% (812 of 1,000)');
+    expect(await acme.textContent()).toContain('deleted rule');
+    const globex = page.getByTestId(`alert-row-${ids.get('alert:globex')}`);
+    expect(await globex.textContent()).toMatch(/globex-429.*Globex.*30% denied of 400 decisions over 5 min/);
+    // The header keeps one line at 1400 px with its two new links.
+    const header = await page.locator('.topbar-inner').boundingBox();
+    expect(header!.height).toBeLessThanOrEqual(60);
+    await shot(page, 'history-1400');
+
+    await filterBy(page, 'state', 'firing');
+    await expect.poll(() => alertRows(page), { timeout: 10_000 }).toEqual([ids.get('alert:acme')]);
+    await page.getByTestId('alert-filter-clear').click();
+    await page.waitForURL((url) => url.pathname === '/alerts' && url.search === '');
+    await expect.poll(() => alertRows(page), { timeout: 10_000 }).toHaveLength(2);
+    // Cleared, the form shows no filter either.
+    expect(await page.getByTestId('alert-filter-state').inputValue()).toBe('');
+    await filterBy(page, 'ruleId', ids.get('rule:globex-429')!);
+    await expect.poll(() => alertRows(page), { timeout: 10_000 }).toEqual([ids.get('alert:globex')]);
+    // It started two hours ago: not within the last hour.
+    await filterBy(page, 'since', '1h');
+    await page.getByTestId('alerts-empty').waitFor();
+    expect(await page.getByTestId('alerts-empty').textContent()).toContain('No alerts match these filters');
+    await page.close();
+  });
+
+  it('lets the operator create, edit, disable and delete rules of each kind, with the API’s refusals next to their fields', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.goto(`${stack.dashboardUrl}/alerts`);
+    await openCreateForm(page, 'alert-rule-new');
+
+    // A 429-rate rule for acme: its rate is required, and the API says so next to it.
+    await page.getByTestId('alert-rule-new-name').fill('acme-429');
+    await page.getByTestId('alert-rule-new-kind').selectOption('denied_rate');
+    await page.getByTestId('alert-rule-new-scope').selectOption({ label: 'Acme Corp (acme)' });
+    await page.getByTestId('alert-rule-new-submit').click();
+    await untilInvalid(page, 'alert-rule-new-ratePercent');
+    await shot(page, 'rule-new-1400');
+    await page.getByTestId('alert-rule-new-ratePercent').fill('5');
+    await page.getByTestId('alert-rule-new-holdMinutes').fill('10');
+    await page.getByTestId('alert-rule-new-submit').click();
+    const row = page.getByTestId('alert-rule-row-acme-429');
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.textContent()).toMatch(/429 rate.*tenant Acme Corp \(acme\).*Above 5% denied over 5 min \(at least 100 decisions\), for 1 min; resolved after 10 min below/);
+
+    // A platform rule watches the platform: no scope to choose.
+    await page.getByTestId('alert-rule-new-name').fill('redis-down');
+    await page.getByTestId('alert-rule-new-kind').selectOption('platform_degraded');
+    expect(await page.getByTestId('alert-rule-new-scope').count()).toBe(0);
+    await page.getByTestId('alert-rule-new-forSeconds').fill('30');
+    await page.getByTestId('alert-rule-new-submit').click();
+    await page.getByTestId('alert-rule-row-redis-down').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('alert-rule-row-redis-down').textContent()).toContain('Decided without Redis for over 30 s; resolved after 2 min without');
+
+    // A quota rule of a plan, its thresholds out of range: refused next to them.
+    await page.getByTestId('alert-rule-new-name').fill('starter-quota');
+    await page.getByTestId('alert-rule-new-kind').selectOption('quota_threshold');
+    await page.getByTestId('alert-rule-new-scope').selectOption({ label: 'Starter (starter)' });
+    await page.getByTestId('alert-rule-new-thresholds').fill('90, 150');
+    await page.getByTestId('alert-rule-new-submit').click();
+    await untilInvalid(page, 'alert-rule-new-thresholds');
+    await page.getByTestId('alert-rule-new-thresholds').fill('90, 75');
+    await page.getByTestId('alert-rule-new-notifyReset').check();
+    await page.getByTestId('alert-rule-new-submit').click();
+    await page.getByTestId('alert-rule-row-starter-quota').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('alert-rule-row-starter-quota').textContent()).toContain('At 75%, 90% of every daily quota; says when its window resets');
+    await page.getByTestId('alert-rule-new-close').click();
+    await shot(page, 'rules-1400');
+
+    // Edit saves only a change.
+    await page.getByTestId('alert-rule-edit-acme-429').click();
+    const save = page.getByTestId('alert-rule-save-acme-429');
+    expect(await save.isDisabled()).toBe(true);
+    await page.getByTestId('alert-rule-edit-acme-429-ratePercent').fill('12.5');
+    await expect.poll(() => save.isEnabled()).toBe(true);
+    await save.click();
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('Above 12.5% denied');
+
+    await page.getByTestId('alert-rule-toggle-acme-429').click();
+    await expect.poll(() => page.getByTestId('alert-rule-status-acme-429').textContent(), { timeout: 10_000 }).toBe('disabled');
+
+    await page.getByTestId('alert-rule-delete-acme-429').click();
+    await page.getByTestId('alert-rule-delete-acme-429').click();
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    expect(await page.getByTestId('mutation-status').textContent()).toContain('Alert rule acme-429 deleted');
+
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.reload();
+    await page.getByTestId('alert-rules-table').waitFor();
+    await expectNoHorizontalOverflow(page, 'the alerts page');
+    await shot(page, 'page-420');
+    await page.close();
+  });
+
+  it('shows a tenant’s user its own quota alerts only', async () => {
+    const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${stack.dashboardUrl}/login`);
+    await page.getByTestId('login-email').fill(TENANT_USER.email);
+    await page.getByTestId('login-password').fill(TENANT_USER.password);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL((url) => url.pathname === '/portal');
+    await page.getByTestId('nav-portal-alerts').click();
+    await page.waitForURL(/\/portal\/alerts$/);
+    await page.getByTestId(`alert-row-${ids.get('alert:acme')}`).waitFor();
+    expect(await alertRows(page)).toEqual([ids.get('alert:acme')]);
+    expect(await page.getByTestId('alerts-table').textContent()).not.toContain('globex');
+    await expectNoHorizontalOverflow(page, 'the portal alerts page');
+    await shot(page, 'portal-420');
+    await filterBy(page, 'state', 'resolved');
+    await page.getByTestId('alerts-empty').waitFor();
+    expect(await page.getByTestId('alerts-empty').textContent()).toContain('No alerts match these filters');
+    await context.close();
+  });
+});

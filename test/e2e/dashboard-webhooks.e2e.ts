@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { publishEvent } from '@tollgate/webhooks';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator } from '../support/browser';
+import { waitFor } from '../support/fixtures';
+import { operatorApi, startStack, type Stack } from '../support/stack';
+import { startReceiver } from '../support/webhook-receiver';
+
+const TENANT_USER = { email: 'hooks@acme.example', name: 'Acme hooks', password: 'acme-hooks-passphrase' };
+
+// The operator's and a tenant user's webhook pages against a real stack (the worker delivers) and a real receiver.
+describe('webhook endpoints in the dashboard', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let admin: Awaited<ReturnType<typeof operatorApi>>;
+  let prisma: PrismaClient;
+  const tenants = new Map<string, string>();
+
+  beforeAll(async () => {
+    // The receiver is on 127.0.0.1, which only this allow-list lets the API accept and the worker call.
+    stack = await startStack('webhook_pages', { WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1', WEBHOOK_DISPATCH_EVERY_MS: '200' });
+    receiver = await startReceiver();
+    prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
+    admin = await operatorApi(stack);
+    const list = await admin('GET', '/v1/admin/tenants?pageSize=200');
+    for (const tenant of list.body.items as { id: string; slug: string }[]) tenants.set(tenant.slug, tenant.id);
+    expect((await admin('POST', '/v1/admin/users', { ...TENANT_USER, role: 'tenant', tenantId: tenants.get('acme') })).status).toBe(201);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await prisma?.$disconnect();
+    await stack?.stop();
+  });
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `webhooks-${name}.png`), fullPage: true });
+  const requestsWith = (eventId: string) => receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
+  /** The event id the last "Send test event" names in its status. */
+  const sentEventId = async (page: Page) => {
+    const status = page.getByTestId('webhook-settings').getByTestId('mutation-status');
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/Test event msg_\w+ sent/);
+    return /msg_\w+/.exec((await status.textContent()) ?? '')![0];
+  };
+  /** The delivery log's rows of one event (a resend is a delivery of its own), newest first. */
+  const deliveriesOf = (page: Page, eventId: string) => page.locator('tr[data-testid^="delivery-row-"]').filter({ hasText: eventId });
+  /** Reloads the endpoint's page until the newest delivery of `eventId` says `status`. */
+  const untilDelivery = async (page: Page, eventId: string, status: string) => {
+    await waitFor(
+      async () => {
+        await page.reload();
+        // Visible: the page has replaced its loading placeholder.
+        await page.getByTestId('webhook-settings').waitFor();
+        const badge = deliveriesOf(page, eventId).first().locator('[data-testid^="delivery-status-"]');
+        return (await badge.count()) === 1 && (await badge.textContent()) === status;
+      },
+      30_000,
+      300,
+    );
+  };
+  /** Opens the attempts of the newest delivery of `eventId`; the first of them. */
+  const openAttempts = async (page: Page, eventId: string) => {
+    await deliveriesOf(page, eventId).first().locator('[data-testid^="delivery-attempts-"]').click();
+    const attempt = page.locator('li.attempt').first();
+    await attempt.waitFor();
+    return attempt;
+  };
+
+  it('lets the operator create an endpoint, see its secret once, send a test event the receiver verifies, and read the delivery log', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.getByTestId('nav-webhooks').click();
+    await page.waitForURL(/\/webhooks$/);
+    expect(await page.getByTestId('webhooks-empty').textContent()).toContain('New endpoint');
+
+    await openCreateForm(page, 'webhook-new');
+    await page.getByTestId('webhook-new-url').fill('not a url');
+    await page.getByTestId('webhook-new-submit').click();
+    await expect.poll(() => page.getByTestId('webhook-new-url').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+
+    await page.getByTestId('webhook-new-url').fill(`${receiver.url}/hooks`);
+    await page.getByTestId('webhook-new-description').fill('on-call');
+    // Every event type but the test one is ticked to start with; the test event is sent whatever is ticked.
+    expect(await page.getByTestId('webhook-new-type-platform.rule_set_rejected').isChecked()).toBe(true);
+    expect(await page.getByTestId('webhook-new-type-webhook.test').isChecked()).toBe(false);
+    await page.getByTestId('webhook-new-submit').click();
+    const secretBox = page.getByTestId('webhook-secret');
+    await secretBox.waitFor({ timeout: 15_000 });
+    const secret = (await secretBox.textContent()) ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    expect(await page.getByTestId('webhook-new').textContent()).toContain('You will not see this secret again');
+    expect(await page.getByTestId('webhook-copy').isVisible()).toBe(true);
+    await shot(page, 'created-1400');
+    await page.getByTestId('webhook-secret-done').click();
+    await expect.poll(() => secretBox.count()).toBe(0);
+
+    // The list shows it, the operator's, enabled; its page does not show the secret again.
+    const created = (await admin('GET', '/v1/admin/webhooks')).body.items as { id: string }[];
+    expect(created).toHaveLength(1);
+    const endpointId = created[0]!.id;
+    await expect.poll(() => page.getByTestId(`webhook-row-${endpointId}`).count(), { timeout: 10_000 }).toBe(1);
+    expect(await page.getByTestId(`webhook-row-${endpointId}`).textContent()).toContain('Operator');
+    await page.getByTestId(`webhook-link-${endpointId}`).click();
+    await page.waitForURL(new RegExp(`/webhooks/${endpointId}$`));
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.getByTestId('webhook-deliveries-empty').textContent()).toContain('Send test event');
+
+    // Send test event: the receiver gets it signed with the secret shown once, and the log says it was delivered.
+    await page.getByTestId('webhook-test').click();
+    const eventId = await sentEventId(page);
+    await waitFor(() => requestsWith(eventId).length === 1, 30_000, 100);
+    const request = requestsWith(eventId)[0]!;
+    expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+    await untilDelivery(page, eventId, 'delivered');
+    const attempt = await openAttempts(page, eventId);
+    expect(await attempt.textContent()).toMatch(/200.*\d+ ms/);
+    expect(await attempt.textContent()).toContain('ok');
+    await shot(page, 'endpoint-1400');
+
+    // Resend: the same webhook-id again.
+    await deliveriesOf(page, eventId).first().locator('[data-testid^="delivery-resend-"]').click();
+    await waitFor(() => requestsWith(eventId).length === 2, 30_000, 100);
+    await untilDelivery(page, eventId, 'delivered');
+    expect(await deliveriesOf(page, eventId).count()).toBe(2);
+
+    // Edit saves only a change.
+    await page.getByTestId('webhook-edit').click();
+    const save = page.getByTestId('webhook-edit-save');
+    expect(await save.isDisabled()).toBe(true);
+    await page.getByTestId('webhook-edit-description').fill('on-call pager');
+    await expect.poll(() => save.isEnabled()).toBe(true);
+    await save.click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).locator('xpath=following-sibling::p').textContent(), { timeout: 10_000 }).toBe('on-call pager');
+
+    // Rotate: a new secret, once, and until when the old one is still signed with.
+    await page.getByTestId('webhook-rotate').click();
+    await secretBox.waitFor({ timeout: 15_000 });
+    const rotated = (await secretBox.textContent()) ?? '';
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    expect(await page.getByTestId('webhook-settings').getByTestId('mutation-status').textContent()).toMatch(/old one is still signed with until \d{4}-\d\d-\d\d/);
+    await shot(page, 'rotated-1400');
+
+    // Replay a range: an event Tollgate sent it (a rule set the API nodes refused), delivered, then sent again.
+    const event = await prisma.$transaction((tx) => publishEvent(tx, { type: 'platform.rule_set_rejected', tenantId: null, dedupKey: randomUUID(), data: { version: 7 } }));
+    await untilDelivery(page, event.id, 'delivered');
+    await page.getByTestId('webhook-replay-open').click();
+    await page.getByTestId('webhook-replay-submit').click();
+    await expect.poll(() => page.locator('.webhook-replay [data-testid="mutation-status"]').textContent(), { timeout: 15_000 }).toBe('Nothing to replay: no undelivered events in that range');
+    await page.getByTestId('webhook-replay-open').click();
+    await page.getByTestId('webhook-replay-include').selectOption('all');
+    await page.getByTestId('webhook-replay-submit').click();
+    await expect.poll(() => page.locator('.webhook-replay [data-testid="mutation-status"]').textContent(), { timeout: 15_000 }).toBe('1 event sent again');
+    await waitFor(() => requestsWith(event.id).length === 2, 30_000, 100);
+
+    // Narrow: the log's rows become cards, nothing sticks out.
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.reload();
+    await openAttempts(page, eventId);
+    await expectNoHorizontalOverflow(page, 'the endpoint page');
+    await shot(page, 'endpoint-420');
+
+    // Disable, then delete (two steps): back on the list, which is empty again.
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.getByTestId('webhook-toggle').click();
+    await expect.poll(() => page.getByTestId(`webhook-status-${endpointId}`).textContent(), { timeout: 10_000 }).toContain('disabled');
+    expect(await page.getByTestId('webhook-test').isDisabled()).toBe(true);
+    await page.getByTestId('webhook-delete').click();
+    await page.getByTestId('webhook-delete').click();
+    await page.waitForURL(/\/webhooks$/, { timeout: 15_000 });
+    await page.getByTestId('webhooks-empty').waitFor();
+    await context.close();
+  });
+
+  it('filters the operator’s list by owner, naming the tenant whose endpoint it is', async () => {
+    const made = await admin('POST', '/v1/admin/webhooks', { url: `${receiver.url}/globex`, eventTypes: ['quota.threshold_crossed'], tenantId: tenants.get('globex') });
+    expect(made.status).toBe(201);
+    const globexEndpoint = (made.body.endpoint as { id: string }).id;
+    const page = await browser.newPage({ viewport: { width: 420, height: 900 } });
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.goto(`${stack.dashboardUrl}/webhooks`);
+    // Visible: the page has replaced its loading placeholder.
+    await page.getByTestId(`webhook-row-${globexEndpoint}`).waitFor();
+    expect(await page.getByTestId(`webhook-row-${globexEndpoint}`).textContent()).toContain('Globex');
+    await expectNoHorizontalOverflow(page, 'the webhooks list');
+    await shot(page, 'list-420');
+    await page.getByTestId('webhook-filter-owner').selectOption('operator');
+    await page.getByTestId('webhook-filter-submit').click();
+    await page.waitForURL(/owner=operator/);
+    expect(await page.getByTestId('webhooks-empty').textContent()).toContain('No endpoints match these filters');
+    await page.getByTestId('webhook-filter-owner').selectOption(tenants.get('globex')!);
+    await page.getByTestId('webhook-filter-submit').click();
+    await page.waitForURL(/owner=[0-9a-f-]{36}/);
+    expect(await page.getByTestId(`webhook-row-${globexEndpoint}`).count()).toBe(1);
+    await page.close();
+  });
+
+  it('lets a tenant’s user manage its own endpoints, for its quota’s events only, and never see another tenant’s', async () => {
+    const globexEndpoint = ((await admin('GET', `/v1/admin/webhooks?owner=${tenants.get('globex')}`)).body.items as { id: string }[])[0]!.id;
+    const context: BrowserContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${stack.dashboardUrl}/login`);
+    await page.getByTestId('login-email').fill(TENANT_USER.email);
+    await page.getByTestId('login-password').fill(TENANT_USER.password);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL((url) => url.pathname === '/portal');
+    await page.getByTestId('nav-portal-webhooks').click();
+    await page.waitForURL(/\/portal\/webhooks$/);
+    // Globex's endpoint is not in acme's list.
+    await page.getByTestId('webhooks-empty').waitFor();
+
+    await openCreateForm(page, 'webhook-new');
+    expect(await page.getByTestId('webhook-new-owner').count()).toBe(0);
+    expect(await page.getByTestId('webhook-new-type-platform.rule_set_rejected').count()).toBe(0);
+    await page.getByTestId('webhook-new-url').fill(`${receiver.url}/acme`);
+    await page.getByTestId('webhook-new-submit').click();
+    const secretBox = page.getByTestId('webhook-secret');
+    await secretBox.waitFor({ timeout: 15_000 });
+    const secret = (await secretBox.textContent()) ?? '';
+    await shot(page, 'portal-created-1400');
+
+    const own = (await admin('GET', `/v1/admin/webhooks?owner=${tenants.get('acme')}`)).body.items as { id: string; eventTypes: string[] }[];
+    expect(own).toHaveLength(1);
+    expect(own[0]!.eventTypes).toEqual(['quota.threshold_crossed', 'quota.window_reset']);
+    await page.getByTestId(`webhook-link-${own[0]!.id}`).click();
+    await page.waitForURL(new RegExp(`/portal/webhooks/${own[0]!.id}$`));
+    await page.getByTestId('webhook-test').click();
+    const eventId = await sentEventId(page);
+    await waitFor(() => requestsWith(eventId).length === 1, 30_000, 100);
+    const request = requestsWith(eventId)[0]!;
+    expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+    await untilDelivery(page, eventId, 'delivered');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await expectNoHorizontalOverflow(page, 'the portal endpoint page');
+    await shot(page, 'portal-endpoint-420');
+
+    // Another tenant's endpoint, by its id: not found.
+    await page.goto(`${stack.dashboardUrl}/portal/webhooks/${globexEndpoint}`);
+    await expect.poll(() => page.getByTestId('not-found').count(), { timeout: 10_000 }).toBe(1);
+    expect(await page.content()).not.toContain('/globex');
+
+    // Its own, deleted.
+    await page.goto(`${stack.dashboardUrl}/portal/webhooks/${own[0]!.id}`);
+    await page.getByTestId('webhook-delete').click();
+    await page.getByTestId('webhook-delete').click();
+    await page.waitForURL(/\/portal\/webhooks$/, { timeout: 15_000 });
+    await page.getByTestId('webhooks-empty').waitFor();
+    await context.close();
+  });
+});
