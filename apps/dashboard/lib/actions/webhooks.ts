@@ -57,7 +57,7 @@ async function createFrom(formData: FormData): Promise<FormState> {
   return submit(
     formData,
     (token) => createWebhook(token, audience, endpoint),
-    (created) => ({ message: `Endpoint ${created.endpoint.url} created`, secret: created.secret }),
+    (created) => ({ message: `Endpoint ${created.endpoint.url} created`, secret: created.secret ?? undefined }),
   );
 }
 
@@ -115,7 +115,8 @@ export async function rotateWebhook(_previous: FormState, formData: FormData): P
       message: endpoint.previousSecretExpiresAt
         ? `Secret rotated: the old one is still signed with until ${formatTimestamp(endpoint.previousSecretExpiresAt)}`
         : 'Secret rotated: the old one is no longer signed with',
-      secret,
+      // E-mail endpoints have no secret (and cannot be rotated: the API says so).
+      secret: secret ?? undefined,
     }),
   );
 }
