@@ -25,7 +25,7 @@ describe('the worker configuration', () => {
     }
   });
 
-  it('delivers webhooks with a 15 s timeout, 10 at once, dispatching every second, keeping the log 30 days', () => {
+  it('delivers webhooks with a 15 s timeout, 10 at once, dispatching every second, keeping the log 30 days, with no SMTP server', () => {
     expect(loadWorkerConfig({}).webhooks).toEqual({
       encryptionKeys: '',
       allowedDestinations: '',
@@ -34,6 +34,8 @@ describe('the worker configuration', () => {
       concurrency: 10,
       lockMs: 30_000,
       retentionDays: 30,
+      smtpUrl: '',
+      smtpFrom: 'Tollgate <tollgate@localhost.localdomain>',
     });
   });
 
