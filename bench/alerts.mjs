@@ -19,9 +19,8 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { migrate } from '../scripts/db/migrate.mjs';
 import { startRedisServer } from '../scripts/lib/redis-server.mjs';
-import { fmt, machine, summary } from './lib.mjs';
+import { fmt, freshDatabase, machine, summary } from './lib.mjs';
 
 // The built worker and libs (CommonJS).
 const require = createRequire(import.meta.url);
@@ -56,14 +55,6 @@ const LIMITS = [
 ];
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Tokyo'];
 
-async function freshDatabase() {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString() });
-  await admin.connect();
-  await admin.query(`drop database if exists "${name.replaceAll('"', '""')}" with (force)`);
-  await admin.end();
-  await migrate(databaseUrl, () => undefined);
-}
 
 /** Tenants on one plan with the three limits, a quota rule and a 429-rate rule for everything, and a rule set version. */
 async function seed(db, prisma) {
@@ -196,7 +187,7 @@ async function main() {
   const info = machine();
   const load = loadavg().map((n) => n.toFixed(2)).join(' ');
   const uptime = execFileSync('uptime').toString().trim();
-  await freshDatabase();
+  await freshDatabase(databaseUrl);
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const prisma = createPrismaClient(databaseUrl, { poolSize: 4 });

@@ -43,7 +43,8 @@ const root = new URL('..', import.meta.url).pathname;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Drops and recreates `databaseUrl` (migrated) and seeds the demo into it, as `npm start` does. */
-export async function freshDemoDatabase(databaseUrl) {
+/** The database of `databaseUrl` dropped and created again by the migrations, empty. */
+export async function freshDatabase(databaseUrl) {
   const { default: pg } = await import('pg');
   const { migrate } = await import('../scripts/db/migrate.mjs');
   const name = new URL(databaseUrl).pathname.slice(1);
@@ -52,6 +53,10 @@ export async function freshDemoDatabase(databaseUrl) {
   await admin.query(`drop database if exists "${name.replaceAll('"', '""')}" with (force)`);
   await admin.end();
   await migrate(databaseUrl, () => undefined);
+}
+
+export async function freshDemoDatabase(databaseUrl) {
+  await freshDatabase(databaseUrl);
   await new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['prisma/seed.ts'], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: 'ignore' });
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the seed exited ${code}`))));

@@ -13,10 +13,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
-import pg from 'pg';
-import { migrate } from '../scripts/db/migrate.mjs';
 import { startRedisServer } from '../scripts/lib/redis-server.mjs';
-import { fmt, machine } from './lib.mjs';
+import { fmt, freshDatabase, machine } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 const { createPrismaClient } = require('@tollgate/db');
@@ -31,14 +29,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Clock ticks a second of /proc/<pid>/stat's times (Linux: 100). */
 const TICKS = 100;
 
-async function freshDatabase() {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString() });
-  await admin.connect();
-  await admin.query(`drop database if exists "${name.replaceAll('"', '""')}" with (force)`);
-  await admin.end();
-  await migrate(databaseUrl, () => undefined);
-}
 
 /** A receiver that answers 200 at once and notes when each request arrived (by `webhook-id`). */
 async function startReceiver() {
@@ -62,7 +52,7 @@ function cpuMsOf(pid) {
 
 const bodyOf = (i) => JSON.stringify({ type: 'quota.threshold_crossed', timestamp: new Date().toISOString(), data: { bench: i, thresholds: [80] } });
 
-await freshDatabase();
+await freshDatabase(databaseUrl);
 const redis = await startRedisServer('tollgate-bench-webhooks');
 const receiver = await startReceiver();
 const prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
