@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
+import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, signInAsTenantUser, untilInvalid } from '../support/browser';
 import { operatorApi, startStack, type Stack } from '../support/stack';
 
 const TENANT_USER = { email: 'alerts@acme.example', name: 'Acme alerts', password: 'acme-alerts-passphrase' };
@@ -180,11 +180,7 @@ describe('alerts in the dashboard', () => {
   it('shows a tenant’s user its own quota alerts only', async () => {
     const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByTestId('login-email').fill(TENANT_USER.email);
-    await page.getByTestId('login-password').fill(TENANT_USER.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL((url) => url.pathname === '/portal');
+    await signInAsTenantUser(page, stack.dashboardUrl, TENANT_USER);
     await page.getByTestId('nav-portal-alerts').click();
     await page.waitForURL(/\/portal\/alerts$/);
     await page.getByTestId(`alert-row-${ids.get('alert:acme')}`).waitFor();

@@ -5,7 +5,7 @@ import { publishEvent } from '@tollgate/webhooks';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator } from '../support/browser';
+import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
 import { waitFor } from '../support/fixtures';
 import { operatorApi, startStack, type Stack } from '../support/stack';
 import { startReceiver } from '../support/webhook-receiver';
@@ -205,11 +205,7 @@ describe('webhook endpoints in the dashboard', () => {
     const globexEndpoint = ((await admin('GET', `/v1/admin/webhooks?owner=${tenants.get('globex')}`)).body.items as { id: string }[])[0]!.id;
     const context: BrowserContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByTestId('login-email').fill(TENANT_USER.email);
-    await page.getByTestId('login-password').fill(TENANT_USER.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL((url) => url.pathname === '/portal');
+    await signInAsTenantUser(page, stack.dashboardUrl, TENANT_USER);
     await page.getByTestId('nav-portal-webhooks').click();
     await page.waitForURL(/\/portal\/webhooks$/);
     // Globex's endpoint is not in acme's list.

@@ -15,13 +15,24 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
+/** Signs in to the dashboard with the sign-in form (no waiting for where it lands). */
+async function submitSignIn(page: Page, dashboardUrl: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${dashboardUrl}/login`);
+  await page.getByTestId('login-email').fill(user.email);
+  await page.getByTestId('login-password').fill(user.password);
+  await page.getByTestId('login-submit').click();
+}
+
 /** Signs in to the dashboard as the demo operator and waits for the overview, an operator's landing page. */
 export async function signInAsDemoOperator(page: Page, dashboardUrl: string): Promise<void> {
-  await page.goto(`${dashboardUrl}/login`);
-  await page.getByTestId('login-email').fill(DEMO_OPERATOR.email);
-  await page.getByTestId('login-password').fill(DEMO_OPERATOR.password);
-  await page.getByTestId('login-submit').click();
+  await submitSignIn(page, dashboardUrl, DEMO_OPERATOR);
   await page.waitForURL(/\/overview/);
+}
+
+/** Signs in as a tenant's user and waits for its portal, a tenant user's landing page. */
+export async function signInAsTenantUser(page: Page, dashboardUrl: string, user: { email: string; password: string }): Promise<void> {
+  await submitSignIn(page, dashboardUrl, user);
+  await page.waitForURL((url) => url.pathname === '/portal');
 }
 
 /** Waits until the dashboard marks the field `testId` invalid (`aria-invalid`): the form was refused. */
