@@ -136,20 +136,22 @@ export async function seedUsageHistory(db, { tenants: n, days }) {
      from unnest($1::uuid[], $2::uuid[]) as t(id, policy)
      cross join generate_series(date_trunc('hour', now()) - make_interval(days => $3), date_trunc('hour', now()), interval '1 hour') as h
      cross join generate_series(0, 1) as p
-     cross join unnest(array['allowed', 'denied']) as r`,
+     cross join unnest(array['allowed', 'denied']) as r
+     order by h`,
     [ids, policies, days],
   );
   await db.query(
     `insert into usage_day (day, tenant_id, policy_id, result, reason, decisions, cost)
      select (bucket at time zone 'UTC')::date, tenant_id, policy_id, result, reason, sum(decisions), sum(cost)
-     from usage_hour group by 1, 2, 3, 4, 5`,
+     from usage_hour group by 1, 2, 3, 4, 5 order by 1`,
   );
   await db.query(
     `insert into usage_minute (bucket, tenant_id, policy_id, result, reason, decisions, cost)
      select m, t.id, t.policy, r::"UsageResult", case when r = 'denied' then 'minute' else '' end, (1 + (random() * 20)::int), 0
      from unnest($1::uuid[], $2::uuid[]) as t(id, policy)
      cross join generate_series(date_trunc('minute', now()) - interval '6 hours', date_trunc('minute', now()), interval '1 minute') as m
-     cross join unnest(array['allowed', 'denied']) as r`,
+     cross join unnest(array['allowed', 'denied']) as r
+     order by m`,
     [ids, policies],
   );
   // The totals over every tenant, as the worker writes them beside the tenants' rows.
@@ -158,7 +160,23 @@ export async function seedUsageHistory(db, { tenants: n, days }) {
      insert into usage_total_hour (bucket, result, decisions, cost) select bucket, result, sum(decisions), sum(cost) from usage_hour group by 1, 2;
      insert into usage_total_day (day, result, decisions, cost) select day, result, sum(decisions), sum(cost) from usage_day group by 1, 2`,
   );
-  await db.query('analyze usage_minute; analyze usage_hour; analyze usage_day; analyze usage_total_minute; analyze usage_total_hour; analyze usage_total_day');
+  // And per tenant and per endpoint policy, which the top-N read.
+  const sums = `sum(decisions), coalesce(sum(decisions) filter (where result = 'denied'), 0), sum(cost)`;
+  for (const [granularity, bucket] of [['minute', 'bucket'], ['hour', 'bucket'], ['day', 'day']]) {
+    for (const owner of ['tenant', 'policy']) {
+      await db.query(
+        `insert into usage_by_${owner}_${granularity} (${bucket}, ${owner}_id, decisions, denied, cost)
+         select ${bucket}, ${owner}_id, ${sums} from usage_${granularity} where ${owner}_id is not null group by 1, 2 order by 1`,
+      );
+    }
+  }
+  // Rows in the order the worker writes them (a bucket's together) and vacuumed, as autovacuum keeps them: a table read
+  // right after a bulk insert checks every row's visibility (the top-N's sums took 110 ms instead of 23 that way).
+  for (const granularity of ['minute', 'hour', 'day']) {
+    for (const table of [`usage_${granularity}`, `usage_total_${granularity}`, `usage_by_tenant_${granularity}`, `usage_by_policy_${granularity}`]) {
+      await db.query(`vacuum analyze ${table}`);
+    }
+  }
   const counts = await db.query(`select (select count(*) from usage_minute)::int as m, (select count(*) from usage_hour)::int as h, (select count(*) from usage_day)::int as d`);
   return { tenants, seedSeconds: (performance.now() - started) / 1000, rows: counts.rows[0] };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Prisma, type PrismaClient } from '@tollgate/db';
 import type { UsageResult } from '@tollgate/usage';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
@@ -59,6 +60,7 @@ export function useUsageFixture(): UsageFixture {
       await ctx.prisma.usageHour.create({ data });
       await ctx.prisma.usageTotalHour.upsert({ where: key, create: created, update: total });
     }
+    await addSumsByOwner(ctx.prisma, table === 'usageMinute' ? 'minute' : 'hour', data.bucket, tenantId, policyId, result, decisions, cost);
   };
   f.insertDay = async (day, tenantId, policyId, result, decisions, cost = 0) => {
     const date = new Date(`${day}T00:00:00Z`);
@@ -68,6 +70,7 @@ export function useUsageFixture(): UsageFixture {
       create: { day: date, result, decisions: BigInt(decisions), cost: BigInt(cost) },
       update: { decisions: { increment: BigInt(decisions) }, cost: { increment: BigInt(cost) } },
     });
+    await addSumsByOwner(ctx.prisma, 'day', date, tenantId, policyId, result, decisions, cost);
   };
 
   beforeAll(async () => {
@@ -106,4 +109,27 @@ export function useUsageFixture(): UsageFixture {
     f.redis?.disconnect();
   });
   return f;
+}
+
+/** The sums per tenant and per endpoint policy (`usage_by_*`) move with a row too, as the worker's write keeps them. */
+async function addSumsByOwner(
+  prisma: PrismaClient,
+  granularity: 'minute' | 'hour' | 'day',
+  at: Date,
+  tenantId: string | null,
+  policyId: string | null,
+  result: UsageResult,
+  decisions: number,
+  cost: number,
+): Promise<void> {
+  const bucket = Prisma.raw(granularity === 'day' ? 'day' : 'bucket');
+  const sums = Prisma.sql`${BigInt(decisions)}::bigint, ${BigInt(result === 'denied' ? decisions : 0)}::bigint, ${BigInt(cost)}::bigint`;
+  const add = Prisma.raw('DO UPDATE SET decisions = t.decisions + EXCLUDED.decisions, denied = t.denied + EXCLUDED.denied, cost = t.cost + EXCLUDED.cost');
+  for (const [owner, id] of [['tenant', tenantId], ['policy', policyId]] as const) {
+    if (id === null) continue;
+    const table = Prisma.raw(`usage_by_${owner}_${granularity}`);
+    await prisma.$executeRaw`
+      INSERT INTO ${table} AS t (${bucket}, ${Prisma.raw(`${owner}_id`)}, decisions, denied, cost) VALUES (${at}, ${id}::uuid, ${sums})
+      ON CONFLICT (${bucket}, ${Prisma.raw(`${owner}_id`)}) ${add}`;
+  }
 }

@@ -70,13 +70,14 @@ export class PostgresUsageReader implements UsageReader {
         join (select u.tenant_id, u.policy_id, sum(u.decisions) as decisions from ${from} u where ${range} group by 1, 2) s
           on s.tenant_id is not distinct from l.tenant_id and s.policy_id is not distinct from l.policy_id`;
     } else {
-      const key = query.by === 'tenants' ? Prisma.sql`u.tenant_id` : Prisma.sql`u.policy_id`;
-      const tenant = query.by === 'tenants' ? Prisma.sql`u.tenant_id` : Prisma.sql`null::uuid`;
-      const policy = query.by === 'policies' ? Prisma.sql`u.policy_id` : Prisma.sql`null::uuid`;
+      // The sums per tenant or per policy of each bucket (totals-writer.ts): a row per owner and bucket of the range,
+      // a quarter of the rows per tenant, policy, result and reason or fewer.
+      const tenants = query.by === 'tenants';
+      const key = tenants ? Prisma.sql`u.tenant_id` : Prisma.sql`u.policy_id`;
       entries = Prisma.sql`
-        select ${tenant} as tenant_id, ${policy} as policy_id, null::text as limit_name, sum(u.decisions) as decisions,
-          coalesce(sum(u.decisions) filter (where u.result = 'denied'), 0) as denied, sum(u.cost) as cost
-        from ${from} u where ${range} and ${key} is not null group by ${key}`;
+        select ${tenants ? key : Prisma.sql`null::uuid`} as tenant_id, ${tenants ? Prisma.sql`null::uuid` : key} as policy_id,
+          null::text as limit_name, sum(u.decisions) as decisions, sum(u.denied) as denied, sum(u.cost) as cost
+        from ${(tenants ? BY_TENANT : BY_POLICY).get(query.step)!} u where ${range} group by ${key}`;
     }
     const rows = await this.prisma.$queryRaw<TopRow[]>`
       select e.tenant_id, e.policy_id, e.limit_name, e.decisions::bigint as decisions, e.denied::bigint as denied, e.cost::bigint as cost,
@@ -178,6 +179,17 @@ const TOTALS: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
   ['minute', Prisma.raw('usage_total_minute')],
   ['hour', Prisma.raw('usage_total_hour')],
   ['day', Prisma.raw('usage_total_day')],
+]);
+/** The sums per tenant and per endpoint policy of each granularity (totals-writer.ts), which the top-N read. */
+const BY_TENANT: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
+  ['minute', Prisma.raw('usage_by_tenant_minute')],
+  ['hour', Prisma.raw('usage_by_tenant_hour')],
+  ['day', Prisma.raw('usage_by_tenant_day')],
+]);
+const BY_POLICY: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
+  ['minute', Prisma.raw('usage_by_policy_minute')],
+  ['hour', Prisma.raw('usage_by_policy_hour')],
+  ['day', Prisma.raw('usage_by_policy_day')],
 ]);
 
 const INTERVAL: ReadonlyMap<UsageStep, string> = new Map([

@@ -59,6 +59,19 @@ describe('PostgresUsageWriter', () => {
       expect(stored, totals).toEqual(sums);
       expect(sums.length, rows).toBeGreaterThan(0);
     }
+    // And per tenant and per policy, which the top-N read.
+    for (const [granularity, bucket] of [['minute', 'bucket'], ['hour', 'bucket'], ['day', 'day']] as const) {
+      for (const owner of ['tenant', 'policy'] as const) {
+        const [b, id] = [Prisma.raw(bucket), Prisma.raw(`${owner}_id`)];
+        const stored = await prisma.$queryRaw<unknown[]>`
+          SELECT ${b}::text AS b, ${id}::text AS id, decisions, denied, cost FROM ${Prisma.raw(`usage_by_${owner}_${granularity}`)} ORDER BY 1, 2`;
+        const sums = await prisma.$queryRaw<unknown[]>`
+          SELECT ${b}::text AS b, ${id}::text AS id, sum(decisions)::bigint AS decisions,
+            coalesce(sum(decisions) FILTER (WHERE result = 'denied'), 0)::bigint AS denied, sum(cost)::bigint AS cost
+          FROM ${Prisma.raw(`usage_${granularity}`)} WHERE ${id} IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`;
+        expect(stored, `usage_by_${owner}_${granularity}`).toEqual(sums);
+      }
+    }
   };
 
   beforeAll(async () => {
@@ -73,7 +86,8 @@ describe('PostgresUsageWriter', () => {
     await prisma.$disconnect();
   });
   beforeEach(async () => {
-    await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_total_minute, usage_total_hour, usage_total_day`;
+    await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_total_minute, usage_total_hour, usage_total_day,
+      usage_by_tenant_minute, usage_by_tenant_hour, usage_by_tenant_day, usage_by_policy_minute, usage_by_policy_hour, usage_by_policy_day`;
   });
 
   it('stores a minute as its counts: one row per tenant, policy, result and reason; none and no tenant as null', async () => {
@@ -187,7 +201,9 @@ describe('PostgresUsageWriter', () => {
     await writer.writeMinute(minuteAt(0), new Map([[utcTenant, [count(allowed, 5, 5)]]]));
     await writer.writeMinute(minuteAt(10), new Map([[utcTenant, [count(allowed, 1, 1)]]]));
     await prisma.$executeRaw`DELETE FROM usage_minute WHERE bucket = ${new Date(minuteAt(0) * 1000)}`;
-    await prisma.$executeRaw`DELETE FROM usage_total_minute WHERE bucket = ${new Date(minuteAt(0) * 1000)}`;
+    for (const sums of ['usage_total_minute', 'usage_by_tenant_minute', 'usage_by_policy_minute']) {
+      await prisma.$executeRaw`DELETE FROM ${Prisma.raw(sums)} WHERE bucket = ${new Date(minuteAt(0) * 1000)}`;
+    }
 
     // A day later, with minutes kept one day: the hour started before what is still kept.
     const late = new PostgresUsageWriter(prisma, { minuteRetentionDays: 1, now: () => (EVENING + 86_400) * 1000 });
@@ -225,12 +241,28 @@ describe('PostgresUsageWriter', () => {
     await prisma.$executeRaw`
       INSERT INTO usage_total_hour (bucket, result, decisions, cost) VALUES (${daysAgo(91)}, 'allowed', 1, 0), (${daysAgo(89)}, 'allowed', 1, 0)`;
     await prisma.$executeRaw`INSERT INTO usage_total_day (day, result, decisions, cost) VALUES ('2025-04-26', 'allowed', 1, 0), ('2025-04-27', 'allowed', 1, 0)`;
+    // And a tenant's sum and a policy's of each granularity past it, and one within it.
+    for (const [granularity, bucket, past, kept] of [
+      ['minute', 'bucket', daysAgo(8), daysAgo(6)],
+      ['hour', 'bucket', daysAgo(91), daysAgo(89)],
+      ['day', 'day', new Date('2025-04-26'), new Date('2025-04-27')],
+    ] as const) {
+      for (const [owner, id] of [['tenant', utcTenant], ['policy', randomUUID()]] as const) {
+        await prisma.$executeRaw`
+          INSERT INTO ${Prisma.raw(`usage_by_${owner}_${granularity}`)} (${Prisma.raw(bucket)}, ${Prisma.raw(`${owner}_id`)}, decisions, denied, cost)
+          VALUES (${past}, ${id}::uuid, 1, 0, 0), (${kept}, ${id}::uuid, 1, 0, 0)`;
+      }
+    }
 
-    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 12_001, hours: 1, days: 1, keyMinutes: 0, keyHours: 0, totals: 3 });
+    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 12_001, hours: 1, days: 1, keyMinutes: 0, keyHours: 0, totals: 9 });
     expect((await minutes()).map((r) => r.bucket)).toEqual([new Date(daysAgo(7).getTime() + 60_000)]);
     expect((await hours()).map((r) => r.bucket)).toEqual([daysAgo(89)]);
     // 400 days before 2026-06-01 is 2025-04-27: that day is kept, the one before goes.
     expect((await days()).map((r) => r.day)).toEqual(['2025-04-27']);
+    const kept = await prisma.$queryRaw<{ n: bigint }[]>`
+      SELECT (SELECT count(*) FROM usage_by_tenant_minute) + (SELECT count(*) FROM usage_by_policy_minute) + (SELECT count(*) FROM usage_by_tenant_hour)
+        + (SELECT count(*) FROM usage_by_policy_hour) + (SELECT count(*) FROM usage_by_tenant_day) + (SELECT count(*) FROM usage_by_policy_day) AS n`;
+    expect(kept[0]!.n).toBe(6n);
     expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0, keyMinutes: 0, keyHours: 0, totals: 0 });
   });
 });

@@ -121,8 +121,8 @@ export class PostgresUsageWriter implements UsageWriter {
         } else {
           await addDifference(tx, hourStart, days, before, rows);
         }
-        // The sums over every tenant of the minute, the hour and the dates (totals-writer.ts).
-        await writeTotals(tx, minuteMs, hourStart, [...days.values()].map((d) => d.day));
+        // The sums over every tenant, per tenant and per policy of the minute, the hour and the dates (totals-writer.ts).
+        await writeTotals(tx, minuteMs, hourStart, [...days.values()].map((d) => d.day), tenantIds);
         // The calls of each API key, and its last use (key-usage-writer.ts).
         await writeKeyMinute(tx, minuteMs, [...counts.keys()], keys, hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS);
       },
@@ -155,10 +155,16 @@ export class PostgresUsageWriter implements UsageWriter {
     const keyHours = await this.deleteInBatches((limit) =>
       this.prisma.$executeRaw`DELETE FROM key_usage_hour WHERE ctid IN (SELECT ctid FROM key_usage_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
     );
-    const totals =
+    let totals =
       (await this.prisma.$executeRaw`DELETE FROM usage_total_minute WHERE bucket < ${minuteCutoff}`) +
       (await this.prisma.$executeRaw`DELETE FROM usage_total_hour WHERE bucket < ${hourCutoff}`) +
       (await this.prisma.$executeRaw`DELETE FROM usage_total_day WHERE day < ${dayCutoff}::date`);
+    // The sums per tenant and per policy: a row per tenant and bucket, so deleted in batches too.
+    for (const [table, column, cutoff] of SUMS_BY_OWNER(minuteCutoff, hourCutoff, dayCutoff)) {
+      totals += await this.deleteInBatches((limit) =>
+        this.prisma.$executeRaw`DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < ${cutoff} LIMIT ${limit})`,
+      );
+    }
     return { minutes, hours, days, keyMinutes, keyHours, totals };
   }
 
@@ -173,6 +179,16 @@ export class PostgresUsageWriter implements UsageWriter {
 }
 
 type Tx = Prisma.TransactionClient;
+
+/** The tables of sums per tenant and per policy (totals-writer.ts), with the column and cutoff of their retention. */
+const SUMS_BY_OWNER = (minuteCutoff: Date, hourCutoff: Date, dayCutoff: string): [Prisma.Sql, Prisma.Sql, Prisma.Sql][] => [
+  [Prisma.raw('usage_by_tenant_minute'), Prisma.raw('bucket'), Prisma.sql`${minuteCutoff}::timestamptz`],
+  [Prisma.raw('usage_by_policy_minute'), Prisma.raw('bucket'), Prisma.sql`${minuteCutoff}::timestamptz`],
+  [Prisma.raw('usage_by_tenant_hour'), Prisma.raw('bucket'), Prisma.sql`${hourCutoff}::timestamptz`],
+  [Prisma.raw('usage_by_policy_hour'), Prisma.raw('bucket'), Prisma.sql`${hourCutoff}::timestamptz`],
+  [Prisma.raw('usage_by_tenant_day'), Prisma.raw('day'), Prisma.sql`${dayCutoff}::date`],
+  [Prisma.raw('usage_by_policy_day'), Prisma.raw('day'), Prisma.sql`${dayCutoff}::date`],
+];
 
 /** The rows to store, their tenants' ids as stored, and whether "no tenant" is among them. Duplicates are summed. */
 function storableRows(counts: ReadonlyMap<string, readonly UsageCount[]>): { tenantIds: string[]; noTenant: boolean; rows: Row[] } {

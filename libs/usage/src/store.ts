@@ -25,7 +25,7 @@ export interface ExpiredUsage {
   days: number;
   keyMinutes: number;
   keyHours: number;
-  /** Rows of the totals over every tenant (per minute, hour and date). */
+  /** Rows of the sums over every tenant, per tenant and per endpoint policy (per minute, hour and date). */
   totals: number;
 }
 
