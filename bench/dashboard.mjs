@@ -4,8 +4,8 @@
 // seeds it) and BENCH_VERSIONS (8) rule set versions spread over the last 24 h (the chart's markers).
 // One page load, BENCH_SAMPLES (30) times after BENCH_WARMUP (5), one at a time, in one signed-in tab (its static
 // files cached, as for an operator who comes back):
-// - server: navigation start → the last byte of the HTML (Navigation Timing `responseEnd`): the page streams its
-//   shell first (loading.tsx) and its content once the API has answered, so this holds every API read;
+// - server: navigation start → the last byte of the HTML (Navigation Timing `responseEnd`): the page is sent once its
+//   API reads have answered (docs/adr/0020-dashboard-pages-are-sent-whole.md), so this holds every API read;
 // - client: from there until the chart is drawn at its own width (hydrated: the SVG's viewBox is the width the
 //   browser measured) with its areas and the totals in the page, and then the main thread is idle (the first
 //   `requestIdleCallback`); total = server + client, from navigation start.
@@ -122,6 +122,8 @@ const WATCH = `(() => {
     if (hydrated(svg) && bench.chartHydrated === undefined) bench.chartHydrated = performance.now();
     if (document.readyState !== 'loading' && ready(document, hydrated)) {
       bench.ready = performance.now();
+      // A page sent whole (not streamed) can hydrate between two frames: its shell no later than its content.
+      bench.hydrated ??= bench.ready;
       requestIdleCallback(() => (bench.idle = performance.now()));
     } else requestAnimationFrame(tick);
   };

@@ -212,9 +212,10 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     await noHorizontalOverflow(page);
     await shot(page, 'operator-420');
 
-    // A tenant id that names no tenant, or is no id at all: the page says so, with the way back.
+    // A tenant id that names no tenant, or is no id at all: the page says so, with the way back, and answers 404.
     for (const id of [NO_SUCH_TENANT, 'not-a-tenant-id']) {
-      await page.goto(`${stack.dashboardUrl}/tenants/${id}`);
+      const res = await page.goto(`${stack.dashboardUrl}/tenants/${id}`);
+      expect(res?.status()).toBe(404);
       await expect.poll(() => page.getByTestId('tenant-not-found').count()).toBe(1);
       expect(await page.getByTestId('error-panel').count()).toBe(0);
       expect(await page.locator('h1').textContent()).toBe('Tenant not found');

@@ -236,8 +236,8 @@ describe('webhook endpoints in the dashboard', () => {
     await expectNoHorizontalOverflow(page, 'the portal endpoint page');
     await shot(page, 'portal-endpoint-420');
 
-    // Another tenant's endpoint, by its id: not found.
-    await page.goto(`${stack.dashboardUrl}/portal/webhooks/${globexEndpoint}`);
+    // Another tenant's endpoint, by its id: not found, with a 404.
+    expect((await page.goto(`${stack.dashboardUrl}/portal/webhooks/${globexEndpoint}`))?.status()).toBe(404);
     await expect.poll(() => page.getByTestId('not-found').count(), { timeout: 10_000 }).toBe(1);
     expect(await page.content()).not.toContain('/globex');
 

@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import Link, { useLinkStatus } from 'next/link';
 import { usePathname } from 'next/navigation';
 import type { UserRole } from '@/lib/api-answers';
 
@@ -39,8 +39,15 @@ export function NavLinks({ role }: { role: UserRole }) {
       {links.map(({ href, label, id }) => (
         <Link key={href} href={href} aria-current={href === current ? 'page' : undefined} data-testid={`nav-${id}`}>
           {label}
+          <PendingBar />
         </Link>
       ))}
     </nav>
   );
+}
+
+/** Under a link whose page is loading: pages are sent whole once their data is read, so a click waits for them. */
+function PendingBar() {
+  const { pending } = useLinkStatus();
+  return <span className="nav-pending" data-pending={pending} aria-hidden="true" />;
 }
