@@ -2,7 +2,7 @@ import { Prisma, type PrismaClient } from '@tollgate/db';
 import type { UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
 import { type KeyCountsByTenant, writeKeyMinute } from './key-usage-writer';
-import { writeTotals } from './totals-writer';
+import { moveSumsByOwner, writeTotals } from './totals-writer';
 import { type DayWindow, tenantDays } from './usage-days';
 import type { ExpiredUsage, UsageRetention, UsageWriter } from './store';
 
@@ -122,7 +122,8 @@ export class PostgresUsageWriter implements UsageWriter {
           await addDifference(tx, hourStart, days, before, rows);
         }
         // The sums over every tenant, per tenant and per policy of the minute, the hour and the dates (totals-writer.ts).
-        await writeTotals(tx, minuteMs, hourStart, [...days.values()].map((d) => d.day), tenantIds);
+        await writeTotals(tx, minuteMs, hourStart, [...days.values()].map((d) => d.day));
+        await moveSumsByOwner(tx, minuteMs, hourStart, (tenantId) => days.get(tenantId)!.day, before, rows);
         // The calls of each API key, and its last use (key-usage-writer.ts).
         await writeKeyMinute(tx, minuteMs, [...counts.keys()], keys, hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS);
       },

@@ -1,8 +1,5 @@
 import { Prisma } from '@tollgate/db';
 
-/** A top-N's columns: every decision, those denied, and their cost. */
-const SUMS = Prisma.sql`sum(decisions), coalesce(sum(decisions) FILTER (WHERE result = 'denied'), 0), sum(cost)`;
-
 /**
  * Brings the totals over every tenant (`usage_total_minute`, `usage_total_hour`, `usage_total_day`: one row per bucket
  * and result) in line with the per-tenant rows of the minute, the hour and the dates just written, in the writer's
@@ -11,13 +8,7 @@ const SUMS = Prisma.sql`sum(decisions), coalesce(sum(decisions) FILTER (WHERE re
  * always the sum of what the tenants' rows say. A bucket's rows are read through the index that starts with it: about
  * 60,000 rows a bucket for 10,000 tenants × 3 policies × 2 results.
  */
-export async function writeTotals(
-  tx: Prisma.TransactionClient,
-  minuteMs: number,
-  hourStart: number,
-  dates: readonly string[],
-  tenantIds: readonly string[],
-): Promise<void> {
+export async function writeTotals(tx: Prisma.TransactionClient, minuteMs: number, hourStart: number, dates: readonly string[]): Promise<void> {
   const minute = new Date(minuteMs);
   const hour = new Date(hourStart);
   await tx.$executeRaw`DELETE FROM usage_total_minute WHERE bucket = ${minute}`;
@@ -35,40 +26,106 @@ export async function writeTotals(
       INSERT INTO usage_total_day (day, result, decisions, cost)
       SELECT day, result, sum(decisions), sum(cost) FROM usage_day WHERE day = ANY(${days}::date[]) GROUP BY day, result`;
   }
-  await writeSumsByOwner(tx, minute, hour, days, tenantIds);
 }
 
+/** A row of a minute as the sums per owner count it. */
+export interface OwnedCount {
+  tenantId: string | null;
+  policyId: string | null;
+  result: string;
+  decisions: number;
+  cost: number;
+}
+
+interface Sums {
+  owner: string;
+  day: string;
+  decisions: number;
+  denied: number;
+  cost: number;
+}
+
+const OWNERS = [
+  { column: 'tenant_id', of: (r: OwnedCount) => r.tenantId, tables: ['usage_by_tenant_minute', 'usage_by_tenant_hour', 'usage_by_tenant_day'] },
+  { column: 'policy_id', of: (r: OwnedCount) => r.policyId, tables: ['usage_by_policy_minute', 'usage_by_policy_hour', 'usage_by_policy_day'] },
+] as const;
+
 /**
- * The sums per tenant (of the tenants written: no other tenant's rows moved) and per endpoint policy over every tenant
- * (of the whole bucket: any tenant's rows may have moved it) of the minute, the hour and the dates, which a top-N
- * reads instead of every row of its range (`usage_by_tenant_*`, `usage_by_policy_*`).
+ * Moves the sums per tenant and per endpoint policy (`usage_by_tenant_*`, `usage_by_policy_*`, which a top-N reads)
+ * of the minute, its hour and each tenant's local day by what this write changed in the minute: its rows `after`
+ * less what the minute held `before` for the same tenants. The hour and the days move by the same difference as the
+ * tenants' rows (recomputed or moved), so a sum stays the sum of its bucket's rows; an owner whose counts did not
+ * change is not written, and a sum that falls to nothing is deleted.
  */
-async function writeSumsByOwner(tx: Prisma.TransactionClient, minute: Date, hour: Date, days: readonly string[], tenantIds: readonly string[]): Promise<void> {
-  const ids = [...tenantIds];
-  await tx.$executeRaw`DELETE FROM usage_by_tenant_minute WHERE bucket = ${minute} AND tenant_id = ANY(${ids}::uuid[])`;
+export async function moveSumsByOwner(
+  tx: Prisma.TransactionClient,
+  minuteMs: number,
+  hourStart: number,
+  dayOf: (tenantId: string | null) => string,
+  before: readonly OwnedCount[],
+  after: readonly OwnedCount[],
+): Promise<void> {
+  for (const { column, of, tables } of OWNERS) {
+    const perDay = new Map<string, Sums>();
+    const add = (rows: readonly OwnedCount[], sign: 1 | -1) => {
+      for (const r of rows) {
+        const owner = of(r);
+        if (owner === null) continue;
+        const day = dayOf(r.tenantId);
+        const key = `${owner} ${day}`;
+        const sums = perDay.get(key) ?? { owner, day, decisions: 0, denied: 0, cost: 0 };
+        sums.decisions += sign * r.decisions;
+        sums.denied += r.result === 'denied' ? sign * r.decisions : 0;
+        sums.cost += sign * r.cost;
+        perDay.set(key, sums);
+      }
+    };
+    add(after, 1);
+    add(before, -1);
+    const days = [...perDay.values()].filter((s) => s.decisions !== 0 || s.denied !== 0 || s.cost !== 0);
+    if (days.length === 0) continue;
+    const perOwner = new Map<string, Sums>();
+    for (const s of days) {
+      const sums = perOwner.get(s.owner) ?? { ...s, decisions: 0, denied: 0, cost: 0 };
+      sums.decisions += s.decisions;
+      sums.denied += s.denied;
+      sums.cost += s.cost;
+      perOwner.set(s.owner, sums);
+    }
+    const owners = [...perOwner.values()];
+    const [minuteTable, hourTable, dayTable] = tables.map((t) => Prisma.raw(t));
+    await moveBucket(tx, minuteTable!, Prisma.raw(column), new Date(minuteMs), owners);
+    await moveBucket(tx, hourTable!, Prisma.raw(column), new Date(hourStart), owners);
+    await moveDays(tx, dayTable!, Prisma.raw(column), days);
+  }
+}
+
+const columnsOf = (sums: readonly Sums[]) => ({
+  owners: sums.map((s) => s.owner),
+  decisions: sums.map((s) => s.decisions),
+  denied: sums.map((s) => s.denied),
+  cost: sums.map((s) => s.cost),
+});
+const ADD = Prisma.raw('decisions = t.decisions + EXCLUDED.decisions, denied = t.denied + EXCLUDED.denied, cost = t.cost + EXCLUDED.cost');
+const NOTHING = Prisma.raw('t.decisions = 0 AND t.denied = 0 AND t.cost = 0');
+
+async function moveBucket(tx: Prisma.TransactionClient, table: Prisma.Sql, column: Prisma.Sql, bucket: Date, sums: readonly Sums[]): Promise<void> {
+  const c = columnsOf(sums);
   await tx.$executeRaw`
-    INSERT INTO usage_by_tenant_minute (bucket, tenant_id, decisions, denied, cost)
-    SELECT bucket, tenant_id, ${SUMS} FROM usage_minute WHERE bucket = ${minute} AND tenant_id = ANY(${ids}::uuid[]) GROUP BY bucket, tenant_id`;
-  await tx.$executeRaw`DELETE FROM usage_by_tenant_hour WHERE bucket = ${hour} AND tenant_id = ANY(${ids}::uuid[])`;
+    INSERT INTO ${table} AS t (bucket, ${column}, decisions, denied, cost)
+    SELECT ${bucket}, * FROM unnest(${c.owners}::uuid[], ${c.decisions}::bigint[], ${c.denied}::bigint[], ${c.cost}::bigint[])
+    ON CONFLICT (bucket, ${column}) DO UPDATE SET ${ADD}`;
+  await tx.$executeRaw`DELETE FROM ${table} t WHERE t.bucket = ${bucket} AND t.${column} = ANY(${c.owners}::uuid[]) AND ${NOTHING}`;
+}
+
+async function moveDays(tx: Prisma.TransactionClient, table: Prisma.Sql, column: Prisma.Sql, sums: readonly Sums[]): Promise<void> {
+  const c = columnsOf(sums);
+  const days = sums.map((s) => s.day);
   await tx.$executeRaw`
-    INSERT INTO usage_by_tenant_hour (bucket, tenant_id, decisions, denied, cost)
-    SELECT bucket, tenant_id, ${SUMS} FROM usage_hour WHERE bucket = ${hour} AND tenant_id = ANY(${ids}::uuid[]) GROUP BY bucket, tenant_id`;
-  await tx.$executeRaw`DELETE FROM usage_by_policy_minute WHERE bucket = ${minute}`;
+    INSERT INTO ${table} AS t (day, ${column}, decisions, denied, cost)
+    SELECT * FROM unnest(${days}::date[], ${c.owners}::uuid[], ${c.decisions}::bigint[], ${c.denied}::bigint[], ${c.cost}::bigint[])
+    ON CONFLICT (day, ${column}) DO UPDATE SET ${ADD}`;
   await tx.$executeRaw`
-    INSERT INTO usage_by_policy_minute (bucket, policy_id, decisions, denied, cost)
-    SELECT bucket, policy_id, ${SUMS} FROM usage_minute WHERE bucket = ${minute} AND policy_id IS NOT NULL GROUP BY bucket, policy_id`;
-  await tx.$executeRaw`DELETE FROM usage_by_policy_hour WHERE bucket = ${hour}`;
-  await tx.$executeRaw`
-    INSERT INTO usage_by_policy_hour (bucket, policy_id, decisions, denied, cost)
-    SELECT bucket, policy_id, ${SUMS} FROM usage_hour WHERE bucket = ${hour} AND policy_id IS NOT NULL GROUP BY bucket, policy_id`;
-  if (days.length === 0) return;
-  const dayList = [...days];
-  await tx.$executeRaw`DELETE FROM usage_by_tenant_day WHERE day = ANY(${dayList}::date[]) AND tenant_id = ANY(${ids}::uuid[])`;
-  await tx.$executeRaw`
-    INSERT INTO usage_by_tenant_day (day, tenant_id, decisions, denied, cost)
-    SELECT day, tenant_id, ${SUMS} FROM usage_day WHERE day = ANY(${dayList}::date[]) AND tenant_id = ANY(${ids}::uuid[]) GROUP BY day, tenant_id`;
-  await tx.$executeRaw`DELETE FROM usage_by_policy_day WHERE day = ANY(${dayList}::date[])`;
-  await tx.$executeRaw`
-    INSERT INTO usage_by_policy_day (day, policy_id, decisions, denied, cost)
-    SELECT day, policy_id, ${SUMS} FROM usage_day WHERE day = ANY(${dayList}::date[]) AND policy_id IS NOT NULL GROUP BY day, policy_id`;
+    DELETE FROM ${table} t USING unnest(${days}::date[], ${c.owners}::uuid[]) AS v(day, owner)
+    WHERE t.day = v.day AND t.${column} = v.owner AND ${NOTHING}`;
 }
