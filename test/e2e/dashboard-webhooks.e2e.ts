@@ -249,4 +249,47 @@ describe('webhook endpoints in the dashboard', () => {
     await page.getByTestId('webhooks-empty').waitFor();
     await context.close();
   });
+
+  it('lets the operator create an e-mail endpoint: an address instead of a URL, no secret to show or rotate', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.goto(`${stack.dashboardUrl}/webhooks`);
+    await openCreateForm(page, 'webhook-new');
+    await page.getByTestId('webhook-new-channel').selectOption('email');
+    expect(await page.getByTestId('webhook-new-url').count()).toBe(0);
+    await page.getByTestId('webhook-new-email').fill('not an address');
+    // The browser's own check would stop the form first: the API's answer is what this test reads.
+    await page.locator('form:has([data-testid="webhook-new-email"])').evaluate((form) => form.setAttribute('novalidate', ''));
+    await page.getByTestId('webhook-new-submit').click();
+    await expect.poll(() => page.getByTestId('webhook-new-email').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    await page.getByTestId('webhook-new-email').fill('oncall@example.com');
+    await page.getByTestId('webhook-new-submit').click();
+
+    // Listed with its address and its channel; no secret was shown.
+    const made = async () => ((await admin('GET', '/v1/admin/webhooks?owner=operator')).body.items as { id: string; channel: string; email: string | null }[]).filter((e) => e.channel === 'email');
+    await expect.poll(async () => (await made()).length, { timeout: 10_000 }).toBe(1);
+    const [endpoint] = await made();
+    expect(endpoint!.email).toBe('oncall@example.com');
+    expect(await page.getByTestId('webhook-secret').count()).toBe(0);
+    const row = page.getByTestId(`webhook-row-${endpoint!.id}`);
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
+    expect(await row.textContent()).toContain('oncall@example.com');
+    expect(await row.textContent()).toContain('e-mail');
+
+    // Its page: the address, nothing to rotate; the address is edited like a URL.
+    await page.getByTestId(`webhook-link-${endpoint!.id}`).click();
+    await page.waitForURL(new RegExp(`/webhooks/${endpoint!.id}$`));
+    expect(await page.getByTestId('webhook-url').textContent()).toBe('oncall@example.com');
+    expect(await page.getByTestId('webhook-rotate').count()).toBe(0);
+    await page.getByTestId('webhook-edit').click();
+    await page.getByTestId('webhook-edit-email').fill('pager@example.com');
+    await page.getByTestId('webhook-edit-save').click();
+    await expect.poll(() => page.getByTestId('webhook-url').textContent(), { timeout: 10_000 }).toBe('pager@example.com');
+    await shot(page, 'email-endpoint-1400');
+    await page.getByTestId('webhook-delete').click();
+    await page.getByTestId('webhook-delete').click();
+    await page.waitForURL(/\/webhooks$/, { timeout: 15_000 });
+    await context.close();
+  });
 });

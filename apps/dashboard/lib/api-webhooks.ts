@@ -44,21 +44,25 @@ export function getWebhook(token: string, audience: WebhookAudience, endpointId:
   return apiRequest(webhooksPath(audience, endpointId), webhookEndpointViewSchema, { token });
 }
 
-export interface NewWebhook {
-  url: string;
+/** A new endpoint: a webhook (its `url`) or an e-mail endpoint (`channel: email` and its `email` address). */
+export type NewWebhook = {
   description: string;
   eventTypes: EventType[];
   /** The operator's only: the tenant whose endpoint it is (null: the operator's own). */
   tenantId?: string | null;
-}
+} & ({ channel: 'webhook'; url: string } | { channel: 'email'; email: string });
 
-/** A new endpoint; its `whsec_` secret is in this answer only. A URL that is not public is a 400 on `url`. */
+/**
+ * A new endpoint; a webhook's `whsec_` secret is in this answer only (an e-mail endpoint has none). A URL that is not
+ * public is a 400 on `url`.
+ */
 export function createWebhook(token: string, audience: WebhookAudience, endpoint: NewWebhook): Promise<WebhookSecretResponse> {
-  const body = audience === 'admin' ? endpoint : { url: endpoint.url, description: endpoint.description, eventTypes: endpoint.eventTypes };
+  const { tenantId, ...own } = endpoint;
+  const body = audience === 'admin' ? { ...own, tenantId: tenantId ?? null } : own;
   return apiRequest(webhooksPath(audience), webhookSecretAnswerSchema, { method: 'POST', token, body });
 }
 
-export type WebhookPatch = Partial<Pick<WebhookEndpoint, 'url' | 'description' | 'eventTypes' | 'enabled'>>;
+export type WebhookPatch = Partial<Pick<WebhookEndpoint, 'url' | 'description' | 'eventTypes' | 'enabled'> & { email: string }>;
 
 export function updateWebhook(token: string, audience: WebhookAudience, endpointId: string, patch: WebhookPatch): Promise<WebhookEndpoint> {
   return apiRequest(webhooksPath(audience, endpointId), webhookEndpointViewSchema, { method: 'PATCH', token, body: patch });

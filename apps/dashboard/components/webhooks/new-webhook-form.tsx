@@ -1,5 +1,6 @@
 'use client';
 
+import type { WebhookChannel } from '@tollgate/domain';
 import { useState } from 'react';
 import { newWebhook } from '@/lib/actions/webhooks';
 import type { WebhookAudience } from '@/lib/api-webhooks';
@@ -13,7 +14,7 @@ import type { NamedOption } from '../named-select';
 import { EventTypeFields } from './event-type-fields';
 import { WebhookFields } from './webhook-fields';
 
-const FIELDS = ['url', 'description', 'eventTypes', 'tenantId'];
+const FIELDS = ['channel', 'url', 'email', 'description', 'eventTypes', 'tenantId'];
 
 interface NewWebhookFormProps {
   audience: WebhookAudience;
@@ -27,7 +28,7 @@ export function NewWebhookForm({ audience, tenants = [] }: NewWebhookFormProps) 
     <CreateForm
       id="webhook-new"
       title="New endpoint"
-      hint="Tollgate signs every event it sends there; the signing secret is shown once."
+      hint="A webhook gets each event as a signed POST (its signing secret is shown once); an e-mail endpoint gets it as a message."
       action={newWebhook}
       submitLabel="Create endpoint"
       errorFields={FIELDS}
@@ -40,12 +41,26 @@ export function NewWebhookForm({ audience, tenants = [] }: NewWebhookFormProps) 
 
 function NewWebhookFields({ state, audience, tenants }: { state: FormState; audience: WebhookAudience; tenants: NamedOption[] }) {
   const [owner, setOwner] = useState(submittedValue(state, 'owner', 'operator'));
+  const [channel, setChannel] = useState<WebhookChannel>(submittedValue(state, 'channel', 'webhook') === 'email' ? 'email' : 'webhook');
   const choices = eventTypesOf(audience, audience === 'admin' && owner === 'operator' ? 'operator' : 'tenant');
   return (
     <>
       <HiddenFields fields={{ audience }} />
       <div className="form-row">
-        <WebhookFields state={state} testPrefix="webhook-new" />
+        <Field
+          label="Channel"
+          name="channel"
+          state={state}
+          fallback={channel}
+          testId="webhook-new-channel"
+          control={(props) => (
+            <select {...props} className="input" onChange={(event) => setChannel(event.target.value === 'email' ? 'email' : 'webhook')}>
+              <option value="webhook">Webhook (signed POST)</option>
+              <option value="email">E-mail</option>
+            </select>
+          )}
+        />
+        <WebhookFields state={state} testPrefix="webhook-new" channel={channel} />
         {audience === 'admin' && (
           <Field
             label="Owner"
@@ -68,6 +83,9 @@ function NewWebhookFields({ state, audience, tenants }: { state: FormState; audi
         )}
       </div>
       <EventTypeFields state={state} choices={choices} checked={choices.filter((type) => type !== 'webhook.test')} testPrefix="webhook-new-type" />
+      {channel === 'email' && (
+        <p className="form-hint muted">The worker sends the messages through the SMTP server its <code>SMTP_URL</code> names; nothing is signed.</p>
+      )}
       {audience === 'admin' && owner !== 'operator' && (
         <p className="form-hint muted">A tenant’s endpoint gets that tenant’s quota events only; the tenant’s users see and manage it in their portal.</p>
       )}

@@ -61,6 +61,7 @@ export function WebhookSettings({ audience, endpoint, children }: WebhookSetting
             blockedBy={endpoint.enabled ? undefined : 'Enable the endpoint first: a disabled one is sent nothing'}
           />
         </form>
+        {endpoint.channel === 'webhook' && (
         <form action={rotateAction} className="actions-form key-rotate-form">
           <HiddenFields fields={identity} />
           <select
@@ -78,6 +79,7 @@ export function WebhookSettings({ audience, endpoint, children }: WebhookSetting
           </select>
           <SubmitButton label="Rotate secret" pendingLabel="Rotating…" className="btn btn-secondary btn-sm" testId="webhook-rotate" />
         </form>
+        )}
         <ConfirmForm
           action={deleteAction}
           fields={identity}
@@ -107,16 +109,23 @@ function EditWebhookForm({ audience, endpoint, statusKey, onDone }: { audience: 
       action={editWebhook}
       statusKey={statusKey}
       onDone={onDone}
-      hidden={{ audience, endpointId: endpoint.id, owner: endpoint.tenantId === null ? 'operator' : 'tenant' }}
+      hidden={{ audience, endpointId: endpoint.id, owner: endpoint.tenantId === null ? 'operator' : 'tenant', channel: endpoint.channel }}
       label="Edit the endpoint"
-      errorFields={['url', 'description', 'eventTypes']}
+      errorFields={['url', 'email', 'description', 'eventTypes']}
       errorTestId="webhook-edit-error"
       submit={{ label: 'Save', testId: 'webhook-edit-save' }}
       remount
     >
       {(state) => (
         <>
-          <WebhookFields state={state} testPrefix="webhook-edit" url={endpoint.url} description={endpoint.description} />
+          <WebhookFields
+            state={state}
+            testPrefix="webhook-edit"
+            channel={endpoint.channel}
+            url={endpoint.url}
+            email={endpoint.email ?? ''}
+            description={endpoint.description}
+          />
           <EventTypeFields state={state} choices={choices} checked={endpoint.eventTypes} testPrefix="webhook-edit-type" />
         </>
       )}

@@ -143,7 +143,10 @@ export async function WebhookEndpointView({ audience, endpointId, params }: Endp
   const now = Date.now();
   return (
     <Providers audience={audience}>
-      <PageHeading title="Webhook endpoint" description={endpoint.description || 'Its settings, its signing secret and every delivery to it.'}>
+      <PageHeading
+        title={endpoint.channel === 'email' ? 'E-mail endpoint' : 'Webhook endpoint'}
+        description={endpoint.description || (endpoint.channel === 'email' ? 'Its settings and every message sent to it.' : 'Its settings, its signing secret and every delivery to it.')}
+      >
         {back}
       </PageHeading>
       <MutationStatusProvider>
@@ -192,10 +195,10 @@ function EndpointFacts({ endpoint, owner, now }: { endpoint: WebhookEndpoint; ow
   return (
     <dl className="facts webhook-facts">
       <div className="webhook-facts-url">
-        <dt>URL</dt>
+        <dt>{endpoint.channel === 'email' ? 'E-mail address' : 'URL'}</dt>
         <dd>
           <code className="webhook-url" data-testid="webhook-url">
-            {endpoint.url}
+            {endpoint.email ?? endpoint.url}
           </code>
         </dd>
       </div>

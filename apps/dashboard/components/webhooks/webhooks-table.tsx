@@ -21,8 +21,9 @@ export function WebhooksTable({ audience, endpoints, tenantNames }: WebhooksTabl
         <tr key={endpoint.id} data-testid={`webhook-row-${endpoint.id}`}>
           <td className="webhook-url-cell">
             <Link href={webhookPath(audience, endpoint.id)} className="webhook-url" data-testid={`webhook-link-${endpoint.id}`}>
-              {endpoint.url}
+              {endpoint.email ?? endpoint.url}
             </Link>
+            {endpoint.channel === 'email' && <span className="chip">e-mail</span>}
             {endpoint.description && <div className="muted webhook-description">{endpoint.description}</div>}
           </td>
           {tenantNames !== undefined && <td>{webhookOwner(endpoint, tenantNames)}</td>}

@@ -38,7 +38,18 @@ function keepEventTypes(state: FormState, formData: FormData): FormState {
   return { ...state, values: { ...state.values, eventTypes: formData.getAll('eventTypes').map(String).join(',') } };
 }
 
-/** Creates an endpoint (`url`, `description`, `eventTypes`, and the operator's `owner`); its secret is in the state only. */
+/** Where an endpoint's events go: a webhook's URL or an e-mail endpoint's address, as the form gave it. */
+function destinationOf(formData: FormData, channel: 'webhook' | 'email'): { channel: 'webhook'; url: string } | { channel: 'email'; email: string } | { rejected: FormState } {
+  const read = text(formData);
+  if (channel === 'email') {
+    const email = read('email');
+    return email === '' ? { rejected: rejected(formData, 'email', 'Enter the address that receives the events, e.g. oncall@example.com.') } : { channel, email };
+  }
+  const url = read('url');
+  return url === '' ? { rejected: rejected(formData, 'url', 'Enter the URL that receives the events, e.g. https://hooks.example.com/tollgate.') } : { channel, url };
+}
+
+/** Creates an endpoint (`channel`, `url` or `email`, `description`, `eventTypes`, and the operator's `owner`); a secret is in the state only. */
 export async function newWebhook(_previous: FormState, formData: FormData): Promise<FormState> {
   return keepEventTypes(await createFrom(formData), formData);
 }
@@ -46,22 +57,22 @@ export async function newWebhook(_previous: FormState, formData: FormData): Prom
 async function createFrom(formData: FormData): Promise<FormState> {
   const read = text(formData);
   const audience = audienceOf(formData);
-  const url = read('url');
-  if (url === '') return rejected(formData, 'url', 'Enter the URL that receives the events, e.g. https://hooks.example.com/tollgate.');
+  const destination = destinationOf(formData, read('channel') === 'email' ? 'email' : 'webhook');
+  if ('rejected' in destination) return destination.rejected;
   const owner = audience === 'admin' ? read('owner') : '';
   if (owner !== '' && owner !== 'operator' && !UUID.test(owner)) return rejected(formData, 'tenantId', 'Choose the operator or a tenant.');
   const tenantId = owner === '' || owner === 'operator' ? null : owner;
   const eventTypes = readEventTypes(formData, eventTypesOf(audience, tenantId === null ? undefined : 'tenant'));
   if (eventTypes.length === 0) return rejected(formData, 'eventTypes', 'Tick at least one event type.');
-  const endpoint: NewWebhook = { url, description: read('description'), eventTypes, ...(audience === 'admin' ? { tenantId } : {}) };
+  const endpoint: NewWebhook = { ...destination, description: read('description'), eventTypes, ...(audience === 'admin' ? { tenantId } : {}) };
   return submit(
     formData,
     (token) => createWebhook(token, audience, endpoint),
-    (created) => ({ message: `Endpoint ${created.endpoint.url} created`, secret: created.secret ?? undefined }),
+    (created) => ({ message: `Endpoint ${created.endpoint.email ?? created.endpoint.url} created`, secret: created.secret ?? undefined }),
   );
 }
 
-/** Changes an endpoint's URL, description and event types. */
+/** Changes an endpoint's URL (or e-mail address), description and event types. */
 export async function editWebhook(_previous: FormState, formData: FormData): Promise<FormState> {
   return keepEventTypes(await editFrom(formData), formData);
 }
@@ -69,13 +80,14 @@ export async function editWebhook(_previous: FormState, formData: FormData): Pro
 async function editFrom(formData: FormData): Promise<FormState> {
   const read = text(formData);
   const audience = audienceOf(formData);
-  const url = read('url');
-  if (url === '') return rejected(formData, 'url', 'Enter the URL that receives the events.');
+  const destination = destinationOf(formData, read('channel') === 'email' ? 'email' : 'webhook');
+  if ('rejected' in destination) return destination.rejected;
+  const { channel: _channel, ...where } = destination;
   const eventTypes = readEventTypes(formData, eventTypesOf(audience, read('owner') === 'tenant' ? 'tenant' : undefined));
   if (eventTypes.length === 0) return rejected(formData, 'eventTypes', 'Tick at least one event type.');
   return submit(
     formData,
-    (token) => updateWebhook(token, audience, read('endpointId'), { url, description: read('description'), eventTypes }),
+    (token) => updateWebhook(token, audience, read('endpointId'), { ...where, description: read('description'), eventTypes }),
     () => ({ message: 'Saved' }),
   );
 }
