@@ -11,7 +11,9 @@
 //   `requestIdleCallback`); total = server + client, from navigation start.
 // Baselines in the same run: /plans (a plain list page, one API read) loaded the same way; each API read the
 // overview makes (with its layout's), timed alone from this process; and both pages' HTML fetched without a browser.
-// A third tab loads the overview with Next's prefetches of the links in view refused, to show what they cost.
+// A third tab loads the overview with Next's prefetches of the links in view refused, to show what they cost. A tab
+// is parked on about:blank after each overview load: left there, its refresh every 10 s would load the server during
+// the loads measured next (the p95 of earlier runs had it).
 // Run: `npm run build && npx nx run dashboard:build && node bench/dashboard.mjs [--markdown] [--profile]`. Env: the counts above,
 // BENCH_DATABASE_URL (recreated; default tollgate_bench_dash), CHROMIUM_PATH. Its own redis-server on a free port.
 import { spawn } from 'node:child_process';
@@ -206,6 +208,9 @@ async function browserLoads(browser, dashboardUrl) {
     for (const target of i % 2 === 0 ? targets : [...targets].reverse()) {
       const sample = await loadOnce(target.page, target.url);
       if (i >= WARMUP) samples.get(target.name).push(sample);
+      // A tab left on the overview refreshes it every 10 s (a whole server render and its reads), which would land in
+      // the middle of the next loads measured: parked on a blank page instead.
+      if (target.url.endsWith(OVERVIEW)) await target.page.goto('about:blank');
     }
   }
   // What was measured was the page with its data: the overview's markers, buckets and top lists.
