@@ -14,29 +14,14 @@ interface WebhookFieldsProps {
 
 /** An endpoint's destination (URL or e-mail address) and description, as the create and edit forms lay them out. */
 export function WebhookFields({ state, testPrefix, channel = 'webhook', url = '', email = '', description = '' }: WebhookFieldsProps) {
+  const destination =
+    channel === 'email'
+      ? { label: 'E-mail address', name: 'email', fallback: email, input: { type: 'email', autoComplete: 'off', spellCheck: false, placeholder: 'oncall@example.com', maxLength: 254 } }
+      : { label: 'URL', name: 'url', fallback: url, input: { type: 'url', autoComplete: 'off', spellCheck: false, placeholder: 'https://hooks.example.com/tollgate', maxLength: 2048 } };
   return (
     <>
-      {channel === 'email' ? (
-        <Field
-          label="E-mail address"
-          name="email"
-          state={state}
-          fallback={email}
-          testId={`${testPrefix}-email`}
-          className="field-wide"
-          input={{ type: 'email', autoComplete: 'off', spellCheck: false, placeholder: 'oncall@example.com', maxLength: 254 }}
-        />
-      ) : (
-        <Field
-          label="URL"
-          name="url"
-          state={state}
-          fallback={url}
-          testId={`${testPrefix}-url`}
-          className="field-wide"
-          input={{ type: 'url', autoComplete: 'off', spellCheck: false, placeholder: 'https://hooks.example.com/tollgate', maxLength: 2048 }}
-        />
-      )}
+      {/* Keyed by its name: switching the channel gives an empty field, not the other one's text. */}
+      <Field key={destination.name} {...destination} state={state} testId={`${testPrefix}-${destination.name}`} className="field-wide" />
       <Field
         label="Description"
         optional
