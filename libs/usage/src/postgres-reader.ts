@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from '@tollgate/db';
 import type { UsageResult } from './fields';
 import type { UsageStep } from './range';
+import { SUMS_BY_OWNER } from './totals-writer';
 import type { UsageFilter, UsagePoint, UsageReader, UsageRow, UsageTopEntry, UsageTopMetric, UsageTopQuery } from './store';
 
 /**
@@ -77,7 +78,7 @@ export class PostgresUsageReader implements UsageReader {
       entries = Prisma.sql`
         select ${tenants ? key : Prisma.sql`null::uuid`} as tenant_id, ${tenants ? Prisma.sql`null::uuid` : key} as policy_id,
           null::text as limit_name, sum(u.decisions) as decisions, sum(u.denied) as denied, sum(u.cost) as cost
-        from ${(tenants ? BY_TENANT : BY_POLICY).get(query.step)!} u where ${range} group by ${key}`;
+        from ${Prisma.raw(SUMS_BY_OWNER.get(tenants ? 'tenant' : 'policy')!.get(query.step)!)} u where ${range} group by ${key}`;
     }
     const rows = await this.prisma.$queryRaw<TopRow[]>`
       select e.tenant_id, e.policy_id, e.limit_name, e.decisions::bigint as decisions, e.denied::bigint as denied, e.cost::bigint as cost,
@@ -179,17 +180,6 @@ const TOTALS: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
   ['minute', Prisma.raw('usage_total_minute')],
   ['hour', Prisma.raw('usage_total_hour')],
   ['day', Prisma.raw('usage_total_day')],
-]);
-/** The sums per tenant and per endpoint policy of each granularity (totals-writer.ts), which the top-N read. */
-const BY_TENANT: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
-  ['minute', Prisma.raw('usage_by_tenant_minute')],
-  ['hour', Prisma.raw('usage_by_tenant_hour')],
-  ['day', Prisma.raw('usage_by_tenant_day')],
-]);
-const BY_POLICY: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
-  ['minute', Prisma.raw('usage_by_policy_minute')],
-  ['hour', Prisma.raw('usage_by_policy_hour')],
-  ['day', Prisma.raw('usage_by_policy_day')],
 ]);
 
 const INTERVAL: ReadonlyMap<UsageStep, string> = new Map([

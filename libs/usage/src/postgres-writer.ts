@@ -2,7 +2,7 @@ import { Prisma, type PrismaClient } from '@tollgate/db';
 import type { UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
 import { type KeyCountsByTenant, writeKeyMinute } from './key-usage-writer';
-import { moveSumsByOwner, writeTotals } from './totals-writer';
+import { moveSumsByOwner, SUMS_BY_OWNER, writeTotals } from './totals-writer';
 import { type DayWindow, tenantDays } from './usage-days';
 import type { ExpiredUsage, UsageRetention, UsageWriter } from './store';
 
@@ -161,10 +161,18 @@ export class PostgresUsageWriter implements UsageWriter {
       (await this.prisma.$executeRaw`DELETE FROM usage_total_hour WHERE bucket < ${hourCutoff}`) +
       (await this.prisma.$executeRaw`DELETE FROM usage_total_day WHERE day < ${dayCutoff}::date`);
     // The sums per tenant and per policy: a row per tenant and bucket, so deleted in batches too.
-    for (const [table, column, cutoff] of SUMS_BY_OWNER(minuteCutoff, hourCutoff, dayCutoff)) {
-      totals += await this.deleteInBatches((limit) =>
-        this.prisma.$executeRaw`DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < ${cutoff} LIMIT ${limit})`,
-      );
+    const cutoffs = new Map([
+      ['minute', Prisma.sql`bucket < ${minuteCutoff}`],
+      ['hour', Prisma.sql`bucket < ${hourCutoff}`],
+      ['day', Prisma.sql`day < ${dayCutoff}::date`],
+    ]);
+    for (const tables of SUMS_BY_OWNER.values()) {
+      for (const [step, name] of tables) {
+        const table = Prisma.raw(name);
+        totals += await this.deleteInBatches((limit) =>
+          this.prisma.$executeRaw`DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${cutoffs.get(step)!} LIMIT ${limit})`,
+        );
+      }
     }
     return { minutes, hours, days, keyMinutes, keyHours, totals };
   }
@@ -180,16 +188,6 @@ export class PostgresUsageWriter implements UsageWriter {
 }
 
 type Tx = Prisma.TransactionClient;
-
-/** The tables of sums per tenant and per policy (totals-writer.ts), with the column and cutoff of their retention. */
-const SUMS_BY_OWNER = (minuteCutoff: Date, hourCutoff: Date, dayCutoff: string): [Prisma.Sql, Prisma.Sql, Prisma.Sql][] => [
-  [Prisma.raw('usage_by_tenant_minute'), Prisma.raw('bucket'), Prisma.sql`${minuteCutoff}::timestamptz`],
-  [Prisma.raw('usage_by_policy_minute'), Prisma.raw('bucket'), Prisma.sql`${minuteCutoff}::timestamptz`],
-  [Prisma.raw('usage_by_tenant_hour'), Prisma.raw('bucket'), Prisma.sql`${hourCutoff}::timestamptz`],
-  [Prisma.raw('usage_by_policy_hour'), Prisma.raw('bucket'), Prisma.sql`${hourCutoff}::timestamptz`],
-  [Prisma.raw('usage_by_tenant_day'), Prisma.raw('day'), Prisma.sql`${dayCutoff}::date`],
-  [Prisma.raw('usage_by_policy_day'), Prisma.raw('day'), Prisma.sql`${dayCutoff}::date`],
-];
 
 /** The rows to store, their tenants' ids as stored, and whether "no tenant" is among them. Duplicates are summed. */
 function storableRows(counts: ReadonlyMap<string, readonly UsageCount[]>): { tenantIds: string[]; noTenant: boolean; rows: Row[] } {

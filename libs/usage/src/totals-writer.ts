@@ -1,4 +1,5 @@
 import { Prisma } from '@tollgate/db';
+import type { UsageStep } from './range';
 
 /**
  * Brings the totals over every tenant (`usage_total_minute`, `usage_total_hour`, `usage_total_day`: one row per bucket
@@ -20,13 +21,18 @@ export async function writeTotals(tx: Prisma.TransactionClient, minuteMs: number
     INSERT INTO usage_total_hour (bucket, result, decisions, cost)
     SELECT bucket, result, sum(decisions), sum(cost) FROM usage_hour WHERE bucket = ${hour} GROUP BY bucket, result`;
   const days = [...new Set(dates)];
-  if (days.length > 0) {
-    await tx.$executeRaw`DELETE FROM usage_total_day WHERE day = ANY(${days}::date[])`;
-    await tx.$executeRaw`
-      INSERT INTO usage_total_day (day, result, decisions, cost)
-      SELECT day, result, sum(decisions), sum(cost) FROM usage_day WHERE day = ANY(${days}::date[]) GROUP BY day, result`;
-  }
+  if (days.length === 0) return;
+  await tx.$executeRaw`DELETE FROM usage_total_day WHERE day = ANY(${days}::date[])`;
+  await tx.$executeRaw`
+    INSERT INTO usage_total_day (day, result, decisions, cost)
+    SELECT day, result, sum(decisions), sum(cost) FROM usage_day WHERE day = ANY(${days}::date[]) GROUP BY day, result`;
 }
+
+/** The tables of sums per tenant and per endpoint policy, by granularity: written below, read by the top-N, kept by retention. */
+export const SUMS_BY_OWNER: ReadonlyMap<'tenant' | 'policy', ReadonlyMap<UsageStep, string>> = new Map([
+  ['tenant', new Map([['minute', 'usage_by_tenant_minute'], ['hour', 'usage_by_tenant_hour'], ['day', 'usage_by_tenant_day']])],
+  ['policy', new Map([['minute', 'usage_by_policy_minute'], ['hour', 'usage_by_policy_hour'], ['day', 'usage_by_policy_day']])],
+]);
 
 /** A row of a minute as the sums per owner count it. */
 export interface OwnedCount {
@@ -46,9 +52,9 @@ interface Sums {
 }
 
 const OWNERS = [
-  { column: 'tenant_id', of: (r: OwnedCount) => r.tenantId, tables: ['usage_by_tenant_minute', 'usage_by_tenant_hour', 'usage_by_tenant_day'] },
-  { column: 'policy_id', of: (r: OwnedCount) => r.policyId, tables: ['usage_by_policy_minute', 'usage_by_policy_hour', 'usage_by_policy_day'] },
-] as const;
+  { column: 'tenant_id', of: (r: OwnedCount) => r.tenantId, tables: SUMS_BY_OWNER.get('tenant')! },
+  { column: 'policy_id', of: (r: OwnedCount) => r.policyId, tables: SUMS_BY_OWNER.get('policy')! },
+];
 
 /**
  * Moves the sums per tenant and per endpoint policy (`usage_by_tenant_*`, `usage_by_policy_*`, which a top-N reads)
@@ -93,10 +99,10 @@ export async function moveSumsByOwner(
       perOwner.set(s.owner, sums);
     }
     const owners = [...perOwner.values()];
-    const [minuteTable, hourTable, dayTable] = tables.map((t) => Prisma.raw(t));
-    await moveBucket(tx, minuteTable!, Prisma.raw(column), new Date(minuteMs), owners);
-    await moveBucket(tx, hourTable!, Prisma.raw(column), new Date(hourStart), owners);
-    await moveDays(tx, dayTable!, Prisma.raw(column), days);
+    const table = (step: UsageStep) => Prisma.raw(tables.get(step)!);
+    await moveBucket(tx, table('minute'), Prisma.raw(column), new Date(minuteMs), owners);
+    await moveBucket(tx, table('hour'), Prisma.raw(column), new Date(hourStart), owners);
+    await moveDays(tx, table('day'), Prisma.raw(column), days);
   }
 }
 
