@@ -537,6 +537,7 @@ function brief(r) {
   const { tollgate3: t, bare: b } = r.medians;
   const f = r.medians.floor;
   if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);
+  if (f && t) lines.push(`tollgate3's server CPU per request vs the floor's: ${fmt(t.serverCpuUsPerRequest / f.serverCpuUsPerRequest, 2)}×; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.serverCpuUsPerRequest)} vs ${fmt(x.floor.serverCpuUsPerRequest)} µs (${fmt(x.tollgate3.serverCpuUsPerRequest / x.floor.serverCpuUsPerRequest, 2)}×)`).join(', ')}`);
   const c = r.countedTogether;
   if (c) lines.push(`counted and uncounted loaded together (${CONNECTIONS / 2} connections each): tollgate3 ${fmt(c.tollgate3.decidedPerSecond)} decided/s, p99 ${fmt(c.tollgate3.p99, 1)} ms, ${fmt(c.tollgate3.serverCpuUsPerRequest)} µs/request; uncounted ${fmt(c.uncounted.decidedPerSecond)}, p99 ${fmt(c.uncounted.p99, 1)} ms, ${fmt(c.uncounted.serverCpuUsPerRequest)} µs/request; rounds ${c.ratios.map((x) => `${fmt(x.decided, 2)}×/${fmt(x.p99, 2)}×`).join(', ')}`);
   const u = r.medians.uncounted;

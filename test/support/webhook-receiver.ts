@@ -1,26 +1,38 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   body: string;
+  /** Over TLS: the server name the client asked for (SNI); null over plain HTTP. */
+  servername: string | null;
+}
+
+/** Receives over https with this key and certificate, at `https://<host>:<port>` (`host` must resolve to 127.0.0.1 for the sender). */
+export interface ReceiverTls {
+  key: string;
+  cert: string;
+  host: string;
 }
 
 /** What the receiver answers to one request; `hold`: never answers (a timeout, or a worker killed mid-delivery). */
 export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hold';
 
 /**
- * A real HTTP receiver on 127.0.0.1 for webhook tests: records every request, and answers each with the next of
- * `answers` queued, or with `fallback` once none is left.
+ * A real HTTP (or, with `tls`, HTTPS) receiver on 127.0.0.1 for webhook tests: records every request, and answers each
+ * with the next of `answers` queued, or with `fallback` once none is left.
  */
-export async function startReceiver(fallback: Answer = { status: 200, body: 'ok' }) {
+export async function startReceiver(fallback: Answer = { status: 200, body: 'ok' }, tls?: ReceiverTls) {
   const received: ReceivedWebhook[] = [];
   const queued: Answer[] = [];
   const held: ServerResponse[] = [];
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const servername = tls ? (req.socket as TLSSocket).servername || null : null;
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), servername });
       const answer = queued.shift() ?? receiver.fallback;
       if (answer === 'hold') {
         held.push(res);
@@ -28,12 +40,13 @@ export async function startReceiver(fallback: Answer = { status: 200, body: 'ok'
       }
       res.writeHead(answer.status, answer.headers).end(answer.body ?? '');
     });
-  });
+  };
+  const server = tls ? createHttpsServer({ key: tls.key, cert: tls.cert }, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const receiver = {
-    url: `http://127.0.0.1:${port}`,
+    url: tls ? `https://${tls.host}:${port}` : `http://127.0.0.1:${port}`,
     received,
     fallback,
     /** Forgets what was received and queued, and answers 200 again. */

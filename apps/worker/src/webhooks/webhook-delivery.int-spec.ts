@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
 import { createEndpoint, deleteExpiredWebhookRows, MAX_ATTEMPTS, parseEncryptionKeys, publishEvent, RETRY_DELAYS_MS, rotateEndpointSecret, SecretBox } from '@tollgate/webhooks';
@@ -6,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support/fixtures';
 import { ownStores } from '../../../../test/support/stack';
+import { selfSignedCertificate } from '../../../../test/support/tls';
 import { startReceiver, testClock } from '../../../../test/support/webhook-receiver';
 import { WebhookRunner } from './webhook-runner';
 
@@ -236,6 +238,59 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
     const event = await publish();
     expect((await afterAttempts(event.id, e.id, 1)).status).toBe('delivered');
     expect(receiver.received[0]!.headers.host).toBe(`receiver.test:${port}`);
+  });
+
+  describe('over https', () => {
+    // hooks.test and other.test resolve to 127.0.0.1 (the runner's resolver). The certificate of hooks.test is trusted the
+    // way a public authority's is (in the process's default CA store); that of untrusted.test is not.
+    const trusted = selfSignedCertificate(['hooks.test']);
+    const untrusted = selfSignedCertificate(['untrusted.test']);
+    let secure: Awaited<ReturnType<typeof startReceiver>>;
+    let stranger: Awaited<ReturnType<typeof startReceiver>>;
+    let defaultCas: string[];
+    beforeAll(async () => {
+      defaultCas = getCACertificates('default');
+      setDefaultCACertificates([...defaultCas, trusted.cert]);
+      secure = await startReceiver(undefined, { ...trusted, host: 'hooks.test' });
+      stranger = await startReceiver(undefined, { ...untrusted, host: 'untrusted.test' });
+    });
+    beforeEach(() => {
+      secure.reset();
+      stranger.reset();
+    });
+    afterAll(async () => {
+      setDefaultCACertificates(defaultCas);
+      await secure?.close();
+      await stranger?.close();
+    });
+
+    it('delivers to the address it checked, with the URL\'s host name for SNI and the certificate\'s check', async () => {
+      const { endpoint: e } = await endpoint(`${secure.url}/hooks`);
+      const event = await publish();
+      expect((await afterAttempts(event.id, e.id, 1)).status).toBe('delivered');
+      const [request] = secure.received;
+      expect(request!.servername).toBe('hooks.test');
+      expect(request!.headers.host).toBe(new URL(secure.url).host);
+      expect(request!.headers['webhook-id']).toBe(event.id);
+      expect(JSON.parse(request!.body)).toMatchObject({ type: 'quota.threshold_crossed', data: { tenant: 'acme' } });
+    });
+
+    it('fails an attempt whose certificate is not trusted or is another host\'s, sends nothing, and retries it', async () => {
+      const { endpoint: selfSigned } = await endpoint(stranger.url);
+      const { endpoint: otherName } = await endpoint(`https://other.test:${new URL(secure.url).port}/hooks`);
+      const event = await publish();
+      for (const [e, error] of [
+        [selfSigned, /^DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate/],
+        [otherName, /^ERR_TLS_CERT_ALTNAME_INVALID: .*other\.test/],
+      ] as const) {
+        const d = await afterAttempts(event.id, e.id, 1);
+        expect(d.attemptLog[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(error) });
+        expect(d.status).toBe('pending');
+        expect(scheduledDelay(d)).toBeGreaterThanOrEqual(4_000);
+      }
+      expect(stranger.received).toHaveLength(0);
+      expect(secure.received).toHaveLength(0);
+    });
   });
 
   it('does not follow a redirect: a 3xx is a failed attempt, and its Location is never asked', async () => {
