@@ -1,11 +1,31 @@
+/**
+ * The lane of the test file running here: Vitest's worker (`VITEST_POOL_ID`, from 1). Files of one lane run one after
+ * another; lanes run side by side, each on a database and a redis-server of its own (lane 1: `TEST_DATABASE_URL`,
+ * `TEST_REDIS_URL`; lane n: what global-setup.ts made for it, in `<name>_LANE_<n>`), so files written to run alone keep
+ * their stores to themselves.
+ */
+export const TEST_LANE = Number(process.env.VITEST_POOL_ID ?? '1') || 1;
+
+function ofLane(name: string): string | undefined {
+  return (TEST_LANE > 1 ? process.env[laneVariable(name, TEST_LANE)] : undefined) ?? process.env[name];
+}
+
+/** The variable that holds lane `lane`'s value of `name` (set by global-setup.ts before the workers start). */
+export function laneVariable(name: 'TEST_DATABASE_URL' | 'TEST_REDIS_URL' | 'TEST_REDIS_DIR' | string, lane: number): string {
+  return `${name}_LANE_${lane}`;
+}
+
 /** Where the tests find their own database (never the developer's demo data). */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test';
+export const TEST_DATABASE_URL = ofLane('TEST_DATABASE_URL') ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test';
 
 /**
  * The test run's own Redis: a redis-server that `npm test` (or the suites' global setup) started on a free port,
  * never one a user runs. The unit suite has none: a unit test that reaches for it finds a host that does not exist.
  */
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://test-redis-not-started.invalid:6379/0';
+export const TEST_REDIS_URL = ofLane('TEST_REDIS_URL') ?? 'redis://test-redis-not-started.invalid:6379/0';
+
+/** The folder of the redis-server `TEST_REDIS_URL` names. */
+export const TEST_REDIS_DIR = ofLane('TEST_REDIS_DIR');
 
 /** The scrape token of test APIs (`/metrics` needs one on the API's port). */
 export const TEST_METRICS_TOKEN = 'test-metrics-token-not-a-secret';

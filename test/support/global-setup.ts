@@ -1,17 +1,35 @@
 // Makes sure the test database exists and is migrated, and that the suites have a Redis of their own. `npm test`
 // (scripts/test.mjs) recreates the database empty and starts the run's redis-server before the suites run; a
 // developer running `npx vitest` alone gets whatever the last run left in the database, and a redis-server started
-// here for this run (unless TEST_REDIS_URL names one, which the suites may then flush).
-import { migrate } from '../../scripts/db/migrate.mjs';
+// here for this run (unless TEST_REDIS_URL names one, which the suites may then flush). A project whose files run
+// side by side gets, for each lane past the first (env.ts), an empty database and a redis-server of that lane's own.
+import type { TestProject } from 'vitest/node';
 import { startRedisServer } from '../../scripts/lib/redis-server.mjs';
-import { TEST_DATABASE_URL } from './env';
+import { migrate } from '../../scripts/db/migrate.mjs';
+import { laneVariable, TEST_DATABASE_URL } from './env';
+import { recreateDatabase } from './stack';
 
-export default async function setup(): Promise<(() => Promise<void>) | void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await migrate(TEST_DATABASE_URL, () => undefined);
-  if (process.env.TEST_REDIS_URL) return;
-  const redis = await startRedisServer();
+  const stops: (() => Promise<unknown>)[] = [];
   // Test files run in workers started after this, with this process's environment.
-  process.env.TEST_REDIS_URL = `${redis.url}/0`;
-  process.env.TEST_REDIS_DIR = redis.dir;
-  return () => redis.stop();
+  if (!process.env.TEST_REDIS_URL) {
+    const redis = await startRedisServer();
+    process.env.TEST_REDIS_URL = `${redis.url}/0`;
+    process.env.TEST_REDIS_DIR = redis.dir;
+    stops.push(redis.stop);
+  }
+  const lanes = project.config.maxWorkers;
+  for (let lane = 2; lane <= lanes; lane += 1) {
+    const databaseUrl = Object.assign(new URL(TEST_DATABASE_URL), { pathname: `${new URL(TEST_DATABASE_URL).pathname}_lane${lane}` }).toString();
+    await recreateDatabase(databaseUrl);
+    const redis = await startRedisServer(`tollgate-test-lane${lane}`);
+    process.env[laneVariable('TEST_DATABASE_URL', lane)] = databaseUrl;
+    process.env[laneVariable('TEST_REDIS_URL', lane)] = `${redis.url}/0`;
+    process.env[laneVariable('TEST_REDIS_DIR', lane)] = redis.dir;
+    stops.push(redis.stop);
+  }
+  return async () => {
+    for (const stop of stops) await stop();
+  };
 }
