@@ -6,26 +6,27 @@
  */
 export const TEST_LANE = Number(process.env.VITEST_POOL_ID ?? '1') || 1;
 
-function ofLane(name: string): string | undefined {
-  return (TEST_LANE > 1 ? process.env[laneVariable(name, TEST_LANE)] : undefined) ?? process.env[name];
+/** Lane n's own value of `name` (lane 1 has none: it uses the variable itself). */
+function ofLane(name: Parameters<typeof laneVariable>[0]): string | undefined {
+  return TEST_LANE > 1 ? process.env[laneVariable(name, TEST_LANE)] : undefined;
 }
 
 /** The variable that holds lane `lane`'s value of `name` (set by global-setup.ts before the workers start). */
-export function laneVariable(name: 'TEST_DATABASE_URL' | 'TEST_REDIS_URL' | 'TEST_REDIS_DIR' | string, lane: number): string {
+export function laneVariable(name: 'TEST_DATABASE_URL' | 'TEST_REDIS_URL' | 'TEST_REDIS_DIR', lane: number): string {
   return `${name}_LANE_${lane}`;
 }
 
 /** Where the tests find their own database (never the developer's demo data). */
-export const TEST_DATABASE_URL = ofLane('TEST_DATABASE_URL') ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test';
+export const TEST_DATABASE_URL = ofLane('TEST_DATABASE_URL') ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_test';
 
 /**
  * The test run's own Redis: a redis-server that `npm test` (or the suites' global setup) started on a free port,
  * never one a user runs. The unit suite has none: a unit test that reaches for it finds a host that does not exist.
  */
-export const TEST_REDIS_URL = ofLane('TEST_REDIS_URL') ?? 'redis://test-redis-not-started.invalid:6379/0';
+export const TEST_REDIS_URL = ofLane('TEST_REDIS_URL') ?? process.env.TEST_REDIS_URL ?? 'redis://test-redis-not-started.invalid:6379/0';
 
 /** The folder of the redis-server `TEST_REDIS_URL` names. */
-export const TEST_REDIS_DIR = ofLane('TEST_REDIS_DIR');
+export const TEST_REDIS_DIR = ofLane('TEST_REDIS_DIR') ?? process.env.TEST_REDIS_DIR;
 
 /** The scrape token of test APIs (`/metrics` needs one on the API's port). */
 export const TEST_METRICS_TOKEN = 'test-metrics-token-not-a-secret';
