@@ -109,10 +109,21 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
     return page;
   };
 
+  /** One tab per account and width, reused from page to page (a new tab costs Chromium a few hundred ms here). */
+  const tabs = new Map<string, Page>();
+  const tabOf = async (as: 'operator' | 'tenant' | 'anonymous', width: number) => {
+    let page = tabs.get(`${as} ${width}`);
+    if (!page) {
+      page = await contexts.get(as)!.newPage();
+      await page.setViewportSize({ width, height: 900 });
+      tabs.set(`${as} ${width}`, page);
+    }
+    return page;
+  };
+
   for (const width of WIDTHS) {
     it.each(PAGES.map((p) => [p.page, p] as const))(`shows %s at ${width} px with its heading and no page-wide horizontal scroll`, async (name, { as, path, heading }) => {
-      const page = await contexts.get(as)!.newPage();
-      await page.setViewportSize({ width, height: 900 });
+      const page = await tabOf(as, width);
       await page.goto(`${stack.dashboardUrl}${pathOf(path)}`);
       const h1 = page.locator('h1').first();
       await h1.waitFor();
@@ -122,7 +133,6 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
       await shot(page, `${name}-${width}`);
       // At 1400 px too: the header's links, the rule set badge and the address keep one line without widening the page.
       await expectNoHorizontalOverflow(page, name);
-      await page.close();
     });
   }
 
