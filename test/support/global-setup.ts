@@ -6,7 +6,7 @@
 import type { TestProject } from 'vitest/node';
 import { startRedisServer } from '../../scripts/lib/redis-server.mjs';
 import { migrate } from '../../scripts/db/migrate.mjs';
-import { laneVariable, TEST_DATABASE_URL } from './env';
+import { laneVariable, TEST_DATABASE_URL, testDatabaseUrl } from './env';
 import { recreateDatabase } from './stack';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -21,7 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const lanes = project.config.maxWorkers;
   for (let lane = 2; lane <= lanes; lane += 1) {
-    const databaseUrl = Object.assign(new URL(TEST_DATABASE_URL), { pathname: `${new URL(TEST_DATABASE_URL).pathname}_lane${lane}` }).toString();
+    const databaseUrl = testDatabaseUrl(`lane${lane}`);
     await recreateDatabase(databaseUrl);
     const redis = await startRedisServer(`tollgate-test-lane${lane}`);
     process.env[laneVariable('TEST_DATABASE_URL', lane)] = databaseUrl;
