@@ -7,7 +7,8 @@
 // Run: `npm run build && node bench/enforcement.mjs [--markdown] [--profile]`. Env: BENCH_SECONDS (10),
 // BENCH_WARMUP_SECONDS (3, before each measured run), BENCH_INITIAL_WARMUP_SECONDS (10, each server once before the
 // rounds), BENCH_ROUNDS (3), BENCH_DATABASE_URL (recreated), BENCH_REDIS_URL (default: a redis-server of the run's
-// own on a free port; a database named here is flushed). `--profile` also takes a CPU profile of the API and of the bare app under the same load, afterwards
+// own on a free port; a database named here is flushed), BENCH_BASELINE (another checkout, built: its API is target
+// `baseline`, and it and this build's are also loaded together: `BENCH_TARGETS=tollgate3,baseline`). `--profile` also takes a CPU profile of the API and of the bare app under the same load, afterwards
 // (kept in BENCH_PROFILE_DIR when set).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -57,6 +58,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_bench_enforcement';
 const ownRedis = process.env.BENCH_REDIS_URL ? undefined : await startRedisServer('tollgate-bench');
 const redisUrl = process.env.BENCH_REDIS_URL ?? ownRedis.url;
+const baselineDir = process.env.BENCH_BASELINE;
+if (baselineDir && !existsSync(join(baselineDir, 'apps/api/dist/main.js'))) throw new Error(`BENCH_BASELINE=${baselineDir}: no apps/api/dist/main.js there (build it first)`);
 const CONNECTIONS = 64;
 const SUBJECTS = 16;
 const CLOCK_TICK_US = 10_000; // /proc/<pid>/stat counts CPU time in ticks of 1/100 s (USER_HZ on Linux)
@@ -81,8 +84,8 @@ const freePort = () =>
 const children = [];
 
 /** Starts `node <args>` as its own process; keeps the tail of its output for error messages. */
-function launch(name, args, env, { ipc = false } = {}) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])] });
+function launch(name, args, env, { ipc = false, cwd = root } = {}) {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])] });
   const proc = { name, child, output: '' };
   const keep = (chunk) => (proc.output = (proc.output + chunk.toString()).slice(-4000));
   child.stdout.on('data', keep);
@@ -163,7 +166,7 @@ async function startServers(profileDir) {
     const proc = launch(name, [...p.args, script], { ...env, ...p.env, PORT: String(port), REDIS_URL: redisUrl, NODE_ENV: 'production' }, p);
     return { proc, url: `http://127.0.0.1:${port}` };
   };
-  const startApi = async (name, env = {}) => {
+  const startApi = async (name, env = {}, cwd = root) => {
     const apiPort = await freePort();
     const p = name === 'api' ? profileArgs('api') : { args: [], env: {}, ipc: false };
     return {
@@ -176,21 +179,24 @@ async function startServers(profileDir) {
         LOG_LEVEL: 'warn',
         NODE_ENV: 'production',
         ...env,
-      }, p),
+      }, { ...p, cwd }),
       url: `http://127.0.0.1:${apiPort}`,
     };
   };
   const api = await startApi('api');
   // The same API with usage counting off: what counting every decision costs (same Redis, same tenants).
   const uncounted = await startApi('uncounted', { USAGE_COUNTING: 'false' });
+  // BENCH_BASELINE: another built checkout's API on the same Redis and database, to compare two builds loaded together.
+  const baseline = baselineDir ? await startApi('baseline', {}, baselineDir) : null;
   const servers = {
     api,
     uncounted,
+    baseline,
     bare: await start('bare', 'bench/apps/bare-evalsha.mjs'),
     throttler: await start('throttler', 'bench/apps/throttler.mjs'),
     flexible: await start('flexible', 'bench/apps/rate-limiter-flexible.mjs'),
   };
-  for (const a of [api, uncounted]) await until(a.proc, async () => (await fetch(`${a.url}/health`)).status === 200, 'GET /health');
+  for (const a of [api, uncounted, ...(baseline ? [baseline] : [])]) await until(a.proc, async () => (await fetch(`${a.url}/health`)).status === 200, 'GET /health');
   for (const s of [servers.bare, servers.throttler, servers.flexible]) {
     await until(s.proc, async () => (await fetch(`${s.url}/v1/check`, { method: 'POST' })).status === 400, 'listening');
   }
@@ -199,12 +205,12 @@ async function startServers(profileDir) {
 }
 
 /** The HTTP floor (bench/apps/http-floor.mjs), answering what Tollgate answers `body` with, as a constant. */
-async function startFloor(servers, api, key, body) {
+async function startFloor(servers, api, key, body, name = 'floor', env = {}) {
   const res = await fetch(`${api}/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body });
   const answer = await res.text();
   if (!res.ok || !admitted(answer)) throw new Error(`the floor's answer: ${res.status} ${answer}`);
   const headers = Object.fromEntries(['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'].filter((h) => res.headers.has(h)).map((h) => [h, res.headers.get(h)]));
-  const floor = await servers.start('floor', 'bench/apps/http-floor.mjs', { FLOOR_ANSWER: answer, FLOOR_HEADERS: JSON.stringify(headers) });
+  const floor = await servers.start(name, 'bench/apps/http-floor.mjs', { FLOOR_ANSWER: answer, FLOOR_HEADERS: JSON.stringify(headers), ...env });
   await until(floor.proc, async () => (await fetch(`${floor.url}/v1/check`, { method: 'POST' })).status === 400, 'listening');
   return floor;
 }
@@ -459,6 +465,8 @@ try {
   const s = await startServers(profileDir);
   const key = await createTenants(s.api.url);
   s.floor = await startFloor(s, s.api.url, key, bodies('bench-three')[0]);
+  s.floorRedis = await startFloor(s, s.api.url, key, bodies('bench-three')[0], 'floorRedis', { FLOOR_REDIS_URL: redisUrl });
+  s.floorRedisEach = await startFloor(s, s.api.url, key, bodies('bench-three')[0], 'floorRedisEach', { FLOOR_REDIS_URL: redisUrl, FLOOR_REDIS_PIPELINE: 'false' });
   const target = (id, label, server, path, extra = {}) => ({ id, label, url: server.url, proc: server.proc, path, key, tenant: 'bench-three', ...extra });
   const targets = [
     target('tollgate3', 'Tollgate `/v1/check`, plan of 3 limits', s.api, '/v1/check', { daily: true }),
@@ -466,10 +474,13 @@ try {
     target('uncounted', 'Tollgate `/v1/check`, plan of 3 limits, usage counting off (`USAGE_COUNTING=false`)', s.uncounted, '/v1/check'),
     target('bare', 'bare Nest + Fastify route, one `EVALSHA` (baseline)', s.bare, '/v1/check'),
     target('floor', 'HTTP floor: plain Fastify answering Tollgate\'s answer as a constant (no Redis)', s.floor, '/v1/check'),
+    target('floorRedis', 'HTTP floor asking Redis once per request (`EVALSHA` of `return 1`, auto-pipelined)', s.floorRedis, '/v1/check'),
+    target('floorRedisEach', 'HTTP floor asking Redis once per request (`EVALSHA` of `return 1`, a write per command)', s.floorRedisEach, '/v1/check'),
     target('throttler3', '@nestjs/throttler, 3 named throttlers', s.throttler, '/v1/check'),
     target('throttler1', '@nestjs/throttler, 1 throttler', s.throttler, '/v1/check/one'),
     target('flexible3', 'rate-limiter-flexible, `RateLimiterUnion` of 3', s.flexible, '/v1/check'),
     target('flexible1', 'rate-limiter-flexible, 1 `RateLimiterRedis`', s.flexible, '/v1/check/one'),
+    ...(s.baseline ? [target('baseline', `Tollgate \`/v1/check\`, plan of 3 limits, as built in ${baselineDir}`, s.baseline, '/v1/check')] : []),
   ];
   const byId = (id) => targets.find((t) => t.id === id);
   // BENCH_TARGETS=tollgate3,bare measures only those (a quick comparison; the report needs all of them).
@@ -497,6 +508,9 @@ try {
   // less CPU per request answers more (one after another, two targets meet different moments: ±15 % here).
   let countedTogether = null;
   if (perRound[0].tollgate3 && perRound[0].uncounted) countedTogether = await paired(byId('tollgate3'), byId('uncounted'));
+  // This build and BENCH_BASELINE's, loaded together (the same moments of the machine for both).
+  let baselineTogether = null;
+  if (perRound[0].tollgate3 && perRound[0].baseline) baselineTogether = await paired(byId('tollgate3'), byId('baseline'));
   let profiles = null;
   if (profileDir) {
     profiles = {
@@ -512,7 +526,7 @@ try {
       return [t.id, { label: t.label, ...m, total: sumOf(runs) }];
     }),
   );
-  results = { machine: machine(), seconds, warmupSeconds, initialWarmupSeconds, rounds, connections: CONNECTIONS, loadBefore, loadAfter: loadavg(), perRound, medians, sameLoad, together, countedTogether, profiles };
+  results = { machine: machine(), seconds, warmupSeconds, initialWarmupSeconds, rounds, connections: CONNECTIONS, loadBefore, loadAfter: loadavg(), perRound, medians, sameLoad, together, countedTogether, baselineTogether, profiles };
 } finally {
   await stopAll();
   await redis.flushdb().catch(() => undefined);
@@ -537,9 +551,16 @@ function brief(r) {
   const { tollgate3: t, bare: b } = r.medians;
   const f = r.medians.floor;
   if (f) lines.push(`of the HTTP floor: ${Object.entries(r.medians).map(([id, x]) => `${id} ${fmt(x.decidedPerSecond / f.decidedPerSecond, 2)}×`).join(', ')}`);
+  for (const id of ['floorRedis', 'floorRedisEach']) {
+    const fr = r.medians[id];
+    if (fr && t) lines.push(`tollgate3's server CPU per request vs ${id}'s: ${fmt(t.serverCpuUsPerRequest / fr.serverCpuUsPerRequest, 2)}×; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.serverCpuUsPerRequest)} vs ${fmt(x[id].serverCpuUsPerRequest)} µs`).join(', ')}`);
+    if (f && fr) lines.push(`${id} vs the floor: ${fmt(fr.serverCpuUsPerRequest / f.serverCpuUsPerRequest, 2)}× CPU per request; per round ${r.perRound.map((x) => `${fmt(x[id].serverCpuUsPerRequest / x.floor.serverCpuUsPerRequest, 2)}×`).join(', ')}`);
+  }
   if (f && t) lines.push(`tollgate3's server CPU per request vs the floor's: ${fmt(t.serverCpuUsPerRequest / f.serverCpuUsPerRequest, 2)}×; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.serverCpuUsPerRequest)} vs ${fmt(x.floor.serverCpuUsPerRequest)} µs (${fmt(x.tollgate3.serverCpuUsPerRequest / x.floor.serverCpuUsPerRequest, 2)}×)`).join(', ')}`);
   const c = r.countedTogether;
   if (c) lines.push(`counted and uncounted loaded together (${CONNECTIONS / 2} connections each): tollgate3 ${fmt(c.tollgate3.decidedPerSecond)} decided/s, p99 ${fmt(c.tollgate3.p99, 1)} ms, ${fmt(c.tollgate3.serverCpuUsPerRequest)} µs/request; uncounted ${fmt(c.uncounted.decidedPerSecond)}, p99 ${fmt(c.uncounted.p99, 1)} ms, ${fmt(c.uncounted.serverCpuUsPerRequest)} µs/request; rounds ${c.ratios.map((x) => `${fmt(x.decided, 2)}×/${fmt(x.p99, 2)}×`).join(', ')}`);
+  const a = r.baselineTogether;
+  if (a) lines.push(`this build and BENCH_BASELINE's loaded together (${CONNECTIONS / 2} connections each): tollgate3 ${fmt(a.tollgate3.decidedPerSecond)} decided/s, p99 ${fmt(a.tollgate3.p99, 1)} ms, ${fmt(a.tollgate3.serverCpuUsPerRequest)} µs/request; baseline ${fmt(a.baseline.decidedPerSecond)}, p99 ${fmt(a.baseline.p99, 1)} ms, ${fmt(a.baseline.serverCpuUsPerRequest)} µs/request; rounds (decided/s, p99) ${a.ratios.map((x) => `${fmt(x.decided, 2)}×/${fmt(x.p99, 2)}×`).join(', ')}`);
   const u = r.medians.uncounted;
   if (t && u) lines.push(`tollgate3 (usage counted) vs uncounted: ${fmt(t.decidedPerSecond / u.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / u.p99, 2)}× p99, CPU ${fmt(t.serverCpuUsPerRequest)} vs ${fmt(u.serverCpuUsPerRequest)} µs/request, Redis ${fmt(t.redisCpuUsPerRequest)} vs ${fmt(u.redisCpuUsPerRequest)} µs/request; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.uncounted.decidedPerSecond, 2)}×`).join(', ')}`);
   if (t && b) lines.push(`tollgate3 vs bare: ${fmt(t.decidedPerSecond / b.decidedPerSecond, 2)}× decided/s, ${fmt(t.p99 / b.p99, 2)}× p99; per round ${r.perRound.map((x) => `${fmt(x.tollgate3.decidedPerSecond / x.bare.decidedPerSecond, 2)}× (p99 ${fmt(x.tollgate3.p99, 1)} vs ${fmt(x.bare.p99, 1)} ms)`).join(', ')}`);
@@ -607,6 +628,8 @@ ${row('tollgate1')}
 ${row('uncounted', { id: 'tollgate3', goal: '0.95×: counting on vs off' })}
 ${row('bare', { id: 'tollgate3', goal: '0.90×' })}
 ${row('floor')}
+${row('floorRedis')}
+${row('floorRedisEach')}
 ${row('throttler3', { id: 'tollgate3', goal: '1.5×' })}
 ${row('throttler1', { id: 'tollgate1', goal: '1.5×, with 1 limit' })}
 ${row('flexible3', { id: 'tollgate3', goal: '1.5×' })}
@@ -651,6 +674,10 @@ target, so requests per second follow server CPU per request (most of it the ker
 \`writeUtf8String\` below). Per request Tollgate spends ${fmt(t3.serverCpuUsPerRequest - m.floor.serverCpuUsPerRequest)} µs against the floor's, the bare route
 ${fmt(bare.serverCpuUsPerRequest - m.floor.serverCpuUsPerRequest)} µs (Nest and one \`EVALSHA\` round trip per request). The floor is not a strict lower bound: Tollgate
 answers a batch of one tenant's checks together, after one script call, which the floor's answer-at-once does not.
+The same floor asking Redis once per request before it answers (\`FLOOR_REDIS_URL\`: an \`EVALSHA\` of \`return 1\` through
+ioredis, nothing decided) is what one Redis round trip a request adds on this stack: ${fmt(m.floorRedis.serverCpuUsPerRequest)} µs a request with the
+commands of a turn written together (auto-pipelining; ${ratio(m.floorRedis.serverCpuUsPerRequest, m.floor.serverCpuUsPerRequest)} the floor's), ${fmt(m.floorRedisEach.serverCpuUsPerRequest)} µs with a write per command
+(${ratio(m.floorRedisEach.serverCpuUsPerRequest, m.floor.serverCpuUsPerRequest)}). Tollgate's ${fmt(t3.serverCpuUsPerRequest)} µs are ${ratio(t3.serverCpuUsPerRequest, m.floorRedis.serverCpuUsPerRequest)} and ${ratio(t3.serverCpuUsPerRequest, m.floorRedisEach.serverCpuUsPerRequest)} of these.
 
 Correctness over all rounds: ${fmt(allTotals.reduce((a, t) => a + t.ok, 0))} answers 2xx, ${fmt(allTotals.reduce((a, t) => a + t.non2xx, 0))} non-2xx,
 ${fmt(allTotals.reduce((a, t) => a + t.errors + t.timeouts, 0))} errors or timeouts, ${fmt(allTotals.reduce((a, t) => a + t.notAdmitted, 0))} answers that were not an admission
