@@ -25,6 +25,16 @@ describe('the worker configuration', () => {
     }
   });
 
+  it('refuses a queue prefix without a hash tag on a Redis Cluster (each queue must stay in one slot), and takes it on one server', () => {
+    const cluster = { REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001' };
+    for (const prefix of ['tollgate', '{}tollgate', 'tollgate{', 'tollgate}{']) {
+      expect(() => loadWorkerConfig({ ...cluster, QUEUE_PREFIX: prefix })).toThrow(/QUEUE_PREFIX: must hold a hash tag/);
+      expect(loadWorkerConfig({ QUEUE_PREFIX: prefix }).queues.prefix).toBe(prefix);
+    }
+    for (const prefix of ['{tollgate}', 'prod:{tg}', 'a}{b}']) expect(loadWorkerConfig({ ...cluster, QUEUE_PREFIX: prefix }).queues.prefix).toBe(prefix);
+    expect(loadWorkerConfig(cluster).queues.prefix).toBe('{tollgate}');
+  });
+
   it('delivers webhooks with a 15 s timeout, 10 at once, dispatching every second, keeping the log 30 days, with no SMTP server', () => {
     expect(loadWorkerConfig({}).webhooks).toEqual({
       encryptionKeys: '',

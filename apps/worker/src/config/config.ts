@@ -40,7 +40,18 @@ export const workerEnvSchema = z.object({
   ALERTS_EVALUATE_EVERY_MS: z.coerce.number().int().min(1000).max(60_000).default(15_000),
   /** How long resolved alerts are kept. */
   ALERTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+}).superRefine((e, ctx) => {
+  // BullMQ's scripts touch several keys of a queue at once: on a cluster they fail (CROSSSLOT) unless all share a slot.
+  if (e.REDIS_CLUSTER_NODES.length > 0 && !hasHashTag(e.QUEUE_PREFIX)) {
+    ctx.addIssue({ code: 'custom', path: ['QUEUE_PREFIX'], message: 'must hold a hash tag ({…}, e.g. {tollgate}) on a Redis Cluster, so that each queue stays in one slot' });
+  }
 });
+
+/** Whether keys starting with `prefix` hash by a tag inside it: Redis hashes the text between the first `{` and the next `}`, if not empty. */
+function hasHashTag(prefix: string): boolean {
+  const open = prefix.indexOf('{');
+  return open >= 0 && prefix.indexOf('}', open + 1) > open + 1;
+}
 
 export function loadWorkerConfig(env: Record<string, string | undefined> = process.env) {
   return loadConfig(workerEnvSchema, env, (e) => ({
