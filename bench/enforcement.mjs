@@ -464,9 +464,10 @@ try {
   await prepareStores(redis);
   const s = await startServers(profileDir);
   const key = await createTenants(s.api.url);
-  s.floor = await startFloor(s, s.api.url, key, bodies('bench-three')[0]);
-  s.floorRedis = await startFloor(s, s.api.url, key, bodies('bench-three')[0], 'floorRedis', { FLOOR_REDIS_URL: redisUrl });
-  s.floorRedisEach = await startFloor(s, s.api.url, key, bodies('bench-three')[0], 'floorRedisEach', { FLOOR_REDIS_URL: redisUrl, FLOOR_REDIS_PIPELINE: 'false' });
+  const floorOf = (name, env) => startFloor(s, s.api.url, key, bodies('bench-three')[0], name, env);
+  s.floor = await floorOf('floor');
+  s.floorRedis = await floorOf('floorRedis', { FLOOR_REDIS_URL: redisUrl });
+  s.floorRedisEach = await floorOf('floorRedisEach', { FLOOR_REDIS_URL: redisUrl, FLOOR_REDIS_PIPELINE: 'false' });
   const target = (id, label, server, path, extra = {}) => ({ id, label, url: server.url, proc: server.proc, path, key, tenant: 'bench-three', ...extra });
   const targets = [
     target('tollgate3', 'Tollgate `/v1/check`, plan of 3 limits', s.api, '/v1/check', { daily: true }),

@@ -2,9 +2,9 @@
 // `POST /v1/check` with a constant: the body and rate-limit headers Tollgate answered for the same request
 // (FLOOR_ANSWER, FLOOR_HEADERS as JSON, from bench/enforcement.mjs). What any server on this stack pays to receive
 // the request and send that answer; everything a decision does comes on top. With FLOOR_REDIS_URL it also asks Redis
-// once per request before answering (`EVALSHA` of a script that returns 1, through ioredis, the commands of one
-// event-loop turn written together: `enableAutoPipelining`): what any Redis-backed limiter on this stack pays at
-// least. Started by bench/enforcement.mjs.
+// once per request before answering (`EVALSHA` of a script that returns 1, through ioredis, deciding nothing; the
+// commands of one event-loop turn written together, `enableAutoPipelining`, unless FLOOR_REDIS_PIPELINE=false): what
+// one Redis round trip a request adds on this stack. Started by bench/enforcement.mjs.
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 
