@@ -34,6 +34,13 @@ describe('usage hash fields', () => {
     expect(rows).toEqual([{ policyId: null, result: 'denied', reason: 'daily', decisions: 3, cost: 0 }]);
   });
 
+  it('never reads a count or a cost below 0 (a hash written by an older script: a refund of nothing charged)', () => {
+    expect(countsOf({ [costField(null, 'allowed', '')]: '-7' })).toEqual([{ policyId: null, result: 'allowed', reason: '', decisions: 0, cost: 0 }]);
+    expect(countsOf({ [countField(policy, 'allowed', '')]: '2', [costField(policy, 'allowed', '')]: '-3' })).toEqual([
+      { policyId: policy, result: 'allowed', reason: '', decisions: 2, cost: 0 },
+    ]);
+  });
+
   it('reads the per-key counts apart from the decisions, which ignore them', () => {
     const key = '5a0c2b9e-7d1f-4e8a-9c3b-2f6d8e1a4b70';
     const hash = {

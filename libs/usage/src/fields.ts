@@ -101,6 +101,12 @@ export function countsOf(hash: ReadonlyMap<string, string> | Record<string, stri
     if (parsed.kind === 'n') row.decisions += value;
     else row.cost += value;
   }
+  // The limit script never takes a field below 0 (a refund takes off at most what the minute holds); a hash written
+  // by an older script, or by hand, may still hold a negative: a minute never stores less than nothing.
+  for (const row of rows.values()) {
+    row.decisions = Math.max(0, row.decisions);
+    row.cost = Math.max(0, row.cost);
+  }
   return [...rows.values()];
 }
 

@@ -40,7 +40,9 @@
            that is set: the tenant's own limits of a shadow decision, charged after its policy would have
            denied), `denied|<name of the first rule that refused>` when denied, except when that rule is at or
            after `shadow from` (> 0: the first rule of a policy in shadow mode, whose would-deny the caller counts
-           with a second call). A refund adds -cost to `c|<field base>allowed|`; a peek counts nothing. Counts are
+           with a second call). A refund adds to `c|<field base>allowed|` minus the units it gave back (the most
+           any of its rules took back, at most its cost; its cost without rules), never taking the minute's
+           field below 0; a peek counts nothing. Counts are
            gathered over the whole call and each field written once at its end (HINCRBY); the hash expires 48 h
            after its first write (EXPIRE NX; the worker shortens it once the minute is rolled up). The layout is
            libs/usage's (docs/adr/0015-usage-counting-and-rollups.md); this script only adds.
@@ -172,6 +174,8 @@ end
 -- The first rule (from 1) of the decision being made that refused its cost: decideFrom sets it as it closes the
 -- rules, last to first, so the lowest index is left.
 local denier = nil
+-- The most units any rule of the refund being made took back (nil: it has no rules); decideFrom sets it.
+local returned = nil
 
 -- Usage counts of this call (field -> amount), written once at its end (writeTally).
 local usage, usageCounted = {}, false
@@ -205,7 +209,7 @@ end
 -- refused (its index).
 local function countDecision(tally, operation, granted, cost, refusedBy)
   if operation == 'peek' then return end
-  if operation == 'refund' then return addUsage(tally, 'allowed', '', 0, -cost) end
+  if operation == 'refund' then return addUsage(tally, 'allowed', '', 0, -(returned or cost)) end
   if granted > 0 then
     if tally.admittedAs ~= '' then return addUsage(tally, 'shadow_denied', tally.admittedAs, 1, cost) end
     return addUsage(tally, 'allowed', '', 1, cost)
@@ -224,6 +228,8 @@ local function writeTally()
   if not usageCounted or ARGV[3] == '' then return end
   local key = ARGV[3] .. string.format('%d', math.floor(now / 60000) * 60)
   for field, amount in pairs(usage) do
+    -- Refunds of units charged in an earlier minute take this minute's cost down to 0, not below.
+    if amount < 0 then amount = max(amount, -(tonumber(redis.call('HGET', key, field)) or 0)) end
     if amount ~= 0 then redis.call('HINCRBY', key, field, amount) end
   end
   redis.call('EXPIRE', key, 172800, 'NX')
@@ -292,6 +298,7 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
     if mode == 'take' or mode == 'give' then storeRule(code, key, limit, window, x, y, after, afterB, afterC, a, reset) end
   end
   if granted == 0 then delay = retryAfter end
+  if mode == 'give' then returned = max(returned or 0, min(cost, remaining - available)) end
   reply[n + 1 + i] = string.format('%d %d %d', remaining, reset, delay)
   return granted, cost, after
 end
@@ -402,7 +409,7 @@ while arg <= #ARGV do
   end
   for _ = 1, times do
     local granted, result
-    denier = nil
+    denier, returned = nil, nil
     granted, result, after = decideFrom(reply, #reply, operation, amount, rules, keysAt, 1, rulesAt, math.huge)
     if not granted then
       writeTally()

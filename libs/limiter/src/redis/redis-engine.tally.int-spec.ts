@@ -105,6 +105,29 @@ describe('RedisEngine counts decisions with their tally', () => {
     expect(await usage(t)).toEqual({ 'n|-|allowed|': '2', 'c|-|allowed|': '5', 'n|-|denied|minute': '1' });
   });
 
+  it('takes off the cost only what a refund gave back, and never takes a minute below 0', async () => {
+    const t = tenant();
+    const tally: Tally = { key: usageKey(t), text: tallyText('-|', ['minute', 'daily']) };
+    const daily: LimitRule = { name: 'daily', algorithm: 'token_bucket', limit: 100, windowMs: 86_400_000 };
+    const engine = new RedisEngine(redis, { clock, batch: false });
+    // Nothing charged yet: a refund of 5 gives nothing back and changes no cost.
+    await engine.refund({ tenantId: t, cost: 5, rules: [minuteLimit, daily], tally });
+    expect(await usage(t)).toEqual({});
+    // 3 charged: a refund of 5 gives back 3 (the most any limit took back), and the minute's cost is 0, not -2.
+    await engine.consume({ tenantId: t, cost: 3, rules: [minuteLimit, daily], tally });
+    await engine.refund({ tenantId: t, cost: 5, rules: [minuteLimit, daily], tally });
+    expect(await usage(t)).toEqual({ 'n|-|allowed|': '1', 'c|-|allowed|': '0' });
+    // Given back to one limit and not the other (the minute window already empty): what the other took back counts,
+    // and a minute that holds less than that goes to 0.
+    await engine.consume({ tenantId: t, cost: 2, rules: [daily], tally });
+    await engine.refund({ tenantId: t, cost: 5, rules: [minuteLimit, daily], tally });
+    expect(await usage(t)).toEqual({ 'n|-|allowed|': '2', 'c|-|allowed|': '0' });
+    // Without rules a refund gives back what it asks, as a consume without rules charges it; still not below 0.
+    await engine.consume({ tenantId: t, cost: 4, rules: [], tally });
+    await engine.refund({ tenantId: t, cost: 3, rules: [], tally });
+    expect(await usage(t)).toEqual({ 'n|-|allowed|': '3', 'c|-|allowed|': '1' });
+  });
+
   it('counts nothing without a tally, and refuses a tally outside the tenant\'s hash tag', async () => {
     const t = tenant();
     const engine = new RedisEngine(redis, { clock, batch: false });
