@@ -6,7 +6,12 @@ export function embeddedPostgresBinaries(): { packageDir: string; initdb: string
 export function runAsUser(): { name: string; uid: number; gid: number } | null;
 /** Whether `dir` holds a database cluster (initdb has run). */
 export function isInitialised(dir: string): boolean;
-/** PostgreSQL on 127.0.0.1:`port` with its data in `dir` (initialised when empty); `stop()` shuts it down. */
+/** As root, where the binaries and data go when the user PostgreSQL runs as cannot reach the checkout. */
+export const OUT_OF_REACH_HOME: string;
+/**
+ * PostgreSQL on 127.0.0.1:`port` with its data in `dir` (initialised when empty); `stop()` shuts it down. The
+ * answer's `dir` is where the data is: `dir`, or a folder under OUT_OF_REACH_HOME when that user cannot reach it.
+ */
 export function startEmbeddedPostgres(options: {
   dir: string;
   port: number | (() => Promise<number>);

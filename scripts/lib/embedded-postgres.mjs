@@ -5,12 +5,14 @@
 // local connections as `postgres`, like the Debian cluster the README describes.
 //
 // PostgreSQL refuses to run as root. As root (a container, this kind of CI machine) initdb and postgres run as the
-// `postgres` user when there is one, else as `nobody`, and the data folder is given to that user; the binaries stay
-// where npm put them (they only need to be readable and executable by that user).
+// `postgres` user when there is one, else as `nobody`, and the data folder is given to that user. That user must
+// reach the binaries and the data's folder; when the checkout is out of its reach (cloned as root into /root, or
+// into a private temporary folder), both go under OUT_OF_REACH_HOME instead (see `reachablePlace`).
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { arch, platform, userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { livePid } from './bootstrap.mjs';
@@ -59,6 +61,65 @@ export function runAsUser() {
   throw new Error('PostgreSQL does not run as root, and there is neither a `postgres` nor a `nobody` user to run it as');
 }
 
+/**
+ * Where PostgreSQL's binaries and data go, as root, when the user it runs as cannot reach the checkout: a folder
+ * every user can enter, made by root (`postgres-<version>/`: a copy of the binaries, shared by every checkout;
+ * `data/<hash of the wanted folder>/`: that folder's data, found again by the next start from the same place).
+ */
+export const OUT_OF_REACH_HOME = '/var/lib/tollgate';
+
+/** Whether `user` can enter (or run) `path`: every folder above it searchable by that user. */
+function canReach(user, path) {
+  return spawnSync('test', ['-x', path], { uid: user.uid, gid: user.gid }).status === 0;
+}
+
+/** `path` and the folders above it up to OUT_OF_REACH_HOME, made root's and enterable by every user (umask aside). */
+function makeEnterable(path) {
+  mkdirSync(path, { recursive: true });
+  for (let folder = path; folder.startsWith(OUT_OF_REACH_HOME); folder = dirname(folder)) chmodSync(folder, 0o755);
+}
+
+/**
+ * The binaries and the data folder PostgreSQL runs with, as `user`: where they are when `user` reaches them, else
+ * under OUT_OF_REACH_HOME (the binaries copied there once per version, atomically: a copy interrupted or made by
+ * two starts at once never leaves half a folder in use).
+ */
+function reachablePlace(user, binaries, dir, onStep) {
+  const place = { binaries, dir, moved: [] };
+  if (!canReach(user, binaries.postgres)) {
+    const version = JSON.parse(readFileSync(join(binaries.packageDir, 'package.json'), 'utf8')).version;
+    const home = join(OUT_OF_REACH_HOME, `postgres-${version}`);
+    if (!existsSync(join(home, 'bin', basename(binaries.postgres)))) {
+      onStep(`copying PostgreSQL's binaries to ${home} (${user.name} cannot reach the checkout)…`);
+      makeEnterable(OUT_OF_REACH_HOME);
+      const partial = `${home}.partial-${process.pid}`;
+      cpSync(join(binaries.packageDir, 'native'), partial, { recursive: true, verbatimSymlinks: true });
+      chmodSync(partial, 0o755);
+      try {
+        renameSync(partial, home);
+      } catch (err) {
+        rmSync(partial, { recursive: true, force: true });
+        if (!existsSync(home)) throw err; // another start copied them first: theirs are used
+      }
+    }
+    place.binaries = { ...binaries, initdb: join(home, 'bin', basename(binaries.initdb)), postgres: join(home, 'bin', basename(binaries.postgres)) };
+    place.moved.push('binaries');
+  }
+  mkdirSync(dirname(dir), { recursive: true });
+  if (!canReach(user, dirname(dir))) {
+    const home = join(OUT_OF_REACH_HOME, 'data', createHash('sha256').update(dir).digest('hex').slice(0, 16));
+    makeEnterable(home);
+    place.dir = join(home, basename(dir));
+    place.moved.push('data');
+  }
+  for (const path of [place.binaries.postgres, dirname(place.dir)]) {
+    if (!canReach(user, path)) {
+      throw new Error(`PostgreSQL does not run as root, so it runs as ${user.name}, who cannot reach ${path}. Run this as a user who is not root, or set DATABASE_URL.`);
+    }
+  }
+  return place;
+}
+
 /** C.UTF-8 where the C library has it (Debian, the Docker image's Postgres), else C: sorting as the C locale does. */
 function utf8Locale() {
   const list = spawnSync('locale', ['-a'], { encoding: 'utf8' });
@@ -87,7 +148,9 @@ async function waitUntilGone(pid, timeoutMs) {
 /**
  * Starts PostgreSQL on 127.0.0.1:`port` (or the port `port()` gives, asked right before the start) with its data in `dir` (created and initialised when empty; what it holds
  * is found again by the next start). A server a killed run left on `dir` is stopped first. Its log: `dir`/../postgres.log
- * unless `logFile` says otherwise. `stop()` shuts it down (fast: open sessions are ended) and waits for it.
+ * unless `logFile` says otherwise (written by this process: it may be anywhere). `stop()` shuts it down (fast: open
+ * sessions are ended) and waits for it. As root, when the user it runs as cannot reach `dir` or the binaries, they
+ * are placed under OUT_OF_REACH_HOME; the answer's `dir` is where the data really is.
  * The server is in a process group of its own, so a Ctrl-C in the terminal reaches the caller, which stops it after
  * the apps that use it; it is also stopped when the caller's process exits.
  */
@@ -98,15 +161,12 @@ export async function startEmbeddedPostgres({ dir, port, logFile = join(dirname(
   const user = runAsUser();
   const ids = user ? { uid: user.uid, gid: user.gid } : {};
   mkdirSync(dirname(dir), { recursive: true });
+  let { initdb, postgres } = binaries;
   if (user) {
-    for (const path of [binaries.postgres, dirname(dir)]) {
-      if (spawnSync('test', ['-x', path], ids).status !== 0) {
-        throw new Error(
-          `PostgreSQL does not run as root, so it runs as ${user.name}, who cannot reach ${path}. Give it access ` +
-            `(chmod o+x on each folder above it), run this as a user who is not root, or set DATABASE_URL.`,
-        );
-      }
-    }
+    const place = reachablePlace(user, binaries, dir, onStep);
+    ({ initdb, postgres } = place.binaries);
+    if (place.moved.includes('data')) onStep(`${user.name} cannot reach ${dir}: PostgreSQL's data is in ${place.dir} instead`);
+    dir = place.dir;
   }
 
   const leftover = livePid(join(dir, 'postmaster.pid'), 'postgres');
@@ -121,7 +181,7 @@ export async function startEmbeddedPostgres({ dir, port, logFile = join(dirname(
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (user) chownSync(dir, user.uid, user.gid);
     const init = spawnSync(
-      binaries.initdb,
+      initdb,
       [`--pgdata=${dir}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', `--locale=${utf8Locale()}`, '--no-instructions'],
       { ...ids, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } },
     );
@@ -133,7 +193,7 @@ export async function startEmbeddedPostgres({ dir, port, logFile = join(dirname(
   const log = openSync(logFile, 'a');
   if (user) chownSync(logFile, user.uid, user.gid);
   const child = spawn(
-    binaries.postgres,
+    postgres,
     ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'logging_collector=off'],
     { ...ids, detached: true, stdio: ['ignore', log, log], env: { ...process.env, LC_ALL: 'C' } },
   );

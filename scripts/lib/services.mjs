@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { defaults, fail, root, say, stateDir } from './bootstrap.mjs';
 import { freePort, hasRedisServer, startRedisServer, stopLeftoverRedis } from './redis-server.mjs';
 
@@ -140,12 +140,15 @@ export async function provideTestPostgres(given, fallbackUrl) {
   if (postgresWanted === 'external' || (postgresWanted === 'auto' && (await reachable('127.0.0.1', 5432)))) return { url: fallbackUrl, stop: async () => undefined };
   const folder = mkdtempSync(join(tmpdir(), 'tollgate-test-postgres-'));
   chmodSync(folder, 0o755); // as root, the server runs as another user, who must reach its data (mkdtemp: 700)
-  const server = await startOwnPostgres(join(folder, 'data'), () => freePort(), new URL(fallbackUrl).pathname.slice(1));
+  const wanted = join(folder, 'data');
+  const server = await startOwnPostgres(wanted, () => freePort(), new URL(fallbackUrl).pathname.slice(1));
   return {
     url: server.url,
     stop: async () => {
       await server.stop();
       rmSync(folder, { recursive: true, force: true });
+      // Out of the server's user's reach (a private TMPDIR, as root), the data was placed elsewhere: its own folder.
+      if (server.dir !== wanted) rmSync(dirname(server.dir), { recursive: true, force: true });
     },
   };
 }
