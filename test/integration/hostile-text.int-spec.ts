@@ -3,12 +3,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../support/context';
 import { createTenant, createUser } from '../support/fixtures';
 
-// Text that Postgres cannot store (NUL) or that repaints whatever shows it (ESC, BEL, C1 controls), and half of a
+// Text that Postgres cannot store (NUL) or that repaints whatever shows it (ESC, BEL, C1 controls), invisible and
+// bidirectional formatting characters (a name that reads as another, or carries text nobody sees), and half of a
 // surrogate pair: refused with 400 `validation_failed` naming the field, before anything reaches the database.
 const HOSTILE = {
   nul: 'a\u0000b',
   'bell and escape': 'bell\u0007\u001b[31mred',
   'a C1 control': 'next\u0085line',
+  'a right-to-left override': 'invoice\u202Etxt.exe',
+  'a bidi isolate': 'a\u2066b\u2069c',
+  'a zero-width space': 'ac\u200Bme',
+  'a byte order mark': 'ac\uFEFFme',
   'a lone surrogate': 'half \ud83d',
 };
 
@@ -48,6 +53,9 @@ describe('hostile text in names, filters and cursors', () => {
     { route: 'new policy', method: 'POST', path: '/v1/admin/policies', body: (name) => ({ planId, name, method: 'GET', pattern: '/x' }), field: 'name' },
     { route: 'policy route', method: 'POST', path: '/v1/admin/policies', body: (pattern) => ({ planId, name: 'hostile', method: 'GET', pattern: `/x/${pattern}` }), field: 'pattern' },
     { route: 'plan limit', method: 'POST', path: `/v1/admin/plans/${planId}/limits`, body: (name) => ({ name, windowS: 60, limit: 1 }), field: 'name' },
+    { route: 'new alert rule', method: 'POST', path: '/v1/admin/alert-rules', body: (name) => ({ name, kind: 'quota_threshold', tenantId }), field: 'name' },
+    { route: 'new webhook endpoint', method: 'POST', path: '/v1/admin/webhooks', body: (description) => ({ url: 'https://hooks.example.com/x', description, eventTypes: ['quota.threshold_crossed'] }), field: 'description' },
+    { route: 'webhook URL', method: 'POST', path: '/v1/admin/webhooks', body: (text) => ({ url: `https://hooks.example.com/${text}`, eventTypes: ['quota.threshold_crossed'] }), field: 'url' },
   ];
 
   for (const [what, text] of Object.entries(HOSTILE)) {

@@ -7,11 +7,29 @@ export const MAX_TEXT_BYTES = 256;
  */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are refused
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
-const CONTROL_CHARS_ALL = new RegExp(CONTROL_CHARS.source, 'g');
 
-/** `text` with every control character replaced by `?`: for what is kept or shown rather than refused (another system's ids). */
+/**
+ * Invisible and bidirectional formatting characters (Unicode's `Cf`): U+202E and the other bidi overrides and isolates
+ * (U+202A–202E, U+2066–2069) make a name read as something else wherever it is shown ("Trojan Source"); zero-width
+ * spaces (U+200B), word joiners (U+2060), U+FEFF, soft hyphens and the tag characters (U+E0000–E007F, invisible text)
+ * let two names that look the same differ, or carry text nobody sees. The zero-width joiner and non-joiner
+ * (U+200D, U+200C) are how emoji sequences (👩‍💻) and several scripts (Persian, Hindi) are written: they are kept, but
+ * only between two visible characters, never at an end, beside a space or doubled, where they would be padding.
+ */
+const FORMAT_CHARS = /(?![\u200c\u200d])\p{Cf}|(?:^|[\s\u200c\u200d])[\u200c\u200d]|[\u200c\u200d](?=$|\s)/u;
+const REPLACED_ALL = new RegExp(`${CONTROL_CHARS.source}|\\p{Cf}`, 'gu');
+
+/** Whether `text` holds an invisible or bidirectional formatting character a name must not (see FORMAT_CHARS). */
+export function hasFormatCharacter(text: string): boolean {
+  return FORMAT_CHARS.test(text);
+}
+
+/**
+ * `text` with every control and formatting character (`Cc`, `Cf`) replaced by `?`: for what is kept or shown rather
+ * than refused (another system's ids).
+ */
 export function replaceControlCharacters(text: string): string {
-  return text.replace(CONTROL_CHARS_ALL, '?');
+  return text.replace(REPLACED_ALL, '?');
 }
 
 /** Half of a surrogate pair without its other half: not text, and stored as U+FFFD (a silent change). */
@@ -21,12 +39,22 @@ const encoder = new TextEncoder();
 const NO_CONTROL_CHARACTERS = 'must not contain control characters';
 const NO_LONE_SURROGATES = 'must be well-formed Unicode (no lone surrogate)';
 
-/** The refinements every free-text input shares (names, filters, cursors, check endpoints and subjects). */
-function plain(schema: z.ZodString): z.ZodString {
-  return schema.refine((s) => !CONTROL_CHARS.test(s), NO_CONTROL_CHARACTERS).refine((s) => !LONE_SURROGATE.test(s), NO_LONE_SURROGATES);
+/** The refusal of a formatting character, naming the first one (`U+202E`): it cannot be seen in the text itself. */
+export function formatCharacterMessage(text: string): string {
+  const found = FORMAT_CHARS.exec(text)?.[0].match(/[\u200c\u200d]|\p{Cf}/u)?.[0] ?? '';
+  const code = `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return `must not contain invisible or bidirectional formatting characters (${code}${found === '\u200c' || found === '\u200d' ? ' at an end, beside a space or doubled' : ''})`;
 }
 
-/** A non-empty string of at most 256 UTF-8 bytes without control characters (endpoints, subjects). */
+/** The refinements every free-text input shares (names, filters, cursors, check endpoints and subjects). */
+function plain(schema: z.ZodString): z.ZodString {
+  return schema
+    .refine((s) => !CONTROL_CHARS.test(s), NO_CONTROL_CHARACTERS)
+    .refine((s) => !hasFormatCharacter(s), { error: (issue) => formatCharacterMessage(String(issue.input)) })
+    .refine((s) => !LONE_SURROGATE.test(s), NO_LONE_SURROGATES);
+}
+
+/** A non-empty string of at most 256 UTF-8 bytes without control or formatting characters (endpoints, subjects). */
 export const safeText = plain(
   z
     .string()
@@ -37,13 +65,13 @@ export const safeText = plain(
 
 /**
  * A name or other free text of the admin API (plan, tenant, key and user names; the list filters `q`): trimmed,
- * 1 to `max` characters, no control characters.
+ * 1 to `max` characters, no control characters, no invisible or bidirectional formatting characters.
  */
 export function freeText(max = 100): z.ZodString {
   return plain(z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`));
 }
 
-/** A query value taken as it is (a cursor holding a name or an e-mail): at most `max` characters, no control characters. */
+/** A query value taken as it is (a cursor holding a name or an e-mail): at most `max` characters, no control or formatting characters. */
 export function queryText(max: number): z.ZodString {
   return plain(z.string().max(max, `must be at most ${max} characters`));
 }

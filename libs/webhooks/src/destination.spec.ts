@@ -68,6 +68,8 @@ describe('an endpoint URL', () => {
     ['https://hooks.example.com/a\u0000b', 'must not contain control characters'],
     ['https://hooks.example.com/a b', 'must not contain control characters or spaces'],
     ['https://hooks.example.com/\u001b[31m', 'must not contain control characters'],
+    ['https://hooks.example.com/\u202Egnp.exe', 'must not contain invisible or bidirectional formatting characters (U+202E)'],
+    ['https://hooks.exa\u200Bmple.com/', 'must not contain invisible or bidirectional formatting characters (U+200B)'],
     [`https://hooks.example.com/${'a'.repeat(2100)}`, 'must be at most 2048 characters'],
   ])('refuses %j', (url, message) => {
     const result = webhookUrlSchema.safeParse(url);

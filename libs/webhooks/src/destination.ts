@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { formatCharacterMessage, hasFormatCharacter } from '@tollgate/domain';
 import { z } from 'zod';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -10,13 +11,15 @@ const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f]/;
 
 /**
  * A webhook endpoint's URL: http or https, at most 2,048 characters, no credentials (`user:pass@` would be sent to
- * whoever the host is and shown in every list), no fragment (never sent), no control characters or spaces.
+ * whoever the host is and shown in every list), no fragment (never sent), no control characters or spaces, no invisible or
+ * bidirectional formatting characters (a U+202E would make the URL read as another wherever it is listed).
  * Where it resolves to is checked separately (DestinationGuard), at creation and at every delivery.
  */
 export const webhookUrlSchema = z
   .string()
   .max(2048, 'must be at most 2048 characters')
   .refine((s) => !CONTROL_OR_SPACE.test(s), 'must not contain control characters or spaces')
+  .refine((s) => !hasFormatCharacter(s), { error: (issue) => formatCharacterMessage(String(issue.input)) })
   .superRefine((s, ctx) => {
     let url: URL;
     try {

@@ -69,6 +69,7 @@ describe('webhook endpoints API', () => {
     [{ url, eventTypes: ['platform.degraded.firing'], tenantId: '00000000-0000-4000-8000-000000000000' }, 'eventTypes', "a tenant's endpoint receives only"],
     [{ url, eventTypes: ['webhook.test'], tenantId: '00000000-0000-4000-8000-000000000000' }, 'tenantId', 'no tenant'],
     [{ url, eventTypes: ['webhook.test'], description: 'a\u0000b' }, 'description', ''],
+    [{ url, eventTypes: ['webhook.test'], description: 'quota \u202Estrela' }, 'description', 'formatting characters (U+202E)'],
   ])('refuses %j with 400 validation_failed naming %s', async (body, field, message) => {
     const r = await admin('POST', '', body);
     expect(r.status, JSON.stringify(r.body)).toBe(400);
