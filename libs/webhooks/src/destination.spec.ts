@@ -54,6 +54,44 @@ describe('the destination guard', () => {
     expect(await failing.check(new URL('https://nowhere.invalid/'))).toEqual({ ok: false, reason: 'nowhere.invalid does not resolve (ENOTFOUND)' });
   });
 
+  // Each IPv6 form that carries an IPv4 address, judged by the address it carries (the URL parser writes `[::127.0.0.1]` as `[::7f00:1]`).
+  it.each([
+    ['::7f00:1', '127.0.0.1', 'IPv4-compatible', 'loopback'],
+    ['::a00:1', '10.0.0.1', 'IPv4-compatible', 'private'],
+    ['::ffff:0:a9fe:a9fe', '169.254.169.254', 'SIIT, IPv4-translated', 'linkLocal'],
+    ['64:ff9b::7f00:1', '127.0.0.1', 'NAT64', 'loopback'],
+    ['64:ff9b::a9fe:a9fe', '169.254.169.254', 'NAT64', 'linkLocal'],
+    ['64:ff9b:1::c0a8:1', '192.168.0.1', 'local-use NAT64', 'private'],
+    // The same prefix of /48 with 127.0.0.1 where a /48 translator puts it (bytes 6-7 and 9-10, the u-octet between).
+    ['64:ff9b:1:7f00:0:100::', '127.0.0.1', 'local-use NAT64', 'loopback'],
+    ['2002:7f00:1::1', '127.0.0.1', '6to4', 'loopback'],
+    ['2002:a00:1::', '10.0.0.1', '6to4', 'private'],
+    ['2002:6440:1::1', '100.64.0.1', '6to4', 'carrierGradeNat'],
+    // Teredo's client is the last 32 bits inverted: 80ff:fffe is 127.0.0.1, f5ff:fffe 10.0.0.1.
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', '127.0.0.1', 'Teredo', 'loopback'],
+    ['2001:0:4136:e378:8000:63bf:f5ff:fffe', '10.0.0.1', 'Teredo', 'private'],
+  ])('refuses %s: it carries %s (%s, %s)', async (address, inner, form, range) => {
+    const reason = `carries ${inner} (${form}), a ${range} address (not public)`;
+    expect(guard().permits(address)).toEqual({ ok: false, reason: expect.stringContaining(reason) });
+    // Where an endpoint's URL is accepted (the API), as a literal host…
+    expect(await guard().check(new URL(`http://[${address}]:8080/hook`))).toEqual({ ok: false, reason: expect.stringContaining(reason) });
+    // …and where a name is resolved before connecting (the worker's delivery).
+    expect(await guard('', () => [address]).check(new URL('https://hooks.example.com/x'))).toEqual({ ok: false, reason: expect.stringContaining(`hooks.example.com resolves to ${address} ${reason}`) });
+  });
+
+  it('lets an IPv6 form through when the IPv4 address it carries is public, or allowed', () => {
+    // 93.184.215.14 is 5db8:d70e; DNS64 networks reach IPv4-only receivers through 64:ff9b::/96.
+    for (const address of ['64:ff9b::5db8:d70e', '64:ff9b:1::5db8:d70e', '2002:5db8:d70e::1', '2001:0:4136:e378:8000:63bf:a247:28f1', '::5db8:d70e', '::ffff:0:5db8:d70e']) {
+      expect(guard().permits(address)).toEqual({ ok: true });
+    }
+    const allowing = guard('127.0.0.1, 10.0.0.0/8');
+    expect(allowing.permits('64:ff9b::7f00:1')).toEqual({ ok: true });
+    expect(allowing.permits('2002:a01:203::')).toEqual({ ok: true });
+    expect(allowing.permits('64:ff9b::7f00:2').ok).toBe(false);
+    // Not every address of the ranges carries one: IPv6's own loopback and unspecified addresses are what they are.
+    expect(guard().permits('::1')).toEqual({ ok: false, reason: expect.stringContaining('is a loopback address') });
+  });
+
   it('refuses an allow-list entry that is neither an address nor a range, naming it', () => {
     expect(() => parseAllowedDestinations('127.0.0.1,intranet')).toThrow('"intranet" is not an IP address or CIDR range');
   });

@@ -30,8 +30,10 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
       settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 1000, concurrency: 4, lockMs: 5000, retentionDays: 30 },
       log: { ...silent, warn: (m: string) => warnings.push(m) },
       clock,
-      // A name that resolves to a private address (as a rebinding DNS would answer at delivery time).
-      resolver: async (host) => (host === 'rebound.test' ? [{ address: '10.0.0.7', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]),
+      // Names that resolve to a private address (as a rebinding DNS would answer at delivery time), plain or carried by
+      // a NAT64 address (64:ff9b::a00:7 is 10.0.0.7).
+      resolver: async (host) =>
+        host === 'rebound.test' ? [{ address: '10.0.0.7', family: 4 }] : host === 'nat64.test' ? [{ address: '64:ff9b::a00:7', family: 6 }] : [{ address: '127.0.0.1', family: 4 }],
     });
     await runner.start();
   };
@@ -220,8 +222,9 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
     receiver.fallback = { status: 200 };
     const rebound = await endpoint('http://rebound.test:1/hook');
     const literal = await endpoint('http://[::ffff:169.254.169.254]/latest/meta-data');
+    const nat64 = await endpoint('http://nat64.test:1/hook');
     const event = await publish();
-    for (const e of [rebound, literal]) {
+    for (const e of [rebound, literal, nat64]) {
       const d = await afterAttempts(event.id, e.endpoint.id, 1);
       expect(d.status).toBe('pending');
       expect(d.attemptLog[0]!.statusCode).toBeNull();
@@ -229,6 +232,7 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
     }
     expect((await deliveryOf(event.id, rebound.endpoint.id)).attemptLog[0]!.error).toContain('rebound.test resolves to 10.0.0.7 is a private address');
     expect((await deliveryOf(event.id, literal.endpoint.id)).attemptLog[0]!.error).toContain('linkLocal');
+    expect((await deliveryOf(event.id, nat64.endpoint.id)).attemptLog[0]!.error).toContain('nat64.test resolves to 64:ff9b::a00:7 carries 10.0.0.7 (NAT64), a private address');
   });
 
   it('connects to the address it checked, keeping the URL\'s host name (no second DNS answer is asked for)', async () => {

@@ -61,6 +61,13 @@ describe('webhook endpoints API', () => {
     [{ url: 'http://10.0.0.1/x', eventTypes: ['webhook.test'] }, 'url', '10.0.0.1 is a private address'],
     [{ url: 'http://169.254.169.254/latest', eventTypes: ['webhook.test'] }, 'url', 'linkLocal'],
     [{ url: 'http://[::1]:8080/x', eventTypes: ['webhook.test'] }, 'url', 'loopback'],
+    // IPv6 forms that carry an IPv4 address, judged by it (127.0.0.1 is allowed here: these carry other ones).
+    [{ url: 'http://[::10.0.0.1]:8080/x', eventTypes: ['webhook.test'] }, 'url', 'carries 10.0.0.1 (IPv4-compatible), a private address'],
+    [{ url: 'http://[::ffff:0:a9fe:a9fe]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 169.254.169.254 (SIIT, IPv4-translated), a linkLocal'],
+    [{ url: 'http://[64:ff9b::169.254.169.254]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 169.254.169.254 (NAT64), a linkLocal'],
+    [{ url: 'http://[64:ff9b:1::192.168.0.1]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 192.168.0.1 (local-use NAT64), a private'],
+    [{ url: 'http://[2002:a00:1::1]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 10.0.0.1 (6to4), a private'],
+    [{ url: 'http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 10.0.0.1 (Teredo), a private'],
     [{ url: 'http://localhost.:1/x', eventTypes: ['webhook.test'] }, 'url', ''],
     [{ url, eventTypes: [] }, 'eventTypes', 'at least one'],
     [{ url, eventTypes: ['quota.exploded'] }, 'eventTypes.0', ''],
