@@ -4,14 +4,28 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { awayFromMinuteBoundary, createFailureModeTenant, createServiceKey, publishRules, waitFor } from '../support/fixtures';
+import { proxiedRedis, type TcpProxy } from '../support/tcp-proxy';
 
 // With Redis down or slow, every check is answered by its policy's failure
 // mode without waiting for Redis (open: pass, degraded; closed: 503 with Retry-After; local: this node's share,
 // limit ÷ nodes), and once Redis is back decisions are Redis-backed again within seconds. The API reaches Redis
-// through a TCP proxy the test cuts, restores and slows down.
+// through a TCP proxy the test cuts, restores and slows down. What it logs meanwhile is read from its log stream.
+interface Line {
+  level: number;
+  event?: string;
+  cause?: string;
+  checks?: number;
+  answers?: Record<Answer, number>;
+  code?: string;
+}
+
+const ANSWERS = ['open', 'closed', 'local'] as const;
+type Answer = (typeof ANSWERS)[number];
+const LOG_EVERY_MS = 500;
+
 describe('when Redis is down or slow', () => {
+  const lines: string[] = [];
   let prisma: PrismaClient;
   let proxy: TcpProxy;
   let api: TestApi;
@@ -22,33 +36,28 @@ describe('when Redis is down or slow', () => {
 
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    const redis = new URL(TEST_REDIS_URL);
-    proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
-    const viaProxy = new URL(TEST_REDIS_URL);
-    viaProxy.port = String(proxy.port);
-    const fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
+    let redisUrl: string;
+    ({ proxy, redisUrl } = await proxiedRedis(TEST_REDIS_URL));
+    const fixture = await createFailureModeTenant(prisma, 10);
     tenant = fixture.tenant.slug;
     tenantId = fixture.tenant.id;
-    for (const [name, pattern, failureMode] of [
-      ['shut', '/closed', 'closed'],
-      ['near', '/local', 'local'],
-    ] as const) {
-      await prisma.endpointPolicy.create({
-        data: { planId: fixture.plan.id, name, method: 'GET', pattern, failureMode, limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
-      });
-    }
-    policyIds = new Map((await prisma.endpointPolicy.findMany({ where: { planId: fixture.plan.id } })).map((p) => [p.name, p.id]));
+    policyIds = fixture.policyIds;
     service = await createServiceKey(prisma);
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    api = await startApi({
-      REDIS_URL: viaProxy.toString(),
-      DECISION_DEADLINE_MS: '50',
-      BREAKER_FAILURES: '3',
-      BREAKER_COOLDOWN_MS: '300',
-      DEFAULT_FAILURE_MODE: 'open',
-      LOCAL_FAILOVER_NODES: '2',
-      USAGE_FLUSH_MS: '200',
-    });
+    api = await startApi(
+      {
+        LOG_LEVEL: 'info',
+        REDIS_URL: redisUrl,
+        DECISION_DEADLINE_MS: '50',
+        BREAKER_FAILURES: '3',
+        BREAKER_COOLDOWN_MS: '300',
+        DEFAULT_FAILURE_MODE: 'open',
+        LOCAL_FAILOVER_NODES: '2',
+        USAGE_FLUSH_MS: '200',
+        OUTAGE_LOG_EVERY_MS: String(LOG_EVERY_MS),
+      },
+      { logDestination: { write: (line: string) => void lines.push(line) } },
+    );
     await api.waitForRuleVersion(version);
   });
   afterAll(async () => {
@@ -58,6 +67,17 @@ describe('when Redis is down or slow', () => {
   });
 
   const check = (endpoint: string) => api.request('POST', '/v1/check', { token: service, body: { tenant, endpoint } });
+  const parsed = (from: number) => lines.slice(from).map((l) => JSON.parse(l) as Line);
+  /** Every cause of an outage logged since line `from` has its end logged too. */
+  const outagesEnded = (from: number) => {
+    const events = parsed(from).filter((l) => l.event?.startsWith('redis_outage'));
+    return [...new Set(events.map((l) => l.cause))].every((c) => events.some((l) => l.cause === c && l.event === 'redis_outage_ended'));
+  };
+  /** `tollgate_degraded_decisions_total` per answer and cause (`answer cause` → count). */
+  const degradedCounts = async () => {
+    const text = (await api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body as string;
+    return new Map([...text.matchAll(/^tollgate_degraded_decisions_total\{mode="([a-z]+)",cause="([a-z_]+)"\} (\d+)$/gm)].map((m) => [`${m[1]} ${m[2]}`, Number(m[3])]));
+  };
   const redisBacked = async (endpoint: string) => {
     const r = await check(endpoint);
     return r.status === 200 && r.body.degraded === undefined && r.body.limits.length > 0;
@@ -125,9 +145,76 @@ describe('when Redis is down or slow', () => {
   it('reports degraded decisions and the circuit in /metrics', async () => {
     const metrics = (await api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body as unknown as string;
     const text = typeof metrics === 'string' ? metrics : JSON.stringify(metrics);
-    expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="open"\} [1-9]/);
-    expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="closed"\} [1-9]/);
-    expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="local"\} [1-9]/);
+    expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="open",cause="(deadline|circuit_open|redis_error)"\} [1-9]/);
+    expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="closed",cause="(deadline|circuit_open|redis_error)"\} [1-9]/);
+    expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="local",cause="(deadline|circuit_open|redis_error)"\} [1-9]/);
     expect(text).toMatch(/tollgate_redis_circuit_open 0/);
+  });
+
+  it('logs each cause once, then a summary per interval and a line when it ends, with the checks it touched', async () => {
+    // The outages of the tests before are over (their ends logged) and Redis decides.
+    await waitFor(() => outagesEnded(0), 10_000, 100);
+    await waitFor(() => redisBacked('GET /open'), 10_000, 100);
+    const countedBefore = await degradedCounts();
+    const before = lines.length;
+    await proxy.cut();
+    const started = Date.now();
+    // 3 × 40 checks while Redis is away, a few at a time.
+    const answered = new Map<string, number>();
+    for (let round = 0; round < 40; round += 1) {
+      const replies = await Promise.all(ANSWERS.map((a) => check(`GET /${a}`)));
+      for (const r of replies) {
+        const key = r.status === 503 ? 'closed' : r.body.limits.length > 0 ? 'local' : 'open';
+        expect(r.body.degraded === true || r.status === 503).toBe(true);
+        answered.set(key, (answered.get(key) ?? 0) + 1);
+      }
+    }
+    expect(Object.fromEntries(answered)).toEqual({ open: 40, closed: 40, local: 40 });
+    await proxy.restore();
+    const outageMs = Date.now() - started;
+    await waitFor(async () => (await check('GET /open')).body.degraded === undefined, 10_000, 100);
+    // Every cause has ended: an interval went by without a check meeting it.
+    await waitFor(() => outagesEnded(before), 10_000, 100);
+
+    const logged = parsed(before);
+    const outage = logged.filter((l) => l.event?.startsWith('redis_outage'));
+    const causes = new Set(outage.map((l) => l.cause));
+    expect(causes.size).toBeGreaterThanOrEqual(1);
+    // Bounded by the causes and intervals, not by the 120 checks: per cause a first line, a summary per interval
+    // (the outage and the one after it) and an end.
+    const intervals = Math.ceil(outageMs / LOG_EVERY_MS) + 2;
+    for (const cause of causes) {
+      const own = outage.filter((l) => l.cause === cause);
+      expect(own.filter((l) => l.event === 'redis_outage_started')).toHaveLength(1);
+      expect(own.filter((l) => l.event === 'redis_outage_ended')).toHaveLength(1);
+      expect(own.filter((l) => l.event === 'redis_outage').length).toBeLessThanOrEqual(intervals);
+      expect(own[0]!.event).toBe('redis_outage_started');
+      expect(own.at(-1)!.event).toBe('redis_outage_ended');
+    }
+    // Every check the outage touched is in the lines, per answer: the first and interval lines add up to the end's
+    // totals, and to what the clients were answered (plus the checks made while waiting for Redis to come back).
+    const sums = (events: Line[]) => Object.fromEntries(ANSWERS.map((a) => [a, events.reduce((n, l) => n + (l.answers?.[a] ?? 0), 0)]));
+    const reported = sums(outage.filter((l) => l.event !== 'redis_outage_ended'));
+    expect(reported).toEqual(sums(outage.filter((l) => l.event === 'redis_outage_ended')));
+    expect(reported.closed).toBe(40);
+    expect(reported.local).toBe(40);
+    expect(reported.open).toBeGreaterThanOrEqual(40);
+    for (const l of outage) expect(l.checks).toBe(ANSWERS.reduce((n, a) => n + (l.answers?.[a] ?? 0), 0));
+    // No line per check, no stack: the 503s are not logged one by one, and nothing logged carries frames.
+    expect(logged.filter((l) => l.code === 'redis_unavailable')).toEqual([]);
+    expect(lines.slice(before).join('')).not.toMatch(/frames|\bat .*\.(ts|js):\d+/);
+    expect(logged.length).toBeLessThan(40);
+
+    // /metrics counted the same checks, by answer and by the causes logged.
+    const countedAfter = await degradedCounts();
+    const counted = new Map<string, number>();
+    for (const [series, n] of countedAfter) {
+      const added = n - (countedBefore.get(series) ?? 0);
+      if (added === 0) continue;
+      const [answer, cause] = series.split(' ') as [Answer, string];
+      expect(causes.has(cause)).toBe(true);
+      counted.set(answer, (counted.get(answer) ?? 0) + added);
+    }
+    expect(Object.fromEntries(ANSWERS.map((a) => [a, counted.get(a) ?? 0]))).toEqual(reported);
   });
 });

@@ -21,6 +21,24 @@ export async function createTenant(
 }
 
 /**
+ * A tenant whose plan has one per-minute limit of `limit` and an endpoint policy of each failure mode but the default
+ * (`GET /closed`: `shut`, closed; `GET /local`: `near`, local; anything else: no policy), each with the same limit.
+ */
+export async function createFailureModeTenant(prisma: PrismaClient, limit: number) {
+  const fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit }]);
+  for (const [name, pattern, failureMode] of [
+    ['shut', '/closed', 'closed'],
+    ['near', '/local', 'local'],
+  ] as const) {
+    await prisma.endpointPolicy.create({
+      data: { planId: fixture.plan.id, name, method: 'GET', pattern, failureMode, limits: { create: [{ name: 'minute', windowS: 60, limit }] } },
+    });
+  }
+  const policyIds = new Map((await prisma.endpointPolicy.findMany({ where: { planId: fixture.plan.id } })).map((p) => [p.name, p.id]));
+  return { ...fixture, policyIds };
+}
+
+/**
  * A service key for every tenant, or only for the tenants of `tenantIds` (the raw secret is returned once, as in
  * production; only its hash is stored).
  */

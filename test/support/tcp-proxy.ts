@@ -79,6 +79,13 @@ export async function startTcpProxy(target: { host: string; port: number; localA
   };
 }
 
+/** A proxy in front of the Redis `url` names, and the URL that reaches that Redis through it. */
+export async function proxiedRedis(url: string): Promise<{ proxy: TcpProxy; redisUrl: string }> {
+  const target = new URL(url);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+  return { proxy, redisUrl: Object.assign(new URL(url), { port: String(proxy.port) }).toString() };
+}
+
 /** A proxy in front of the database `url` names, and the URL that reaches that database through it. */
 export async function proxiedDatabase(url: string): Promise<{ proxy: TcpProxy; databaseUrl: string }> {
   const target = new URL(url);

@@ -78,11 +78,12 @@ export function sendError(reply: FastifyReply, err: AppError): void {
 
 /**
  * Answers anything thrown as its error body; a 5xx is logged on `log` with its code, its public message and a
- * bounded description of its cause (never the cause itself: its message can hold a whole rule set with key hashes).
+ * bounded description of its cause (never the cause itself: its message can hold a whole rule set with key hashes),
+ * unless its code is in `quiet` (counted and logged elsewhere, once per interval rather than once per request).
  */
-export function replyWithError(log: Logger, reply: FastifyReply, exception: unknown): void {
+export function replyWithError(log: Logger, reply: FastifyReply, exception: unknown, quiet: ReadonlySet<ErrorCode> = new Set()): void {
   const err = toAppError(exception);
-  if (err.status >= 500) log.error({ code: err.code, cause: describeError(err.cause ?? err) }, err.message);
+  if (err.status >= 500 && !quiet.has(err.code)) log.error({ code: err.code, cause: describeError(err.cause ?? err) }, err.message);
   sendError(reply, err);
 }
 

@@ -31,6 +31,8 @@ export const apiEnvSchema = z.object({
   DEFAULT_FAILURE_MODE: z.enum(['open', 'closed', 'local']).default('open'),
   /** The `local` failure mode allows each node this share of a limit: limit ÷ nodes (at least 1). */
   LOCAL_FAILOVER_NODES: z.coerce.number().int().min(1).max(10_000).default(1),
+  /** While Redis does not decide checks, one log line per cause this often with how many it touched (OutageReporter). */
+  OUTAGE_LOG_EVERY_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   /** Sign-in attempts in a row per account and client address before each one makes the next wait (1 s, 2 s, 4 s, …). */
   LOGIN_FAILURES_BEFORE_DELAY: z.coerce.number().int().min(1).max(1000).default(5),
@@ -109,6 +111,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       breakerCooldownMs: e.BREAKER_COOLDOWN_MS,
       defaultMode: e.DEFAULT_FAILURE_MODE,
       localNodes: e.LOCAL_FAILOVER_NODES,
+      logEveryMs: e.OUTAGE_LOG_EVERY_MS,
     },
     sessions: { ttlMs: e.SESSION_TTL_HOURS * 3_600_000 },
     login: {

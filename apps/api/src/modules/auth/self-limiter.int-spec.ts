@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../test/support/env';
 import { createUser, waitFor } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
-import { startTcpProxy, type TcpProxy } from '../../../../../test/support/tcp-proxy';
+import { proxiedRedis, type TcpProxy } from '../../../../../test/support/tcp-proxy';
 
 const SECRET = 'the-secret-the-dashboard-and-the-api-share-in-this-test';
 const anAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -22,11 +22,9 @@ describe('sign-in throttling while Redis is down', () => {
 
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    const redis = new URL(TEST_REDIS_URL);
-    proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
-    const viaProxy = new URL(TEST_REDIS_URL);
-    viaProxy.port = String(proxy.port);
-    api = await startApi({ REDIS_URL: viaProxy.toString(), CLIENT_ADDRESS_SECRET: SECRET, LOGIN_FAILURES_BEFORE_DELAY: '3', LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '5' });
+    let redisUrl: string;
+    ({ proxy, redisUrl } = await proxiedRedis(TEST_REDIS_URL));
+    api = await startApi({ REDIS_URL: redisUrl, CLIENT_ADDRESS_SECRET: SECRET, LOGIN_FAILURES_BEFORE_DELAY: '3', LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '5' });
   });
   afterAll(async () => {
     await api?.close();

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { EnforcementHttp } from './enforcement-http';
 import { EnforcementRoutes } from './enforcement.routes';
+import { OutageReporter } from './outage-reporter';
 import { ResilientLimiter } from './resilient-limiter.service';
 import { UsageRecorder } from './usage-recorder.service';
 import { CheckQuota } from './use-cases/check-quota.use-case';
@@ -13,7 +14,7 @@ export class CheckModule {
     return {
       module: CheckModule,
       imports: [AuthModule],
-      providers: [{ provide: EnforcementHttp, useValue: http }, CheckQuota, ResilientLimiter, UsageRecorder, EnforcementRoutes],
+      providers: [{ provide: EnforcementHttp, useValue: http }, CheckQuota, ResilientLimiter, OutageReporter, UsageRecorder, EnforcementRoutes],
       exports: [EnforcementHttp],
     };
   }

@@ -10,6 +10,9 @@ export const FORWARD_AUTH_ROUTE = '/v1/forward-auth';
 /** Route prefixes the enforcement instance serves: the route itself and anything below it. */
 const PREFIXES = ['/v1/check', FORWARD_AUTH_ROUTE];
 
+/** Errors the enforcement routes answer without a log line of their own (the outage reporter counts them). */
+const QUIET_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.REDIS_UNAVAILABLE]);
+
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
@@ -26,7 +29,9 @@ export class EnforcementHttp {
     this.fastify = Fastify(options);
     // JSON routes take JSON only: `text/plain` is a 415, not a string body (as on Nest's instance).
     this.fastify.removeContentTypeParser('text/plain');
-    this.fastify.setErrorHandler((err, _req, reply) => replyWithError(this.log, reply, err));
+    // A check refused because Redis did not decide is counted and logged per cause and interval (OutageReporter),
+    // not once per request.
+    this.fastify.setErrorHandler((err, _req, reply) => replyWithError(this.log, reply, err, QUIET_CODES));
     this.fastify.setNotFoundHandler((req, reply) => replyWithError(this.log, reply, new AppError(ErrorCode.NOT_FOUND, `Cannot ${req.method} ${req.url}`)));
   }
 

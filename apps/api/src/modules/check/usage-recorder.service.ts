@@ -58,6 +58,8 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
   private listing: NodeJS.Immediate | null = null;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  /** When flushes began to fail (epoch ms), null while they succeed. */
+  private failingSince: number | null = null;
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
@@ -215,6 +217,8 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     const entries = [...this.pending.values()];
     this.pending.clear();
     this.pendingFields = 0;
+    let failed = 0;
+    let reason = '';
     await Promise.all(
       entries.map(async (entry) => {
         // Too late for its own minute's rollup: counted in the current minute instead (in every total, late).
@@ -231,10 +235,24 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
           if (!results || results.some(([err]) => err)) throw new Error('the transaction was not applied');
         } catch (err) {
           this.keep(entry);
-          this.log.warn(`could not write ${entry.fields.size} usage count(s); kept for the next flush (${err instanceof Error ? err.message : String(err)})`);
+          failed += entry.fields.size;
+          reason = err instanceof Error ? err.message : String(err);
         }
       }),
     );
+    // Nothing to write says nothing about Redis.
+    if (entries.length > 0) this.reportWrite(failed, reason);
+  }
+
+  /** One line when flushes start failing (not one per hash or per flush), and one when counts are written again. */
+  private reportWrite(failed: number, reason: string): void {
+    if (failed > 0 && this.failingSince === null) {
+      this.failingSince = Date.now();
+      this.log.warn(`could not write ${failed} usage count(s) to Redis; kept and retried every ${this.config.usage.flushMs} ms (${reason})`);
+    } else if (failed === 0 && this.failingSince !== null) {
+      this.log.log(`usage counts written to Redis again after ${Math.round((Date.now() - this.failingSince) / 1000)} s`);
+      this.failingSince = null;
+    }
   }
 
   private keep(entry: { tenantId: string; minute: number; fields: Map<string, number> }): void {

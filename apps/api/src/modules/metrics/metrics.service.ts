@@ -65,8 +65,8 @@ export class MetricsService {
 
   readonly degraded = new Counter({
     name: 'tollgate_degraded_decisions_total',
-    help: 'Decisions Redis did not make (down, slow, circuit open), by the failure mode that made them',
-    labelNames: ['mode'] as const,
+    help: 'Checks Redis did not decide, by the failure mode that answered them (open, closed: a 503, local) and why (deadline: Redis answered too late; circuit_open: not asked; redis_error: the call failed); the API logs the same counts once per cause and OUTAGE_LOG_EVERY_MS',
+    labelNames: ['mode', 'cause'] as const,
     registers: [this.registry],
   });
 

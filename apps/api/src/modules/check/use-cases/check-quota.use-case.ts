@@ -19,6 +19,7 @@ import { MetricsService } from '../../metrics/metrics.service';
 import type { DecisionPlan } from '../../rules/decision-plan';
 import type { EnforcedRuleSet } from '../../rules/enforced-rule-set';
 import { RuleCache } from '../../rules/rule-cache.service';
+import { OutageReporter } from '../outage-reporter';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
 import { UsageRecorder } from '../usage-recorder.service';
 
@@ -52,6 +53,7 @@ export class CheckQuota {
     private readonly limiter: ResilientLimiter,
     private readonly metrics: MetricsService,
     private readonly recorder: UsageRecorder,
+    private readonly outages: OutageReporter,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
@@ -178,10 +180,10 @@ export class CheckQuota {
     const policyId = plan.policy?.id ?? null;
     if (failureMode === 'closed' || operation === 'lease') {
       if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_denied', 'closed', 0);
-      this.metrics.degraded.inc({ mode: 'closed' });
+      this.outages.record(err, 'closed');
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err, retryAfterMs: err.retryAfterMs });
     }
-    this.metrics.degraded.inc({ mode: failureMode });
+    this.outages.record(err, failureMode);
     if (failureMode === 'local') {
       const decision = await this.limiter.locally(operation, request);
       const result = { ...this.answer(ruleVersion, plan, decision, 'enforce'), degraded: true };
