@@ -36,7 +36,7 @@ function redisBenchmark(args, { requests = 400_000 * (seconds / 5), keys = 100_0
 
 /** The script's ARGV for consuming 1 unit against `rules` on Redis TIME, as the engine sends it (see lua/limit.lua). */
 function scriptArgs(rules) {
-  return ['', '0', '', 'consume', '1', '', String(rules.length), ...rules.flatMap((rule, i) => ruleArgs(resolveRule(rule, i)))];
+  return ['', '0', '', '', '', 'consume', '1', '', String(rules.length), ...rules.flatMap((rule, i) => ruleArgs(resolveRule(rule, i)))];
 }
 
 /** Redis's own count of script calls (`EVALSHA`) and of the µs spent inside them (`INFO commandstats`). */

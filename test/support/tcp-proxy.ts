@@ -10,8 +10,11 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Listens again on the same port. */
   restore(): Promise<void>;
-  /** Holds every chunk this many ms before passing it on, both ways (0 = none): a slow network or server. */
-  delay(ms: number): void;
+  /**
+   * Holds every chunk this many ms before passing it on (0 = none): a slow network or server. Both ways, or only the
+   * target's replies (`replies`): the target has acted on a request whose answer comes late.
+   */
+  delay(ms: number, only?: 'replies'): void;
   close(): Promise<void>;
 }
 
@@ -24,11 +27,12 @@ export async function startTcpProxy(target: { host: string; port: number; localA
   let server: Server | null = null;
   let port = 0;
   let delayMs = 0;
+  let repliesOnly = false;
   /** Passes `from`'s data to `to`, each chunk after the current delay (in order: chunks wait in one chain). */
-  const forward = (from: Socket, to: Socket) => {
+  const forward = (from: Socket, to: Socket, replies: boolean) => {
     let chain = Promise.resolve();
     from.on('data', (chunk) => {
-      const wait = delayMs;
+      const wait = replies || !repliesOnly ? delayMs : 0;
       chain = chain.then(() => (wait > 0 ? new Promise((r) => setTimeout(r, wait)) : undefined)).then(() => {
         if (!to.destroyed) to.write(chunk);
       });
@@ -47,8 +51,8 @@ export async function startTcpProxy(target: { host: string; port: number; localA
         };
         client.on('error', drop).on('close', drop);
         upstream.on('error', drop).on('close', drop);
-        forward(client, upstream);
-        forward(upstream, client);
+        forward(client, upstream, false);
+        forward(upstream, client, true);
       });
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
@@ -73,8 +77,9 @@ export async function startTcpProxy(target: { host: string; port: number; localA
     cut: stop,
     restore: listen,
     close: stop,
-    delay: (ms: number) => {
+    delay: (ms: number, only?: 'replies') => {
       delayMs = ms;
+      repliesOnly = only === 'replies';
     },
   };
 }

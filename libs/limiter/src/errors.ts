@@ -51,10 +51,28 @@ export class LeaseNotSupportedError extends AppError {
   }
 }
 
-/** Redis had not answered a decision's script call by its deadline (`RedisEngineOptions.deadlineMs`). */
+/**
+ * Redis had not answered a decision's script call by its deadline (`RedisEngineOptions.deadlineMs`), or the call ran
+ * after its expiry and did nothing. One per decision: whoever answers the request instead says, in the same turn of
+ * the event loop, whether the client was shown 'allowed' (`answered`). Should Redis's reply still come, the engine
+ * takes back what the call counted into usage and gives back what it charged unless the client was shown 'allowed'
+ * (docs/adr/0021-one-request-one-decision.md).
+ */
 export class DeadlineExceeded extends Error {
+  private shownAllowed = false;
+
   constructor(readonly ms: number) {
     super(`Redis did not answer within ${ms} ms`);
     this.name = 'DeadlineExceeded';
+  }
+
+  /** The answer the client got instead of Redis's: `allowed` keeps what a late reply charged. */
+  answered(allowed: boolean): void {
+    this.shownAllowed = allowed;
+  }
+
+  /** Whether the client was shown 'allowed' (the charge of a late reply then stays). */
+  get answeredAllowed(): boolean {
+    return this.shownAllowed;
   }
 }

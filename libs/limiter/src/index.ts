@@ -2,7 +2,7 @@ export * from './contract';
 export * from './errors';
 export { ManualClock, systemClock } from './clock';
 export { calendarWindowAt, type TimeWindow } from './algorithms/calendar';
-export { RedisEngine, type RedisEngineOptions } from './redis/redis-engine';
+export { RedisEngine, type LateReplyOutcome, type RedisEngineOptions } from './redis/redis-engine';
 export { MemoryEngine, type MemoryEngineOptions } from './memory/memory-engine';
 export { ExpiringLru } from './memory/lru';
 export { MAX_SLIDING_LOG_LIMIT, MAX_UNITS, MAX_WINDOW_MS, resolveRule, type ResolvedRule } from './rules';

@@ -14,7 +14,14 @@
                    On Redis TIME (production) every key expires exactly when its state empties (PXAT).
   ARGV[3]          where this call counts its decisions (see "Tally" below): the start of a hash key in the
                    tenant's hash tag, to which the script appends the minute of `now` (epoch s); '' = nowhere
-  ARGV[4 ..]       then per decision: operation (consume | peek | refund | lease), the cost (or, for a lease,
+  ARGV[4]          the call's expiry on Redis's clock (epoch ms of its TIME, also with an injected clock), or '':
+                   a call run after it (queued behind a slow command, resent by the client after a reconnect or
+                   a failover, retried) changes nothing and replies `expired <Redis now ms>` instead (see
+                   "One request, one decision" in redis/redis-engine.ts)
+  ARGV[5]          usage to take back, or '': `<minute epoch s>` then `\n<field>\n<amount>` per field; each field of
+                   the hash ARGV[3] .. minute is decreased by its amount, and removed at 0 (what a call whose
+                   reply came too late had counted: the engine takes it back, see redis/late-reply.ts)
+  ARGV[6 ..]       then per decision: operation (consume | peek | refund | lease), the cost (or, for a lease,
                    the most units to take), its tally ('' = not counted, '=' = the decision before's, else the
                    tally string below), then either the number of rules followed by the rules, or '='
                    when its rules are exactly those of the decision before it in this call (the same ARGV;
@@ -28,12 +35,15 @@
                    (the burst, or the limit) and the pattern of its stored parts; a fixed window on a calendar
                    has window 0 and adds the calendar window's start, its end and the next one's end
 
-  Reply: one string of integers, each after one space but the first: nowMs, then per decision: granted (a
+  Reply: `expired <Redis now ms>` when the call ran after its expiry (ARGV[4]; nothing done). Otherwise
+           one string of integers, each after one space but the first: nowMs, then per decision: granted (a
            lease: the units granted; else 1; 0 = denied), then per rule: remaining, resetMs, and retryAfterMs
            when denied or delayMs when admitted (an admitted decision has no retry-after, a denied one no
            delay). One string rather than an array of integers: a client decodes one reply element instead of
            ten a decision (ioredis's cost is per element), and Redis formats each rule's three with one
            string.format('%d %d %d') (exact below 2^53; table.concat would format Lua numbers with '%.14g').
+           With an injected clock (ARGV[1] set), one more integer ends the reply: Redis's own now in ms (the
+           engine learns Redis's clock from it, as it does from nowMs otherwise).
   Tally: `<field base>\n<shadow from>\n<admitted as>\n<rule 1 name>\n<rule 2 name>...`. A decision with one adds to
            the call's hash (ARGV[3] .. minute): `n|<field base><result>|<reason>` += 1 and `c|…` += the units
            charged, where result|reason is `allowed|` when admitted (`shadow_denied|<admitted as>` instead when
@@ -68,14 +78,13 @@
   keeps or undoes that write; the sliding log, a sorted set with a member per unit, has Open and Close only.
 ]]
 
--- The decision's clock, read once; every algorithm below works on `now` and writes TTLs with `keep`.
-local now, keep
-if ARGV[1] ~= '' then
-  now, keep = ARGV[1] + 0, ARGV[2] + 0
-else
-  local time = redis.call('TIME')
-  now = time[1] * 1000 + math.floor(time[2] / 1000)
-end
+-- The decision's clock, read once; every algorithm below works on `now` and writes TTLs with `keep`. `redisNow`:
+-- Redis's own clock, which the expiry is on (the same as `now` unless a test injected its clock).
+local time = redis.call('TIME')
+local redisNow = time[1] * 1000 + math.floor(time[2] / 1000)
+local now, keep = redisNow, nil
+if ARGV[1] ~= '' then now, keep = ARGV[1] + 0, ARGV[2] + 0 end
+if ARGV[4] ~= '' and redisNow > ARGV[4] + 0 then return string.format('expired %d', redisNow) end
 
 --- @include "common"
 --- @include "fixed_window"
@@ -235,6 +244,19 @@ local function writeTally()
   redis.call('EXPIRE', key, 172800, 'NX')
 end
 
+-- Takes back usage a call counted whose reply came too late (ARGV[5]; see the header): each field decreased by
+-- exactly what that call added to it, in the hash of that call's minute.
+local function takeBackUsage()
+  if ARGV[5] == '' or ARGV[3] == '' then return end
+  local minute, rest = string.match(ARGV[5], '^(%d+)(.*)$')
+  if not minute then return redis.error_reply('ERR malformed usage to take back') end
+  local key = ARGV[3] .. minute
+  for field, amount in string.gmatch(rest, '\n([^\n]+)\n(%d+)') do
+    -- A field back at 0 goes: the hash reads as if that call had never counted.
+    if redis.call('HINCRBY', key, field, '-' .. amount) == 0 then redis.call('HDEL', key, field) end
+  end
+end
+
 -- Rule i (from 1) of a decision over `rules` rules, whose ARGV start at `arg` and whose keys follow
 -- KEYS[first]: opens it, then (recursively) the rules after it, so that each rule's view stays in locals;
 -- the innermost call decides over all of them (`least` is the fewest units any rule has available) and puts
@@ -365,7 +387,9 @@ local function decideRun(reply, times, amount, rules, first, arg, tally)
   return true
 end
 
-local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 4, 0, 0, 0, 0, '', 0
+local takeBackError = takeBackUsage()
+if takeBackError then return takeBackError end
+local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 6, 0, 0, 0, 0, '', 0
 local tally = nil
 while arg <= #ARGV do
   local times, fresh, repeated = 1, false, false
@@ -420,4 +444,5 @@ while arg <= #ARGV do
   if fresh then arg = after end
 end
 writeTally()
+if keep then reply[#reply + 1] = string.format('%d', redisNow) end
 return table.concat(reply, ' ')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from '../contract';
 import { resolveRequest, type ResolvedRule } from '../rules';
-import { decisionLength, encodeBatch, parseDecision, planOf, replyNumbers, ruleArgs, type ScriptDecision, tallyText, withCalendarWindows } from './protocol';
+import { countedUsage, decisionLength, encodeBatch, expiredAt, parseDecision, planOf, replyNumbers, ruleArgs, type ScriptDecision, takeBackText, tallyText, withCalendarWindows } from './protocol';
 
 // Golden examples of lua/limit.lua's protocol (its header documents the same): fixed rules → the exact ARGV, a
 // fixed batch → the exact KEYS and ARGV, a fixed reply → the exact decisions. A change to either side of the
@@ -55,7 +55,7 @@ describe('limit.lua protocol: arguments', () => {
     ];
     expect(encodeBatch(undefined, batch)).toEqual({
       keys: ['tg:{a}:fw:minute:-', 'tg:{a}:fw:minute:s1', 'tg:{a}:tb:bucket:-'],
-      args: ['', 0, '', 'consume', 1, '', '1', 'fw', '10', '60000', '+', 2, 'consume', 2, '', '==', 'peek', 1, '', '=', 'consume', 1, '', '1', 'tb', '3', '500', '10', '%d%04d3'],
+      args: ['', 0, '', '', '', 'consume', 1, '', '1', 'fw', '10', '60000', '+', 2, 'consume', 2, '', '==', 'peek', 1, '', '=', 'consume', 1, '', '1', 'tb', '3', '500', '10', '%d%04d3'],
     });
     // Counted decisions: the call's hash key once, each decision's tally, '=' for the one before's; a repeat needs
     // the same tally.
@@ -68,10 +68,32 @@ describe('limit.lua protocol: arguments', () => {
       { ...decision('consume', 1, tenantWide), tally },
       { ...decision('consume', 1, tenantWide), tally: shadow },
       decision('consume', 1, tenantWide),
-    ]).args).toEqual(['', 0, 'tg:{a}:u:', 'consume', 1, counted, '1', 'fw', '10', '60000', '+', 1, 'consume', 1, shadow.text, '==', 'consume', 1, '', '==']);
+    ]).args).toEqual(['', 0, 'tg:{a}:u:', '', '', 'consume', 1, counted, '1', 'fw', '10', '60000', '+', 1, 'consume', 1, shadow.text, '==', 'consume', 1, '', '==']);
     expect(() => tallyText('p1|', ['a\nb'])).toThrow(/line break/);
     // An injected clock (tests) is sent with the TTL extension.
     expect(encodeBatch(1_700_000_000_000, [decision('consume', 1, tenantWide)]).args.slice(0, 2)).toEqual([1_700_000_000_000, 60_000]);
+  });
+
+  it('sends a call\'s expiry on Redis\'s clock, and the usage a compensation takes back (summed per field)', () => {
+    const rules = resolved([every[0]!]);
+    const refund: ScriptDecision = { operation: 'refund', amount: 2, keys: ['tg:{a}:fw:minute:-'], rules, ruleArgs: planOf(rules).args };
+    const takeBack = { key: 'tg:{a}:u:', text: takeBackText(29_000_000, [['n|-|allowed|', 1], ['c|-|allowed|', 2], ['n|-|allowed|', 1], ['n|-|denied|minute', 1]]) };
+    expect(takeBack.text).toBe('29000000\nn|-|allowed|\n2\nc|-|allowed|\n2\nn|-|denied|minute\n1');
+    expect(encodeBatch(undefined, [refund], { expiresAt: 1_700_000_000_050, takeBack }).args).toEqual(['', 0, 'tg:{a}:u:', 1_700_000_000_050, takeBack.text, 'refund', 2, '', '1', 'fw', '10', '60000']);
+    // Nothing to refund: a call of no decisions that only takes usage back.
+    expect(encodeBatch(undefined, [], { takeBack }).args).toEqual(['', 0, 'tg:{a}:u:', '', takeBack.text]);
+  });
+
+  it('names the usage fields the script counted for a decision, as its countDecision does', () => {
+    const text = tallyText('p1|', ['minute', 'p-minute']);
+    expect(countedUsage(text, 'consume', 1, 3, 0)).toEqual([['n|p1|allowed|', 1], ['c|p1|allowed|', 3]]);
+    expect(countedUsage(text, 'lease', 4, 4, 0)).toEqual([['n|p1|allowed|', 1], ['c|p1|allowed|', 4]]);
+    expect(countedUsage(text, 'consume', 0, 0, 2)).toEqual([['n|p1|denied|p-minute', 1]]);
+    expect(countedUsage(text, 'peek', 1, 3, 0)).toEqual([]);
+    expect(countedUsage(text, 'refund', 1, 3, 0)).toEqual([]);
+    // A denial by a rule of a policy in shadow mode is the caller's to count; admitted as a would-deny, it is one.
+    expect(countedUsage(tallyText('p1|', ['minute', 'p-minute'], { shadowFrom: 2 }), 'consume', 0, 0, 2)).toEqual([]);
+    expect(countedUsage(tallyText('p1|', ['minute'], { admittedAs: 'p-minute' }), 'consume', 1, 1, 0)).toEqual([['n|p1|shadow_denied|p-minute', 1], ['c|p1|shadow_denied|p-minute', 1]]);
   });
 });
 
@@ -102,6 +124,11 @@ describe('limit.lua protocol: reply', () => {
     expect(denied.decision).toMatchObject({ allowed: false, retryAfterMs: 45_000, rules: [{ remaining: 0, retryAfterMs: 45_000 }, { remaining: 9, retryAfterMs: 0 }] });
     expect(leased).toMatchObject({ granted: 3, decision: { allowed: true, rules: [{ remaining: 7 }, { remaining: 7 }] } });
     expect(replyNumbers('5 -1 0')).toEqual([5, -1, 0]);
+  });
+
+  it('tells a call that ran after its expiry (and did nothing) by its reply', () => {
+    expect(expiredAt('expired 1700000000123')).toBe(1_700_000_000_123);
+    expect(expiredAt('1700000000000 1 9 45000 0')).toBeUndefined();
   });
 
   it('refuses anything that is not a reply of the script', () => {

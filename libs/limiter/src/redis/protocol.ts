@@ -71,17 +71,32 @@ export function planOf(rules: readonly ResolvedRule[]): RulesPlan {
   return plan;
 }
 
+/** What a call carries besides its decisions (see ARGV[4] and ARGV[5] in the header of lua/limit.lua). */
+export interface CallOptions {
+  /** Redis time (epoch ms) after which the call changes nothing and replies `expired`. */
+  expiresAt?: number;
+  /** Usage to take back: `key` starts the hash's key (the tally's), `text` is made by `takeBackText`. */
+  takeBack?: { key: string; text: string };
+}
+
 /**
  * The KEYS and ARGV of one call for `batch` (see the header of lua/limit.lua). The same rules as the decision before:
  * the script reads them from there ('='); on the same keys as well (a tenant-wide decision of the same tenant, the
  * usual case in a batch), it reads those too ('=='); and the same operation and amount too: it makes the decision
  * before again ('+' and how many times).
  */
-export function encodeBatch(injected: number | undefined, batch: readonly ScriptDecision[]): { keys: string[]; args: (string | number)[] } {
+export function encodeBatch(injected: number | undefined, batch: readonly ScriptDecision[], call: CallOptions = {}): { keys: string[]; args: (string | number)[] } {
   const keys: string[] = [];
   // A call is one tenant's (the engine batches per tenant), so its decisions count into one hash.
-  const tallyKey = batch.find((pending) => pending.tally)?.tally?.key ?? '';
-  const args: (string | number)[] = [injected ?? '', injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS, tallyKey];
+  const tallyKey = batch.find((pending) => pending.tally)?.tally?.key ?? call.takeBack?.key ?? '';
+  if (call.takeBack && call.takeBack.key !== tallyKey) throw new Error('the decisions of one script call must count into one hash');
+  const args: (string | number)[] = [
+    injected ?? '',
+    injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS,
+    tallyKey,
+    call.expiresAt ?? '',
+    call.takeBack?.text ?? '',
+  ];
   let previous: ScriptDecision | undefined;
   let repeats = 0;
   for (const pending of batch) {
@@ -151,6 +166,51 @@ export function packPattern(widest: number, count: 2 | 3): string {
   const width = String(widest).length;
   if (width > 10) return '';
   return `%d${`%0${width}d`.repeat(count - 1)}${width - 1}`;
+}
+
+/** Redis's now (ms) when the reply says the call ran after its expiry and did nothing, else undefined. */
+export function expiredAt(reply: unknown): number | undefined {
+  if (typeof reply !== 'string' || !reply.startsWith(EXPIRED)) return undefined;
+  return replyNumbers(reply.slice(EXPIRED.length))[0];
+}
+
+const EXPIRED = 'expired ';
+
+/**
+ * Redis's own now (ms) in a reply of `decisions` decisions over these rules: nowMs, or with an injected clock the
+ * integer that ends the reply (see the header of lua/limit.lua).
+ */
+export function redisNowOf(reply: readonly number[], injected: boolean): number {
+  return (injected ? reply[reply.length - 1] : reply[0]) as number;
+}
+
+/**
+ * The usage fields (and amounts) lua/limit.lua's countDecision added for one decision made with `tally` (a tally
+ * string): what the engine takes back for a decision whose reply came too late. `refusedBy` (from 1): the first rule
+ * that refused a denied decision.
+ */
+export function countedUsage(text: string, operation: Operation, granted: number, cost: number, refusedBy: number): [string, number][] {
+  const [base = '', shadowFrom = '0', admittedAs = '', ...names] = text.split('\n');
+  if (operation === 'peek' || operation === 'refund') return [];
+  if (granted > 0) {
+    const rest = admittedAs === '' ? `${base}allowed|` : `${base}shadow_denied|${admittedAs}`;
+    return [[`n|${rest}`, 1], [`c|${rest}`, cost]];
+  }
+  const from = Number(shadowFrom);
+  if (from > 0 && refusedBy >= from) return [];
+  return [[`n|${base}denied|${names[refusedBy - 1] ?? ''}`, 1]];
+}
+
+/** ARGV[5] of lua/limit.lua: take back `fields` from the hash of `minute` (epoch s); amounts add up per field. */
+export function takeBackText(minute: number, fields: Iterable<[string, number]>): string {
+  const sums = new Map<string, number>();
+  for (const [field, amount] of fields) if (amount > 0) sums.set(field, (sums.get(field) ?? 0) + amount);
+  let text = String(minute);
+  for (const [field, amount] of sums) {
+    if (field.includes('\n')) throw new Error('a usage field must not hold a line break');
+    text += `\n${field}\n${amount}`;
+  }
+  return text;
 }
 
 /**

@@ -3,13 +3,19 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { startTcpProxy, type TcpProxy } from '../../../../test/support/tcp-proxy';
-import type { LimitRule } from '../contract';
+import { ManualClock } from '../clock';
+import type { LimitRule, Tally } from '../contract';
 import { DeadlineExceeded } from '../errors';
-import { RedisEngine } from './redis-engine';
+import { resolveRequest } from '../rules';
+import { tenantKeyPrefix } from './keys';
+import { encodeBatch, planOf, tallyText } from './protocol';
+import { type LateReplyOutcome, limitScript, RedisEngine, type RedisEngineOptions } from './redis-engine';
 import { deleteTenantKeys } from './redis-test-support';
 
-// RedisEngineOptions.deadlineMs / onScriptCall: one timer and one observation per script call, against the real
-// Redis behind a proxy that can hold its replies back.
+// RedisEngineOptions.deadlineMs: one timer and one observation per script call, and one request, one decision: a call
+// carries an expiry on Redis's clock (run later, it changes nothing) and a reply that comes after the deadline anyway
+// is undone (docs/adr/0021-one-request-one-decision.md). Against the real Redis behind a proxy that holds requests or
+// replies back.
 describe('RedisEngine deadline per script call', () => {
   let proxy: TcpProxy;
   let slow: Redis;
@@ -32,38 +38,184 @@ describe('RedisEngine deadline per script call', () => {
     await proxy.close();
   });
 
-  it('fails every decision of a late call with DeadlineExceeded, ignores its late reply, and observes each call once', async () => {
-    const calls: number[] = [];
-    const engine = new RedisEngine(slow, { deadlineMs: 80, onScriptCall: (ms) => calls.push(ms) });
-    const tenantId = `d-${randomUUID()}`;
-    tenants.push(tenantId);
-    // The connection made and the script loaded (EVALSHA, NOSCRIPT, EVAL) before the deadline counts: on a busy
-    // machine those three round trips alone can take longer than a deadline.
-    await new RedisEngine(slow).peek({ tenantId, rules, cost: 1 });
+  const tenant = () => {
+    const id = `d-${randomUUID()}`;
+    tenants.push(id);
+    return id;
+  };
+  const usageKey = (t: string) => `${tenantKeyPrefix(t)}u:`;
+  /** Every usage count of the tenant, over whatever minutes the test spanned. */
+  const usage = async (t: string) => {
+    const sums: Record<string, number> = {};
+    for (const key of await redis.keys(`${usageKey(t)}*`)) {
+      for (const [field, value] of Object.entries(await redis.hgetall(key))) sums[field] = (sums[field] ?? 0) + Number(value);
+    }
+    return sums;
+  };
+  /** An engine through the proxy with a deadline, recording what became of its late replies. */
+  const lateEngine = (options: RedisEngineOptions = {}) => {
+    const outcomes: LateReplyOutcome[] = [];
+    const engine = new RedisEngine(slow, { deadlineMs: 80, onLateReply: (o) => outcomes.push(o), ...options });
+    return { engine, outcomes };
+  };
+  /** The deadline errors of settled decisions that all failed with one. */
+  const deadlines = (settled: PromiseSettledResult<unknown>[]) =>
+    settled.map((r) => {
+      expect(r.status).toBe('rejected');
+      const reason = (r as PromiseRejectedResult).reason as unknown;
+      expect(reason).toBeInstanceOf(DeadlineExceeded);
+      return reason as DeadlineExceeded;
+    });
+  /** Units left in the rule (a peek's remaining counts its own cost as taken). */
+  const left = async (t: string, r: LimitRule[] = rules) => ((await new RedisEngine(redis).peek({ tenantId: t, rules: r, cost: 1 })).rules[0]?.remaining ?? 0) + 1;
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 100 && !check(); i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(check()).toBe(true);
+  };
 
-    // Quick Redis: answered, one observation.
+  beforeAll(async () => {
+    // The connection made and the script loaded (EVALSHA, NOSCRIPT, EVAL) before any deadline counts: on a busy
+    // machine those three round trips alone can take longer than a deadline.
+    await new RedisEngine(slow).peek({ tenantId: tenant(), rules, cost: 1 });
+  });
+
+  it('fails every decision of a late call with DeadlineExceeded, and a call Redis runs after its expiry changes nothing', async () => {
+    const calls: number[] = [];
+    const { engine, outcomes } = lateEngine({ onScriptCall: (ms) => calls.push(ms) });
+    const tenantId = tenant();
+
+    // Quick Redis: answered, one observation; the reply shows where Redis's clock stands.
     expect((await engine.consume({ tenantId, rules, cost: 1 })).allowed).toBe(true);
     expect(calls).toHaveLength(1);
 
-    // Replies held back 400 ms: three decisions of one batch fail at the deadline, not when Redis answers.
+    // Requests and replies held back 400 ms: three decisions of one batch fail at the deadline, not when Redis answers.
     proxy.delay(400);
     const started = Date.now();
     const late = await Promise.allSettled([1, 2, 3].map(() => engine.consume({ tenantId, rules, cost: 1 })));
     const waited = Date.now() - started;
-    expect(late.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    for (const r of late) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(DeadlineExceeded);
+    expect(deadlines(late)).toHaveLength(3);
     expect(waited).toBeLessThan(330);
     expect(calls).toHaveLength(2); // one call for the batch of three
     // libuv counts timers from the event loop's time, cached when the turn began: up to 1 ms before the call.
     expect(calls[1]).toBeGreaterThanOrEqual(79);
 
-    // The late reply arrives and changes nothing; a quick Redis answers again. Redis did apply the late call
-    // (the deadline cannot take it back): 1 + 3 + 1 charged.
-    await new Promise((r) => setTimeout(r, 1000)); // the proxy holds the request and the reply 400 ms each
+    // The call reached Redis 400 ms after it was sent, past its expiry: it charged nothing, and said so.
+    await until(() => outcomes.length === 1);
     proxy.delay(0);
+    expect(outcomes).toEqual(['expired']);
     const after = await engine.consume({ tenantId, rules, cost: 1 });
-    expect(after.allowed).toBe(true);
-    expect(after.rules[0]?.remaining).toBe(100 - 5);
+    expect(after.rules[0]?.remaining).toBe(100 - 2);
     expect(calls).toHaveLength(3);
+  });
+
+  it('undoes a call Redis ran in time but whose reply came late: charges given back, counts taken back', async () => {
+    const { engine, outcomes } = lateEngine();
+    const tenantId = tenant();
+    const five: LimitRule[] = [{ name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: 60_000 }];
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('p1|', ['minute']) };
+    for (let i = 0; i < 3; i += 1) expect((await engine.consume({ tenantId, rules: five, cost: 1, tally })).allowed).toBe(true);
+    const before = await usage(tenantId);
+    expect(before).toEqual({ 'n|p1|allowed|': 3, 'c|p1|allowed|': 3 });
+
+    // Replies held back: Redis decides the batch at once (2 admitted, 1 denied, a peek), the node answers without it.
+    proxy.delay(300, 'replies');
+    const late = await Promise.allSettled([
+      engine.consume({ tenantId, rules: five, cost: 1, tally }),
+      engine.consume({ tenantId, rules: five, cost: 1, tally }),
+      engine.consume({ tenantId, rules: five, cost: 1, tally }),
+      engine.peek({ tenantId, rules: five, cost: 1, tally }),
+    ]);
+    expect(deadlines(late)).toHaveLength(4);
+    expect(await usage(tenantId)).toEqual({ 'n|p1|allowed|': 5, 'c|p1|allowed|': 5, 'n|p1|denied|minute': 1 }); // Redis did decide them
+
+    await until(() => outcomes.length === 1);
+    proxy.delay(0);
+    expect(outcomes).toEqual(['compensated']);
+    expect(await usage(tenantId)).toEqual(before);
+    expect(await left(tenantId, five)).toBe(2);
+  });
+
+  it('keeps the charge of a late decision the caller answered allowed (its request went ahead), not its count', async () => {
+    const { engine, outcomes } = lateEngine();
+    const tenantId = tenant();
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    await engine.peek({ tenantId, rules, cost: 1 });
+
+    proxy.delay(300, 'replies');
+    const [passed, refused] = deadlines(await Promise.allSettled([engine.consume({ tenantId, rules, cost: 2, tally }), engine.consume({ tenantId, rules, cost: 3, tally })]));
+    // Said in the turn the errors came in: the first was let through (a failure mode `open`), the second refused.
+    passed!.answered(true);
+    refused!.answered(false);
+
+    await until(() => outcomes.length === 1);
+    proxy.delay(0);
+    expect(outcomes).toEqual(['compensated']);
+    expect(await usage(tenantId)).toEqual({});
+    expect(await left(tenantId)).toBe(100 - 2);
+  });
+
+  it('gives back the units of a late lease and takes back its count', async () => {
+    const { engine, outcomes } = lateEngine();
+    const tenantId = tenant();
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    await engine.peek({ tenantId, rules, cost: 1 });
+
+    proxy.delay(300, 'replies');
+    deadlines(await Promise.allSettled([engine.lease({ tenantId, rules, max: 40, tally })]));
+    await until(() => outcomes.length === 1);
+    proxy.delay(0);
+    expect(outcomes).toEqual(['compensated']);
+    expect(await usage(tenantId)).toEqual({});
+    expect(await left(tenantId)).toBe(100);
+  });
+
+  it('undoes a late call made through the guard (a breaker\'s half-open trial) without passing the guard again', async () => {
+    let guarded = 0;
+    const { engine, outcomes } = lateEngine({
+      guard: (call) => {
+        guarded += 1;
+        return call();
+      },
+    });
+    const tenantId = tenant();
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    await engine.peek({ tenantId, rules, cost: 1 });
+    proxy.delay(300, 'replies');
+    deadlines(await Promise.allSettled([engine.consume({ tenantId, rules, cost: 1, tally })]));
+    await until(() => outcomes.length === 1);
+    proxy.delay(0);
+    expect(outcomes).toEqual(['compensated']);
+    expect(guarded).toBe(2); // the peek and the trial; the undoing call is owed whatever the circuit says
+    expect(await usage(tenantId)).toEqual({});
+    expect(await left(tenantId)).toBe(100);
+  });
+
+  it('expires calls on Redis\'s clock with an injected clock too', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 11, 5, 10, 0, 10));
+    const { engine, outcomes } = lateEngine({ clock });
+    const tenantId = tenant();
+    expect((await engine.consume({ tenantId, rules, cost: 1 })).allowed).toBe(true);
+    proxy.delay(400);
+    deadlines(await Promise.allSettled([engine.consume({ tenantId, rules, cost: 1 })]));
+    await until(() => outcomes.length === 1);
+    proxy.delay(0);
+    expect(outcomes).toEqual(['expired']);
+    expect((await engine.peek({ tenantId, rules, cost: 1 })).rules[0]?.remaining).toBe(100 - 1 - 1); // the peek's own unit
+  });
+
+  it('changes nothing when a call is run again after its expiry (a client resending it after a reconnect)', async () => {
+    const tenantId = tenant();
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    const resolved = resolveRequest('consume', { tenantId, rules }, 1);
+    const keys = [`${tenantKeyPrefix(tenantId)}fw:minute:-`];
+    const [seconds, micros] = await redis.time();
+    const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const call = (expiresAt: number) => encodeBatch(undefined, [{ operation: 'consume', amount: 1, keys, rules: resolved, ruleArgs: planOf(resolved).args, tally }], { expiresAt });
+    const inTime = call(redisNow + 60_000);
+    expect(String(await limitScript.run(redis, inTime.keys, inTime.args))).toMatch(/^\d+ 1 99 /);
+    const expired = call(redisNow - 1);
+    expect(String(await limitScript.run(redis, expired.keys, expired.args))).toMatch(/^expired \d+$/);
+    expect(await usage(tenantId)).toEqual({ 'n|-|allowed|': 1, 'c|-|allowed|': 1 });
+    expect(await left(tenantId)).toBe(99);
   });
 });

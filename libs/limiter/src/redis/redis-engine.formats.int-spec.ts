@@ -158,7 +158,7 @@ describe('RedisEngine stored state', () => {
     await new RedisEngine(redis).consume({ tenantId, subject: 'user-1', cost: 3, rules: [minute] });
     const keys = [ruleKey(tenantId, minute, 'user-1'), ruleKey(tenantId, bucket, 'user-1'), `${ruleKey(tenantId, bucket, 'user-1')}:bad`];
     // A rule of an algorithm the script does not know, after a fixed window and a token bucket a consume charges.
-    const args = ['', '0', '', 'consume', '1', '', '3', ...ruleArgs(resolveRule(minute, 0)), ...ruleArgs(resolveRule(bucket, 1)), 'xx', '1', '1', '1', ''];
+    const args = ['', '0', '', '', '', 'consume', '1', '', '3', ...ruleArgs(resolveRule(minute, 0)), ...ruleArgs(resolveRule(bucket, 1)), 'xx', '1', '1', '1', ''];
     await expect(limitScript.run(redis, keys, args)).rejects.toThrow(/unknown limiter algorithm xx/);
     const windows = await redis.keys(`${keys[0]}:*`);
     expect(await redis.mget(...windows)).toEqual(['3']);

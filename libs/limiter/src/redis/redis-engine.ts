@@ -2,10 +2,12 @@ import { join } from 'node:path';
 import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
 import { resolveRequest, subjectOf, type Operation, type ResolvedRule } from '../rules';
-import { subjectHash, tenantKeyPrefix } from './keys';
+import { hashTagOf, subjectHash, tenantKeyPrefix } from './keys';
 import { DeadlineExceeded } from '../errors';
 import { LuaScript, type ScriptClient } from '@tollgate/lua-script';
-import { decisionLength, encodeBatch, parseDecision, planOf, replyNumbers, type ScriptDecision, withCalendarWindows } from './protocol';
+import { type Compensation, compensationOf } from './late-reply';
+import { decisionLength, encodeBatch, expiredAt, parseDecision, planOf, redisNowOf, replyNumbers, type ScriptDecision, withCalendarWindows } from './protocol';
+import { RedisClock } from './redis-clock';
 
 export const limitScript = LuaScript.load(join(__dirname, '..', 'lua'), 'limit');
 
@@ -29,12 +31,22 @@ export interface RedisEngineOptions {
    */
   maxBatch?: number;
   /**
-   * A script call not answered within this many ms fails each of its decisions with `DeadlineExceeded` (its
-   * reply, should it come later, is ignored; Redis may still have applied it). One timer per call, not per
-   * decision. The deadline gives the reply one more turn of the event loop: timers run before I/O in a turn, so a
-   * reply already waiting on the socket while the process was busy is read before it counts as late. Default: none.
+   * A script call not answered within this many ms fails each of its decisions with `DeadlineExceeded`. One timer per
+   * call, not per decision. The deadline gives the reply one more turn of the event loop: timers run before I/O in a
+   * turn, so a reply already waiting on the socket while the process was busy is read before it counts as late.
+   * One request, one decision (docs/adr/0021-one-request-one-decision.md): the call carries an expiry on Redis's
+   * clock, this deadline after it was sent (once a reply has shown where Redis's clock stands), after which Redis
+   * runs it without effect (a call queued behind a slow command, resent after a reconnect or a failover); a reply
+   * that comes late anyway is undone by one more call: what it counted is taken back, what it charged given back
+   * unless the caller answered 'allowed' (`DeadlineExceeded.answered`). Default: none.
    */
   deadlineMs?: number;
+  /**
+   * Told what became of each reply that came after its deadline: `compensated` (undone, or nothing to undo),
+   * `expired` (it ran after its expiry and did nothing), `failed` (the undoing call failed or expired: counted twice),
+   * `unknown` (no reply, e.g. the connection dropped: a run after the expiry did nothing, one before it stays).
+   */
+  onLateReply?: (outcome: LateReplyOutcome) => void;
   /** Called once per script call with its duration in ms (until its reply, its error or its deadline). */
   onScriptCall?: (ms: number) => void;
   /**
@@ -44,6 +56,8 @@ export interface RedisEngineOptions {
    */
   guard?: <T>(call: () => Promise<T>) => Promise<T>;
 }
+
+export type LateReplyOutcome = 'compensated' | 'expired' | 'failed' | 'unknown';
 
 /** The most decisions one script call makes, by default. */
 export const MAX_BATCH = 16;
@@ -63,6 +77,8 @@ interface Pending extends ScriptDecision {
 export class RedisEngine implements Limiter {
   /** Decisions waiting for the end of this turn, by tenant key prefix and clock. */
   private readonly batches = new Map<string, Pending[]>();
+  /** Where Redis's clock stands, for the expiry of each call. */
+  private readonly redisClock = new RedisClock();
 
   constructor(
     private readonly redis: ScriptClient,
@@ -130,10 +146,17 @@ export class RedisEngine implements Limiter {
 
   /** One script call for `batch` (decisions of one tenant on one clock); settles each decision's promise. */
   private async send(injected: number | undefined, batch: Pending[]): Promise<void> {
-    const { keys, args } = encodeBatch(injected, batch);
+    const tag = batch[0]?.keys[0] ?? '';
+    const sentAt = performance.now();
+    const { deadlineMs } = this.options;
+    const expiresAt = deadlineMs === undefined ? undefined : this.redisClock.redisTime(tagOf(tag), sentAt, deadlineMs);
+    const { keys, args } = encodeBatch(injected, batch, expiresAt === undefined ? {} : { expiresAt });
+    const call = this.options.guard ? this.options.guard(() => limitScript.run(this.redis, keys, args)) : limitScript.run(this.redis, keys, args);
     let reply: number[];
     try {
-      reply = replyNumbers(await this.timedCall(keys, args));
+      const raw = await this.timed(call, sentAt);
+      if (raw === LATE) return this.late(call, injected, batch, sentAt);
+      reply = this.replyOf(raw, injected, tag, sentAt);
     } catch (err) {
       for (const pending of batch) pending.reject(err);
       return;
@@ -150,15 +173,64 @@ export class RedisEngine implements Limiter {
     }
   }
 
+  /** The reply's integers, having learnt Redis's clock from it; a call that ran after its expiry did nothing. */
+  private replyOf(raw: unknown, injected: number | undefined, tag: string, sentAt: number): number[] {
+    const expired = expiredAt(raw);
+    if (expired !== undefined) {
+      this.redisClock.learn(tagOf(tag), sentAt, expired);
+      throw new DeadlineExceeded(this.options.deadlineMs ?? 0);
+    }
+    const reply = replyNumbers(raw);
+    this.redisClock.learn(tagOf(tag), sentAt, redisNowOf(reply, injected !== undefined));
+    return reply;
+  }
+
   /**
-   * The script call, with `deadlineMs` (one timer per call; one more event-loop turn of grace, so that a reply
-   * already waiting on the socket is read first; a late reply is ignored) and `onScriptCall` told its duration.
+   * The call missed its deadline: each decision fails with its own `DeadlineExceeded`, on which the caller says what it
+   * answered instead. Should the reply still come (Redis ran the call before its expiry), what it charged and counted
+   * is undone by one more call (late-reply.ts), once the callers have answered (their turn of the event loop).
    */
-  private timedCall(keys: string[], args: (string | number)[]): Promise<unknown> {
-    const { deadlineMs, onScriptCall, guard } = this.options;
-    const call = guard ? guard(() => limitScript.run(this.redis, keys, args)) : limitScript.run(this.redis, keys, args);
+  private late(call: Promise<unknown>, injected: number | undefined, batch: Pending[], sentAt: number): void {
+    const errors = batch.map(() => new DeadlineExceeded(this.options.deadlineMs ?? 0));
+    batch.forEach((pending, i) => pending.reject(errors[i]));
+    const tag = batch[0]?.keys[0] ?? '';
+    call.then(
+      (raw) =>
+        setImmediate(() => {
+          let reply: number[];
+          try {
+            reply = this.replyOf(raw, injected, tag, sentAt);
+          } catch {
+            return this.options.onLateReply?.('expired');
+          }
+          const compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed));
+          if (!compensation) return this.options.onLateReply?.('compensated');
+          void this.compensate(injected, tag, compensation);
+        }),
+      // The outcome is unknown (the connection dropped, a timeout): the expiry keeps any later run from acting.
+      () => this.options.onLateReply?.('unknown'),
+    );
+  }
+
+  /** Runs a late reply's compensation (not through the guard: it is owed whatever the circuit's state). */
+  private async compensate(injected: number | undefined, tag: string, compensation: Compensation): Promise<void> {
+    const expiresAt = this.redisClock.redisTime(tagOf(tag), performance.now(), COMPENSATION_EXPIRY_MS);
+    const { keys, args } = encodeBatch(injected, compensation.refunds, { ...(expiresAt === undefined ? {} : { expiresAt }), ...(compensation.takeBack ? { takeBack: compensation.takeBack } : {}) });
+    try {
+      const raw = await limitScript.run(this.redis, keys, args);
+      this.options.onLateReply?.(expiredAt(raw) === undefined ? 'compensated' : 'failed');
+    } catch {
+      this.options.onLateReply?.('failed');
+    }
+  }
+
+  /**
+   * The script call's reply, or `LATE` once `deadlineMs` passed (one timer per call; one more event-loop turn of grace,
+   * so that a reply already waiting on the socket is read first), with `onScriptCall` told its duration.
+   */
+  private timed(call: Promise<unknown>, started: number): Promise<unknown> {
+    const { deadlineMs, onScriptCall } = this.options;
     if (deadlineMs === undefined && onScriptCall === undefined) return call;
-    const started = performance.now();
     return new Promise((resolve, reject) => {
       let settled = false;
       const settle = (finish: () => void) => {
@@ -168,11 +240,25 @@ export class RedisEngine implements Limiter {
         onScriptCall?.(performance.now() - started);
         finish();
       };
-      const timer = deadlineMs === undefined ? undefined : setTimeout(() => setImmediate(() => settle(() => reject(new DeadlineExceeded(deadlineMs)))), deadlineMs);
+      const timer = deadlineMs === undefined ? undefined : setTimeout(() => setImmediate(() => settle(() => resolve(LATE))), deadlineMs);
       call.then(
         (reply) => settle(() => resolve(reply)),
         (err: unknown) => settle(() => reject(err)),
       );
     });
   }
+}
+
+/** What `timed` resolves to when the deadline passed first. */
+const LATE = Symbol('late');
+
+/**
+ * How long a compensation may take to run (on Redis's clock, from when it is sent): it is off the request path, but a
+ * copy resent by the client after a reconnect must not give back twice.
+ */
+const COMPENSATION_EXPIRY_MS = 1_000;
+
+/** The hash tag of a call's first key: every key of a call shares it (`tg:{<tag>}:…`). */
+function tagOf(key: string): string {
+  return hashTagOf(key) ?? key;
 }
