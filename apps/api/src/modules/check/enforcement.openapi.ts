@@ -69,7 +69,7 @@ export function enforcementOpenApiPaths(): Paths {
     '/v1/check/peek': post('peek', 'The same decision without charging anything: what a check would answer now.', checkRequestSchema, EXAMPLE),
     '/v1/check/refund': post('refund', 'Gives `cost` back to every limit (never above capacity).', checkRequestSchema, EXAMPLE),
     '/v1/check/lease': post('lease', 'Takes up to `max` units from every limit at once, to spend locally; `granted` says how many.', leaseRequestSchema, { tenant: 'acme', endpoint: 'POST /v1/messages', max: 100 }, leaseResultSchema),
-    '/v1/check/batch': post('batch', 'Several checks in one call, each decided on its own, answered in order; a bad check gets its own error.', batchCheckRequestSchema, {
+    '/v1/check/batch': post('batch', 'Several checks in one call, each decided on its own, answered in order; a bad check gets its own error, and so does one the quota store could not decide (503 only when it could decide none).', batchCheckRequestSchema, {
       checks: [EXAMPLE, { ...EXAMPLE, subject: 'user-43', cost: 3 }],
     }, batchCheckResultSchema),
     [FORWARD_AUTH_ROUTE]: { get: { ...forwardAuth, operationId: 'forwardAuthGet' }, post: { ...forwardAuth, operationId: 'forwardAuthPost' } },

@@ -110,9 +110,12 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
         }
       }),
     );
-    // The quota store being away fails the whole batch (503), as it fails a single check.
-    const unavailable = results.find((r) => 'error' in r && r.error.code === ErrorCode.REDIS_UNAVAILABLE);
-    if (unavailable) throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly');
+    // The quota store being away for every check is a 503, as for a single check. Some checks answered and others
+    // not: each keeps its own answer, as it was decided and counted (a 503 for all would have the client send the
+    // decided ones again, deciding them twice: docs/reliability.md#one-request-one-decision).
+    if (results.every((r) => 'error' in r && r.error.code === ErrorCode.REDIS_UNAVAILABLE)) {
+      throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly');
+    }
     return { results };
   }
 

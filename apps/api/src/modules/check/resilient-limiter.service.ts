@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '@tollgate/domain';
-import { type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
+import { DeadlineExceeded, type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
@@ -14,6 +14,15 @@ export class QuotaStoreUnavailable extends Error {
     options?: { cause?: unknown },
   ) {
     super('the quota store is unavailable', options);
+  }
+
+  /**
+   * What the failure mode answered instead (call it in the turn this error came in): Redis's reply to a call that
+   * missed its deadline may still come, and then what it charged stays only if the client was shown 'allowed' (its
+   * count is taken back either way: the caller counts the answer it gave). docs/adr/0021-one-request-one-decision.md.
+   */
+  answered(allowed: boolean): void {
+    if (this.cause instanceof DeadlineExceeded) this.cause.answered(allowed);
   }
 }
 
@@ -53,6 +62,7 @@ export class ResilientLimiter {
       deadlineMs,
       onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000),
       guard: (call) => this.breaker.execute(call),
+      onLateReply: (outcome) => metrics.lateReplies.inc({ outcome }),
     });
   }
 

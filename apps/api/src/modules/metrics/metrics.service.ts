@@ -70,6 +70,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly lateReplies = new Counter({
+    name: 'tollgate_late_replies_total',
+    help: 'Redis replies that came after a failure mode had answered, by what became of them: compensated (its charge and count undone), expired (it ran too late to act), failed (undoing it failed: counted twice), unknown (no reply)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly usageDropped = new Counter({
     name: 'tollgate_usage_dropped_total',
     help: 'Decisions made without Redis (degraded, refused) whose usage counts a node dropped: Redis was away for longer than it could hold them',

@@ -179,6 +179,7 @@ export class CheckQuota {
     const decided = operation === 'consume' || operation === 'lease';
     const policyId = plan.policy?.id ?? null;
     if (failureMode === 'closed' || operation === 'lease') {
+      err.answered(false);
       if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_denied', 'closed', 0);
       this.outages.record(err, 'closed');
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err, retryAfterMs: err.retryAfterMs });
@@ -186,12 +187,14 @@ export class CheckQuota {
     this.outages.record(err, failureMode);
     if (failureMode === 'local') {
       const decision = await this.limiter.locally(operation, request);
+      err.answered(decision.allowed);
       const result = { ...this.answer(ruleVersion, plan, decision, 'enforce'), degraded: true };
       this.count(plan, result);
       if (decided) this.recorder.count(plan.tenant.id, policyId, result.allowed ? 'degraded_allowed' : 'degraded_denied', 'local', result.allowed ? request.cost : 0);
       return result;
     }
     // Open: nothing is known about the limits, so none are claimed.
+    err.answered(true);
     const result: CheckResult = {
       allowed: true,
       mode: 'enforce',
