@@ -180,7 +180,7 @@ describe('PostgresUsageWriter', () => {
       ['2026-03-11', sum([30, 31, 45], (i) => 10 * (i + 1))],
     ]);
     expect(at(dayRows, kolkataTenant, 'denied').map((r) => [r.day, r.decisions])).toEqual([['2026-03-10', 5n], ['2026-03-11', 3n]]);
-    // A tenant that is not (or no longer) in the tenants table, and no tenant at all, count UTC days.
+    // An id of no tenant (none audited as deleted either), and no tenant at all, count UTC days.
     expect(at(dayRows, unknownTenant).map((r) => [r.day, r.decisions])).toEqual([['2026-03-10', 8n]]);
     expect(at(dayRows, null, 'refused').map((r) => [r.day, r.decisions])).toEqual([['2026-03-10', 8n]]);
 

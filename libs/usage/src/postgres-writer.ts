@@ -88,8 +88,9 @@ export class PostgresUsageWriter implements UsageWriter {
    * The worker's configuration keeps minutes for longer than a usage hash lives, so the minute itself is always
    * there to compare with.
    *
-   * A tenant's day is in its time zone (`tenants.time_zone`); a tenant that no longer exists, a zone this runtime
-   * does not know, and "no tenant" use UTC. Ids that are not UUIDs and reasons with a NUL character cannot be stored
+   * A tenant's day is in its time zone (`tenants.time_zone`; a tenant deleted since keeps the zone its deletion's
+   * audit entry records, usage-days.ts); an id of no tenant ever audited, a zone this runtime does not know, and
+   * "no tenant" use UTC. Ids that are not UUIDs and reasons with a NUL character cannot be stored
    * and are left out (`ids.ts`).
    */
   async writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>, keys: KeyCountsByTenant = new Map()): Promise<void> {
