@@ -68,10 +68,11 @@ describe('when Redis is down or slow', () => {
 
   const check = (endpoint: string) => api.request('POST', '/v1/check', { token: service, body: { tenant, endpoint } });
   const parsed = (from: number) => lines.slice(from).map((l) => JSON.parse(l) as Line);
-  /** Every cause of an outage logged since line `from` has its end logged too. */
+  /** Every cause of an outage logged since line `from` has ended: its last line is its end. */
   const outagesEnded = (from: number) => {
-    const events = parsed(from).filter((l) => l.event?.startsWith('redis_outage'));
-    return [...new Set(events.map((l) => l.cause))].every((c) => events.some((l) => l.cause === c && l.event === 'redis_outage_ended'));
+    const last = new Map<string | undefined, string | undefined>();
+    for (const l of parsed(from)) if (l.event?.startsWith('redis_outage')) last.set(l.cause, l.event);
+    return [...last.values()].every((event) => event === 'redis_outage_ended');
   };
   /** `tollgate_degraded_decisions_total` per answer and cause (`answer cause` → count). */
   const degradedCounts = async () => {
