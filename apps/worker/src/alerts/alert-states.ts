@@ -113,9 +113,7 @@ async function openAll(prisma: PrismaClient, publisher: EventPublisher, t: Trans
       FROM unnest(${observations.map((o) => o.tenantId)}::uuid[], ${observations.map((o) => JSON.stringify(o.details))}::text[]) WITH ORDINALITY AS k(tenant_id, details, ord)
       ORDER BY k.ord
       ON CONFLICT DO NOTHING RETURNING id, tenant_id::text AS tenant_id`;
-    if (firing) {
-      for (const r of rows) await publisher.publish(tx, event(t, t.firing, r.id, r.tenant_id, details.get(r.tenant_id ?? PLATFORM) ?? {}, now));
-    }
+    if (firing) await publisher.publish(tx, rows.map((r) => event(t, t.firing, r.id, r.tenant_id, details.get(r.tenant_id ?? PLATFORM) ?? {}, now)));
     return rows.length;
   });
 }
@@ -133,10 +131,14 @@ async function moveAll(prisma: PrismaClient, publisher: EventPublisher, t: Trans
             WHERE a.id = k.id AND a.state = 'pending' RETURNING a.id`
         : await tx.$queryRaw<{ id: bigint }[]>`
             UPDATE alerts SET state = 'resolved', resolved_at = ${now} WHERE id = ANY(${ids}::bigint[]) AND state = 'firing' RETURNING id`;
-    for (const { id } of moved) {
-      const m = byId.get(id);
-      if (m) await publisher.publish(tx, event(t, how === 'fire' ? t.firing : t.resolved, id, m.alert.tenantId, m.details, now));
-    }
+    const type = how === 'fire' ? t.firing : t.resolved;
+    await publisher.publish(
+      tx,
+      moved.flatMap(({ id }) => {
+        const m = byId.get(id);
+        return m ? [event(t, type, id, m.alert.tenantId, m.details, now)] : [];
+      }),
+    );
     return moved.length;
   });
 }

@@ -13,8 +13,8 @@ import type { EventPublisher } from './event-publisher';
 
 class RecordingPublisher implements EventPublisher {
   readonly events: OutgoingEvent[] = [];
-  publish(_tx: Prisma.TransactionClient, event: OutgoingEvent): Promise<void> {
-    this.events.push(event);
+  publish(_tx: Prisma.TransactionClient, events: readonly OutgoingEvent[]): Promise<void> {
+    this.events.push(...events);
     return Promise.resolve();
   }
   types(): string[] {

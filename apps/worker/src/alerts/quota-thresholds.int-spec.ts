@@ -13,8 +13,8 @@ import { RuleSetSource } from './rule-set-source';
 /** Records what is published, as the webhook side would store it: keyed by dedupKey (a second one is the same event). */
 class RecordingPublisher implements EventPublisher {
   readonly events: OutgoingEvent[] = [];
-  publish(_tx: Prisma.TransactionClient, event: OutgoingEvent): Promise<void> {
-    this.events.push(event);
+  publish(_tx: Prisma.TransactionClient, events: readonly OutgoingEvent[]): Promise<void> {
+    this.events.push(...events);
     return Promise.resolve();
   }
   of(type: OutgoingEvent['type']): OutgoingEvent[] {

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@tollgate/db';
-import { type CompiledTenant, DAY_S, type LimitSpec, policyLimitName, type RuleSet } from '@tollgate/domain';
+import { type CompiledTenant, DAY_S, type LimitSpec, type OutgoingEvent, policyLimitName, type RuleSet } from '@tollgate/domain';
 import { calendarWindowAt, type Clock, type LimitRule, type Limiter } from '@tollgate/limiter';
 import { effectivePolicies, toLimitRule } from '@tollgate/rules';
 import { type ActiveRule, activeRules, watches } from './alert-rules';
@@ -213,9 +213,10 @@ export class QuotaEvaluator {
                     ${rows.map((r) => r.c.limit)}::text[], ${rows.map((r) => new Date(r.c.reading.windowStart))}::timestamptz[])
              AS k(id, rule_id, tenant_id, limit_name, window_start)
         WHERE c.rule_id = k.rule_id AND c.tenant_id = k.tenant_id AND c.limit_name = k.limit_name AND c.window_start = k.window_start AND c.alert_id IS NULL`;
-      for (const { c, thresholds, id, details } of rows) {
-        await this.publisher.publish(tx, {
-          type: 'quota.threshold_crossed',
+      await this.publisher.publish(
+        tx,
+        rows.map(({ c, thresholds, id, details }) => ({
+          type: 'quota.threshold_crossed' as const,
           tenantId: c.tenant.id,
           dedupKey: `quota.threshold_crossed:${c.rule.id}:${c.tenant.id}:${c.limit}:${c.reading.windowStart}:${thresholds.join('+')}`,
           data: {
@@ -227,8 +228,8 @@ export class QuotaEvaluator {
             windowStart: new Date(c.reading.windowStart).toISOString(),
             windowEnd: new Date(c.reading.windowEnd).toISOString(),
           },
-        });
-      }
+        })),
+      );
       return rows.length;
     });
   }
@@ -251,16 +252,18 @@ export class QuotaEvaluator {
           RETURNING rule_id::text AS rule_id, tenant_id::text AS tenant_id, limit_name, window_start, window_end`;
         const windows = new Map<string, (typeof rows)[number]>();
         for (const r of rows) windows.set(`${r.rule_id}|${r.tenant_id}|${r.limit_name}|${r.window_start?.getTime()}`, r);
+        const resets: OutgoingEvent[] = [];
         for (const w of windows.values()) {
           const rule = w.rule_id ? rules.get(w.rule_id) : undefined;
           if (!rule?.params.notifyReset || !w.tenant_id || !w.window_start || !w.window_end) continue;
-          await this.publisher.publish(tx, {
+          resets.push({
             type: 'quota.window_reset',
             tenantId: w.tenant_id,
             dedupKey: `quota.window_reset:${rule.id}:${w.tenant_id}:${w.limit_name}:${w.window_start.getTime()}`,
             data: { rule: { id: rule.id, name: rule.name }, tenant: { id: w.tenant_id }, limit: w.limit_name, windowStart: w.window_start.toISOString(), windowEnd: w.window_end.toISOString() },
           });
         }
+        await this.publisher.publish(tx, resets);
         return rows.length;
       });
       total += resolved;
