@@ -18,9 +18,9 @@ describe('the worker delivers webhooks at least once', () => {
   const workers: WorkerProcess[] = [];
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-  /** The built worker (`npx nx run worker:build`); a killed one's job is taken over after 2 s instead of 30. */
+  /** The built worker (`npx nx run worker:build`); a killed one's claim ends 2 s after the attempt's timeout (5 s). */
   const worker = () => {
-    const w = startWorker({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: 'info', WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1', WEBHOOK_JOB_LOCK_MS: '2000', WEBHOOK_DISPATCH_EVERY_MS: '200' });
+    const w = startWorker({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: 'info', WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1', WEBHOOK_JOB_LOCK_MS: '2000', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_DISPATCH_EVERY_MS: '200' });
     workers.push(w);
     return w;
   };
@@ -39,7 +39,7 @@ describe('the worker delivers webhooks at least once', () => {
     await prisma?.$disconnect();
   });
 
-  it('delivers again with the same webhook-id after a worker is SIGKILLed mid-delivery, and never makes a second event', async () => {
+  it('logs the attempt a SIGKILLed worker had in flight as outcome unknown, then retries it with the same webhook-id, and never makes a second event', async () => {
     // The secret is sealed with the database's key (no WEBHOOK_ENCRYPTION_KEYS): the worker, another process, opens it.
     const box = new SecretBox(prisma, []);
     const { endpoint, secret } = await prisma.$transaction((tx) =>
@@ -52,7 +52,10 @@ describe('the worker delivers webhooks at least once', () => {
     const first = worker();
     await waitFor(() => receiver.received.length >= 1, 60_000, 50);
     await first.stop('SIGKILL');
-    expect((await prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id } })).attempts).toBe(0);
+    // The receiver has the POST, and the log has its attempt: written before it was sent, with no outcome.
+    const killed = await prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id }, include: { attemptLog: true } });
+    expect(killed).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(killed.attemptLog).toEqual([expect.objectContaining({ attempt: 1, outcome: null, statusCode: null, latencyMs: null })]);
 
     const second = worker();
     await waitFor(async () => (await prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id } })).status === 'delivered', 60_000, 100);
@@ -64,8 +67,11 @@ describe('the worker delivers webhooks at least once', () => {
       expect(new Webhook(secret!).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'platform.rule_set_rejected', data: { version: 7 } });
     }
     expect(await prisma.webhookEvent.count({ where: { dedupKey } })).toBe(1);
-    const delivery = await prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id, endpointId: endpoint.id }, include: { attemptLog: true } });
-    expect(delivery.attemptLog.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 200]]);
+    const delivery = await prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id, endpointId: endpoint.id }, include: { attemptLog: { orderBy: { attempt: 'asc' } } } });
+    expect(delivery.attemptLog.map((a) => [a.attempt, a.outcome, a.statusCode])).toEqual([
+      [1, null, null],
+      [2, 'delivered', 200],
+    ]);
     // The worker's logs never carry the secret.
     expect(first.logs() + second.logs()).not.toContain(secret!.slice(6));
   }, 120_000);

@@ -1,4 +1,5 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { claimDueAttempts } from '@tollgate/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookRunner } from '../../apps/worker/src/webhooks/webhook-runner';
@@ -15,6 +16,7 @@ describe('a webhook from the API to a receiver', () => {
   let prisma: PrismaClient;
   let api: TestApi;
   let runner: WebhookRunner;
+  let startRunner: () => WebhookRunner;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let session: string;
   let tenantUser: string;
@@ -27,13 +29,15 @@ describe('a webhook from the API to a receiver', () => {
     const { tenant } = await createTenant(prisma);
     tenantUser = await api.login(await createUser(prisma, 'tenant', tenant.id));
     receiver = await startReceiver();
-    runner = new WebhookRunner({
-      prisma,
-      redis: { url: stores.redisUrl, clusterNodes: [] },
-      prefix: '{wh-round-trip}',
-      settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 2000, concurrency: 2, lockMs: 5000, retentionDays: 30 },
-      log: silent,
-    });
+    startRunner = () =>
+      new WebhookRunner({
+        prisma,
+        redis: { url: stores.redisUrl, clusterNodes: [] },
+        prefix: '{wh-round-trip}',
+        settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 2000, concurrency: 2, lockMs: 5000, retentionDays: 30 },
+        log: silent,
+      });
+    runner = startRunner();
     await runner.start();
   });
   afterAll(async () => {
@@ -59,6 +63,47 @@ describe('a webhook from the API to a receiver', () => {
 
     const log = async () => (await api.request('GET', `${base}/${endpoint.id}/deliveries`, { token: token() })).body;
     await waitFor(async () => (await log()).items[0]?.status === 'delivered', 10_000);
-    expect((await log()).items[0]).toMatchObject({ eventId, eventType: 'webhook.test', attempts: 1, attemptLog: [{ attempt: 1, statusCode: 200, error: null, responseBody: 'ok' }] });
+    expect((await log()).items[0]).toMatchObject({
+      eventId,
+      eventType: 'webhook.test',
+      attempts: 1,
+      attemptLog: [{ attempt: 1, outcome: 'delivered', statusCode: 200, error: null, responseBody: 'ok' }],
+    });
+  });
+
+  it.each([
+    ['the operator', '/v1/admin/webhooks', () => session, ['webhook.test']],
+    ["a tenant's user", '/v1/tenant/webhooks', () => tenantUser, ['quota.threshold_crossed']],
+  ] as const)('%s reads an attempt whose worker stopped after claiming it as outcome unknown, then its retry with the same webhook-id', async (_who, base, token, eventTypes) => {
+    await runner.close();
+    const created = await api.request('POST', base, { token: token(), body: { url: `${receiver.url}/in`, eventTypes } });
+    const { endpoint, secret } = created.body;
+    const [eventId] = (await api.request('POST', `${base}/${endpoint.id}/test`, { token: token() })).body.eventIds;
+    // A worker that claimed the attempt (logging it before sending) and stopped there; its lease ends at once.
+    const now = new Date();
+    const claimed = await claimDueAttempts(prisma, now, now, 100);
+    expect(claimed.map((c) => [c.event.id, c.attempt])).toEqual([[eventId, 1]]);
+    const log = async () => (await api.request('GET', `${base}/${endpoint.id}/deliveries`, { token: token() })).body;
+    expect((await log()).items[0]).toMatchObject({ eventId, status: 'pending', attempts: 1, attemptLog: [{ attempt: 1, outcome: 'unknown', statusCode: null, error: null, latencyMs: null }] });
+
+    runner = startRunner();
+    await runner.start();
+    await waitFor(async () => (await log()).items[0]?.status === 'delivered', 10_000);
+    expect((await log()).items[0].attemptLog).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'unknown', statusCode: null }),
+      expect.objectContaining({ attempt: 2, outcome: 'delivered', statusCode: 200 }),
+    ]);
+    const request = receiver.received.find((r) => r.headers['webhook-id'] === eventId)!;
+    expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+  });
+
+  it.each(['/v1/admin/webhooks/{endpointId}/deliveries', '/v1/tenant/webhooks/{endpointId}/deliveries'])("describes an attempt's outcome, unknown included, in the OpenAPI schema of %s", async (path) => {
+    const document = (await api.request('GET', '/docs-json')).body as { paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }> };
+    const page = document.paths[path]!.get.responses['200']!.content['application/json']!.schema as {
+      properties: { items: { items: { properties: { attemptLog: { items: { properties: Record<string, unknown> } } } } } };
+    };
+    const attempt = page.properties.items.items.properties.attemptLog.items.properties;
+    expect(attempt.outcome).toMatchObject({ type: 'string', enum: ['delivered', 'failed', 'unknown'] });
+    expect(JSON.stringify(attempt.latencyMs)).toContain('null');
   });
 });

@@ -39,16 +39,25 @@ export const webhookEndpointPageSchema = pageSchema(webhookEndpointViewSchema);
 /** A new or rotated endpoint: `secret` (`whsec_…`) is in this answer only; null for an e-mail endpoint (nothing is signed). */
 export const webhookSecretAnswerSchema = z.object({ endpoint: webhookEndpointViewSchema, secret: z.string().nullable() });
 
+/**
+ * What came of an attempt: `delivered` (a 2xx; for e-mail, the server took the message), `failed` (any other answer, or
+ * none), or `unknown` — in flight, or its worker stopped before writing its outcome: the receiver may have got it, and
+ * the delivery's next attempt (same `webhook-id`) follows. Attempts are logged before they are sent.
+ */
+export const WEBHOOK_ATTEMPT_OUTCOMES = ['delivered', 'failed', 'unknown'] as const;
+
 export const webhookAttemptViewSchema = z.object({
   attempt: z.int(),
   at: z.string(),
+  outcome: z.enum(WEBHOOK_ATTEMPT_OUTCOMES),
   /**
    * The HTTP status answered (for an e-mail endpoint, the SMTP server's reply code: 250, 451, 550 …); null when none
    * was (a refused destination, a connection error, a timeout, SMTP not configured).
    */
   statusCode: z.int().nullable(),
   error: z.string().nullable(),
-  latencyMs: z.int(),
+  /** Null while the outcome is unknown. */
+  latencyMs: z.int().nullable(),
   /** The answer's first KiB (for e-mail, the SMTP server's reply), control characters replaced. */
   responseBody: z.string(),
 });

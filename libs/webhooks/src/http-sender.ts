@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
@@ -25,12 +25,57 @@ export function sanitizeBody(bytes: Buffer): string {
   return bytes.subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replace(CONTROL, '\ufffd');
 }
 
+/** The most receivers' addresses whose connections are kept open; past it, the least recently opened pool is closed. */
+const MAX_POOLS = 256;
+/** An idle kept-alive connection is closed after this (under the 5 s most servers keep one). */
+const IDLE_MS = 4_000;
+
+/**
+ * Kept-alive connections to receivers, one pool per protocol and **checked address** (and host name, for TLS): a
+ * connection is reused only towards the address the destination guard let through for this attempt, so a name that
+ * resolves elsewhere since is never sent to over an old connection.
+ */
+export class ConnectionPools {
+  private readonly pools = new Map<string, HttpAgent>();
+
+  constructor(private readonly maxSocketsEach: number) {}
+
+  agentFor(url: URL, target: { address: string; family: 4 | 6 }): HttpAgent {
+    const key = `${url.protocol}//${url.host}@${target.address}`;
+    let agent = this.pools.get(key);
+    if (!agent) {
+      const options = { keepAlive: true, maxSockets: this.maxSocketsEach, maxFreeSockets: this.maxSocketsEach, timeout: IDLE_MS, scheduling: 'lifo' as const };
+      agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+      this.pools.set(key, agent);
+      if (this.pools.size > MAX_POOLS) {
+        const [oldest, pool] = this.pools.entries().next().value!;
+        this.pools.delete(oldest);
+        pool.destroy();
+      }
+    }
+    return agent;
+  }
+
+  close(): void {
+    for (const agent of this.pools.values()) agent.destroy();
+    this.pools.clear();
+  }
+}
+
 /**
  * POSTs `body` to `url`, connecting to `address` — the one the destination guard checked, never a new DNS answer — with
  * the URL's host name kept for the Host header and TLS (SNI and the certificate's name). Redirects are not followed
- * (a 3xx is a failed attempt), no connection is reused, and the whole exchange is cut after `timeoutMs`.
+ * (a 3xx is a failed attempt), and the whole exchange is cut after `timeoutMs`. With `connections`, a connection to the
+ * same checked address is reused (kept alive); without, each attempt opens its own.
  */
-export function sendWebhook(url: URL, target: { address: string; family: 4 | 6 }, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
+export function sendWebhook(
+  url: URL,
+  target: { address: string; family: 4 | 6 },
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  connections?: ConnectionPools,
+): Promise<SendResult> {
   const lookup: LookupFunction = (_hostname, options, callback) => {
     if (options.all) (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
@@ -49,24 +94,25 @@ export function sendWebhook(url: URL, target: { address: string; family: 4 | 6 }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(
       url,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false, lookup },
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: connections?.agentFor(url, target) ?? false, lookup },
       (res) => {
         const header = res.headers['retry-after'];
         answered = { statusCode: res.statusCode ?? null, retryAfter: Array.isArray(header) ? header[0] : header };
         const chunks: Buffer[] = [];
         let kept = 0;
-        const done = () => {
-          finish({ ...answered!, error: null, body: sanitizeBody(Buffer.concat(chunks)) });
-          res.destroy();
-        };
+        const done = () => finish({ ...answered!, error: null, body: sanitizeBody(Buffer.concat(chunks)) });
         res.on('data', (chunk: Buffer) => {
           if (kept < RESPONSE_BODY_BYTES) {
             chunks.push(chunk);
             kept += chunk.length;
           }
-          // The first KiB is all that is kept: the rest is not waited for.
-          if (kept >= RESPONSE_BODY_BYTES) done();
+          // The first KiB is all that is kept: the rest is not waited for (its connection is closed, not reused).
+          if (kept >= RESPONSE_BODY_BYTES) {
+            done();
+            res.destroy();
+          }
         });
+        // An answer read to its end leaves its connection free for the next attempt to the same address.
         res.on('end', done);
         res.on('error', done);
       },

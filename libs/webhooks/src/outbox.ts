@@ -1,29 +1,5 @@
 import type { PrismaClient } from '@tollgate/db';
 
-/** A delivery whose next attempt is due: the job to run is `(id, attempt)`. */
-export interface DueAttempt {
-  deliveryId: string;
-  attempt: number;
-}
-
-/**
- * The deliveries due by `now`, oldest first (the dispatcher's read of the outbox). Run every second or so by the worker,
- * which queues a job per attempt under a deterministic id, so a due attempt read twice is queued once, and one the
- * queue lost (a crash before it was queued, a job removed after failing) is queued again on the next read.
- */
-export async function dueAttempts(prisma: PrismaClient, now: Date, max = 500): Promise<DueAttempt[]> {
-  const rows = await prisma.webhookDelivery.findMany({
-    where: { status: 'pending', nextAttemptAt: { lte: now } },
-    orderBy: { nextAttemptAt: 'asc' },
-    take: max,
-    select: { id: true, attempts: true },
-  });
-  return rows.map((r) => ({ deliveryId: r.id, attempt: r.attempts + 1 }));
-}
-
-/** The queue job id of an attempt (BullMQ refuses `:` in ids). */
-export const attemptJobId = (due: DueAttempt) => `${due.deliveryId}_${due.attempt}`;
-
 /**
  * Deletes what is past retention: attempts older than `days`, and events older than that with nothing left to deliver
  * (their deliveries go with them). A batch at a time, so a large backlog never holds a long lock.

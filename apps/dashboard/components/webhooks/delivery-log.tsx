@@ -17,6 +17,14 @@ import { ToggleButton } from '../toggle-button';
 
 const COLUMNS = 7;
 
+const ATTEMPT_BADGES: Readonly<Record<WebhookDelivery['attemptLog'][number]['outcome'], string>> = {
+  delivered: 'badge-delivery-delivered',
+  failed: 'badge-delivery-failed',
+  unknown: 'badge-delivery-pending',
+};
+/** An attempt logged before it was sent, with no outcome written: the receiver may have got it; a retry follows. */
+const ATTEMPT_UNKNOWN = 'in flight — outcome unknown';
+
 interface DeliveryLogProps {
   audience: WebhookAudience;
   endpointId: string;
@@ -85,21 +93,20 @@ function AttemptList({ delivery }: { delivery: WebhookDelivery }) {
   }
   return (
     <ol className="attempts" data-testid={`delivery-attempt-list-${delivery.id}`}>
-      {delivery.attemptLog.map((attempt) => {
-        const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
-        return (
-          <li key={attempt.attempt} className="attempt" data-testid={`delivery-attempt-${delivery.id}-${attempt.attempt}`}>
-            <div className="attempt-head">
-              <span className="muted">#{attempt.attempt}</span>
-              <span>{formatTimestamp(attempt.at)}</span>
-              <span className={`badge ${ok ? 'badge-delivery-delivered' : 'badge-delivery-failed'}`}>{attempt.statusCode ?? 'no answer'}</span>
-              <span className="muted">{attempt.latencyMs} ms</span>
-            </div>
-            {attempt.error && <p className="attempt-error">{attempt.error}</p>}
-            {attempt.responseBody && <pre className="attempt-body">{attempt.responseBody}</pre>}
-          </li>
-        );
-      })}
+      {delivery.attemptLog.map((attempt) => (
+        <li key={attempt.attempt} className="attempt" data-testid={`delivery-attempt-${delivery.id}-${attempt.attempt}`}>
+          <div className="attempt-head">
+            <span className="muted">#{attempt.attempt}</span>
+            <span>{formatTimestamp(attempt.at)}</span>
+            <span className={`badge ${ATTEMPT_BADGES[attempt.outcome]}`} data-testid={`delivery-attempt-outcome-${delivery.id}-${attempt.attempt}`}>
+              {attempt.outcome === 'unknown' ? ATTEMPT_UNKNOWN : (attempt.statusCode ?? 'no answer')}
+            </span>
+            {attempt.latencyMs !== null && <span className="muted">{attempt.latencyMs} ms</span>}
+          </div>
+          {attempt.error && <p className="attempt-error">{attempt.error}</p>}
+          {attempt.responseBody && <pre className="attempt-body">{attempt.responseBody}</pre>}
+        </li>
+      ))}
     </ol>
   );
 }

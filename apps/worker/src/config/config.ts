@@ -25,13 +25,13 @@ export const workerEnvSchema = z.object({
   USAGE_LIVE_EVERY_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   ...usageRetentionEnv,
   ...webhookSharedEnv,
-  /** How often due webhook deliveries are moved from Postgres (the outbox) into the queue. */
+  /** How often an idle worker looks for due webhook deliveries in Postgres (the outbox). */
   WEBHOOK_DISPATCH_EVERY_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   /** The longest one webhook attempt may take (connect, send, answer). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
-  /** Webhook attempts one worker makes at once. */
+  /** Webhook attempts one worker has in flight at once. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
-  /** How long a worker holds a delivery job before another may take it as stalled (a worker killed mid-delivery). */
+  /** The margin of a claim: deliveries stay a worker's for twice the timeout and this (then a killed worker's are retried). */
   WEBHOOK_JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   ...emailEnv,
   /** How long webhook attempts (the delivery log) and delivered events are kept. */

@@ -5,9 +5,9 @@ import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../../../../test/support/env';
-import { waitFor } from '../../../../test/support/fixtures';
 import { startCluster, type TestCluster } from '../../../../test/support/redis-cluster';
 import { recreateDatabase } from '../../../../test/support/stack';
+import { afterAttempts as afterRecorded } from '../../../../test/support/webhook-log';
 import { startReceiver, testClock } from '../../../../test/support/webhook-receiver';
 import { WebhookRunner } from './webhook-runner';
 
@@ -52,11 +52,8 @@ describe('webhook delivery on a Redis Cluster (worker, real Postgres, cluster an
     await cluster?.stop();
   });
 
-  const deliveryOf = (eventId: string, endpointId: string) => prisma.webhookDelivery.findFirstOrThrow({ where: { eventId, endpointId } });
-  const afterAttempts = async (eventId: string, endpointId: string, n: number) => {
-    await waitFor(async () => (await deliveryOf(eventId, endpointId)).attempts >= n, 15_000);
-    return deliveryOf(eventId, endpointId);
-  };
+
+  const afterAttempts = (eventId: string, endpointId: string, n: number) => afterRecorded(prisma, eventId, endpointId, n, 15_000);
 
   it('delivers a signed webhook, retries a 500 with the same webhook-id, and keeps every queue key in one hash slot', async () => {
     const { endpoint, secret } = await prisma.$transaction((tx) =>

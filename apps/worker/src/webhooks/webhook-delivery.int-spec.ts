@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support/fixtures';
 import { ownStores } from '../../../../test/support/stack';
 import { selfSignedCertificate } from '../../../../test/support/tls';
+import { afterAttempts as afterRecorded, deliveryOf as deliveryIn } from '../../../../test/support/webhook-log';
 import { startReceiver, testClock } from '../../../../test/support/webhook-receiver';
 import { WebhookRunner } from './webhook-runner';
 
@@ -64,14 +65,9 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
     prisma.$transaction((tx) =>
       publishEvent(tx, { type: 'quota.threshold_crossed', tenantId: null, dedupKey: randomUUID(), data: { tenant: 'acme', threshold: 0.8 }, ...event }, clock),
     );
-  const deliveryOf = async (eventId: string, endpointId: string) =>
-    prisma.webhookDelivery.findFirstOrThrow({ where: { eventId, endpointId }, include: { attemptLog: { orderBy: { attempt: 'asc' } } } });
-  /** Waits until the delivery has made `n` attempts, and answers it. */
-  const afterAttempts = async (eventId: string, endpointId: string, n: number) => {
-    await waitFor(async () => (await deliveryOf(eventId, endpointId)).attempts >= n, 10_000);
-    return deliveryOf(eventId, endpointId);
-  };
   /** The delay the delivery's next attempt was scheduled after its last one. */
+  const deliveryOf = (eventId: string, endpointId: string) => deliveryIn(prisma, eventId, endpointId);
+  const afterAttempts = (eventId: string, endpointId: string, n: number) => afterRecorded(prisma, eventId, endpointId, n);
   const scheduledDelay = (d: { nextAttemptAt: Date | null; lastAttemptAt: Date | null }) => d.nextAttemptAt!.getTime() - d.lastAttemptAt!.getTime();
 
   it('signs every delivery as Standard Webhooks receivers verify it, with both secrets during a rotation', async () => {

@@ -1,10 +1,10 @@
 import type { PrismaClient } from '@tollgate/db';
 import { createRedisClient, type RedisClient, type RedisTarget } from '@tollgate/nest-infra';
 import {
-  attemptJobId,
+  ConnectionPools,
   deleteExpiredWebhookRows,
+  DeliveryPump,
   DestinationGuard,
-  dueAttempts,
   parseAllowedDestinations,
   parseEncryptionKeys,
   type Resolver,
@@ -18,17 +18,19 @@ import {
 import { type Job, Queue, Worker } from 'bullmq';
 
 export const WEBHOOKS_QUEUE = 'webhooks';
-export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
-export const DISPATCH_JOB = 'webhook-dispatch';
 export const RETENTION_JOB = 'webhook-retention';
-export const ATTEMPT_JOB = 'webhook-attempt';
+/** The scheduler of earlier versions, which queued each attempt as a job: removed where it is still registered. */
+const FORMER_DISPATCH_JOB = 'webhook-dispatch';
 
 export interface WebhookRunnerSettings {
   encryptionKeys: string;
   allowedDestinations: string;
+  /** How often an idle worker looks for due deliveries in Postgres. */
   dispatchEveryMs: number;
   timeoutMs: number;
+  /** Attempts one worker makes at once. */
   concurrency: number;
+  /** The margin after an attempt's timeout before its claim ends and another worker may retry it (a worker killed). */
   lockMs: number;
   retentionDays: number;
   /** The `email` channel's SMTP server (may hold a password: never logged) and From; '' : e-mail attempts fail. */
@@ -47,77 +49,68 @@ export interface WebhookRunnerDeps {
 }
 
 /**
- * Webhook delivery in the worker (docs/adr/0017-webhooks.md), both channels: signed POSTs and e-mail (over SMTP_URL). Two queues: `webhooks` runs the dispatcher (every
- * `dispatchEveryMs`, once across all workers) and retention (hourly); `webhook-deliveries` runs one job per attempt.
- * The dispatcher reads the due deliveries from Postgres, the outbox `publishEvent` writes into, and queues each attempt
- * under a deterministic job id: read twice, it is queued once; lost by the queue, it is queued again on the next read.
- * A worker killed mid-attempt leaves its job to be found stalled after `lockMs` and run again, with the same webhook-id.
+ * Webhook delivery in the worker (docs/adr/0017-webhooks.md), both channels: signed POSTs and e-mail (over SMTP_URL).
+ * Each worker claims due deliveries straight from Postgres (the outbox `publishEvent` writes into) in batches, logs
+ * each attempt before it is sent, makes them `concurrency` at a time over kept-alive connections and writes their
+ * outcomes in groups (`DeliveryPump`). Redis carries only the hourly retention job (queue `webhooks`): delivery goes on
+ * without it. A worker killed mid-attempt leaves the attempt in the log without an outcome; its delivery is claimed
+ * again once the claim's lease (twice `timeoutMs`, and `lockMs`) ends, and retried with the same webhook-id.
  */
 export class WebhookRunner {
   private readonly connection: RedisClient;
   private readonly queue: Queue;
-  private readonly deliveries: Queue;
-  private workers: Worker[] = [];
+  private housekeeper: Worker | null = null;
   private readonly clock: WebhookClock;
   private readonly smtp: SmtpSender | undefined;
-  readonly deliverer: WebhookDeliverer;
+  private readonly connections: ConnectionPools;
+  private readonly pump: DeliveryPump;
 
   constructor(private readonly deps: WebhookRunnerDeps) {
     this.clock = deps.clock ?? systemClock;
     // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
     this.connection = createRedisClient(deps.redis, { maxRetriesPerRequest: null, lazyConnect: true });
-    const streams = { events: { maxLen: 1000 } };
-    this.queue = new Queue(WEBHOOKS_QUEUE, { connection: this.connection, prefix: deps.prefix, streams });
-    this.deliveries = new Queue(WEBHOOK_DELIVERY_QUEUE, { connection: this.connection, prefix: deps.prefix, streams });
+    this.queue = new Queue(WEBHOOKS_QUEUE, { connection: this.connection, prefix: deps.prefix, streams: { events: { maxLen: 1000 } } });
     const secrets = new SecretBox(deps.prisma, parseEncryptionKeys(deps.settings.encryptionKeys));
     const guard = new DestinationGuard(parseAllowedDestinations(deps.settings.allowedDestinations), deps.resolver ?? systemResolver);
-    const { smtpUrl, smtpFrom, timeoutMs } = deps.settings;
+    const { smtpUrl, smtpFrom, timeoutMs, concurrency, lockMs, dispatchEveryMs } = deps.settings;
     this.smtp = smtpUrl ? new SmtpSender({ url: smtpUrl, from: smtpFrom ?? 'Tollgate <tollgate@localhost.localdomain>', timeoutMs }) : undefined;
-    this.deliverer = new WebhookDeliverer(deps.prisma, secrets, guard, {
+    this.connections = new ConnectionPools(concurrency);
+    const deliverer = new WebhookDeliverer(secrets, guard, { timeoutMs, email: this.smtp, connections: this.connections });
+    this.pump = new DeliveryPump(deps.prisma, deliverer, {
+      concurrency,
+      pollEveryMs: dispatchEveryMs,
       timeoutMs,
+      graceMs: lockMs,
       clock: this.clock,
-      email: this.smtp,
       // The owner sees the reason on the endpoint (the API); the operator sees it here. No URL, no secret in the line.
       onDisabled: (endpointId, reason) => deps.log.warn(`webhook endpoint ${endpointId} disabled: ${reason}`),
+      onError: (message) => deps.log.error(message),
     });
   }
 
   async start(): Promise<void> {
-    const { settings, prefix } = this.deps;
-    const jobs = { removeOnComplete: true, removeOnFail: { count: 100 } };
-    await this.queue.setGlobalConcurrency(1);
-    await this.queue.upsertJobScheduler(DISPATCH_JOB, { every: settings.dispatchEveryMs }, { name: DISPATCH_JOB, opts: jobs });
-    await this.queue.upsertJobScheduler(RETENTION_JOB, { every: 3_600_000 }, { name: RETENTION_JOB, opts: jobs });
-    const lock = { lockDuration: settings.lockMs, stalledInterval: settings.lockMs };
-    this.workers = [
-      new Worker(WEBHOOKS_QUEUE, (job) => this.housekeeping(job), { connection: this.connection, prefix, concurrency: 1, ...lock }),
-      new Worker(WEBHOOK_DELIVERY_QUEUE, (job: Job<{ deliveryId: string; attempt: number }>) => this.deliverer.deliver(job.data.deliveryId, job.data.attempt), {
-        connection: this.connection,
-        prefix,
-        concurrency: settings.concurrency,
-        ...lock,
-      }),
-    ];
-    for (const worker of this.workers) {
-      worker.on('error', (err) => this.deps.log.error(`webhook queue: ${err.message}`));
-      // A job that threw (Postgres away while recording) is removed and queued again by the dispatcher: said once here.
-      worker.on('failed', (job, err) => this.deps.log.warn(`webhook job ${job?.name ?? '?'} ${job?.id ?? ''} failed, to be run again: ${err.message.slice(0, 200)}`));
-    }
+    await this.schedule();
+    this.housekeeper = new Worker(WEBHOOKS_QUEUE, (job) => this.housekeeping(job), {
+      connection: this.connection,
+      prefix: this.deps.prefix,
+      concurrency: 1,
+      lockDuration: this.deps.settings.lockMs,
+      stalledInterval: this.deps.settings.lockMs,
+    });
+    this.housekeeper.on('error', (err) => this.deps.log.error(`webhook queue: ${err.message}`));
+    this.housekeeper.on('failed', (job, err) => this.deps.log.warn(`webhook job ${job?.name ?? '?'} ${job?.id ?? ''} failed: ${err.message.slice(0, 200)}`));
+    this.pump.start();
   }
 
-  /** Queues every due attempt now (the dispatcher's tick); answers how many were due. */
-  async dispatch(): Promise<number> {
-    const due = await dueAttempts(this.deps.prisma, this.clock.now());
-    if (due.length === 0) return 0;
-    // A job removed once run (delivered, retried later, failed): its row decides what comes next, never the queue.
-    await this.deliveries.addBulk(
-      due.map((d) => ({ name: ATTEMPT_JOB, data: d, opts: { jobId: attemptJobId(d), removeOnComplete: true, removeOnFail: true } })),
-    );
-    return due.length;
+  /** The webhook job schedules (one across all workers): retention, hourly. */
+  private async schedule(): Promise<void> {
+    const jobs = { removeOnComplete: true, removeOnFail: { count: 100 } };
+    await this.queue.setGlobalConcurrency(1);
+    await this.queue.removeJobScheduler(FORMER_DISPATCH_JOB);
+    await this.queue.upsertJobScheduler(RETENTION_JOB, { every: 3_600_000 }, { name: RETENTION_JOB, opts: jobs });
   }
 
   private async housekeeping(job: Job): Promise<unknown> {
-    if (job.name === DISPATCH_JOB) return this.dispatch();
     if (job.name === RETENTION_JOB) {
       const deleted = await deleteExpiredWebhookRows(this.deps.prisma, this.clock.now(), this.deps.settings.retentionDays);
       this.deps.log.log(`webhook retention: deleted ${deleted.attempts} attempts and ${deleted.events} events`);
@@ -127,9 +120,10 @@ export class WebhookRunner {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()));
+    await this.pump.stop();
+    await this.housekeeper?.close();
     await this.queue.close();
-    await this.deliveries.close();
+    this.connections.close();
     this.smtp?.close();
     this.connection.disconnect();
   }

@@ -48,7 +48,7 @@ interface DeliveryRow {
   attempts: number;
   nextAttemptAt: Date | null;
   createdAt: Date;
-  attemptLog: { attempt: number; at: Date; statusCode: number | null; error: string | null; latencyMs: number; responseBody: string }[];
+  attemptLog: { attempt: number; at: Date; outcome: 'delivered' | 'failed' | null; statusCode: number | null; error: string | null; latencyMs: number | null; responseBody: string }[];
 }
 
 export function toDeliveryView(row: DeliveryRow): WebhookDeliveryView {
@@ -60,6 +60,15 @@ export function toDeliveryView(row: DeliveryRow): WebhookDeliveryView {
     attempts: row.attempts,
     nextAttemptAt: iso(row.nextAttemptAt),
     createdAt: row.createdAt.toISOString(),
-    attemptLog: row.attemptLog.map((a) => ({ attempt: a.attempt, at: a.at.toISOString(), statusCode: a.statusCode, error: a.error, latencyMs: a.latencyMs, responseBody: a.responseBody })),
+    // An attempt without an outcome was logged before it was sent: in flight, or its worker stopped (the receiver may have it).
+    attemptLog: row.attemptLog.map((a) => ({
+      attempt: a.attempt,
+      at: a.at.toISOString(),
+      outcome: a.outcome ?? 'unknown',
+      statusCode: a.statusCode,
+      error: a.error,
+      latencyMs: a.latencyMs,
+      responseBody: a.responseBody,
+    })),
   };
 }
