@@ -44,6 +44,15 @@ export class SecretBox {
 
   private readonly current: { id: string; key: Buffer } | null;
 
+  /**
+   * Loads the key that `encrypt` uses, if it comes from the database and is not loaded yet. Call it before a transaction
+   * that encrypts: loading takes a connection of its own, and transactions that hold every connection of the pool while
+   * they wait for the key would wait for ever (until their timeout).
+   */
+  async ready(): Promise<void> {
+    if (!this.current) await this.fromDatabase();
+  }
+
   async encrypt(secret: string, endpointId: string): Promise<string> {
     const { id, key } = this.current ?? (await this.fromDatabase());
     const iv = randomBytes(12);

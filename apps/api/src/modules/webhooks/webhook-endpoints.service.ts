@@ -54,6 +54,7 @@ export class WebhookEndpointsService {
     // The schema made sure the channel's one destination is there (a URL, an address).
     const destination = input.channel === 'email' ? { channel: 'email' as const, email: input.email! } : { channel: 'webhook' as const, url: input.url! };
     if (destination.channel === 'webhook') await this.checkDestination(destination.url);
+    await this.box.ready();
     return this.prisma.$transaction(async (tx) => {
       if (scope.kind === 'operator' && tenantId && !(await tx.tenant.findUnique({ where: { id: tenantId }, select: { id: true } }))) {
         throw new AppError(ErrorCode.VALIDATION_FAILED, 'no tenant with this id', 'tenantId');
@@ -99,6 +100,7 @@ export class WebhookEndpointsService {
   }
 
   async rotate(actor: string, scope: WebhookScope, id: string, overlapSeconds: number): Promise<{ endpoint: WebhookEndpointView; secret: string | null }> {
+    await this.box.ready();
     return this.prisma.$transaction(async (tx) => {
       const before = await this.endpointOf(scope, id, tx);
       if (before.channel !== 'webhook') throw new AppError(ErrorCode.CONFLICT, 'an e-mail endpoint has no secret to rotate (nothing is signed)');
