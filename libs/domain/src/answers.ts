@@ -4,6 +4,7 @@ import { ErrorCode, errorHttpStatus, type ErrorBody } from './errors';
 import { limitInputFields, limitNameSchema, limitSpecSchema } from './limits';
 import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES } from './policies';
 import { TENANT_STATUSES } from './rule-set';
+import { tenantCapsSchema } from './tenant-caps';
 
 /**
  * What the API answers, as zod schemas: the API's views are typed by them (a view that drifts fails its type
@@ -41,6 +42,8 @@ export const tenantViewSchema = z.object({
   timeZone: z.string(),
   plan: namedRefSchema,
   overrides: z.array(overrideViewSchema),
+  /** Its own caps on what its users can make (null: the installation's default); GET …/caps has them with what is used. */
+  caps: tenantCapsSchema,
 });
 export type TenantView = z.infer<typeof tenantViewSchema>;
 

@@ -8,6 +8,8 @@ export const ErrorCode = {
   FORBIDDEN: 'forbidden',
   NOT_FOUND: 'not_found',
   CONFLICT: 'conflict',
+  /** A tenant has as many of something (webhook endpoints, alert rules) as its cap allows; an operator may raise it. */
+  CAP_REACHED: 'cap_reached',
   PAYLOAD_TOO_LARGE: 'payload_too_large',
   URI_TOO_LONG: 'uri_too_long',
   UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
@@ -33,6 +35,7 @@ export const errorHttpStatus: Readonly<Record<ErrorCode, number>> = Object.freez
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  cap_reached: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

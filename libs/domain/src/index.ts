@@ -18,3 +18,4 @@ export * from './rule-snapshot';
 export * from './events';
 export * from './webhooks';
 export * from './alerts';
+export * from './tenant-caps';

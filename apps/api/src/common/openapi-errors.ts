@@ -13,7 +13,7 @@ const WHY = new Map<number, string>([
   [401, 'unauthenticated: no credential, or an unknown, revoked or expired one'],
   [403, 'forbidden: this kind of caller may not use this route'],
   [404, 'not_found'],
-  [409, 'conflict: a taken slug, name or route, or a state that forbids it'],
+  [409, 'conflict: a taken slug, name or route, or a state that forbids it; cap_reached: the tenant has as many as its cap allows'],
   [413, 'payload_too_large: the body is over the size limit'],
   [415, 'unsupported_media_type: the body is not JSON'],
   [429, 'rate_limited: too many attempts; Retry-After says when to try again'],

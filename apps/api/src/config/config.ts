@@ -1,4 +1,4 @@
-import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
+import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, TENANT_CAP_MAX, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { redisClusterNodesEnv } from '@tollgate/nest-infra';
 import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
@@ -39,6 +39,19 @@ export const apiEnvSchema = z.object({
   /** The longest such wait. */
   LOGIN_MAX_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /**
+   * Webhook deliveries a tenant's users may ask for by hand (docs/reliability.md#self-service-abuse): a test or a resend
+   * is one, a replay one per event it sends again (at most this many a call). A token bucket per tenant.
+   */
+  WEBHOOK_SENDS_PER_MINUTE_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(10),
+  /** The same for each operator (user or operator key), on the admin routes. */
+  WEBHOOK_SENDS_PER_MINUTE_PER_OPERATOR: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  /** Changes of a tenant's own webhook endpoints (create, edit, delete, rotate) per minute, by its users. */
+  WEBHOOK_CHANGES_PER_MINUTE_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** The most webhook endpoints a tenant may have, unless an operator gives it another cap. */
+  WEBHOOK_ENDPOINTS_PER_TENANT: z.coerce.number().int().min(0).max(TENANT_CAP_MAX).default(10),
+  /** The most alert rules about one tenant, unless an operator gives it another cap. */
+  ALERT_RULES_PER_TENANT: z.coerce.number().int().min(0).max(TENANT_CAP_MAX).default(50),
   /** Whether every decision is counted into usage (docs/adr/0015-usage-counting-and-rollups.md); false only to measure without. */
   USAGE_COUNTING: z.enum(['true', 'false']).default('true'),
   /** How often a node adds the decisions it made without Redis (degraded, refused) to usage. */
@@ -119,6 +132,11 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       maxDelayMs: e.LOGIN_MAX_DELAY_SECONDS * 1000,
       perAddressPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE_PER_ADDRESS,
       clientAddressSecret: e.CLIENT_ADDRESS_SECRET || null,
+    },
+    selfService: {
+      sendsPerMinute: { tenant: e.WEBHOOK_SENDS_PER_MINUTE_PER_TENANT, operator: e.WEBHOOK_SENDS_PER_MINUTE_PER_OPERATOR },
+      webhookChangesPerMinute: e.WEBHOOK_CHANGES_PER_MINUTE_PER_TENANT,
+      caps: { webhookEndpoints: e.WEBHOOK_ENDPOINTS_PER_TENANT, alertRules: e.ALERT_RULES_PER_TENANT },
     },
     usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S, retention: retentionOf(e) },
     log: { level: e.LOG_LEVEL },

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ALERT_KINDS, alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -8,6 +8,7 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { found } from '../../common/found';
 import { IdPipe } from '../../common/id.pipe';
+import { errorResponse } from '../../common/openapi-errors';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
 import { toAlertRuleView } from './alert-views';
@@ -55,10 +56,12 @@ export class AlertRulesController {
     return toAlertRuleView(found(await this.prisma.alertRule.findUnique({ where: { id: ruleId } }), 'alert rule'));
   }
 
+  /** A new rule; one about a single tenant counts against its cap of alert rules (ALERT_RULES_PER_TENANT, or its own). */
   @Post()
   @Access('operator')
   @ApiJsonBody(newAlertRuleSchema, { name: 'Starter tenants near their daily quota', kind: 'quota_threshold', planId: '00000000-0000-4000-8000-000000000000', params: { thresholds: [80, 100] } })
   @ApiAnswer(alertRuleViewSchema, 201)
+  @ApiResponse({ status: 409, ...errorResponse(409, 'conflict: a rule of this name exists; cap_reached: the tenant has as many alert rules as its cap allows (an operator may raise it)') })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newAlertRuleSchema)) input: NewAlertRule): Promise<AlertRuleView> {
     return this.createRule.execute(actorOf(caller), input);
   }

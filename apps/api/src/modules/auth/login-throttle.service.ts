@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, ipSubject } from '@tollgate/domain';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import type { BackOffPolicy } from './back-off';
-import { SelfLimiter } from './self-limiter.service';
+import { SelfLimiter, tryAgainIn } from './self-limiter.service';
 
 /** The first wait, doubled after each further attempt in a row. */
 const BASE_DELAY_MS = 1_000;
@@ -54,7 +54,5 @@ export class LoginThrottle {
 }
 
 function tooMany(retryAfterMs?: number): string {
-  if (retryAfterMs === undefined) return 'too many sign-in attempts; try again later';
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return `too many sign-in attempts; try again in ${seconds} second${seconds === 1 ? '' : 's'}`;
+  return `too many sign-in attempts; ${retryAfterMs === undefined ? 'try again later' : tryAgainIn(retryAfterMs)}`;
 }

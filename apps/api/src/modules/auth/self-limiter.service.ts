@@ -10,9 +10,15 @@ const SELF_NAMESPACE = 'tollgate:self';
 /** Subjects each in-memory stand-in keeps at most during a Redis outage. */
 const LOCAL_ENTRIES = 100_000;
 
+/** "try again in N seconds": how a refusal says when, in the words its message ends with. */
+export function tryAgainIn(retryAfterMs: number): string {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return `try again in ${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
 /**
- * Tollgate protecting itself with its own limiter (sign-in attempts, key creation): token buckets of `perMinute`
- * per subject, and exponential back-off of attempts in a row. Counted on Redis, so every API node sees the same
+ * Tollgate protecting itself with its own limiter (sign-in attempts, key creation, webhook sends and changes by hand):
+ * token buckets of `perMinute` per subject, and exponential back-off of attempts in a row. Counted on Redis, so every API node sees the same
  * numbers. While Redis is away they are counted in this node's memory instead (the same algorithms: the limiter's
  * `MemoryEngine` and the back-off's memory twin), so throttling goes on per node rather than stopping; the outage is
  * logged once when it starts and once when Redis answers again.
@@ -32,14 +38,20 @@ export class SelfLimiter {
     @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
-  /** Admits one action of `subject` under `perMinute` a minute, or throws 429 `rate_limited` with Retry-After. */
-  async admit(name: string, subject: string, perMinute: number, message: string): Promise<void> {
-    const request = { tenantId: SELF_NAMESPACE, subject, cost: 1, rules: this.rulesOf(name, perMinute) };
+  /**
+   * Admits `cost` actions of `subject` under `perMinute` a minute (a token bucket holding a minute's worth; `cost` at
+   * most `perMinute`), or throws 429 `rate_limited` with Retry-After and `message` (given the wait, when a function).
+   */
+  async admit(name: string, subject: string, perMinute: number, message: string | ((retryAfterMs: number) => string), cost = 1): Promise<void> {
+    const request = { tenantId: SELF_NAMESPACE, subject, cost, rules: this.rulesOf(name, perMinute) };
     const decision = await this.counted(
       () => this.limiter.consume(request),
       () => this.local.consume(request),
     );
-    if (!decision.allowed) throw new AppError(ErrorCode.RATE_LIMITED, message, undefined, { retryAfterMs: decision.retryAfterMs });
+    if (!decision.allowed) {
+      const text = typeof message === 'string' ? message : message(decision.retryAfterMs);
+      throw new AppError(ErrorCode.RATE_LIMITED, text, undefined, { retryAfterMs: decision.retryAfterMs });
+    }
   }
 
   /** Counts an attempt of `subject` under the back-off `name` (see back-off.ts). */
@@ -70,13 +82,13 @@ export class SelfLimiter {
       if (err instanceof AppError) throw err; // the engine refused the input: an answer, not an outage
       if (!this.redisDown) {
         this.redisDown = true;
-        this.log.warn(`Redis is unavailable (${String(err)}): sign-in and key-creation limits are counted in this node's memory until it is back`);
+        this.log.warn(`Redis is unavailable (${String(err)}): Tollgate's own limits (sign-ins, key creation, webhook sends) are counted in this node's memory until it is back`);
       }
       return locally();
     }
     if (this.redisDown) {
       this.redisDown = false;
-      this.log.log('Redis is back: sign-in and key-creation limits are counted on Redis again');
+      this.log.log("Redis is back: Tollgate's own limits are counted on Redis again");
     }
     return result;
   }

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, keyListSchema, type LimitsInForce, limitsInForceSchema, ownTenantSchema } from '@tollgate/domain';
+import { AppError, ErrorCode, keyListSchema, type LimitsInForce, limitsInForceSchema, ownTenantSchema, type TenantCapsUsage, tenantCapsUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
@@ -8,6 +8,7 @@ import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
 import { keyInclude, toKeyView, withUsage, type KeyWithUsage } from '../keys/key-views';
 import { LimitsInForceService } from './limits-in-force.service';
+import { TenantCapsService } from './tenant-caps.service';
 
 export interface OwnTenantView {
   id: string;
@@ -29,6 +30,7 @@ export class TenantSelfController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     private readonly limitsInForce: LimitsInForceService,
+    private readonly caps: TenantCapsService,
   ) {}
 
   @Get()
@@ -49,6 +51,14 @@ export class TenantSelfController {
   @ApiAnswer(limitsInForceSchema)
   limits(@CurrentCaller() caller: Caller): Promise<LimitsInForce> {
     return this.limitsInForce.of(ownTenantOf(caller));
+  }
+
+  /** How many webhook endpoints and alert rules the tenant has, against its caps (an operator may raise them). */
+  @Get('caps')
+  @Access('tenant')
+  @ApiAnswer(tenantCapsUsageSchema)
+  capsOf(@CurrentCaller() caller: Caller): Promise<TenantCapsUsage> {
+    return this.caps.usage(ownTenantOf(caller));
   }
 
   /** The tenant's API keys (never a secret or a hash), newest first. */

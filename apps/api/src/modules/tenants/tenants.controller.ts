@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { freeText, type LimitsInForce, limitsInForceSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
+import { freeText, type LimitsInForce, limitsInForceSchema, type TenantCapsUsage, tenantCapsUsageSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -15,6 +15,7 @@ import { ApiPage, pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { toLimitBody } from '../limits/limit-views';
 import { LimitsInForceService } from '../tenant-self/limits-in-force.service';
+import { TenantCapsService } from '../tenant-self/tenant-caps.service';
 import { AddLimitUseCase, RemoveLimitUseCase } from '../limits/use-cases/owner-limits.use-cases';
 import { type NewTenant, newTenantSchema, type OverrideInput, overrideName, overrideSchema, type TenantPatch, tenantPatchSchema } from './dto/tenant.schemas';
 import { tenantInclude, toTenantView, type TenantView } from './tenant-views';
@@ -43,6 +44,7 @@ export class TenantsController {
     private readonly addLimit: AddLimitUseCase,
     private readonly removeLimit: RemoveLimitUseCase,
     private readonly limitsInForce: LimitsInForceService,
+    private readonly caps: TenantCapsService,
   ) {}
 
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan, status or text. */
@@ -87,6 +89,14 @@ export class TenantsController {
     return this.limitsInForce.of(tenantId);
   }
 
+  /** How many webhook endpoints and alert rules the tenant has, against its caps (`PATCH` with `caps` changes them). */
+  @Get(':tenantId/caps')
+  @Access('operator')
+  @ApiAnswer(tenantCapsUsageSchema)
+  capsOf(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantCapsUsage> {
+    return this.caps.usage(tenantId);
+  }
+
   @Post()
   @Access('operator')
   @ApiJsonBody(newTenantSchema, { slug: 'initech', name: 'Initech', planId: '00000000-0000-4000-8000-000000000000', timeZone: 'America/Chicago' })
@@ -95,7 +105,11 @@ export class TenantsController {
     return this.createTenant.execute(actorOf(caller), input);
   }
 
-  /** Rename, move to another plan, suspend (`status: suspended` → every check denied) or change the time zone. */
+  /**
+   * Rename, move to another plan, suspend (`status: suspended` → every check denied), change the time zone, or the
+   * caps on what its users can make (`caps: { webhookEndpoints: 25, alertRules: null }`, null: the default). A cap
+   * lowered below what the tenant has takes nothing away: it only refuses new ones.
+   */
   @Patch(':tenantId')
   @Access('operator')
   @ApiJsonBody(tenantPatchSchema, { status: 'suspended' })

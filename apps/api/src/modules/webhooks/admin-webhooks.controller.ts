@@ -33,6 +33,7 @@ import {
 } from './dto/webhook.schemas';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsService, type WebhookScope } from './webhook-endpoints.service';
+import { ApiEndpointCap, ApiSendLimited } from './webhook-send-limits';
 import { toEndpointView } from './webhook-views';
 
 const OPERATOR: WebhookScope = { kind: 'operator' };
@@ -66,6 +67,7 @@ export class AdminWebhooksController {
   @Access('operator')
   @ApiJsonBody(newAdminEndpointSchema, { ...ENDPOINT_EXAMPLE, eventTypes: [...EVENT_TYPES.slice(0, 2)] })
   @ApiAnswer(webhookSecretAnswerSchema, 201)
+  @ApiEndpointCap()
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newAdminEndpointSchema)) input: z.infer<typeof newAdminEndpointSchema>) {
     return this.endpoints.create(actorOf(caller), OPERATOR, input);
   }
@@ -109,6 +111,7 @@ export class AdminWebhooksController {
   @HttpCode(202)
   @Access('operator')
   @ApiAnswer(webhookSendAnswerSchema, 202)
+  @ApiSendLimited()
   test(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string) {
     return this.deliveries.test(actorOf(caller), OPERATOR, id);
   }
@@ -129,16 +132,21 @@ export class AdminWebhooksController {
   @Access('operator')
   @ApiJsonBody(resendSchema, { eventId: 'msg_2Yx8pQw4Lr7Tb1Nc9Vd3Kf6H' })
   @ApiAnswer(webhookSendAnswerSchema, 202)
+  @ApiSendLimited()
   resend(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string, @Body(new ZodPipe(resendSchema)) body: z.infer<typeof resendSchema>) {
     return this.deliveries.resend(actorOf(caller), OPERATOR, id, body.eventId);
   }
 
-  /** Sends again the events of a time range (by default those not delivered to it), at most 1,000 a call, oldest first. */
+  /**
+   * Sends again the events of a time range (by default those not delivered to it), oldest first, at most 1,000 a call
+   * and a minute's sends (WEBHOOK_SENDS_PER_MINUTE_PER_OPERATOR): call again from the last one's time for more.
+   */
   @Post(':endpointId/replay')
   @HttpCode(202)
   @Access('operator')
   @ApiJsonBody(replaySchema, { from: '2026-12-01T00:00:00Z', to: '2026-12-02T00:00:00Z', include: 'failed' })
   @ApiAnswer(webhookSendAnswerSchema, 202)
+  @ApiSendLimited()
   replay(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string, @Body(new ZodPipe(replaySchema)) body: ReplayInput) {
     return this.deliveries.replay(actorOf(caller), OPERATOR, id, body);
   }

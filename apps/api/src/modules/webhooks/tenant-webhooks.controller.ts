@@ -24,6 +24,7 @@ import { endpointPatchSchema, listDeliveriesQuery, type ListDeliveriesQuery, lis
 import { ENDPOINT_EXAMPLE } from './admin-webhooks.controller';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsService, type WebhookScope } from './webhook-endpoints.service';
+import { ApiChangeLimited, ApiEndpointCap, ApiSendLimited } from './webhook-send-limits';
 import { toEndpointView } from './webhook-views';
 
 const listOwnEndpointsQuery = listEndpointsQuery.omit({ owner: true });
@@ -63,6 +64,8 @@ export class TenantWebhooksController {
   @Access('tenant')
   @ApiJsonBody(newEndpointSchema, { ...ENDPOINT_EXAMPLE, eventTypes: TENANT_EVENT_TYPES.slice(0, 2) })
   @ApiAnswer(webhookSecretAnswerSchema, 201)
+  @ApiEndpointCap()
+  @ApiChangeLimited()
   create(@CurrentCaller() caller: Caller, @Body() body: unknown) {
     const scope = writeScope(caller);
     return this.endpoints.create(actorOf(caller), scope, parseOrThrow(newEndpointSchema, body));
@@ -79,6 +82,7 @@ export class TenantWebhooksController {
   @Access('tenant')
   @ApiJsonBody(endpointPatchSchema, { enabled: true })
   @ApiAnswer(webhookEndpointViewSchema)
+  @ApiChangeLimited()
   async update(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string, @Body() body: unknown) {
     const scope = await this.own(caller, id);
     return this.endpoints.update(actorOf(caller), scope, id, parseOrThrow(endpointPatchSchema, body));
@@ -88,6 +92,7 @@ export class TenantWebhooksController {
   @HttpCode(204)
   @Access('tenant')
   @ApiNoContent('deleted, with its deliveries')
+  @ApiChangeLimited()
   remove(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string) {
     return this.endpoints.remove(actorOf(caller), writeScope(caller), id);
   }
@@ -97,6 +102,7 @@ export class TenantWebhooksController {
   @Access('tenant')
   @ApiJsonBody(rotateSecretSchema, { overlapSeconds: 86_400 })
   @ApiAnswer(webhookSecretAnswerSchema)
+  @ApiChangeLimited()
   async rotate(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string, @Body() body: unknown) {
     const scope = await this.own(caller, id);
     return this.endpoints.rotate(actorOf(caller), scope, id, parseOrThrow(rotateSecretSchema, body ?? {}).overlapSeconds);
@@ -106,6 +112,7 @@ export class TenantWebhooksController {
   @HttpCode(202)
   @Access('tenant')
   @ApiAnswer(webhookSendAnswerSchema, 202)
+  @ApiSendLimited()
   test(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string) {
     return this.deliveries.test(actorOf(caller), writeScope(caller), id);
   }
@@ -124,6 +131,7 @@ export class TenantWebhooksController {
   @Access('tenant')
   @ApiJsonBody(resendSchema, { eventId: 'msg_2Yx8pQw4Lr7Tb1Nc9Vd3Kf6H' })
   @ApiAnswer(webhookSendAnswerSchema, 202)
+  @ApiSendLimited()
   async resend(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string, @Body() body: unknown) {
     const scope = await this.own(caller, id);
     return this.deliveries.resend(actorOf(caller), scope, id, parseOrThrow(resendSchema, body).eventId);
@@ -134,6 +142,7 @@ export class TenantWebhooksController {
   @Access('tenant')
   @ApiJsonBody(replaySchema, { from: '2026-12-01T00:00:00Z', to: '2026-12-02T00:00:00Z', include: 'failed' })
   @ApiAnswer(webhookSendAnswerSchema, 202)
+  @ApiSendLimited()
   async replay(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string, @Body() body: unknown) {
     const scope = await this.own(caller, id);
     return this.deliveries.replay(actorOf(caller), scope, id, parseOrThrow(replaySchema, body));

@@ -4,16 +4,22 @@ import type { PrismaClient } from '@tollgate/db';
 import { deliverAgain, publishTestEvent } from '@tollgate/webhooks';
 import { writeAudit } from '../../common/audit';
 import { PRISMA } from '../../infra/infra.module';
-import { type ListDeliveriesQuery, REPLAY_MAX_EVENTS, type ReplayInput } from './dto/webhook.schemas';
+import type { ListDeliveriesQuery, ReplayInput } from './dto/webhook.schemas';
 import { WebhookEndpointsService, type WebhookScope } from './webhook-endpoints.service';
+import { WebhookSendLimits } from './webhook-send-limits';
 import { toDeliveryView } from './webhook-views';
 
-/** An endpoint's delivery log, and the deliveries made on demand: a test event, a resend, a replay of a time range. */
+/**
+ * An endpoint's delivery log, and the deliveries made on demand: a test event, a resend, a replay of a time range. Each
+ * is charged to its sender (WebhookSendLimits) inside its transaction, once what it sends is known: a refused one
+ * queues nothing.
+ */
 @Injectable()
 export class WebhookDeliveriesService {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     private readonly endpoints: WebhookEndpointsService,
+    private readonly limits: WebhookSendLimits,
   ) {}
 
   /** The endpoint's deliveries, newest first, each with its attempts (kept 30 days). */
@@ -39,6 +45,7 @@ export class WebhookDeliveriesService {
   async test(actor: string, scope: WebhookScope, endpointId: string): Promise<WebhookSendAnswer> {
     return this.prisma.$transaction(async (tx) => {
       const endpoint = await this.enabledEndpoint(scope, endpointId, tx);
+      await this.limits.admitSends(scope, actor, 1);
       const eventId = await publishTestEvent(tx, endpoint);
       await writeAudit(tx, { actor, action: 'webhook_endpoint.tested', entityType: 'webhook_endpoint', entityId: endpointId, after: { eventId } });
       return { eventIds: [eventId], deliveries: 1 };
@@ -51,6 +58,7 @@ export class WebhookDeliveriesService {
       await this.enabledEndpoint(scope, endpointId, tx);
       const sent = await tx.webhookDelivery.findFirst({ where: { endpointId, eventId }, select: { id: true } });
       if (!sent) throw new AppError(ErrorCode.NOT_FOUND, 'this endpoint was never sent this event');
+      await this.limits.admitSends(scope, actor, 1);
       const deliveries = await deliverAgain(tx, endpointId, [eventId]);
       await writeAudit(tx, { actor, action: 'webhook_endpoint.resent', entityType: 'webhook_endpoint', entityId: endpointId, after: { eventId } });
       return { eventIds: [eventId], deliveries };
@@ -59,8 +67,8 @@ export class WebhookDeliveriesService {
 
   /**
    * Sends again the events of a time range this endpoint could receive (its types; a tenant's endpoint only its tenant's
-   * events), oldest first, at most REPLAY_MAX_EVENTS: by default those it has not been delivered, or all of them. Events
-   * it has a delivery of still waiting are left to it. Test events are never replayed.
+   * events), oldest first, at most REPLAY_MAX_EVENTS and a minute's sends of the caller: by default those it has not been
+   * delivered, or all of them. Events it has a delivery of still waiting are left to it. Test events are never replayed.
    */
   async replay(actor: string, scope: WebhookScope, endpointId: string, input: ReplayInput): Promise<WebhookSendAnswer> {
     return this.prisma.$transaction(async (tx) => {
@@ -74,10 +82,11 @@ export class WebhookDeliveriesService {
           deliveries: { none: { endpointId, status: input.include === 'failed' ? { in: ['pending', 'delivered'] } : 'pending' } },
         },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        take: REPLAY_MAX_EVENTS,
+        take: this.limits.replayMax(scope),
         select: { id: true },
       });
       const eventIds = events.map((e) => e.id);
+      await this.limits.admitSends(scope, actor, eventIds.length);
       const deliveries = await deliverAgain(tx, endpointId, eventIds);
       await writeAudit(tx, { actor, action: 'webhook_endpoint.replayed', entityType: 'webhook_endpoint', entityId: endpointId, after: { ...input, events: eventIds.length } });
       return { eventIds, deliveries };

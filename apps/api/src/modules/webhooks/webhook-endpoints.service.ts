@@ -5,7 +5,9 @@ import { createEndpoint, DestinationGuard, disableEndpoint, rotateEndpointSecret
 import { writeAudit } from '../../common/audit';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
+import { TenantCapsService } from '../tenant-self/tenant-caps.service';
 import type { EndpointPatch, ListEndpointsQuery, NewEndpointInput } from './dto/webhook.schemas';
+import { WebhookSendLimits } from './webhook-send-limits';
 import { toEndpointView } from './webhook-views';
 
 /** Whose endpoints a caller reaches: the operator every one, a tenant only its own (another's is simply not found). */
@@ -16,6 +18,7 @@ export const scopeWhere = (scope: WebhookScope) => (scope.kind === 'tenant' ? { 
 /**
  * The endpoints' use-cases, shared by the operator's routes and the tenants' own (docs/adr/0017-webhooks.md). Every
  * change is audited in its transaction; secrets appear in the create and rotate answers only, never in the audit log.
+ * A tenant's endpoints are bounded by its cap, whoever makes them; its users' changes by WEBHOOK_CHANGES_PER_MINUTE_PER_TENANT.
  */
 @Injectable()
 export class WebhookEndpointsService {
@@ -23,6 +26,8 @@ export class WebhookEndpointsService {
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     private readonly box: SecretBox,
     private readonly guard: DestinationGuard,
+    private readonly limits: WebhookSendLimits,
+    private readonly caps: TenantCapsService,
   ) {}
 
   /** The endpoint of this scope, or 404 (the same for an unknown id and another tenant's). */
@@ -51,6 +56,7 @@ export class WebhookEndpointsService {
   async create(actor: string, scope: WebhookScope, input: NewEndpointInput): Promise<{ endpoint: WebhookEndpointView; secret: string | null }> {
     const tenantId = scope.kind === 'tenant' ? scope.tenantId : (input.tenantId ?? null);
     this.checkTypes(tenantId, input.eventTypes);
+    await this.limits.admitChange(scope);
     // The schema made sure the channel's one destination is there (a URL, an address).
     const destination = input.channel === 'email' ? { channel: 'email' as const, email: input.email! } : { channel: 'webhook' as const, url: input.url! };
     if (destination.channel === 'webhook') await this.checkDestination(destination.url);
@@ -60,6 +66,7 @@ export class WebhookEndpointsService {
         throw new AppError(ErrorCode.VALIDATION_FAILED, 'no tenant with this id', 'tenantId');
       }
       const { endpoint, secret } = await createEndpoint(tx, this.box, { tenantId, description: input.description, eventTypes: input.eventTypes, ...destination });
+      if (tenantId) await this.caps.admitNew(tx, tenantId, 'webhookEndpoints');
       const view = toEndpointView(endpoint);
       await writeAudit(tx, { actor, action: 'webhook_endpoint.created', entityType: 'webhook_endpoint', entityId: endpoint.id, after: view });
       return { endpoint: view, secret };
@@ -67,6 +74,7 @@ export class WebhookEndpointsService {
   }
 
   async update(actor: string, scope: WebhookScope, id: string, patch: EndpointPatch): Promise<WebhookEndpointView> {
+    await this.limits.admitChange(scope);
     if (patch.url !== undefined) await this.checkDestination(patch.url);
     return this.prisma.$transaction(async (tx) => {
       const before = await this.endpointOf(scope, id, tx);
@@ -92,6 +100,7 @@ export class WebhookEndpointsService {
   }
 
   async remove(actor: string, scope: WebhookScope, id: string): Promise<void> {
+    await this.limits.admitChange(scope);
     await this.prisma.$transaction(async (tx) => {
       const before = await this.endpointOf(scope, id, tx);
       await tx.webhookEndpoint.delete({ where: { id } });
@@ -100,6 +109,7 @@ export class WebhookEndpointsService {
   }
 
   async rotate(actor: string, scope: WebhookScope, id: string, overlapSeconds: number): Promise<{ endpoint: WebhookEndpointView; secret: string | null }> {
+    await this.limits.admitChange(scope);
     await this.box.ready();
     return this.prisma.$transaction(async (tx) => {
       const before = await this.endpointOf(scope, id, tx);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { writeAudit } from '../../../common/audit';
 import { found } from '../../../common/found';
 import { PRISMA } from '../../../infra/infra.module';
+import { TenantCapsService } from '../../tenant-self/tenant-caps.service';
 import { toAlertRuleView } from '../alert-views';
 
 /*
@@ -32,9 +33,13 @@ async function closeOpenAlerts(tx: Prisma.TransactionClient, ruleId: string): Pr
   await tx.alert.updateMany({ where: { ruleId, state: 'firing', kind: { not: 'quota_threshold' } }, data: { state: 'resolved', resolvedAt: new Date() } });
 }
 
+/** Creates a rule; a rule about one tenant counts against the tenant's cap of alert rules (409 `cap_reached`). */
 @Injectable()
 export class CreateAlertRuleUseCase {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly caps: TenantCapsService,
+  ) {}
 
   async execute(actor: string, input: NewAlertRule): Promise<AlertRuleView> {
     return this.prisma
@@ -51,6 +56,7 @@ export class CreateAlertRuleUseCase {
         const created = await tx.alertRule.create({
           data: { name: input.name, kind: input.kind, planId: input.planId, tenantId: input.tenantId, enabled: input.enabled, params: paramsOf(input.kind, input.params) },
         });
+        if (input.tenantId) await this.caps.admitNew(tx, input.tenantId, 'alertRules');
         const view = toAlertRuleView(created);
         await writeAudit(tx, { actor, action: 'alert_rule.created', entityType: 'alert_rule', entityId: created.id, after: view });
         return view;

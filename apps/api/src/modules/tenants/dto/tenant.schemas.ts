@@ -1,4 +1,4 @@
-import { freeText, limitBodySchema, limitNameSchema, slug, TENANT_STATUSES, timeZoneSchema, type LimitBody } from '@tollgate/domain';
+import { freeText, limitBodySchema, limitNameSchema, slug, TENANT_STATUSES, tenantCapsPatchSchema, timeZoneSchema, type LimitBody } from '@tollgate/domain';
 import { z } from 'zod';
 
 export const newTenantSchema = z.strictObject({
@@ -16,6 +16,8 @@ export const tenantPatchSchema = z
     planId: z.uuid('must be a plan id'),
     timeZone: timeZoneSchema,
     status: z.enum(TENANT_STATUSES),
+    /** Its own caps on webhook endpoints and alert rules (null: back to the installation's default). */
+    caps: tenantCapsPatchSchema,
   })
   .partial()
   .refine((p) => Object.keys(p).length > 0, 'nothing to change');

@@ -30,7 +30,7 @@ export class CreateTenantUseCase {
   }
 }
 
-/** Renames a tenant, moves it to another plan, suspends or resumes it, or changes its time zone. */
+/** Renames a tenant, moves it to another plan, suspends or resumes it, changes its time zone or its caps. */
 @Injectable()
 export class UpdateTenantUseCase {
   constructor(private readonly changes: RuleChangeService) {}
@@ -39,7 +39,13 @@ export class UpdateTenantUseCase {
     const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
       const before = found(await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant');
       if (patch.planId) await assertPlan(tx, patch.planId);
-      const after = await tx.tenant.update({ where: { id: tenantId }, data: patch, include: tenantInclude });
+      const { caps, ...fields } = patch;
+      const data = {
+        ...fields,
+        ...(caps?.webhookEndpoints !== undefined ? { webhookEndpointCap: caps.webhookEndpoints } : {}),
+        ...(caps?.alertRules !== undefined ? { alertRuleCap: caps.alertRules } : {}),
+      };
+      const after = await tx.tenant.update({ where: { id: tenantId }, data, include: tenantInclude });
       await writeAudit(tx, { actor, action: 'tenant.updated', entityType: 'tenant', entityId: tenantId, before: toTenantView(before), after: toTenantView(after) });
       return after;
     });
