@@ -44,4 +44,10 @@ WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /out/ ./
 USER node
+# The worker's own health answer (WORKER_HEALTH_PORT, 3002 by default): 503 when its job schedules cannot be checked in
+# Redis or a job has fallen behind (docs/adr/0022-the-worker-keeps-its-schedules.md). An empty WORKER_HEALTH_PORT
+# turns it off: then the check has nothing to ask, and says so.
+EXPOSE 3002
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.WORKER_HEALTH_PORT || 3002) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "apps/worker/dist/main.js"]

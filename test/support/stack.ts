@@ -53,7 +53,7 @@ export async function startStack(name: string, extraEnv: Record<string, string> 
   const output: string[] = [];
   const children = [
     launch('api', ['apps/api/dist/main.js'], env, output),
-    launch('worker', ['apps/worker/dist/main.js'], env, output),
+    launch('worker', ['apps/worker/dist/main.js'], { ...env, WORKER_HEALTH_PORT: '0' }, output),
     launch('dashboard', ['apps/dashboard/server.mts'], { ...env, DASHBOARD_PORT: String(dashboardPort), TOLLGATE_API_URL: `http://127.0.0.1:${apiPort}` }, output),
   ];
   const stack: Stack = {
@@ -96,7 +96,10 @@ export async function operatorApi(stack: Stack): Promise<(method: string, path: 
 }
 
 /** `n` API processes (the built app) on free ports against the test database and Redis. */
-export async function startApiProcesses(n: number, extraEnv: Record<string, string> = {}): Promise<{ urls: string[]; logs(): string; stop(): Promise<void> }> {
+export async function startApiProcesses(
+  n: number,
+  extraEnv: Record<string, string> = {},
+): Promise<{ urls: string[]; processes: ChildProcess[]; logs(): string; stop(): Promise<void> }> {
   const output: string[] = [];
   const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
   const children = ports.map((port, i) =>
@@ -113,7 +116,7 @@ export async function startApiProcesses(n: number, extraEnv: Record<string, stri
     }, output),
   );
   const urls = ports.map((port) => `http://127.0.0.1:${port}`);
-  const handle = { urls, logs: () => output.join(''), stop: () => Promise.all(children.map((c) => stop(c))).then(() => undefined) };
+  const handle = { urls, processes: children, logs: () => output.join(''), stop: () => Promise.all(children.map((c) => stop(c))).then(() => undefined) };
   try {
     // Several processes start at once on a machine that may be busy: each is given a minute.
     for (const url of urls) await until(async () => (await fetch(`${url}/health`)).status === 200, 60_000);
@@ -131,10 +134,11 @@ export interface WorkerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** The worker (the built app) against the test database and Redis, or those `extraEnv` names. */
+/** The worker (the built app) against the test database and Redis, or those `extraEnv` names; `/health` on a free port. */
 export function startWorker(extraEnv: Record<string, string> = {}): WorkerProcess {
   const output: string[] = [];
-  const child = launch('worker', ['apps/worker/dist/main.js'], { DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: TEST_REDIS_URL, LOG_LEVEL: 'warn', NODE_ENV: 'production', ...extraEnv }, output);
+  const env = { DATABASE_URL: TEST_DATABASE_URL, REDIS_URL: TEST_REDIS_URL, LOG_LEVEL: 'warn', NODE_ENV: 'production', WORKER_HEALTH_PORT: '0', ...extraEnv };
+  const child = launch('worker', ['apps/worker/dist/main.js'], env, output);
   return { process: child, logs: () => output.join(''), stop: (signal) => stop(child, signal) };
 }
 

@@ -15,6 +15,11 @@ export interface TcpProxy {
    * target's replies (`replies`): the target has acted on a request whose answer comes late.
    */
   delay(ms: number, only?: 'replies'): void;
+  /**
+   * `true`: a blackhole. Connections are accepted (new ones too) and stay open, and nothing is passed on either way:
+   * a client's commands are never answered and nothing tells it so. `false`: passes data again (on new connections).
+   */
+  blackhole(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -28,10 +33,12 @@ export async function startTcpProxy(target: { host: string; port: number; localA
   let port = 0;
   let delayMs = 0;
   let repliesOnly = false;
+  let swallowing = false;
   /** Passes `from`'s data to `to`, each chunk after the current delay (in order: chunks wait in one chain). */
   const forward = (from: Socket, to: Socket, replies: boolean) => {
     let chain = Promise.resolve();
     from.on('data', (chunk) => {
+      if (swallowing) return;
       const wait = replies || !repliesOnly ? delayMs : 0;
       chain = chain.then(() => (wait > 0 ? new Promise((r) => setTimeout(r, wait)) : undefined)).then(() => {
         if (!to.destroyed) to.write(chunk);
@@ -41,6 +48,13 @@ export async function startTcpProxy(target: { host: string; port: number; localA
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server = createServer((client) => {
+        if (swallowing) {
+          // Accepted and read, never answered.
+          sockets.add(client);
+          client.on('error', () => client.destroy()).on('close', () => sockets.delete(client));
+          client.resume();
+          return;
+        }
         const upstream = createConnection(target);
         sockets.add(client).add(upstream);
         const drop = () => {
@@ -80,6 +94,9 @@ export async function startTcpProxy(target: { host: string; port: number; localA
     delay: (ms: number, only?: 'replies') => {
       delayMs = ms;
       repliesOnly = only === 'replies';
+    },
+    blackhole: (on: boolean) => {
+      swallowing = on;
     },
   };
 }

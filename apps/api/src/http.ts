@@ -29,7 +29,6 @@ export async function createApp(config: ApiConfig, { logDestination }: { logDest
   // JSON routes take JSON only: `text/plain` is a 415, not a string body.
   fastify.removeContentTypeParser('text/plain');
   app.useGlobalFilters(new ErrorFilter());
-  app.enableShutdownHooks();
 
   const openApi = new DocumentBuilder()
     .setTitle('Tollgate API')

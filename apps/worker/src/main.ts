@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@tollgate/domain';
+import { exitOnSignals, ShutdownSteps } from '@tollgate/nest-infra';
 import { Logger } from 'nestjs-pino';
 import { loadWorkerConfig } from './config/config';
 import { readEvictionPolicy } from './usage/eviction-policy';
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
   }
   const app = await NestFactory.createApplicationContext(WorkerModule.register(config), { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
+  exitOnSignals(app, { timeoutMs: config.shutdown.timeoutMs, steps: app.get(ShutdownSteps), log: app.get(Logger) });
   if (eviction.kind === 'unknown') {
     app.get(Logger).warn(`could not read Redis's maxmemory-policy (${eviction.reason}); make sure it is noeviction, or usage counts and jobs may be evicted`);
   }

@@ -5,25 +5,36 @@ import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
 import { workerInfra } from './infra.module';
 import { AlertsModule } from './alerts/alerts.module';
+import { AlertsProcessor } from './alerts/alerts.processor';
+import { BULL_CONNECTION, BULL_WORKERS, WorkerLifecycle } from './lifecycle/worker-lifecycle';
 import { UsageModule } from './usage/usage.module';
-import { WebhooksModule } from './webhooks/webhooks.module';
+import { UsageProcessor } from './usage/usage.processor';
+import { WebhooksModule, WebhookService } from './webhooks/webhooks.module';
 
 @Module({})
 export class WorkerModule {
   static register(config: WorkerConfig): DynamicModule {
+    // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
+    const connection = createRedisClient(config.redis, { maxRetriesPerRequest: null, lazyConnect: true });
     return {
       module: WorkerModule,
       imports: [
         LoggerModule.forRoot({ pinoHttp: { level: config.log.level } }),
         workerInfra(config),
-        BullModule.forRoot({
-          // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
-          connection: createRedisClient(config.redis, { maxRetriesPerRequest: null, lazyConnect: true }),
-          prefix: config.queues.prefix,
-        }),
+        BullModule.forRoot({ connection, prefix: config.queues.prefix }),
         UsageModule,
         WebhooksModule,
         AlertsModule,
+      ],
+      providers: [
+        { provide: BULL_CONNECTION, useValue: connection },
+        {
+          provide: BULL_WORKERS,
+          inject: [UsageProcessor, AlertsProcessor, WebhookService],
+          // Read once the app has started: Nest's BullMQ module makes its workers when the modules initialise.
+          useFactory: (usage: UsageProcessor, alerts: AlertsProcessor, webhooks: WebhookService) => () => [usage.worker, alerts.worker, ...webhooks.runner.bullWorkers],
+        },
+        WorkerLifecycle,
       ],
     };
   }

@@ -1,2 +1,3 @@
 export { InfraModule, PRISMA, REDIS, type InfraOptions } from './infra.module';
 export { createRedisClient, duplicateClient, parseClusterNodes, redisClusterNodesEnv, type RedisClient, type RedisTarget } from './redis-client';
+export { EXIT_CODE, exitOnSignals, ShutdownSteps, shutdownEnv, within, type ShutdownLog } from './shutdown';

@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown,
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { RedisOptions } from 'ioredis';
 import { createRedisClient, type RedisClient, type RedisTarget } from './redis-client';
+import { ShutdownSteps } from './shutdown';
 import { waitUntilReady } from './wait-until-ready';
 
 export const PRISMA = Symbol('PRISMA');
@@ -30,6 +31,7 @@ export class InfraModule implements OnApplicationShutdown {
       module: InfraModule,
       providers: [
         { provide: options.config.token, useValue: options.config.value },
+        { provide: ShutdownSteps, useValue: new ShutdownSteps() },
         {
           provide: PRISMA,
           useFactory: () => createPrismaClient(options.database.url, { poolSize: options.database.poolSize }),
@@ -45,17 +47,19 @@ export class InfraModule implements OnApplicationShutdown {
         },
         ...extra,
       ],
-      exports: [options.config.token, PRISMA, REDIS, ...extra.map((p) => ('provide' in p ? p.provide : p))],
+      exports: [options.config.token, PRISMA, REDIS, ShutdownSteps, ...extra.map((p) => ('provide' in p ? p.provide : p))],
     };
   }
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly steps: ShutdownSteps,
   ) {}
 
+  /** Redis at once (commands still waiting fail), then Postgres's pool, which waits for the queries in flight. */
   async onApplicationShutdown(): Promise<void> {
     this.redis.disconnect();
-    await this.prisma.$disconnect();
+    await this.steps.run('Postgres disconnect', () => this.prisma.$disconnect());
   }
 }

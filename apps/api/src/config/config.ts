@@ -1,6 +1,6 @@
 import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, TENANT_CAP_MAX, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
-import { redisClusterNodesEnv } from '@tollgate/nest-infra';
+import { redisClusterNodesEnv, shutdownEnv } from '@tollgate/nest-infra';
 import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
@@ -102,6 +102,8 @@ export const apiEnvSchema = z.object({
   METRICS_TENANT_LABEL: z.enum(['true', 'false']).default('true'),
   /** Webhook secrets' encryption keys and the destinations allowed although not public (the worker reads the same). */
   ...webhookSharedEnv,
+  /** The longest a SIGTERM or SIGINT takes to end the process (requests in flight may finish meanwhile). */
+  ...shutdownEnv,
 });
 
 export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
@@ -146,6 +148,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       listener: e.METRICS_PORT === '' ? null : { host: e.METRICS_HOST, port: Number(e.METRICS_PORT) },
       tenantLabel: e.METRICS_TENANT_LABEL === 'true',
     },
+    shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
   }));
 }
 

@@ -4,7 +4,7 @@ import type { PrismaClient } from '@tollgate/db';
 import { type Clock, RedisEngine, systemClock } from '@tollgate/limiter';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { PRISMA, REDIS } from '../infra.module';
-import { ALERT_CLOCK, ALERTS_QUEUE, AlertSchedules, AlertsProcessor } from './alerts.processor';
+import { ALERT_CLOCK, ALERTS_QUEUE, AlertsProcessor } from './alerts.processor';
 import { ConditionEvaluator } from './conditions';
 import { EVENT_PUBLISHER, type EventPublisher, webhookEvents } from './event-publisher';
 import { QuotaEvaluator } from './quota-thresholds';
@@ -30,7 +30,7 @@ import { RuleSetSource } from './rule-set-source';
       useFactory: (prisma: PrismaClient, publisher: EventPublisher, clock: Clock) => new ConditionEvaluator(prisma, publisher, clock),
     },
     AlertsProcessor,
-    AlertSchedules,
   ],
+  exports: [AlertsProcessor],
 })
 export class AlertsModule {}

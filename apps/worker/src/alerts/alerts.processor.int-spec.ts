@@ -52,6 +52,7 @@ describe('the worker evaluating alert rules', () => {
       REDIS_URL: stores.redisUrl,
       QUEUE_PREFIX: prefix,
       LOG_LEVEL: 'silent',
+      WORKER_HEALTH_PORT: '',
       ALERTS_EVALUATE_EVERY_MS: '1000',
       WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1',
       WEBHOOK_DISPATCH_EVERY_MS: '200',

@@ -1,8 +1,8 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger } from '@nestjs/common';
 import type { PrismaClient } from '@tollgate/db';
 import type { Clock } from '@tollgate/limiter';
-import type { Job, JobSchedulerTemplateOptions, Queue } from 'bullmq';
+import type { Job, JobSchedulerTemplateOptions } from 'bullmq';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA } from '../infra.module';
 import { ConditionEvaluator } from './conditions';
@@ -14,7 +14,10 @@ export const ALERT_RETENTION_JOB = 'alerts-retention';
 /** The clock of alert evaluation (tests inject their own). */
 export const ALERT_CLOCK = Symbol('ALERT_CLOCK');
 
-/** Bounded retention of completed and failed jobs; a failed evaluation is retried soon (the next tick would run it anyway). */
+/**
+ * Bounded retention of completed and failed jobs; a failed evaluation is retried soon (the next tick would run it anyway).
+ * Scheduled by ScheduleKeeper (schedules/job-schedules.ts): evaluation every `ALERTS_EVALUATE_EVERY_MS`, retention hourly.
+ */
 export const ALERT_JOB_OPTIONS: JobSchedulerTemplateOptions = {
   removeOnComplete: { count: 100 },
   removeOnFail: { count: 1000, age: 7 * 24 * 3600 },
@@ -23,23 +26,6 @@ export const ALERT_JOB_OPTIONS: JobSchedulerTemplateOptions = {
 };
 
 const RETENTION_BATCH = 10_000;
-
-/** The alert jobs' schedulers: evaluation every `ALERTS_EVALUATE_EVERY_MS`, retention every hour (one id each, however many workers). */
-@Injectable()
-export class AlertSchedules implements OnApplicationBootstrap {
-  constructor(
-    @InjectQueue(ALERTS_QUEUE) private readonly queue: Queue,
-    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    // One alert job at a time across every worker: two evaluations at once would be correct (every write is
-    // conditional or unique) but twice the peeks; an evaluation longer than the interval is not doubled.
-    await this.queue.setGlobalConcurrency(1);
-    await this.queue.upsertJobScheduler(EVALUATE_JOB, { every: this.config.alerts.evaluateEveryMs }, { name: EVALUATE_JOB, opts: ALERT_JOB_OPTIONS });
-    await this.queue.upsertJobScheduler(ALERT_RETENTION_JOB, { every: 3_600_000 }, { name: ALERT_RETENTION_JOB, opts: ALERT_JOB_OPTIONS });
-  }
-}
 
 /** Runs the alert jobs: every kind's evaluation, and the deletion of resolved alerts past retention. */
 @Processor(ALERTS_QUEUE)

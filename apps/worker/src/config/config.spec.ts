@@ -67,4 +67,24 @@ describe('the worker configuration', () => {
     expect(() => loadWorkerConfig({ ALERTS_EVALUATE_EVERY_MS: '120000' })).toThrow(/ALERTS_EVALUATE_EVERY_MS:/);
     expect(() => loadWorkerConfig({ ALERTS_RETENTION_DAYS: '0' })).toThrow(/ALERTS_RETENTION_DAYS:/);
   });
+
+  it('keeps its schedules every 5 s, answers /health on 0.0.0.0:3002 (unhealthy after 3 missed runs) and stops within 8 s by default', () => {
+    const config = loadWorkerConfig({});
+    expect(config.schedules).toEqual({ checkEveryMs: 5_000 });
+    expect(config.health).toEqual({ listener: { host: '0.0.0.0', port: 3002 }, missedRuns: 3 });
+    expect(config.shutdown).toEqual({ timeoutMs: 8_000 });
+    expect(loadWorkerConfig({ WORKER_HEALTH_PORT: '' }).health.listener).toBeNull();
+    expect(loadWorkerConfig({ WORKER_HEALTH_PORT: '0', WORKER_HEALTH_HOST: '127.0.0.1' }).health.listener).toEqual({ host: '127.0.0.1', port: 0 });
+  });
+
+  it('refuses a health port, check interval, missed-run count or shutdown bound out of range, naming each key', () => {
+    let error: unknown = null;
+    try {
+      loadWorkerConfig({ WORKER_HEALTH_PORT: '70000', WORKER_SCHEDULES_CHECK_MS: '10', WORKER_HEALTH_MISSED_RUNS: '0', SHUTDOWN_TIMEOUT_MS: 'soon' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    for (const key of ['WORKER_HEALTH_PORT', 'WORKER_SCHEDULES_CHECK_MS', 'WORKER_HEALTH_MISSED_RUNS', 'SHUTDOWN_TIMEOUT_MS']) expect((error as Error).message).toContain(`${key}:`);
+  });
 });

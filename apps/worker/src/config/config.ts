@@ -1,6 +1,6 @@
 import { loadConfig } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
-import { redisClusterNodesEnv } from '@tollgate/nest-infra';
+import { redisClusterNodesEnv, shutdownEnv } from '@tollgate/nest-infra';
 import { emailConfig, emailEnv, webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
@@ -40,6 +40,15 @@ export const workerEnvSchema = z.object({
   ALERTS_EVALUATE_EVERY_MS: z.coerce.number().int().min(1000).max(60_000).default(15_000),
   /** How long resolved alerts are kept. */
   ALERTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** How often the worker makes sure every job schedule is in Redis (and on every reconnection to Redis). */
+  WORKER_SCHEDULES_CHECK_MS: z.coerce.number().int().min(100).max(300_000).default(5_000),
+  /** The port of the worker's `GET /health`; empty: not served; 0: any free port (logged). */
+  WORKER_HEALTH_PORT: z.union([z.literal(''), z.coerce.number().int().min(0).max(65_535)]).default(3002),
+  /** Where that listener binds. */
+  WORKER_HEALTH_HOST: z.string().min(1).default('0.0.0.0'),
+  /** A job that has not completed for this many of its intervals makes the worker unhealthy (never sooner than 30 s). */
+  WORKER_HEALTH_MISSED_RUNS: z.coerce.number().int().min(1).max(1000).default(3),
+  ...shutdownEnv,
 }).superRefine((e, ctx) => {
   // BullMQ's scripts touch several keys of a queue at once: on a cluster they fail (CROSSSLOT) unless all share a slot.
   if (e.REDIS_CLUSTER_NODES.length > 0 && !hasHashTag(e.QUEUE_PREFIX)) {
@@ -76,6 +85,12 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },
     alerts: { evaluateEveryMs: e.ALERTS_EVALUATE_EVERY_MS, retentionDays: e.ALERTS_RETENTION_DAYS },
+    schedules: { checkEveryMs: e.WORKER_SCHEDULES_CHECK_MS },
+    health: {
+      listener: e.WORKER_HEALTH_PORT === '' ? null : { host: e.WORKER_HEALTH_HOST, port: e.WORKER_HEALTH_PORT },
+      missedRuns: e.WORKER_HEALTH_MISSED_RUNS,
+    },
+    shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
   }));
 }
 

@@ -11,7 +11,7 @@ export type EvictionPolicy = { kind: 'noeviction' } | { kind: 'evicts'; policy: 
  * `CONFIG`: then the policy is unknown and the caller decides.
  */
 export async function readEvictionPolicy(target: RedisTarget): Promise<EvictionPolicy> {
-  const client = createRedisClient(target, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 5_000, retryStrategy: () => null });
+  const client = createRedisClient(target, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 5_000, commandTimeout: 5_000, retryStrategy: () => null });
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -5,7 +5,7 @@ import { PostgresUsageWriter, UsageRollup } from '@tollgate/usage';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA, REDIS } from '../infra.module';
-import { USAGE_QUEUE, UsageProcessor, UsageSchedules } from './usage.processor';
+import { USAGE_QUEUE, UsageProcessor } from './usage.processor';
 
 /** The usage rollup and retention (docs/adr/0015-usage-counting-and-rollups.md) on the `usage` queue. */
 @Module({
@@ -23,7 +23,7 @@ import { USAGE_QUEUE, UsageProcessor, UsageSchedules } from './usage.processor';
       useFactory: (redis: RedisClient, writer: PostgresUsageWriter, config: WorkerConfig) => new UsageRollup(redis, writer, { graceS: config.usage.graceS, liveEveryMs: config.usage.liveEveryMs }),
     },
     UsageProcessor,
-    UsageSchedules,
   ],
+  exports: [UsageProcessor],
 })
 export class UsageModule {}

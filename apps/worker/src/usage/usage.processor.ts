@@ -1,7 +1,7 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger } from '@nestjs/common';
 import { PostgresUsageWriter, UsageRollup } from '@tollgate/usage';
-import type { Job, JobSchedulerTemplateOptions, Queue } from 'bullmq';
+import type { Job, JobSchedulerTemplateOptions } from 'bullmq';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 
 export const USAGE_QUEUE = 'usage';
@@ -10,7 +10,8 @@ export const RETENTION_JOB = 'usage-retention';
 
 /**
  * Completed and failed jobs are kept in bounded numbers (a failed one for a week, to be looked at); a failed run is
- * tried again with back-off before the scheduler's next tick would anyway.
+ * tried again with back-off before the scheduler's next tick would anyway. Scheduled by ScheduleKeeper
+ * (schedules/job-schedules.ts): the rollup every `USAGE_ROLLUP_EVERY_MS`, retention every hour.
  */
 export const USAGE_JOB_OPTIONS: JobSchedulerTemplateOptions = {
   removeOnComplete: { count: 100 },
@@ -18,27 +19,6 @@ export const USAGE_JOB_OPTIONS: JobSchedulerTemplateOptions = {
   attempts: 3,
   backoff: { type: 'exponential', delay: 2_000 },
 };
-
-/**
- * The usage jobs' schedulers: the rollup every `USAGE_ROLLUP_EVERY_MS`, retention every hour. A scheduler is keyed by
- * its id, so every worker that starts upserts the same two, however many start together.
- */
-@Injectable()
-export class UsageSchedules implements OnApplicationBootstrap {
-  constructor(
-    @InjectQueue(USAGE_QUEUE) private readonly queue: Queue,
-    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    // One usage job at a time across every worker: a rollup that takes longer than the interval is not joined by a
-    // second one writing the same minutes again (which would be correct, the writer takes one minute at a time, but
-    // twice the work). A worker killed midway holds its job until BullMQ finds it stalled, about 30 s.
-    await this.queue.setGlobalConcurrency(1);
-    await this.queue.upsertJobScheduler(ROLLUP_JOB, { every: this.config.usage.rollupEveryMs }, { name: ROLLUP_JOB, opts: USAGE_JOB_OPTIONS });
-    await this.queue.upsertJobScheduler(RETENTION_JOB, { every: 3_600_000 }, { name: RETENTION_JOB, opts: USAGE_JOB_OPTIONS });
-  }
-}
 
 /** Runs the usage jobs: the rollup of closed minutes into Postgres, and retention. */
 @Processor(USAGE_QUEUE)

@@ -15,12 +15,14 @@ import {
   type WebhookClock,
   WebhookDeliverer,
 } from '@tollgate/webhooks';
-import { type Job, Queue, Worker } from 'bullmq';
+import { type Job, Worker } from 'bullmq';
 
 export const WEBHOOKS_QUEUE = 'webhooks';
 export const RETENTION_JOB = 'webhook-retention';
 /** The scheduler of earlier versions, which queued each attempt as a job: removed where it is still registered. */
-const FORMER_DISPATCH_JOB = 'webhook-dispatch';
+export const FORMER_DISPATCH_JOB = 'webhook-dispatch';
+/** The retention job's options (scheduled by ScheduleKeeper, schedules/job-schedules.ts). */
+export const WEBHOOK_HOUSEKEEPING_OPTIONS = { removeOnComplete: true, removeOnFail: { count: 100 } };
 
 export interface WebhookRunnerSettings {
   encryptionKeys: string;
@@ -52,13 +54,12 @@ export interface WebhookRunnerDeps {
  * Webhook delivery in the worker (docs/adr/0017-webhooks.md), both channels: signed POSTs and e-mail (over SMTP_URL).
  * Each worker claims due deliveries straight from Postgres (the outbox `publishEvent` writes into) in batches, logs
  * each attempt before it is sent, makes them `concurrency` at a time over kept-alive connections and writes their
- * outcomes in groups (`DeliveryPump`). Redis carries only the hourly retention job (queue `webhooks`): delivery goes on
- * without it. A worker killed mid-attempt leaves the attempt in the log without an outcome; its delivery is claimed
+ * outcomes in groups (`DeliveryPump`). Redis carries only the hourly retention job (queue `webhooks`, scheduled by
+ * ScheduleKeeper): delivery goes on without it. A worker killed mid-attempt leaves the attempt in the log without an outcome; its delivery is claimed
  * again once the claim's lease (twice `timeoutMs`, and `lockMs`) ends, and retried with the same webhook-id.
  */
 export class WebhookRunner {
   private readonly connection: RedisClient;
-  private readonly queue: Queue;
   private housekeeper: Worker | null = null;
   private readonly clock: WebhookClock;
   private readonly smtp: SmtpSender | undefined;
@@ -69,7 +70,6 @@ export class WebhookRunner {
     this.clock = deps.clock ?? systemClock;
     // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
     this.connection = createRedisClient(deps.redis, { maxRetriesPerRequest: null, lazyConnect: true });
-    this.queue = new Queue(WEBHOOKS_QUEUE, { connection: this.connection, prefix: deps.prefix, streams: { events: { maxLen: 1000 } } });
     const secrets = new SecretBox(deps.prisma, parseEncryptionKeys(deps.settings.encryptionKeys));
     const guard = new DestinationGuard(parseAllowedDestinations(deps.settings.allowedDestinations), deps.resolver ?? systemResolver);
     const { smtpUrl, smtpFrom, timeoutMs, concurrency, lockMs, dispatchEveryMs } = deps.settings;
@@ -89,7 +89,6 @@ export class WebhookRunner {
   }
 
   async start(): Promise<void> {
-    await this.schedule();
     this.housekeeper = new Worker(WEBHOOKS_QUEUE, (job) => this.housekeeping(job), {
       connection: this.connection,
       prefix: this.deps.prefix,
@@ -102,14 +101,6 @@ export class WebhookRunner {
     this.pump.start();
   }
 
-  /** The webhook job schedules (one across all workers): retention, hourly. */
-  private async schedule(): Promise<void> {
-    const jobs = { removeOnComplete: true, removeOnFail: { count: 100 } };
-    await this.queue.setGlobalConcurrency(1);
-    await this.queue.removeJobScheduler(FORMER_DISPATCH_JOB);
-    await this.queue.upsertJobScheduler(RETENTION_JOB, { every: 3_600_000 }, { name: RETENTION_JOB, opts: jobs });
-  }
-
   private async housekeeping(job: Job): Promise<unknown> {
     if (job.name === RETENTION_JOB) {
       const deleted = await deleteExpiredWebhookRows(this.deps.prisma, this.clock.now(), this.deps.settings.retentionDays);
@@ -119,10 +110,14 @@ export class WebhookRunner {
     return null;
   }
 
+  /** Its BullMQ worker (WorkerLifecycle closes it first, within the shutdown's bound). */
+  get bullWorkers(): readonly Worker[] {
+    return this.housekeeper ? [this.housekeeper] : [];
+  }
+
   async close(): Promise<void> {
     await this.pump.stop();
     await this.housekeeper?.close();
-    await this.queue.close();
     this.connections.close();
     this.smtp?.close();
     this.connection.disconnect();

@@ -7,7 +7,7 @@ import { WebhookRunner } from './webhook-runner';
 /** Starts the webhook dispatcher and delivery workers with the app, and closes them with it. */
 @Injectable()
 export class WebhookService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly runner: WebhookRunner;
+  readonly runner: WebhookRunner;
 
   constructor(@Inject(PRISMA) prisma: PrismaClient, @Inject(WORKER_CONFIG) config: WorkerConfig) {
     this.runner = new WebhookRunner({ prisma, redis: config.redis, prefix: config.queues.prefix, settings: config.webhooks, log: new Logger('Webhooks') });
@@ -23,5 +23,5 @@ export class WebhookService implements OnApplicationBootstrap, OnApplicationShut
 }
 
 /** Webhook delivery (docs/adr/0017-webhooks.md). */
-@Module({ providers: [WebhookService] })
+@Module({ providers: [WebhookService], exports: [WebhookService] })
 export class WebhooksModule {}

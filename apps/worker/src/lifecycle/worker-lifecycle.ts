@@ -1,0 +1,98 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { type RedisClient, ShutdownSteps, within } from '@tollgate/nest-infra';
+import type { Worker } from 'bullmq';
+import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
+import { HealthServer } from '../health/health-server';
+import { RunLedger } from '../health/run-ledger';
+import { WorkerHealth } from '../health/worker-health';
+import { REDIS } from '../infra.module';
+import { ScheduleKeeper } from '../schedules/schedule-keeper';
+import { workerSchedules } from '../schedules/job-schedules';
+
+/** BullMQ's connection of this worker's queues and workers (created by WorkerModule, shared by every queue). */
+export const BULL_CONNECTION = Symbol('BULL_CONNECTION');
+/** Every BullMQ Worker this process runs (usage, alerts, webhooks). */
+export const BULL_WORKERS = Symbol('BULL_WORKERS');
+
+/**
+ * What keeps the worker doing its jobs and what ends it: ScheduleKeeper puts every schedule back in Redis, the ledger
+ * and WorkerHealth say on `GET /health` whether the jobs run, and the shutdown closes every BullMQ worker within a
+ * bound whatever Redis does (docs/adr/0022-the-worker-keeps-its-schedules.md).
+ */
+@Injectable()
+export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly log = new Logger('Worker');
+  private readonly plan: ReturnType<typeof workerSchedules>;
+  private readonly health: WorkerHealth;
+  private readonly ledger: RunLedger;
+  private readonly keeper: ScheduleKeeper;
+  private readonly server: HealthServer;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  private refreshing: Promise<void> | null = null;
+  /** The port `GET /health` listens on (null: not served). */
+  healthPort: number | null = null;
+
+  constructor(
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
+    @Inject(BULL_WORKERS) private readonly workers: () => readonly Worker[],
+    private readonly steps: ShutdownSteps,
+  ) {
+    this.plan = workerSchedules(config);
+    this.health = new WorkerHealth(this.plan.schedules, config.health.missedRuns);
+    this.ledger = new RunLedger(redis, `${config.queues.prefix}:worker-runs`);
+    this.keeper = new ScheduleKeeper(connection, this.plan, this.health, { prefix: config.queues.prefix, checkEveryMs: config.schedules.checkEveryMs, log: this.log });
+    this.server = new HealthServer(() => this.health.report((queue, job) => this.ledger.of(queue, job)));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const listener = this.config.health.listener;
+    if (listener) {
+      this.healthPort = await this.server.listen(listener.host, listener.port);
+      this.log.log(`GET /health on ${listener.host}:${this.healthPort}`);
+    }
+    const scheduled = new Set(this.plan.schedules.map((s) => s.id));
+    for (const worker of this.workers()) {
+      worker.on('completed', (job) => scheduled.has(job.name) && this.ledger.record(worker.name, job.name, 'completed'));
+      worker.on('failed', (job) => job && scheduled.has(job.name) && this.ledger.record(worker.name, job.name, 'failed'));
+    }
+    await this.keeper.start();
+    this.refreshTimer = setInterval(() => void this.refreshRuns(), this.config.schedules.checkEveryMs);
+    this.refreshTimer.unref();
+  }
+
+  /**
+   * Closes every BullMQ worker: with Redis up, each waits for its running jobs, for at most half of
+   * SHUTDOWN_TIMEOUT_MS; with Redis away (a job could not report its end anyway) or once that time is up, their Redis
+   * connections are cut. A job cut short stays active in Redis, is found stalled and run again (every job is
+   * idempotent). Before Nest's own hooks, which would wait on Redis without a bound.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    await this.steps.run('schedule keeper', () => this.keeper.stop());
+    await this.steps.run('health listener', () => this.server.close());
+    const redisUp = this.connection.status === 'ready' && this.redis.status === 'ready';
+    const workers = this.workers();
+    const closing = Promise.all(workers.map((w) => this.steps.run(`BullMQ worker of ${w.name}`, () => w.close(!redisUp).catch(() => undefined))));
+    const drainMs = Math.floor(this.config.shutdown.timeoutMs / 2);
+    if ((await within(closing, drainMs)) === 'timeout') {
+      this.log.warn(`jobs still running after ${drainMs} ms: cutting the Redis connections (BullMQ runs them again once found stalled)`);
+      for (const w of workers) void w.disconnect().catch(() => undefined);
+      this.connection.disconnect();
+      this.redis.disconnect();
+    }
+    await closing;
+    this.connection.disconnect();
+  }
+
+  /** Takes in the other workers' runs, and notes the jobs falling behind (an incident is kept even if no probe asks). */
+  private refreshRuns(): Promise<void> {
+    this.refreshing ??= this.ledger
+      .refresh()
+      .catch(() => undefined) // Redis away: the keeper's check says so; what this worker saw stays
+      .then(() => void this.health.jobs((queue, job) => this.ledger.of(queue, job)))
+      .finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+}
