@@ -21,6 +21,8 @@ type Event = ClaimedAttempt['event'];
 const notSent = (error: string): SendResult => ({ statusCode: null, error: `not sent: ${error}`.slice(0, 300), retryAfter: undefined, body: '', latencyMs: 0 });
 
 const USER_AGENT = 'Tollgate-Webhooks/1';
+/** The most opened secrets a worker keeps (two an endpoint during a rotation's overlap). */
+const OPENED_SECRETS = 1_000;
 
 /**
  * Makes one claimed attempt (docs/adr/0017-webhooks.md): the signed POST of the `webhook` channel (its destination
@@ -30,11 +32,29 @@ const USER_AGENT = 'Tollgate-Webhooks/1';
  * is a failed attempt on the schedule like any other.
  */
 export class WebhookDeliverer {
+  private readonly opened = new Map<string, Promise<string>>();
+
   constructor(
     private readonly secrets: SecretBox,
     private readonly guard: DestinationGuard,
     private readonly options: DelivererOptions,
   ) {}
+
+  /**
+   * A sealed secret opened once, not at every attempt (a batch to one endpoint is hundreds): kept by its sealed form,
+   * so a rotated secret is a new entry; a failure to open is not kept.
+   */
+  private open(sealed: string, endpointId: string): Promise<string> {
+    const key = `${endpointId}:${sealed}`;
+    let opened = this.opened.get(key);
+    if (!opened) {
+      if (this.opened.size >= OPENED_SECRETS) this.opened.clear();
+      opened = this.secrets.decrypt(sealed, endpointId);
+      this.opened.set(key, opened);
+      opened.catch(() => this.opened.delete(key));
+    }
+    return opened;
+  }
 
   async send(claim: ClaimedAttempt): Promise<SendResult> {
     const { endpoint, event, at } = claim;
@@ -55,9 +75,9 @@ export class WebhookDeliverer {
 
   private async attempt(endpoint: Endpoint, event: Event, now: Date): Promise<SendResult> {
     if (!endpoint.url || !endpoint.secret) return notSent('the endpoint has no URL or no secret');
-    const secrets = [await this.secrets.decrypt(endpoint.secret, endpoint.id)];
+    const secrets = [await this.open(endpoint.secret, endpoint.id)];
     if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
-      secrets.push(await this.secrets.decrypt(endpoint.previousSecret, endpoint.id));
+      secrets.push(await this.open(endpoint.previousSecret, endpoint.id));
     }
     // The event's time stays the same across attempts; webhook-timestamp is the attempt's (receivers refuse old ones).
     const body = JSON.stringify({ type: event.type, timestamp: event.createdAt.toISOString(), data: event.data });
