@@ -292,4 +292,74 @@ describe('webhook endpoints in the dashboard', () => {
     await page.waitForURL(/\/webhooks$/, { timeout: 15_000 });
     await context.close();
   });
+
+  it('tells a tenant at its cap why it cannot add an endpoint, lets the operator raise the cap on the tenant’s page, and says when a test send is over the budget', async () => {
+    const acme = tenants.get('acme')!;
+    expect((await admin('PATCH', `/v1/admin/tenants/${acme}`, { caps: { webhookEndpoints: 1 } })).status).toBe(200);
+    const first = await admin('POST', '/v1/admin/webhooks', { url: `${receiver.url}/acme-capped`, eventTypes: ['quota.threshold_crossed', 'webhook.test'], tenantId: acme });
+    expect(first.status).toBe(201);
+    const endpointId = (first.body.endpoint as { id: string }).id;
+
+    // The tenant's user: no form, but why and what to do.
+    const tenantContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const portal = await tenantContext.newPage();
+    await signInAsTenantUser(portal, stack.dashboardUrl, TENANT_USER);
+    await portal.goto(`${stack.dashboardUrl}/portal/webhooks`);
+    await portal.getByTestId('webhook-new-open').click();
+    const atCap = portal.getByTestId('webhook-new-at-cap');
+    await atCap.waitFor();
+    expect(await atCap.textContent()).toContain('as many as your cap of 1 allows');
+    expect(await portal.getByTestId('webhook-new-submit').count()).toBe(0);
+    await shot(portal, 'portal-at-cap-1400');
+    await portal.setViewportSize({ width: 420, height: 900 });
+    await expectNoHorizontalOverflow(portal, 'the portal webhooks page at its cap');
+    await shot(portal, 'portal-at-cap-420');
+
+    // The operator raises it on the tenant's page.
+    const operatorContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await operatorContext.newPage();
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.goto(`${stack.dashboardUrl}/tenants/${acme}`);
+    const endpoints = page.getByTestId('tenant-cap-webhookEndpoints');
+    expect(await endpoints.textContent()).toMatch(/1 of 1 \(its own; default 10\)at cap/);
+    await page.getByTestId('tenant-caps-edit').click();
+    await page.getByTestId('tenant-caps-webhookEndpoints').fill('-3');
+    await page.getByTestId('tenant-caps-save').click();
+    await expect.poll(() => page.getByTestId('tenant-caps-webhookEndpoints').getAttribute('aria-invalid'), { timeout: 10_000 }).toBe('true');
+    await shot(page, 'tenant-caps-refused-1400');
+    await page.getByTestId('tenant-caps-webhookEndpoints').fill('3');
+    await page.getByTestId('tenant-caps-save').click();
+    await expect.poll(() => page.getByTestId('tenant-caps').getByTestId('mutation-status').textContent(), { timeout: 15_000 }).toMatch(/Caps of acme saved — rule set v\d+ is live/);
+    await expect.poll(() => endpoints.textContent(), { timeout: 10_000 }).toMatch(/^Webhook endpoints1 of 3 \(its own; default 10\)$/);
+    await shot(page, 'tenant-caps-1400');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await expectNoHorizontalOverflow(page, 'the tenant page with its caps');
+    await shot(page, 'tenant-caps-420');
+    const change = await prisma.auditLog.findFirstOrThrow({ where: { action: 'tenant.updated', entityId: acme }, orderBy: { id: 'desc' } });
+    expect((change.after as { caps: unknown }).caps).toEqual({ webhookEndpoints: 3, alertRules: null });
+
+    // The tenant may make another; its count is on the form.
+    await portal.setViewportSize({ width: 1400, height: 900 });
+    await portal.reload();
+    await openCreateForm(portal, 'webhook-new');
+    expect(await portal.getByTestId('webhook-new').textContent()).toContain('You have 1 of 3.');
+
+    // Test sends past the tenant's budget (10 a minute): the page says so, and when to try again.
+    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: TENANT_USER.email, password: TENANT_USER.password }) });
+    const { token } = (await login.json()) as { token: string };
+    const send = () => fetch(`${stack.apiUrl}/v1/tenant/webhooks/${endpointId}/test`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const sent = await Promise.all(Array.from({ length: 10 }, send));
+    expect(sent.filter((r) => r.status === 202).length).toBeGreaterThan(0);
+    await portal.goto(`${stack.dashboardUrl}/portal/webhooks/${endpointId}`);
+    await portal.getByTestId('webhook-test').click();
+    await expect
+      .poll(() => portal.getByTestId('webhook-settings').textContent(), { timeout: 15_000 })
+      .toMatch(/too many webhook sends by this tenant: at most 10 a minute \(a replay counts each event it sends\); try again in \d+ seconds?/);
+    await shot(portal, 'portal-send-limited-1400');
+
+    await admin('DELETE', `/v1/admin/webhooks/${endpointId}`);
+    await admin('PATCH', `/v1/admin/tenants/${acme}`, { caps: { webhookEndpoints: null } });
+    await tenantContext.close();
+    await operatorContext.close();
+  });
 });

@@ -79,7 +79,10 @@ describe('self-service cannot be turned into a weapon', () => {
       for (let i = 0; i < ENDPOINTS; i += 1) expect((await own(tenant.user, 'POST', '', hook)).status).toBe(201);
       expect((await own(tenant.user, 'POST', '', hook)).status).toBe(409);
       const before = (await ctx.api.request('GET', '/v1/tenant/caps', { token: tenant.user })).body;
-      expect(before).toEqual({ webhookEndpoints: { used: ENDPOINTS, cap: ENDPOINTS, isDefault: true }, alertRules: { used: 0, cap: ALERT_RULES, isDefault: true } });
+      expect(before).toEqual({
+        webhookEndpoints: { used: ENDPOINTS, cap: ENDPOINTS, own: null, defaultCap: ENDPOINTS },
+        alertRules: { used: 0, cap: ALERT_RULES, own: null, defaultCap: ALERT_RULES },
+      });
 
       const raised = await admin('PATCH', `/v1/admin/tenants/${tenant.id}`, { caps: { webhookEndpoints: ENDPOINTS + 2 } });
       expect(raised.status, JSON.stringify(raised.body)).toBe(200);
@@ -93,11 +96,11 @@ describe('self-service cannot be turned into a weapon', () => {
       expect((await own(tenant.user, 'POST', '', hook)).status).toBe(201);
       expect((await own(tenant.user, 'POST', '', hook)).status).toBe(201);
       expect((await own(tenant.user, 'POST', '', hook)).body.error.code).toBe('cap_reached');
-      expect((await admin('GET', `/v1/admin/tenants/${tenant.id}/caps`)).body.webhookEndpoints).toEqual({ used: ENDPOINTS + 2, cap: ENDPOINTS + 2, isDefault: false });
+      expect((await admin('GET', `/v1/admin/tenants/${tenant.id}/caps`)).body.webhookEndpoints).toEqual({ used: ENDPOINTS + 2, cap: ENDPOINTS + 2, own: ENDPOINTS + 2, defaultCap: ENDPOINTS });
 
       // Back to the default (lower than what it has): every endpoint stays, no new one is made.
       expect((await admin('PATCH', `/v1/admin/tenants/${tenant.id}`, { caps: { webhookEndpoints: null } })).status).toBe(200);
-      expect((await admin('GET', `/v1/admin/tenants/${tenant.id}/caps`)).body.webhookEndpoints).toEqual({ used: ENDPOINTS + 2, cap: ENDPOINTS, isDefault: true });
+      expect((await admin('GET', `/v1/admin/tenants/${tenant.id}/caps`)).body.webhookEndpoints).toEqual({ used: ENDPOINTS + 2, cap: ENDPOINTS, own: null, defaultCap: ENDPOINTS });
       expect(await ctx.prisma.webhookEndpoint.count({ where: { tenantId: tenant.id } })).toBe(ENDPOINTS + 2);
       expect((await own(tenant.user, 'POST', '', hook)).status).toBe(409);
     });

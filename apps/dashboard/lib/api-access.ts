@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
-import { keyAnswerSchema, keyListSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, limitsInForceSchema, ownTenantSchema, userPageSchema, userViewSchema } from '@tollgate/domain';
-import type { Account, AccountPage, ApiKey, KeyKind, KeyResponse, KeySecretResponse, LimitsInForce, OwnTenant, UserRole } from './api-answers';
+import { keyAnswerSchema, keyListSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, limitsInForceSchema, ownTenantSchema, tenantCapsUsageSchema, userPageSchema, userViewSchema } from '@tollgate/domain';
+import type { Account, AccountPage, ApiKey, KeyKind, KeyResponse, KeySecretResponse, LimitsInForce, OwnTenant, TenantCapsUsage, UserRole } from './api-answers';
 
 // API keys, dashboard accounts, and a tenant user's own tenant (the portal).
 export async function listKeys(token: string, filter: { kind?: KeyKind; tenantId?: string; revoked?: boolean } = {}): Promise<ApiKey[]> {
@@ -78,6 +78,11 @@ export function getOwnTenant(token: string): Promise<OwnTenant> {
 /** The limits and policies every node holds the signed-in user's tenant to now, with the live state of its own limits. */
 export function getOwnLimits(token: string): Promise<LimitsInForce> {
   return apiRequest('/v1/tenant/limits', limitsInForceSchema, { token });
+}
+
+/** How many webhook endpoints and alert rules the signed-in user's tenant has, against its caps. */
+export function getOwnCaps(token: string): Promise<TenantCapsUsage> {
+  return apiRequest('/v1/tenant/caps', tenantCapsUsageSchema, { token });
 }
 
 /** The tenant keys of the signed-in user's tenant, newest first: never a secret. */

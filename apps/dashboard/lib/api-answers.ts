@@ -77,6 +77,8 @@ export type {
   PolicyView as Policy,
   SessionUser as User,
   TenantView as Tenant,
+  TenantCapUsage,
+  TenantCapsUsage,
   UserView as Account,
   WebhookDeliveryView as WebhookDelivery,
   WebhookEndpointView as WebhookEndpoint,

@@ -6,8 +6,8 @@ import {
   type Calendar,
   CLIENT_ADDRESS_HEADER,
   PAGE_SIZE,
-  limitAnswerSchema, loginAnswerSchema, meAnswerSchema, overrideAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
-import type { LoginResponse, OverrideResponse, Plan, PlanResponse, Policy, PolicyPage, PolicyResponse, RuleVersionResponse, Tenant, TenantPage, TenantResponse, UpdateLimitResponse, User } from './api-answers';
+  limitAnswerSchema, loginAnswerSchema, meAnswerSchema, overrideAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema, tenantAnswerSchema, tenantCapsUsageSchema, tenantPageSchema, tenantViewSchema, type TenantCapsPatch } from '@tollgate/domain';
+import type { LoginResponse, OverrideResponse, Plan, PlanResponse, Policy, PolicyPage, PolicyResponse, RuleVersionResponse, Tenant, TenantCapsUsage, TenantPage, TenantResponse, UpdateLimitResponse, User } from './api-answers';
 
 // The dashboard's calls to the Tollgate API, by resource. The transport is api-client.ts; keys, accounts and the
 // tenant portal are api-access.ts, rule sets api-rule-sets.ts, the audit log api-audit.ts, usage and live limits
@@ -116,9 +116,14 @@ export function getTenant(token: string, tenantId: string): Promise<Tenant> {
   return apiRequest(tenantPath(tenantId), tenantViewSchema, { token });
 }
 
-/** Renames, moves to another plan, changes the time zone, suspends or resumes. */
-export function updateTenant(token: string, tenantId: string, patch: Partial<Omit<NewTenant, 'slug'>>): Promise<TenantResponse> {
+/** Renames, moves to another plan, changes the time zone, suspends or resumes, or sets its caps (null: the default). */
+export function updateTenant(token: string, tenantId: string, patch: Partial<Omit<NewTenant, 'slug'>> & { caps?: TenantCapsPatch }): Promise<TenantResponse> {
   return apiRequest(tenantPath(tenantId), tenantAnswerSchema, { method: 'PATCH', token, body: patch });
+}
+
+/** How many webhook endpoints and alert rules the tenant has, against its caps. */
+export function getTenantCaps(token: string, tenantId: string): Promise<TenantCapsUsage> {
+  return apiRequest(tenantPath(tenantId, 'caps'), tenantCapsUsageSchema, { token });
 }
 
 /** Deletes the tenant with its overrides, policies, keys and users. */

@@ -22,9 +22,11 @@ export type TenantCapsPatch = z.infer<typeof tenantCapsPatchSchema>;
 
 const capUsageSchema = z.object({
   used: z.int().describe('how many the tenant has now (more than the cap when a cap was lowered: none is taken away)'),
-  cap: z.int().describe('the most it may have'),
-  isDefault: z.boolean().describe("whether the cap is the installation's default rather than the tenant's own"),
+  cap: z.int().describe('the most it may have: its own cap, else the default'),
+  own: z.int().nullable().describe("the tenant's own cap, set by an operator; null: none (the default applies)"),
+  defaultCap: z.int().describe("the installation's default"),
 });
+export type TenantCapUsage = z.infer<typeof capUsageSchema>;
 
 /** What a tenant has of each capped thing, against its cap. */
 export const tenantCapsUsageSchema = z.object({ webhookEndpoints: capUsageSchema, alertRules: capUsageSchema });

@@ -3,7 +3,9 @@
 import type { WebhookChannel } from '@tollgate/domain';
 import { useState } from 'react';
 import { newWebhook } from '@/lib/actions/webhooks';
+import type { TenantCapUsage } from '@/lib/api-answers';
 import type { WebhookAudience } from '@/lib/api-webhooks';
+import { formatCount } from '@/lib/format';
 import { attemptKey, submittedValue, type FormState } from '@/lib/form-state';
 import { eventTypesOf } from '@/lib/webhooks';
 import { HiddenFields } from '../confirm-submit';
@@ -20,15 +22,19 @@ interface NewWebhookFormProps {
   audience: WebhookAudience;
   /** The operator's form: the tenants an endpoint may belong to, besides the operator. */
   tenants?: NamedOption[];
+  /** A tenant's form: how many endpoints it has, against its cap. */
+  cap?: TenantCapUsage;
 }
 
 /** A new endpoint; its signing secret is shown once, here, when the API answers. */
-export function NewWebhookForm({ audience, tenants = [] }: NewWebhookFormProps) {
+export function NewWebhookForm({ audience, tenants = [], cap }: NewWebhookFormProps) {
+  const hint = 'A webhook gets each event as a signed POST (its signing secret is shown once); an e-mail endpoint gets it as a message.';
   return (
     <CreateForm
       id="webhook-new"
       title="New endpoint"
-      hint="A webhook gets each event as a signed POST (its signing secret is shown once); an e-mail endpoint gets it as a message."
+      hint={cap && cap.used < cap.cap ? `${hint} You have ${formatCount(cap.used)} of ${formatCount(cap.cap)}.` : hint}
+      unavailable={cap && cap.used >= cap.cap ? <AtCap cap={cap} /> : undefined}
       action={newWebhook}
       submitLabel="Create endpoint"
       errorFields={FIELDS}
@@ -90,6 +96,16 @@ function NewWebhookFields({ state, audience, tenants }: { state: FormState; audi
         <p className="form-hint muted">A tenant’s endpoint gets that tenant’s quota events only; the tenant’s users see and manage it in their portal.</p>
       )}
     </>
+  );
+}
+
+/** What a tenant at its cap sees instead of the form: why, and what it can do. */
+function AtCap({ cap }: { cap: TenantCapUsage }) {
+  return (
+    <p className="panel muted" role="status" data-testid="webhook-new-at-cap">
+      You have {formatCount(cap.used)} {cap.used === 1 ? 'endpoint' : 'endpoints'}, as many as your cap of {formatCount(cap.cap)} allows: every endpoint
+      gets each of your events. Delete one you no longer use to add another, or ask your operator to raise the cap.
+    </p>
   );
 }
 

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { ApiError, getTenant, getWebhook, listAllTenants, listWebhookDeliveries, listWebhooks, type WebhookAudience } from '@/lib/api';
+import { ApiError, getOwnCaps, getTenant, getWebhook, listAllTenants, listWebhookDeliveries, listWebhooks, type WebhookAudience } from '@/lib/api';
 import type { WebhookEndpoint } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
@@ -41,11 +41,13 @@ export async function WebhooksListView({ audience, params }: { audience: Webhook
   const filter = parseWebhookFilter(params);
   const trail = cursorTrail(params);
   const loaded = await loadWithSession(async (token) => {
-    const [page, tenants] = await Promise.all([
+    const [page, tenants, cap] = await Promise.all([
       listWebhooks(token, audience, filter, trail.at(-1), PAGE_SIZE),
       audience === 'admin' ? listAllTenants(token).then((all) => all.items.map(({ id, slug, name }) => ({ id, slug, name }))) : Promise.resolve(undefined),
+      // A tenant's form says how many endpoints it may still make (the operator's tenants each have their own).
+      audience === 'tenant' ? getOwnCaps(token).then((caps) => caps.webhookEndpoints) : Promise.resolve(undefined),
     ]);
-    return { page, tenants };
+    return { page, tenants, cap };
   });
   const filters = filterQuery(params);
   const path = webhookPath(audience);
@@ -60,9 +62,9 @@ export async function WebhooksListView({ audience, params }: { audience: Webhook
         }
         loaded={loaded}
       >
-        {({ page, tenants }) => (
+        {({ page, tenants, cap }) => (
           <>
-            <NewWebhookForm audience={audience} tenants={tenants} />
+            <NewWebhookForm audience={audience} tenants={tenants} cap={cap} />
             <FilterForm
               path={path}
               label="Filter endpoints"

@@ -1,5 +1,6 @@
 'use server';
 
+import { TENANT_CAP_KINDS, type TenantCapsPatch } from '@tollgate/domain';
 import { ApiError, createTenant, deleteTenant, getTenant, removeTenantOverride, setTenantOverride, updateTenant } from '../api';
 import type { FormState } from '../form-state';
 import { isProblem, readLimit } from '../limits';
@@ -36,6 +37,25 @@ export async function editTenant(_previous: FormState, formData: FormData): Prom
     formData,
     (token) => updateTenant(token, read('tenantId'), { name: read('name'), planId: read('planId'), timeZone: read('timeZone') }),
     (version) => `Saved ${read('tenantSlug')} — ${live(version)}`,
+  );
+}
+
+/**
+ * Sets a tenant's own caps on what its users can make (`webhookEndpoints`, `alertRules`): a whole number, or empty for
+ * the installation's default.
+ */
+export async function saveTenantCaps(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const caps: TenantCapsPatch = {};
+  for (const kind of TENANT_CAP_KINDS) {
+    const value = read(kind);
+    if (value !== '' && !/^\d{1,9}$/.test(value)) return rejected(formData, `caps.${kind}`, 'Enter a whole number, or leave it empty for the default.');
+    caps[kind] = value === '' ? null : Number(value);
+  }
+  return mutate(
+    formData,
+    (token) => updateTenant(token, read('tenantId'), { caps }),
+    (version) => `Caps of ${read('tenantSlug')} saved — ${live(version)}`,
   );
 }
 

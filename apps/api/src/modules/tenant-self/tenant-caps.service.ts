@@ -47,7 +47,10 @@ export class TenantCapsService {
   async usage(tenantId: string): Promise<TenantCapsUsage> {
     const tenant = found(await this.prisma.tenant.findUnique({ where: { id: tenantId }, select: { webhookEndpointCap: true, alertRuleCap: true } }), 'tenant');
     const own: Record<TenantCapKind, number | null> = { webhookEndpoints: tenant.webhookEndpointCap, alertRules: tenant.alertRuleCap };
-    const of = async (kind: TenantCapKind) => ({ used: await KINDS[kind].count(this.prisma, tenantId), cap: own[kind] ?? this.config.selfService.caps[kind], isDefault: own[kind] === null });
+    const of = async (kind: TenantCapKind) => {
+      const defaultCap = this.config.selfService.caps[kind];
+      return { used: await KINDS[kind].count(this.prisma, tenantId), cap: own[kind] ?? defaultCap, own: own[kind], defaultCap };
+    };
     return { webhookEndpoints: await of('webhookEndpoints'), alertRules: await of('alertRules') };
   }
 }

@@ -6,6 +6,7 @@ import { LiveLimitList } from '@/components/live-limits';
 import { MutationStatusProvider } from '@/components/mutation-status';
 import { PageHeading } from '@/components/page-heading';
 import { RecentDenials } from '@/components/recent-denials';
+import { TenantCaps } from '@/components/tenant-caps';
 import { TenantFacts } from '@/components/tenant-facts';
 import { TenantLimits } from '@/components/tenant-limits';
 import { TenantRelated } from '@/components/tenant-related';
@@ -13,7 +14,7 @@ import { RangePicker } from '@/components/usage/range-picker';
 import '@/components/usage/usage.css';
 import { UsageChart } from '@/components/charts/server-usage-chart';
 import { UsagePanel } from '@/components/usage-panel';
-import { ApiError, getPlan, getTenant, getTenantDenials, getTenantLimitsInForce, getUsage, listAccounts, listKeys, listPolicies } from '@/lib/api';
+import { ApiError, getPlan, getTenant, getTenantCaps, getTenantDenials, getTenantLimitsInForce, getUsage, listAccounts, listKeys, listPolicies } from '@/lib/api';
 import type { LimitsInForce } from '@/lib/api-answers';
 import { tenantLimitRows } from '@/lib/overrides';
 import type { SearchParams } from '@/lib/pagination';
@@ -34,7 +35,8 @@ interface TenantPageProps {
 
 /**
  * One tenant: its limits now (used, left, when whole again), its usage over a range, its recent denials, its limits
- * and overrides (which the operator changes here), and its policies, keys and users.
+ * and overrides (which the operator changes here), its caps on webhook endpoints and alert rules (changed here too),
+ * and its policies, keys and users.
  */
 export default async function TenantPage({ params, searchParams }: TenantPageProps) {
   const { tenantId } = await params;
@@ -47,7 +49,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
     });
     if (!tenant) return null;
     const { from, to } = range;
-    const [plan, limits, usage, denials, policies, keys, users] = await Promise.all([
+    const [plan, limits, usage, denials, policies, keys, users, caps] = await Promise.all([
       getPlan(token, tenant.plan.id),
       settled(getTenantLimitsInForce(token, tenant.id)),
       settled(getUsage(token, { from, to }, { tenant: tenant.slug })),
@@ -59,8 +61,9 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
       ),
       settled(listKeys(token, { kind: 'tenant', tenantId: tenant.id })),
       settled(listAccounts(token, { tenantId: tenant.id }, undefined, LISTED).then((page) => ({ items: page.items, more: page.nextCursor !== null }))),
+      settled(getTenantCaps(token, tenant.id)),
     ]);
-    return { tenant, plan, limits, usage, denials, policies, keys, users };
+    return { tenant, plan, limits, usage, denials, policies, keys, users, caps };
   });
 
   if (loaded.ok && loaded.data === null) notFound();
@@ -75,7 +78,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
     );
   }
 
-  const { tenant, plan, limits, usage, denials, policies, keys, users } = loaded.data;
+  const { tenant, plan, limits, usage, denials, policies, keys, users, caps } = loaded.data;
   const path = `/tenants/${encodeURIComponent(tenant.id)}`;
   return (
     <>
@@ -106,6 +109,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
             plan={{ slug: plan.slug, name: plan.name }}
             rows={tenantLimitRows(plan.limits, tenant.overrides)}
           />
+          {caps.ok ? <TenantCaps tenant={{ id: tenant.id, slug: tenant.slug }} caps={caps.data} /> : <ErrorPanel problem={caps.problem} />}
           <TenantRelated tenant={tenant} plan={plan} policies={policies} keys={keys} users={users} />
         </div>
       </MutationStatusProvider>
