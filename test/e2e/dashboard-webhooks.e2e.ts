@@ -159,6 +159,21 @@ describe('webhook endpoints in the dashboard', () => {
     await expect.poll(() => page.locator('.webhook-replay [data-testid="mutation-status"]').textContent(), { timeout: 15_000 }).toBe('1 event sent again');
     await waitFor(() => requestsWith(event.id).length === 2, 30_000, 100);
 
+    // A worker killed mid-attempt leaves the attempt logged without an outcome (and the delivery leased, here for an
+    // hour): the log says so, on the delivery and on the attempt, until the retry.
+    const lost = await prisma.$transaction(async (tx) => {
+      const made = await publishEvent(tx, { type: 'platform.rule_set_rejected', tenantId: null, dedupKey: randomUUID(), data: { version: 8 } });
+      const at = new Date();
+      await tx.webhookDelivery.updateMany({ where: { eventId: made.id }, data: { attempts: 1, lastAttemptAt: at, nextAttemptAt: new Date(at.getTime() + 3_600_000) } });
+      const delivery = await tx.webhookDelivery.findFirstOrThrow({ where: { eventId: made.id } });
+      await tx.webhookAttempt.create({ data: { deliveryId: delivery.id, attempt: 1, at } });
+      return made;
+    });
+    await untilDelivery(page, lost.id, 'in flight — outcome unknown');
+    const unknown = await openAttempts(page, lost.id);
+    expect(await unknown.textContent()).toContain('in flight — outcome unknown');
+    expect(await unknown.textContent()).not.toMatch(/\d+ ms/);
+
     // Narrow: the log's rows become cards, nothing sticks out.
     await page.setViewportSize({ width: 420, height: 900 });
     await page.reload();

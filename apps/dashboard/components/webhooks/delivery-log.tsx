@@ -72,7 +72,7 @@ function DeliveryRow({ audience, endpointId, delivery }: { audience: WebhookAudi
       </td>
       <td>
         <span className={`badge badge-delivery-${delivery.status}`} data-testid={`delivery-status-${delivery.id}`}>
-          {delivery.status === 'pending' && delivery.attempts > 0 ? 'retrying' : DELIVERY_STATUS_LABELS[delivery.status]}
+          {statusLabel(delivery)}
         </span>
       </td>
       <td className="table-num">{delivery.attempts}</td>
@@ -80,6 +80,12 @@ function DeliveryRow({ audience, endpointId, delivery }: { audience: WebhookAudi
       <td className="muted">{delivery.nextAttemptAt ? formatTimestamp(delivery.nextAttemptAt) : '—'}</td>
     </ActionRow>
   );
+}
+
+/** A waiting delivery is "retrying" after a failed attempt, and "in flight" while its last attempt has no outcome. */
+function statusLabel(delivery: WebhookDelivery): string {
+  if (delivery.status !== 'pending' || delivery.attempts === 0) return DELIVERY_STATUS_LABELS[delivery.status];
+  return delivery.attemptLog.at(-1)?.outcome === 'unknown' ? ATTEMPT_UNKNOWN : 'retrying';
 }
 
 /** Every attempt of one delivery: when, what came back (a status code or an error), how long it took, the answer's start. */
