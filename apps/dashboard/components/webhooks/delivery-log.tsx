@@ -142,7 +142,7 @@ export function ReplayForm({ audience, endpointId, from, to }: ReplayFormProps) 
           errorTestId="webhook-replay-error"
           submit={{ label: 'Replay', pendingLabel: 'Replaying…', testId: 'webhook-replay-submit' }}
           changesOnly={false}
-          after={<p className="form-hint muted">Times are UTC. At most 1,000 events a replay, the oldest first; each keeps its webhook-id.</p>}
+          after={<p className="form-hint muted">Times are UTC. The oldest first, each keeping its webhook-id; at most 1,000 events a replay, and no more than a minute’s sends by hand (each event counts): replay again for the rest.</p>}
         >
           {(state) => (
             <>
