@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startRedisServer } from '../../scripts/lib/redis-server.mjs';
 import { waitFor } from '../support/fixtures';
 import { startApiProcesses, startWorker } from '../support/stack';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { TEST_DATABASE_URL } from '../support/env';
+import { proxiedDatabase, startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /** The bound the apps are given here (SHUTDOWN_TIMEOUT_MS). */
 const BOUND_MS = 4_000;
@@ -12,8 +13,6 @@ const BOUND_MS = 4_000;
  * shared with other test runs may be slow to schedule the exit, but a process that ignores the bound never exits.
  */
 const SLACK_MS = 20_000;
-/** The exit codes the apps document: 0 (every step finished) or 70 (the bound ended the process). */
-const DOCUMENTED_CODES = [0, 70];
 
 interface Exit {
   code: number | null;
@@ -41,23 +40,28 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-/** A redis-server of the test's own, a proxy in front of it, and the worker and an API node connected through it. */
+/**
+ * A redis-server of the test's own, proxies in front of it and of the test database, and the worker and an API node
+ * connected through them.
+ */
 async function startApps() {
   const redis = await startRedisServer('tollgate-bounded-shutdown');
   cleanups.push(redis.stop);
   const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: redis.port });
   cleanups.push(proxy.close);
+  const postgres = await proxiedDatabase(TEST_DATABASE_URL);
+  cleanups.push(postgres.proxy.close);
   const redisUrl = `redis://127.0.0.1:${proxy.port}`;
-  const env = { REDIS_URL: redisUrl, SHUTDOWN_TIMEOUT_MS: String(BOUND_MS), LOG_LEVEL: 'info' };
+  const env = { REDIS_URL: redisUrl, DATABASE_URL: postgres.databaseUrl, SHUTDOWN_TIMEOUT_MS: String(BOUND_MS), LOG_LEVEL: 'info' };
   const worker = startWorker({ ...env, USAGE_ROLLUP_EVERY_MS: '1000', ALERTS_EVALUATE_EVERY_MS: '1000', WEBHOOK_DISPATCH_EVERY_MS: '200' });
   cleanups.push(() => worker.stop('SIGKILL'));
   const api = await startApiProcesses(1, env);
   cleanups.push(api.stop);
   await waitFor(() => worker.logs().includes('worker started'), 60_000, 100);
-  return { redis, proxy, worker, api };
+  return { redis, proxy, postgresProxy: postgres.proxy, worker, api };
 }
 
-describe('the worker and the API stop within SHUTDOWN_TIMEOUT_MS whatever Redis does', () => {
+describe('the worker and the API stop within SHUTDOWN_TIMEOUT_MS whatever Redis and Postgres do', () => {
   it('with Redis down: SIGTERM ends both, cleanly, leaving the jobs to be retried', async () => {
     const { redis, worker, api } = await startApps();
     await redis.stop();
@@ -75,12 +79,22 @@ describe('the worker and the API stop within SHUTDOWN_TIMEOUT_MS whatever Redis 
     // Long enough for the worker to be waiting on Redis: a job's commands, the scheduler's check, the blocking poll.
     await waitFor(() => worker.logs().includes('Redis did not answer within'), 30_000, 100);
     const [workerExit, apiExit] = await Promise.all([terminate(worker.process), terminate(api.processes[0]!)]);
+    // The worker's BullMQ close waits on Redis for half the bound, then its connections are cut and it ends cleanly.
+    expect(workerExit, worker.logs()).toEqual({ code: 0, signal: null, hung: false });
+    expect(worker.logs()).toMatch(/jobs still running after 2000 ms: cutting the Redis connections/);
+    expect(apiExit, api.logs()).toEqual({ code: 0, signal: null, hung: false });
+  }, 120_000);
+
+  it('with Postgres blackholed: SIGTERM ends both at the bound, with code 70 and a line naming what did not finish', async () => {
+    const { postgresProxy, worker, api } = await startApps();
+    postgresProxy.blackhole(true);
+    // Queries in flight that Postgres never answers: the API's health probe, the worker's jobs (rollup every second).
+    const probe = fetch(`${api.urls[0]}/health`).catch(() => null);
+    await waitFor(async () => (await probe)?.status === 503, 30_000, 100);
+    const [workerExit, apiExit] = await Promise.all([terminate(worker.process), terminate(api.processes[0]!)]);
     for (const [exit, logs] of [[workerExit, worker.logs()], [apiExit, api.logs()]] as const) {
-      expect(exit.hung, logs).toBe(false);
-      expect(exit.signal, logs).toBeNull();
-      expect(DOCUMENTED_CODES, logs).toContain(exit.code);
-      // A forced exit names what it did not wait for.
-      if (exit.code === 70) expect(logs).toMatch(/shutdown did not finish within 4000 ms \(SHUTDOWN_TIMEOUT_MS\): exiting \(code 70\); not finished: /);
+      expect(exit, logs).toEqual({ code: 70, signal: null, hung: false });
+      expect(logs).toMatch(/shutdown did not finish within 4000 ms \(SHUTDOWN_TIMEOUT_MS\): exiting \(code 70\); not finished: [^\n]*(Postgres disconnect|BullMQ worker of)/);
     }
   }, 120_000);
 });

@@ -1,14 +1,15 @@
-import { BullModule } from '@nestjs/bullmq';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { createRedisClient } from '@tollgate/nest-infra';
+import type { Queue } from 'bullmq';
 import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
 import { workerInfra } from './infra.module';
 import { AlertsModule } from './alerts/alerts.module';
-import { AlertsProcessor } from './alerts/alerts.processor';
-import { BULL_CONNECTION, BULL_WORKERS, WorkerLifecycle } from './lifecycle/worker-lifecycle';
+import { ALERTS_QUEUE, AlertsProcessor } from './alerts/alerts.processor';
+import { BULL_CONNECTION, BULL_QUEUES, BULL_WORKERS, WorkerLifecycle } from './lifecycle/worker-lifecycle';
 import { UsageModule } from './usage/usage.module';
-import { UsageProcessor } from './usage/usage.processor';
+import { USAGE_QUEUE, UsageProcessor } from './usage/usage.processor';
 import { WebhooksModule, WebhookService } from './webhooks/webhooks.module';
 
 @Module({})
@@ -34,6 +35,7 @@ export class WorkerModule {
           // Read once the app has started: Nest's BullMQ module makes its workers when the modules initialise.
           useFactory: (usage: UsageProcessor, alerts: AlertsProcessor, webhooks: WebhookService) => () => [usage.worker, alerts.worker, ...webhooks.runner.bullWorkers],
         },
+        { provide: BULL_QUEUES, inject: [getQueueToken(USAGE_QUEUE), getQueueToken(ALERTS_QUEUE)], useFactory: (...queues: Queue[]) => queues },
         WorkerLifecycle,
       ],
     };

@@ -10,9 +10,11 @@ import { EVENT_PUBLISHER, type EventPublisher, webhookEvents } from './event-pub
 import { QuotaEvaluator } from './quota-thresholds';
 import { RuleSetSource } from './rule-set-source';
 
+const alertsQueue = BullModule.registerQueue({ name: ALERTS_QUEUE, streams: { events: { maxLen: 1000 } } });
+
 /** Alert rules' evaluation and the retention of alerts (docs/adr/0018-alerts.md) on the `alerts` queue. */
 @Module({
-  imports: [BullModule.registerQueue({ name: ALERTS_QUEUE, streams: { events: { maxLen: 1000 } } })],
+  imports: [alertsQueue],
   providers: [
     { provide: ALERT_CLOCK, useValue: systemClock },
     // The one seam of the events alerts produce: delivered as webhooks.
@@ -31,6 +33,6 @@ import { RuleSetSource } from './rule-set-source';
     },
     AlertsProcessor,
   ],
-  exports: [AlertsProcessor],
+  exports: [AlertsProcessor, alertsQueue],
 })
 export class AlertsModule {}

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { type RedisClient, ShutdownSteps, within } from '@tollgate/nest-infra';
-import type { Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { HealthServer } from '../health/health-server';
 import { RunLedger } from '../health/run-ledger';
@@ -13,6 +13,8 @@ import { workerSchedules } from '../schedules/job-schedules';
 export const BULL_CONNECTION = Symbol('BULL_CONNECTION');
 /** Every BullMQ Worker this process runs (usage, alerts, webhooks). */
 export const BULL_WORKERS = Symbol('BULL_WORKERS');
+/** The queues Nest's BullMQ module made for the processors (their workers' settings; nothing adds jobs through them). */
+export const BULL_QUEUES = Symbol('BULL_QUEUES');
 
 /**
  * What keeps the worker doing its jobs and what ends it: ScheduleKeeper puts every schedule back in Redis, the ledger
@@ -29,6 +31,9 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   private readonly server: HealthServer;
   private refreshTimer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
+  /** BullMQ errors already logged since Redis was last ready (a Redis away makes each worker fail every second). */
+  private readonly reported = new Set<string>();
+  private readonly onReady = () => this.reported.clear();
   /** The port `GET /health` listens on (null: not served). */
   healthPort: number | null = null;
 
@@ -37,6 +42,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
     @Inject(BULL_WORKERS) private readonly workers: () => readonly Worker[],
+    @Inject(BULL_QUEUES) private readonly queues: readonly Queue[],
     private readonly steps: ShutdownSteps,
   ) {
     this.plan = workerSchedules(config);
@@ -53,7 +59,10 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
       this.log.log(`GET /health on ${listener.host}:${this.healthPort}`);
     }
     const scheduled = new Set(this.plan.schedules.map((s) => s.id));
+    this.connection.on('ready', this.onReady);
+    for (const queue of this.queues) queue.on('error', (err) => this.reportOnce(`BullMQ queue ${queue.name}: ${err.message}`));
     for (const worker of this.workers()) {
+      worker.on('error', (err) => this.reportOnce(`BullMQ worker of ${worker.name}: ${err.message}`));
       worker.on('completed', (job) => scheduled.has(job.name) && this.ledger.record(worker.name, job.name, 'completed'));
       worker.on('failed', (job) => job && scheduled.has(job.name) && this.ledger.record(worker.name, job.name, 'failed'));
     }
@@ -70,6 +79,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
    */
   async beforeApplicationShutdown(): Promise<void> {
     if (this.refreshTimer) clearInterval(this.refreshTimer);
+    this.connection.off('ready', this.onReady);
     await this.steps.run('schedule keeper', () => this.keeper.stop());
     await this.steps.run('health listener', () => this.server.close());
     const redisUp = this.connection.status === 'ready' && this.redis.status === 'ready';
@@ -84,6 +94,14 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     }
     await closing;
     this.connection.disconnect();
+  }
+
+  /** Logs `message` unless it was logged since Redis was last ready (said again after each reconnection). */
+  private reportOnce(message: string): void {
+    const line = message.slice(0, 300);
+    if (this.reported.has(line)) return;
+    this.reported.add(line);
+    this.log.warn(`${line} (logged once until Redis is ready again)`);
   }
 
   /** Takes in the other workers' runs, and notes the jobs falling behind (an incident is kept even if no probe asks). */

@@ -51,7 +51,12 @@ export class ScheduleKeeper {
     private readonly health: WorkerHealth,
     private readonly options: { prefix: string; checkEveryMs: number; log: KeeperLog },
   ) {
-    for (const { queue } of plan.queues) this.queues.set(queue, new Queue(queue, { connection, prefix: options.prefix }));
+    for (const { queue } of plan.queues) {
+      // The queue's event stream is capped: nothing reads it for long, and it would otherwise grow to 10,000 entries.
+      const q = new Queue(queue, { connection, prefix: options.prefix, streams: { events: { maxLen: 1000 } } });
+      q.on('error', () => undefined); // the connection's errors: a failed check says what matters, once
+      this.queues.set(queue, q);
+    }
   }
 
   /**

@@ -7,10 +7,12 @@ import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA, REDIS } from '../infra.module';
 import { USAGE_QUEUE, UsageProcessor } from './usage.processor';
 
+// The queue's event stream is capped: nothing reads it for long, and it would otherwise grow to 10,000 entries.
+const usageQueue = BullModule.registerQueue({ name: USAGE_QUEUE, streams: { events: { maxLen: 1000 } } });
+
 /** The usage rollup and retention (docs/adr/0015-usage-counting-and-rollups.md) on the `usage` queue. */
 @Module({
-  // The queue's event stream is capped: nothing reads it for long, and it would otherwise grow to 10,000 entries.
-  imports: [BullModule.registerQueue({ name: USAGE_QUEUE, streams: { events: { maxLen: 1000 } } })],
+  imports: [usageQueue],
   providers: [
     {
       provide: PostgresUsageWriter,
@@ -24,6 +26,6 @@ import { USAGE_QUEUE, UsageProcessor } from './usage.processor';
     },
     UsageProcessor,
   ],
-  exports: [UsageProcessor],
+  exports: [UsageProcessor, usageQueue],
 })
 export class UsageModule {}
