@@ -258,6 +258,40 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       expect(await prisma.usageMinute.count({ where: { bucket: new Date(now * 1000) } })).toBe(0);
     });
 
+    it('spaces live writes by the runs that made them: a closed minute rolled up first, or a tick a little early, skips none', async () => {
+      await awayFromMinuteBoundary(10_000);
+      const now = await redisMinute(redis);
+      await redis.set(ROLLED_KEY, String(now - 120));
+      await writeTraffic([now - 60, now]);
+      // The clock moves only as the writes take time: a closed minute 4 s, a live write `liveMs`.
+      let t = 0;
+      let liveMs = 100;
+      const timed: UsageWriter = {
+        writeMinute: async (minute, counts, keys) => {
+          t += minute === now ? liveMs : 4_000;
+          await writer.writeMinute(minute, counts, keys);
+        },
+        deleteExpired: (at, retention) => writer.deleteExpired(at, retention),
+      };
+      const rollup = new UsageRollup(redis, timed, { graceS: 0, liveEveryMs: 10_000, monotonicMs: () => t });
+      // The tick that rolls the closed minute up writes the open one 4 s into its run.
+      expect(await rollup.run()).toMatchObject({ minutes: 1, liveMinutes: 1 });
+      // The next tick, 10 s after that run began (50 ms early, as a queue's tick may be), writes it again.
+      t = 9_950;
+      expect(await rollup.run()).toMatchObject({ minutes: 0, liveMinutes: 1 });
+      // Not more often than every 10 s, though.
+      t += 5_000;
+      expect(await rollup.run()).toMatchObject({ liveMinutes: 0 });
+      // A live write that takes 5 s spaces the next by 20 s (a quarter of the worker's time at most).
+      t = 20_000;
+      liveMs = 5_000;
+      expect(await rollup.run()).toMatchObject({ liveMinutes: 1 });
+      t = 30_000;
+      expect(await rollup.run()).toMatchObject({ liveMinutes: 0 });
+      t = 40_000;
+      expect(await rollup.run()).toMatchObject({ liveMinutes: 1 });
+    });
+
     it('writes no open minute while closed ones wait, and a closed minute written by a live write that came late is written again', async () => {
       // The test's minute must stay open throughout.
       await awayFromMinuteBoundary(10_000);

@@ -29,6 +29,8 @@ export interface UsageRollupOptions {
    * tenants there are.
    */
   liveEveryMs?: number;
+  /** A monotonic clock in ms (default `performance.now`), by which live writes are spaced; tests inject one. */
+  monotonicMs?: () => number;
 }
 
 /** What one run did: minutes rolled up, tenants' hashes read, rows written, counts left out, the last minute rolled. */
@@ -72,8 +74,9 @@ export class UsageRollup {
   private readonly readChunk: number;
   private readonly lookbackS: number;
   private readonly liveEveryMs: number;
-  /** When the last live write started (performance.now()) and how long it took. */
-  private lastLive = { at: Number.NEGATIVE_INFINITY, tookMs: 0 };
+  private readonly monotonicMs: () => number;
+  /** When the run that made the last live write started (`monotonicMs`), and how long that write took. */
+  private lastLive = { runAt: Number.NEGATIVE_INFINITY, tookMs: 0 };
 
   constructor(
     private readonly redis: UsageRedis,
@@ -84,9 +87,11 @@ export class UsageRollup {
     this.readChunk = options.readChunk ?? 500;
     this.lookbackS = options.firstRunLookbackS ?? 2 * 3600;
     this.liveEveryMs = options.liveEveryMs ?? 0;
+    this.monotonicMs = options.monotonicMs ?? (() => performance.now());
   }
 
   async run(): Promise<RollupRun> {
+    const runAt = this.monotonicMs();
     const [seconds] = await this.redis.time();
     const now = Number(seconds);
     // The last minute that has closed, grace included: m + 60 + grace <= now.
@@ -107,13 +112,21 @@ export class UsageRollup {
       run.skipped += read.skipped;
       run.rolledThrough = minute;
     }
-    if (minute > lastClosed && this.liveDue()) run.liveMinutes = await this.writeLive(minute, Math.floor(now / 60) * 60);
+    if (minute > lastClosed && this.liveDue(runAt)) run.liveMinutes = await this.writeLive(runAt, minute, Math.floor(now / 60) * 60);
     return run;
   }
 
-  private liveDue(): boolean {
+  /**
+   * Whether a run that started at `runAt` writes the open minutes: `liveEveryMs` (or four times the last live write's
+   * duration, whichever is longer) after the start of the run that made the last one, less a tenth. Measured from runs'
+   * starts, not from when the writes began: a run that first rolled a closed minute up began its live write seconds
+   * late, and the next tick would otherwise find it too recent and skip, leaving the open minute twice as old. The
+   * tenth is for the scheduler: its ticks come every USAGE_ROLLUP_EVERY_MS give or take the queue's own delays, and a
+   * tick a few milliseconds early must not wait for the next one.
+   */
+  private liveDue(runAt: number): boolean {
     if (this.liveEveryMs <= 0) return false;
-    return performance.now() - this.lastLive.at >= Math.max(this.liveEveryMs, 4 * this.lastLive.tookMs);
+    return runAt - this.lastLive.runAt >= 0.9 * Math.max(this.liveEveryMs, 4 * this.lastLive.tookMs);
   }
 
   /**
@@ -122,8 +135,8 @@ export class UsageRollup {
    * written one of them in the meantime (another worker's run, while this one was slower than the grace period), the
    * minute is read and written again: the last write of a closed minute is always from its complete hash.
    */
-  private async writeLive(from: number, to: number): Promise<number> {
-    const started = performance.now();
+  private async writeLive(runAt: number, from: number, to: number): Promise<number> {
+    const started = this.monotonicMs();
     let written = 0;
     for (let minute = from; minute <= to; minute += 60) {
       const read = await this.readMinute(minute);
@@ -135,7 +148,7 @@ export class UsageRollup {
       }
       written += 1;
     }
-    this.lastLive = { at: started, tookMs: performance.now() - started };
+    this.lastLive = { runAt, tookMs: this.monotonicMs() - started };
     return written;
   }
 
