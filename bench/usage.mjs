@@ -10,8 +10,15 @@
 // 2. The usage API on seeded data of BENCH_SEED_TENANTS (1,000) tenants × BENCH_SEED_DAYS (30) days (hour and day
 //    rows, minute rows of the last 6 hours): `GET /v1/admin/usage` for one tenant's last 24 h and `/v1/admin/usage/top`
 //    over 30 days, against `GET /v1/admin/tenants` (same sign-in, one indexed page) in the same run.
+// 3. Live lag (BENCH_PARTS=live, not run by default): the built API and worker with their defaults; BENCH_LIVE_S (180)
+//    seconds of single checks, about one a second at random moments, alternating between tenants whose decisions
+//    the limit script counts in Redis and suspended tenants whose refusals the API node counts in memory (flushed every
+//    USAGE_FLUSH_MS); lag = when the tenant's minute rows in Postgres first hold the decision − when the check was sent.
+//    Against the documented bounds (USAGE_LIVE_EVERY_MS; plus USAGE_FLUSH_MS for the node's counts), and how many of
+//    the worker's rollup runs wrote the open minute (its completed jobs' results).
 // Run: `npm run build && node bench/usage.mjs [--markdown]`. Env: the counts above, BENCH_DATABASE_URL (recreated),
-// BENCH_REDIS_URL (default: a redis-server of the run's own on a free port; a database named here is flushed).
+// BENCH_REDIS_URL (default: a redis-server of the run's own on a free port; a database named here is flushed),
+// BENCH_PARTS (lag,api by default; live).
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,25 +45,42 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---- 1. rollup lag ---------------------------------------------------------------------------------------------
 
-async function rollupLag(db, redis) {
-  const tenants = await seedTenants(db, TENANTS);
+/** The built worker with its defaults, once it has caught up (a worker that has been running is up to date). */
+async function startWorker(redis) {
   const worker = spawn(process.execPath, ['apps/worker/dist/main.js'], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  const stop = async () => {
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+  };
   try {
-    const redisNow = async () => {
-      const [s, us] = await redis.time();
-      return Number(s) * 1000 + Math.floor(Number(us) / 1000);
-    };
-    // A worker that starts with nothing rolled up catches up on the last two hours of (empty) minutes first: the
-    // measurement starts once it is up to date, as a worker that has been running is.
+    // A worker that starts with nothing rolled up catches up on the last two hours of (empty) minutes first.
     const caughtUp = Date.now() + 180_000;
-    while (Number(await redis.get(ROLLED_KEY)) < minuteOf(await redisNow()) - 120) {
+    while (Number(await redis.get(ROLLED_KEY)) < minuteOf(await redisClock(redis)) - 120) {
       if (Date.now() > caughtUp) throw new Error('the worker did not catch up on the last two hours');
       await sleep(500);
     }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return stop;
+}
+
+/** Redis's clock in epoch ms. */
+async function redisClock(redis) {
+  const [s, us] = await redis.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+
+async function rollupLag(db, redis) {
+  const tenants = await seedTenants(db, TENANTS);
+  const stopWorker = await startWorker(redis);
+  try {
+    const redisNow = () => redisClock(redis);
     // Start at the next minute's edge, so that every measured minute is written whole.
     await sleep(60_000 - ((await redisNow()) % 60_000) + 200);
     const first = minuteOf(await redisNow());
@@ -144,8 +168,7 @@ async function rollupLag(db, redis) {
       finalAfterGrace: [...finalAt].map(([minute, at]) => (at - (minute + 60 + GRACE_S) * 1000) / 1000),
     };
   } finally {
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
+    await stopWorker();
   }
 }
 
@@ -185,6 +208,105 @@ async function apiLatency(db) {
   }
 }
 
+// ---- 3. live lag ------------------------------------------------------------------------------------------------
+
+const LIVE_S = Number(process.env.BENCH_LIVE_S ?? 180);
+
+async function liveLag(db, redis) {
+  const stopWorker = await startWorker(redis);
+  const [node] = await startApiNodes(1, { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
+  try {
+    const token = await operatorToken(node.url);
+    const admin = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const plans = await (await fetch(`${node.url}/v1/admin/plans`, { headers: admin })).json();
+    const planId = plans.items.find((p) => p.slug === 'pro').id;
+    // A service key for every tenant (the demo's is scoped to the demo tenants).
+    const created = await fetch(`${node.url}/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ kind: 'service', name: 'bench live' }) });
+    if (created.status !== 201) throw new Error(`creating a service key answered ${created.status}`);
+    const serviceKey = (await created.json()).key;
+    // Tenants whose checks Redis decides (counted by the limit script), and suspended ones (refused, counted by the node).
+    const probes = [];
+    for (let i = 0; i < 6; i += 1) {
+      for (const counted of ['redis', 'node']) {
+        const res = await fetch(`${node.url}/v1/admin/tenants`, {
+          method: 'POST',
+          headers: admin,
+          body: JSON.stringify({ slug: `live-${counted}-${i}`, name: `Live ${i}`, planId, status: counted === 'node' ? 'suspended' : 'active' }),
+        });
+        if (res.status !== 201) throw new Error(`creating a probe tenant answered ${res.status}`);
+        probes.push({ counted, ...(await res.json()).tenant, sent: [], made: 0 });
+      }
+    }
+    const check = (slug) =>
+      fetch(`${node.url}/v1/check`, { method: 'POST', headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ tenant: slug, endpoint: 'GET /v1/items' }) });
+    // The node enforces the rule set with the probes (each answers 200, not 404) before the measurement starts; those
+    // 200s are decisions too, counted in `made`.
+    const warmUntil = Date.now() + 30_000;
+    for (const p of probes) {
+      for (let r = await check(p.slug); r.status !== 200; r = await check(p.slug)) {
+        if (Date.now() > warmUntil) throw new Error(`a probe's check answered ${r.status}: ${(await r.text()).slice(0, 200)}`);
+        await sleep(100);
+      }
+      p.made += 1;
+    }
+    const watcher = new pg.Client({ connectionString: databaseUrl });
+    await watcher.connect();
+    const since = new Date(Date.now() - 120_000);
+    const ids = probes.map((p) => p.id);
+    const countsNow = async () => new Map((await watcher.query('select tenant_id::text as id, sum(decisions)::int as n from usage_minute where tenant_id = any($1::uuid[]) and bucket >= $2 group by 1', [ids, since])).rows.map((r) => [r.id, r.n]));
+    const lags = { redis: [], node: [] };
+    let stopWatching = false;
+    const watching = (async () => {
+      try {
+        while (!stopWatching || probes.some((p) => p.sent.length > 0)) {
+          const counts = await countsNow();
+          const at = Date.now();
+          for (const p of probes) {
+            while (p.sent.length > 0 && (counts.get(p.id) ?? 0) >= p.sent[0].n) lags[p.counted].push((at - p.sent.shift().at) / 1000);
+          }
+          await sleep(100);
+        }
+      } finally {
+        await watcher.end();
+      }
+    })();
+    const started = Date.now();
+    for (let i = 0; Date.now() - started < LIVE_S * 1000; i += 1) {
+      const p = probes[i % probes.length];
+      const at = Date.now();
+      const res = await check(p.slug);
+      await res.text();
+      p.made += 1;
+      p.sent.push({ at, n: p.made });
+      await sleep(500 + Math.random() * 1000);
+    }
+    const waitUntil = Date.now() + 90_000;
+    while (probes.some((p) => p.sent.length > 0) && Date.now() < waitUntil) await sleep(200);
+    stopWatching = true;
+    const missing = probes.reduce((n, p) => n + p.sent.length, 0);
+    for (const p of probes) p.sent.length = 0;
+    await watching;
+    // How many of the worker's rollup runs wrote the open minute (its last 100 completed jobs, BullMQ's own keys).
+    const jobs = [];
+    for (const id of await redis.zrange('{tollgate}:usage:completed', 0, -1)) {
+      const [name, value, processedOn] = await redis.hmget(`{tollgate}:usage:${id}`, 'name', 'returnvalue', 'processedOn');
+      if (name === 'usage-rollup' && Number(processedOn) >= started) jobs.push(JSON.parse(value));
+    }
+    return {
+      seconds: LIVE_S,
+      redis: summary(lags.redis),
+      node: summary(lags.node),
+      missing,
+      runs: jobs.length,
+      liveRuns: jobs.filter((j) => j.liveMinutes > 0).length,
+      closedRuns: jobs.filter((j) => j.minutes > 0).length,
+    };
+  } finally {
+    node.child.kill('SIGTERM');
+    await stopWorker();
+  }
+}
+
 // ---- the run -----------------------------------------------------------------------------------------------------
 
 const redis = new Redis(redisUrl);
@@ -200,6 +322,7 @@ try {
       machine: machine(),
       lag: only.includes('lag') ? await rollupLag(db, redis) : null,
       api: only.includes('api') ? await apiLatency(db) : null,
+      live: only.includes('live') ? await liveLag(db, redis) : null,
     };
   } finally {
     await db.end();
@@ -213,7 +336,7 @@ try {
 if (!markdown) {
   console.log(JSON.stringify(results, null, 2));
 } else {
-  const { lag, api, machine: m } = results;
+  const { lag, api, live, machine: m } = results;
   const lines = [`Machine: ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}, Redis ${m.redis}, ${m.date}.`, ''];
   if (lag) {
     lines.push(
@@ -233,6 +356,17 @@ if (!markdown) {
       row('one tenant, 6 h (minutes)', api.tenant6h),
       row('every tenant, 30 days (days)', api.all30d),
       row('top tenants / policies / limits by denied, 30 days', api.top30d, 'p95 ≤ 1 s'),
+    );
+  }
+  if (live) {
+    const row = (label, x, bound) => `| ${label} | ${x.n} | ${fmt(x.p50, 1)} | ${fmt(x.p95, 1)} | ${fmt(x.max, 1)} | ${bound} s | ${fmt(x.p95 / bound, 2)}× / ${fmt(x.max / bound, 2)}× |`;
+    lines.push(
+      `**Live usage lag**, ${live.seconds} s of single checks (one API node, the worker's defaults): check sent → its tenant's minute rows in Postgres hold it. ${live.liveRuns} of the worker's ${live.runs} rollup runs in that time wrote the open minute (${live.closedRuns} rolled a closed minute up). Decisions not in Postgres 90 s after the last check: ${live.missing}.`,
+      '',
+      '| counted | n | p50 s | p95 s | max s | documented bound (+ the write\'s own time) | p95 / max vs bound |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      row('by the limit script, in Redis', live.redis, 10),
+      row("in the API node's memory (refused)", live.node, 15),
     );
   }
   console.log(lines.join('\n'));
