@@ -25,7 +25,7 @@ export function sanitizeBody(bytes: Buffer): string {
   return bytes.subarray(0, RESPONSE_BODY_BYTES).toString('utf8').replace(CONTROL, '\ufffd');
 }
 
-/** The most receivers' addresses whose connections are kept open; past it, the least recently opened pool is closed. */
+/** The most receivers' addresses whose connections are kept open; past it, the least recently used idle pool is closed. */
 const MAX_POOLS = 256;
 /** An idle kept-alive connection is closed after this (under the 5 s most servers keep one). */
 const IDLE_MS = 4_000;
@@ -43,17 +43,25 @@ export class ConnectionPools {
   agentFor(url: URL, target: { address: string; family: 4 | 6 }): HttpAgent {
     const key = `${url.protocol}//${url.host}@${target.address}`;
     let agent = this.pools.get(key);
-    if (!agent) {
+    // Kept in the order of use (a Map iterates in insertion order): the first is the least recently used.
+    if (agent) this.pools.delete(key);
+    else {
       const options = { keepAlive: true, maxSockets: this.maxSocketsEach, maxFreeSockets: this.maxSocketsEach, timeout: IDLE_MS, scheduling: 'lifo' as const };
       agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
-      this.pools.set(key, agent);
-      if (this.pools.size > MAX_POOLS) {
-        const [oldest, pool] = this.pools.entries().next().value!;
-        this.pools.delete(oldest);
-        pool.destroy();
-      }
+      if (this.pools.size >= MAX_POOLS) this.closeOneIdle();
     }
+    this.pools.set(key, agent);
     return agent;
+  }
+
+  /** Closes the least recently used pool with no request under way (none: every pool is kept, over the bound). */
+  private closeOneIdle(): void {
+    for (const [key, pool] of this.pools) {
+      if (Object.keys(pool.sockets).length > 0) continue;
+      this.pools.delete(key);
+      pool.destroy();
+      return;
+    }
   }
 
   close(): void {
