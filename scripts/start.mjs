@@ -54,7 +54,10 @@ const seeded = unlessUnchanged('seed', { files: ['prisma/seed.ts', 'prisma/demo.
 if (!seeded) say('the demo is seeded already');
 
 const metrics = env.METRICS_PORT ? `http://${env.METRICS_HOST ?? '127.0.0.1'}:${env.METRICS_PORT}/metrics` : `/metrics${env.METRICS_TOKEN ? ' (bearer token)' : ': off'}`;
-say(`starting: API http://localhost:${env.API_PORT} (docs /docs) · dashboard http://localhost:${env.DASHBOARD_PORT} · metrics ${metrics}`);
+// The worker's own GET /health (WORKER_HEALTH_PORT: 3002 unless set; empty: off; 0: a free port its log names).
+const workerPort = env.WORKER_HEALTH_PORT ?? '3002';
+const workerHealth = workerPort === '' ? 'off' : workerPort === '0' ? 'on a free port (in its log)' : `http://localhost:${workerPort}/health`;
+say(`starting: API http://localhost:${env.API_PORT} (docs /docs) · dashboard http://localhost:${env.DASHBOARD_PORT} · metrics ${metrics} · worker health ${workerHealth}`);
 // The dashboard signs each browser's address for the API with a secret both share; one made up for this run will
 // do locally. A deployment sets the same CLIENT_ADDRESS_SECRET on both (README, Configuration).
 const clientAddressSecret = env.CLIENT_ADDRESS_SECRET || randomBytes(32).toString('hex');

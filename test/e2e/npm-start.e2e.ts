@@ -37,6 +37,8 @@ async function start(ports: { api: number; dashboard: number; metrics: number })
       API_PORT: String(ports.api),
       DASHBOARD_PORT: String(ports.dashboard),
       METRICS_PORT: String(ports.metrics),
+      // Any free port: the worker's default (3002) may be another run's.
+      WORKER_HEALTH_PORT: '0',
       NO_COLOR: '1',
     },
   });

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EXIT_CODE, exitOnSignals, ShutdownSteps, within } from './shutdown';
+import { EXIT_CODE, exitOnSignals, REPEAT_WINDOW_MS, ShutdownSteps, within } from './shutdown';
 
 /** An app whose close() the test ends (or never does), signals from an emitter, exits and log lines recorded. */
 function harness(timeoutMs = 1_000) {
@@ -56,6 +56,11 @@ describe('exitOnSignals', () => {
   it('exits 70 at once on a second signal while the first shutdown waits', async () => {
     const h = harness(60_000);
     h.signals.emit('SIGTERM', 'SIGTERM');
+    // The same Ctrl-C arriving twice (the terminal's group and a supervisor) does not cut the shutdown…
+    h.signals.emit('SIGINT', 'SIGINT');
+    expect(h.exits).toEqual([]);
+    // …someone insisting does.
+    await vi.advanceTimersByTimeAsync(REPEAT_WINDOW_MS);
     h.signals.emit('SIGINT', 'SIGINT');
     expect(h.exits).toEqual([EXIT_CODE.forced]);
     expect(h.app.close).toHaveBeenCalledOnce();

@@ -48,28 +48,35 @@ export interface ShutdownOptions {
 }
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+/**
+ * A second signal this soon after the first is the same request arriving twice (a Ctrl-C reaches every process of the
+ * terminal's group, and `npm start`'s supervisor passes it on too), not someone insisting: it does not cut the shutdown.
+ */
+export const REPEAT_WINDOW_MS = 1_000;
 
 /**
  * Ends the process on SIGTERM or SIGINT within `timeoutMs`, whatever Redis and Postgres do: `app.close()` runs every
  * shutdown hook; if it has not finished by then, or a second signal arrives, the process exits at once with
  * `EXIT_CODE.forced`, the log naming the steps still running. Work left unfinished is retried by whoever owns it
- * (a BullMQ job found stalled, a client's request). Nest's own `enableShutdownHooks` is not used: it waits for the
- * hooks without a bound and ignores every signal after the first.
+ * (a BullMQ job found stalled, a client's request). A second signal cuts the shutdown only if it comes at least
+ * REPEAT_WINDOW_MS after the first. Nest's own `enableShutdownHooks` is not used: it waits for the hooks without a
+ * bound and ignores every signal after the first.
  */
 export function exitOnSignals(app: INestApplicationContext, options: ShutdownOptions): () => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const source = options.signals ?? process;
-  let closing = false;
+  let closingSince: number | null = null;
   const notFinished = () => {
     const pending = options.steps.pending();
     return pending.length > 0 ? pending.join(', ') : 'the shutdown hooks';
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (closing) {
+    if (closingSince !== null) {
+      if (Date.now() - closingSince < REPEAT_WINDOW_MS) return;
       options.log.error(`${signal} again: exiting now (code ${EXIT_CODE.forced}) without waiting for ${notFinished()}`);
       return exit(EXIT_CODE.forced);
     }
-    closing = true;
+    closingSince = Date.now();
     options.log.log(`${signal}: shutting down, for at most ${options.timeoutMs} ms`);
     const bound = setTimeout(() => {
       options.log.error(`shutdown did not finish within ${options.timeoutMs} ms (SHUTDOWN_TIMEOUT_MS): exiting (code ${EXIT_CODE.forced}); not finished: ${notFinished()}`);

@@ -34,8 +34,6 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   /** BullMQ errors already logged since Redis was last ready (a Redis away makes each worker fail every second). */
   private readonly reported = new Set<string>();
   private readonly onReady = () => this.reported.clear();
-  /** The port `GET /health` listens on (null: not served). */
-  healthPort: number | null = null;
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
@@ -55,8 +53,8 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   async onApplicationBootstrap(): Promise<void> {
     const listener = this.config.health.listener;
     if (listener) {
-      this.healthPort = await this.server.listen(listener.host, listener.port);
-      this.log.log(`GET /health on ${listener.host}:${this.healthPort}`);
+      const port = await this.server.listen(listener.host, listener.port);
+      this.log.log(`GET /health on ${listener.host}:${port}`);
     }
     const scheduled = new Set(this.plan.schedules.map((s) => s.id));
     this.connection.on('ready', this.onReady);

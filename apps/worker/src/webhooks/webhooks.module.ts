@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { PrismaClient } from '@tollgate/db';
+import { ShutdownSteps } from '@tollgate/nest-infra';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA } from '../infra.module';
 import { WebhookRunner } from './webhook-runner';
@@ -9,7 +10,11 @@ import { WebhookRunner } from './webhook-runner';
 export class WebhookService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly runner: WebhookRunner;
 
-  constructor(@Inject(PRISMA) prisma: PrismaClient, @Inject(WORKER_CONFIG) config: WorkerConfig) {
+  constructor(
+    @Inject(PRISMA) prisma: PrismaClient,
+    @Inject(WORKER_CONFIG) config: WorkerConfig,
+    private readonly steps: ShutdownSteps,
+  ) {
     this.runner = new WebhookRunner({ prisma, redis: config.redis, prefix: config.queues.prefix, settings: config.webhooks, log: new Logger('Webhooks') });
   }
 
@@ -17,8 +22,9 @@ export class WebhookService implements OnApplicationBootstrap, OnApplicationShut
     return this.runner.start();
   }
 
+  /** Named for the shutdown's bound: attempts in flight are waited for (their outcomes written), up to it. */
   onApplicationShutdown(): Promise<void> {
-    return this.runner.close();
+    return this.steps.run('webhook delivery (attempts in flight)', () => this.runner.close());
   }
 }
 
