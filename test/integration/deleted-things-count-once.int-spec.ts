@@ -20,6 +20,13 @@ async function sums(prisma: PrismaClient, table: 'usage_minute' | 'usage_hour' |
   return rows.map((r) => [r.policy_id ?? '-', r.result, r.reason, r.decisions, r.cost]);
 }
 
+/** Expects the tenant's minute rows to hold `expected`, and its hour and day rows the same sums. */
+async function expectRowsAgree(prisma: PrismaClient, tenantId: string, expected: Sum[]): Promise<void> {
+  expect(await sums(prisma, 'usage_minute', tenantId)).toEqual(expected);
+  expect(await sums(prisma, 'usage_hour', tenantId)).toEqual(expected);
+  expect(await sums(prisma, 'usage_day', tenantId)).toEqual(expected);
+}
+
 // Things deleted while their usage is still being rolled up count once: a tenant deleted mid-day (its last minutes
 // reach Postgres after it is gone), a policy removed, a key revoked. Deleted through the API, as an operator does;
 // the minutes are written by the usage writer the worker's rollup uses, before and after.
@@ -35,7 +42,8 @@ describe('deleted and moved things count once', () => {
 
   it('files a deleted tenant\'s last minutes under its own local day: its day rows equal its minute and hour rows', async () => {
     const { tenant } = await createTenant(ctx.prisma);
-    expect((await ctx.api.request('PATCH', `/v1/admin/tenants/${tenant.id}`, { token: ctx.session, body: { timeZone: 'Asia/Kolkata' } })).status).toBe(200);
+    // A tenant in Kolkata since before these minutes (no change of zone in its audit log).
+    await ctx.prisma.tenant.update({ where: { id: tenant.id }, data: { timeZone: 'Asia/Kolkata' } });
     // 19:00 and 19:20 UTC are rolled up while the tenant exists: 21 April in Kolkata.
     await writer.writeMinute(minuteAt(0), new Map([[tenant.id, [allowed(null, 200), denied(null, 3)]]]));
     await writer.writeMinute(minuteAt(20), new Map([[tenant.id, [allowed(null, 39)]]]));
@@ -45,13 +53,10 @@ describe('deleted and moved things count once', () => {
     await writer.writeMinute(minuteAt(31), new Map([[tenant.id, [allowed(null, 50), denied(null, 1)]]]));
     await writer.writeMinute(minuteAt(31), new Map([[tenant.id, [allowed(null, 100), denied(null, 1)]]]));
 
-    const minutes = await sums(ctx.prisma, 'usage_minute', tenant.id);
-    expect(minutes).toEqual([
+    await expectRowsAgree(ctx.prisma, tenant.id, [
       ['-', 'allowed', '', 439n, 878n],
       ['-', 'denied', 'minute', 4n, 0n],
     ]);
-    expect(await sums(ctx.prisma, 'usage_hour', tenant.id)).toEqual(minutes);
-    expect(await sums(ctx.prisma, 'usage_day', tenant.id)).toEqual(minutes);
     // All of it on its local date, none on the UTC date.
     const days = await ctx.prisma.$queryRaw<{ day: string }[]>`SELECT DISTINCT day::text FROM usage_day WHERE tenant_id = ${tenant.id}::uuid`;
     expect(days).toEqual([{ day: '2026-04-21' }]);
@@ -59,6 +64,32 @@ describe('deleted and moved things count once', () => {
     const [bySum] = await ctx.prisma.$queryRaw<{ decisions: bigint; cost: bigint }[]>`
       SELECT sum(decisions)::bigint AS decisions, sum(cost)::bigint AS cost FROM usage_by_tenant_day WHERE tenant_id = ${tenant.id}::uuid`;
     expect(bySum).toEqual({ decisions: 443n, cost: 878n });
+  });
+
+  it('files a tenant\'s minutes in the zone it had when each began: moved mid-day, its days still equal its minutes', async () => {
+    const { tenant } = await createTenant(ctx.prisma);
+    // A zone whose date differs from UTC's now (either side of the date line), so that the change moves the minutes
+    // after it to another date.
+    const zone = new Date().getUTCHours() < 10 ? 'Pacific/Pago_Pago' : 'Pacific/Kiritimati';
+    const live = new PostgresUsageWriter(ctx.prisma);
+    const now = Math.floor(Date.now() / 60_000) * 60;
+    await live.writeMinute(now - 180, new Map([[tenant.id, [allowed(null, 30), denied(null, 2)]]]));
+    expect((await ctx.api.request('PATCH', `/v1/admin/tenants/${tenant.id}`, { token: ctx.session, body: { timeZone: zone } })).status).toBe(200);
+    // Minutes that begin after the change: the new zone's date. One written twice, and the one before written again.
+    await live.writeMinute(now + 120, new Map([[tenant.id, [allowed(null, 5)]]]));
+    await live.writeMinute(now + 180, new Map([[tenant.id, [allowed(null, 7)]]]));
+    await live.writeMinute(now + 180, new Map([[tenant.id, [allowed(null, 9)]]]));
+    await live.writeMinute(now - 180, new Map([[tenant.id, [allowed(null, 31), denied(null, 2)]]]));
+
+    await expectRowsAgree(ctx.prisma, tenant.id, [
+      ['-', 'allowed', '', 45n, 90n],
+      ['-', 'denied', 'minute', 2n, 0n],
+    ]);
+    // Two dates: the UTC one of the minute before the change, the new zone's of those after it.
+    const days = await ctx.prisma.$queryRaw<{ day: string; decisions: bigint }[]>`
+      SELECT day::text, sum(decisions)::bigint AS decisions FROM usage_day WHERE tenant_id = ${tenant.id}::uuid GROUP BY 1 ORDER BY 1`;
+    const date = (ms: number, timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(ms);
+    expect(Object.fromEntries(days.map((d) => [d.day, d.decisions]))).toEqual({ [date(now * 1000 - 180_000, 'UTC')]: 33n, [date(now * 1000 + 120_000, zone)]: 14n });
   });
 
   it('keeps a removed policy\'s and a revoked key\'s counts: minutes, hours and days still agree', async () => {
@@ -72,13 +103,10 @@ describe('deleted and moved things count once', () => {
     await writer.writeMinute(minuteAt(1), new Map([[tenant.id, [allowed(policy.id, 3), denied(policy.id, 2)]]]), keys(5));
     await writer.writeMinute(minuteAt(0), new Map([[tenant.id, [allowed(policy.id, 6)]]]), keys(6));
 
-    const minutes = await sums(ctx.prisma, 'usage_minute', tenant.id);
-    expect(minutes).toEqual([
+    await expectRowsAgree(ctx.prisma, tenant.id, [
       [policy.id, 'allowed', '', 9n, 18n],
       [policy.id, 'denied', 'minute', 2n, 0n],
     ]);
-    expect(await sums(ctx.prisma, 'usage_hour', tenant.id)).toEqual(minutes);
-    expect(await sums(ctx.prisma, 'usage_day', tenant.id)).toEqual(minutes);
     const keyRows = async (table: 'key_usage_minute' | 'key_usage_hour') =>
       (await ctx.prisma.$queryRawUnsafe<{ decisions: bigint }[]>(`SELECT coalesce(sum(decisions), 0)::bigint AS decisions FROM ${table} WHERE key_id = $1::uuid`, key.id))[0]!.decisions;
     expect(await keyRows('key_usage_minute')).toBe(11n);

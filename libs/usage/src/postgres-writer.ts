@@ -88,8 +88,8 @@ export class PostgresUsageWriter implements UsageWriter {
    * The worker's configuration keeps minutes for longer than a usage hash lives, so the minute itself is always
    * there to compare with.
    *
-   * A tenant's day is in its time zone (`tenants.time_zone`; a tenant deleted since keeps the zone its deletion's
-   * audit entry records, usage-days.ts); an id of no tenant ever audited, a zone this runtime does not know, and
+   * A tenant's day is in the time zone it had when the minute began (`tenants.time_zone`, before that the zones its
+   * recent changes replaced; a tenant deleted since keeps the zone its deletion's audit entry records: usage-days.ts); an id of no tenant ever audited, a zone this runtime does not know, and
    * "no tenant" use UTC. Ids that are not UUIDs and reasons with a NUL character cannot be stored
    * and are left out (`ids.ts`).
    */
@@ -305,13 +305,14 @@ async function recomputeHour(tx: Tx, hourStart: number, tenantIds: string[], noT
  * Postgres from using the (tenant_id, bucket) indexes; its days are UTC days, which have no edges.
  */
 async function recomputeDays(tx: Tx, days: Map<string | null, DayWindow>): Promise<void> {
-  const list = [...days];
-  const tenants = list.map(([id]) => id);
-  const dates = list.map(([, d]) => d.day);
-  const starts = list.map(([, d]) => new Date(d.start));
-  const ends = list.map(([, d]) => new Date(d.end));
-  const hoursStarts = list.map(([, d]) => new Date(d.hoursStart));
-  const hoursEnds = list.map(([, d]) => new Date(d.hoursEnd));
+  // A row per span: a day cut by a zone change is the sum of its parts (usage-days.ts).
+  const list = [...days].flatMap(([id, d]) => d.spans.map((span) => ({ id, day: d.day, ...span })));
+  const tenants = list.map((s) => s.id);
+  const dates = list.map((s) => s.day);
+  const starts = list.map((s) => new Date(s.start));
+  const ends = list.map((s) => new Date(s.end));
+  const hoursStarts = list.map((s) => new Date(s.hoursStart));
+  const hoursEnds = list.map((s) => new Date(s.hoursEnd));
   await tx.$executeRaw`
     WITH d AS (
       SELECT * FROM unnest(${tenants}::uuid[], ${dates}::date[], ${starts}::timestamptz[], ${ends}::timestamptz[],
