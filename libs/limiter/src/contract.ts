@@ -47,6 +47,13 @@ export interface LimitRequest {
   cost: number;
   rules: readonly LimitRule[];
   /**
+   * A consume or a peek: the rules from this index on (from 0) are a policy in shadow mode, decided and reported but
+   * never denying. When only they refuse, the request is decided on the rules before them alone (charged there only,
+   * allowed), and each of them that would have denied reports its `retryAfterMs` (> 0) in the allowed decision. One
+   * decision, atomically (docs/adr/0021-one-request-one-decision.md). Ignored by refund and lease.
+   */
+  shadowFrom?: number;
+  /**
    * The Redis engine counts the decision into usage in the same script call that makes it (see "Tally" in
    * lua/limit.lua): `key` starts the hash's key and must be in the tenant's hash tag (`tenantKeyPrefix`), `text` is
    * made by `tallyText`. The memory engine counts nothing.

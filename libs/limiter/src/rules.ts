@@ -60,6 +60,10 @@ export function resolveRequest(operation: Operation, request: Omit<LimitRequest,
     throw new InvalidLimitRequestError(`${field} must be an integer from 1 to ${MAX_UNITS}`, field);
   }
   const { rules, duplicateAt } = resolveRules(request.rules);
+  const { shadowFrom } = request;
+  if (shadowFrom !== undefined && (!Number.isInteger(shadowFrom) || shadowFrom < 0 || shadowFrom > rules.length)) {
+    throw new InvalidLimitRequestError('shadowFrom must be the index of a rule', 'shadowFrom');
+  }
   for (let i = 0; i < rules.length; i += 1) {
     const rule = rules[i] as ResolvedRule;
     if (i === duplicateAt) throw new InvalidRuleError(rule.name, 'duplicate_name', 'the name is used twice', `rules.${i}.name`);

@@ -8,8 +8,8 @@ import { RedisEngine } from '../redis/redis-engine';
 import { scenarioArbitrary, type Step } from './arbitraries';
 
 /** What an operation answered: its value, or the class and message of what it threw. */
-async function outcome(engine: Limiter, tenantId: string, rules: LimitRule[], step: Step): Promise<unknown> {
-  const request = { tenantId, subject: step.subject, rules };
+async function outcome(engine: Limiter, tenantId: string, rules: LimitRule[], shadowFrom: number | undefined, step: Step): Promise<unknown> {
+  const request = { tenantId, subject: step.subject, rules, ...(shadowFrom === undefined ? {} : { shadowFrom }) };
   try {
     if (step.operation === 'lease') return await engine.lease({ ...request, max: step.amount });
     return await engine[step.operation]({ ...request, cost: step.amount });
@@ -25,7 +25,7 @@ async function outcome(engine: Limiter, tenantId: string, rules: LimitRule[], st
 export async function assertRedisAgreesWithMemory(client: ScriptClient, numRuns: number): Promise<string[]> {
   const tenants: string[] = [];
   await fc.assert(
-    fc.asyncProperty(scenarioArbitrary(25), async ({ startMs, rules, steps }) => {
+    fc.asyncProperty(scenarioArbitrary(25), async ({ startMs, rules, shadowFrom, steps }) => {
       const clock = new ManualClock(startMs);
       const memory = new MemoryEngine({ clock });
       const onRedis = new RedisEngine(client, { clock });
@@ -33,8 +33,8 @@ export async function assertRedisAgreesWithMemory(client: ScriptClient, numRuns:
       tenants.push(tenantId);
       for (const [i, step] of steps.entries()) {
         clock.advance(step.advanceMs);
-        const expected = await outcome(memory, tenantId, rules, step);
-        const actual = await outcome(onRedis, tenantId, rules, step);
+        const expected = await outcome(memory, tenantId, rules, shadowFrom, step);
+        const actual = await outcome(onRedis, tenantId, rules, shadowFrom, step);
         if (JSON.stringify(actual) !== JSON.stringify(expected)) {
           throw new Error(`step ${i} (${JSON.stringify(step)}) at ${clock.now()}:\n redis  ${JSON.stringify(actual)}\n memory ${JSON.stringify(expected)}`);
         }

@@ -14,6 +14,8 @@ export interface Step {
 export interface Scenario {
   startMs: number;
   rules: LimitRule[];
+  /** Rules from this index on are a policy in shadow mode (consumes and peeks), or none. */
+  shadowFrom: number | undefined;
   steps: Step[];
 }
 
@@ -70,6 +72,7 @@ export function scenarioArbitrary(maxSteps: number): fc.Arbitrary<Scenario> {
       return fc.record({
         startMs: fc.integer({ min: T0, max: T0 + 365 * 86_400_000 }),
         rules: fc.constant(rules),
+        shadowFrom: fc.option(fc.integer({ min: 0, max: rules.length }), { nil: undefined }),
         steps: fc.array(stepArbitrary(smallest + 1, longest), { minLength: 1, maxLength: maxSteps }),
       });
     });

@@ -96,6 +96,41 @@ export function operationContract(target: ContractTarget): void {
     });
   });
 
+  describe('a policy in shadow mode (shadowFrom)', () => {
+    const own = () => rule('fixed_window', 5, DAY, { name: 'own' });
+    const policy = (algorithm: LimitRule['algorithm']) => slow(algorithm, 2);
+
+    it.each(ALGORITHMS)('never denies by its %s rules: admitted on the rules before them, which alone are charged', async (algorithm) => {
+      const t = ctx.tenant();
+      const rules = [own(), policy(algorithm)];
+      const ds = [];
+      for (let i = 0; i < 6; i += 1) ds.push(await ctx.engine.consume({ tenantId: t, cost: 1, rules, shadowFrom: 1 }));
+      // Two pass the policy; three more would have been denied by it and pass; the sixth is denied by the own limit.
+      expect(ds.map((d) => [d.allowed, (d.rules[1]?.retryAfterMs ?? 0) > 0])).toEqual([[true, false], [true, false], [true, true], [true, true], [true, true], [false, true]]);
+      expect(ds[2]).toMatchObject({ retryAfterMs: 0, delayMs: 0, rules: [{ remaining: 2 }, { remaining: 0 }] });
+      // The policy's rule was charged by the two it admitted only.
+      expect((await ctx.engine.peek({ tenantId: t, cost: 1, rules: rules.slice(1) })).allowed).toBe(false);
+      expect((await ctx.engine.peek({ tenantId: t, cost: 1, rules: [own()] })).allowed).toBe(false);
+    });
+
+    it('a peek answers as the consume would, writing nothing; refund and lease ignore it', async () => {
+      const t = ctx.tenant();
+      const rules = [own(), policy('fixed_window')];
+      await ctx.engine.consume({ tenantId: t, cost: 2, rules });
+      const peek = await ctx.engine.peek({ tenantId: t, cost: 1, rules, shadowFrom: 1 });
+      expect(peek).toMatchObject({ allowed: true, rules: [{ remaining: 2 }, { remaining: 0 }] });
+      expect(await ctx.engine.consume({ tenantId: t, cost: 1, rules, shadowFrom: 1 })).toEqual(peek);
+      expect((await ctx.engine.lease({ tenantId: t, max: 1, rules, shadowFrom: 1 })).granted).toBe(0);
+    });
+
+    it('refuses an index that is not a rule\'s', async () => {
+      const t = ctx.tenant();
+      for (const shadowFrom of [-1, 3, 0.5]) {
+        await expect(ctx.engine.consume({ tenantId: t, cost: 1, rules: [own(), policy('gcra')], shadowFrom })).rejects.toBeInstanceOf(InvalidLimitRequestError);
+      }
+    });
+  });
+
   describe('lease', () => {
     it('grants min(max, what every rule has left) all or nothing; the unused part can be refunded', async () => {
       const t = ctx.tenant();

@@ -21,7 +21,8 @@
   ARGV[5]          usage to take back, or '': `<minute epoch s>` then `\n<field>\n<amount>` per field; each field of
                    the hash ARGV[3] .. minute is decreased by its amount, and removed at 0 (what a call whose
                    reply came too late had counted: the engine takes it back, see redis/late-reply.ts)
-  ARGV[6 ..]       then per decision: operation (consume | peek | refund | lease), the cost (or, for a lease,
+  ARGV[6 ..]       then per decision: operation (consume | peek | refund | lease; a consume or a peek with a policy
+                   in shadow mode adds `/<k>`, k the index from 1 of the policy's first rule), the cost (or, for a lease,
                    the most units to take), its tally ('' = not counted, '=' = the decision before's, else the
                    tally string below), then either the number of rules followed by the rules, or '='
                    when its rules are exactly those of the decision before it in this call (the same ARGV;
@@ -37,20 +38,23 @@
 
   Reply: `expired <Redis now ms>` when the call ran after its expiry (ARGV[4]; nothing done). Otherwise
            one string of integers, each after one space but the first: nowMs, then per decision: granted (a
-           lease: the units granted; else 1; 0 = denied), then per rule: remaining, resetMs, and retryAfterMs
-           when denied or delayMs when admitted (an admitted decision has no retry-after, a denied one no
-           delay). One string rather than an array of integers: a client decodes one reply element instead of
+           lease: the units granted; else 1; 0 = denied; 2 = a shadow policy's rule would have denied: admitted
+           on the rules before the policy's, see "Shadow" below), then per rule: remaining, resetMs, and
+           retryAfterMs when denied or delayMs when admitted (an admitted decision has no retry-after, a denied
+           one no delay; with granted 2, the policy's rules give their retry-after, the others their delay). One string rather than an array of integers: a client decodes one reply element instead of
            ten a decision (ioredis's cost is per element), and Redis formats each rule's three with one
            string.format('%d %d %d') (exact below 2^53; table.concat would format Lua numbers with '%.14g').
            With an injected clock (ARGV[1] set), one more integer ends the reply: Redis's own now in ms (the
            engine learns Redis's clock from it, as it does from nowMs otherwise).
-  Tally: `<field base>\n<shadow from>\n<admitted as>\n<rule 1 name>\n<rule 2 name>...`. A decision with one adds to
+  Shadow:  a consume or a peek `/<k>`: rules k.. are a policy in shadow mode, decided and reported but never
+           denying. When the decision over every rule is denied by one of them (every rule before k admits), it is
+           made again on rules 1..k-1 alone, in the same call: charged there only (a consume), granted 2, and the
+           policy's rules report what they would have answered (their numbers of the first, denied, decision).
+  Tally: `<field base>\n<rule 1 name>\n<rule 2 name>...`. A decision with one adds to
            the call's hash (ARGV[3] .. minute): `n|<field base><result>|<reason>` += 1 and `c|…` += the units
-           charged, where result|reason is `allowed|` when admitted (`shadow_denied|<admitted as>` instead when
-           that is set: the tenant's own limits of a shadow decision, charged after its policy would have
-           denied), `denied|<name of the first rule that refused>` when denied, except when that rule is at or
-           after `shadow from` (> 0: the first rule of a policy in shadow mode, whose would-deny the caller counts
-           with a second call). A refund adds to `c|<field base>allowed|` minus the units it gave back (the most
+           charged, where result|reason is `allowed|` when admitted, `shadow_denied|<name of the first policy
+           rule that would have denied>` when granted 2, `denied|<name of the first rule that refused>` when
+           denied. A refund adds to `c|<field base>allowed|` minus the units it gave back (the most
            any of its rules took back, at most its cost; its cost without rules), never taking the minute's
            field below 0; a peek counts nothing. Counts are
            gathered over the whole call and each field written once at its end (HINCRBY); the hash expires 48 h
@@ -194,9 +198,9 @@ local tallies = {}
 local function readTally(text)
   local tally = tallies[text]
   if tally then return tally end
-  local base, shadowFrom, admittedAs, names = string.match(text, '^([^\n]*)\n(%d+)\n([^\n]*)\n?(.*)$')
+  local base, names = string.match(text, '^([^\n]*)\n?(.*)$')
   if not base then return nil end
-  tally = { base = base, shadowFrom = shadowFrom + 0, admittedAs = admittedAs, names = names }
+  tally = { base = base, names = names }
   tallies[text] = tally
   return tally
 end
@@ -214,22 +218,24 @@ local function addUsage(tally, result, reason, decisions, cost)
   usageCounted = true
 end
 
--- Counts one decision with `tally`: granted (0 = denied), the units charged, and for a denial the first rule that
--- refused (its index).
+-- The name of rule i (from 1) of a tally's rules.
+local function ruleName(tally, i)
+  local at = 0
+  for name in string.gmatch(tally.names, '[^\n]+') do
+    at = at + 1
+    if at == i then return name end
+  end
+  return ''
+end
+
+-- Counts one decision with `tally`: granted (0 = denied, 2 = a shadow policy would have denied), the units charged,
+-- and for a denial or a would-deny the first rule that refused (its index).
 local function countDecision(tally, operation, granted, cost, refusedBy)
   if operation == 'peek' then return end
   if operation == 'refund' then return addUsage(tally, 'allowed', '', 0, -(returned or cost)) end
-  if granted > 0 then
-    if tally.admittedAs ~= '' then return addUsage(tally, 'shadow_denied', tally.admittedAs, 1, cost) end
-    return addUsage(tally, 'allowed', '', 1, cost)
-  end
-  if tally.shadowFrom > 0 and refusedBy >= tally.shadowFrom then return end
-  local name, i = '', 0
-  for n in string.gmatch(tally.names, '[^\n]+') do
-    i = i + 1
-    if i == refusedBy then name = n break end
-  end
-  addUsage(tally, 'denied', name, 1, 0)
+  if granted == 2 and operation ~= 'lease' then return addUsage(tally, 'shadow_denied', ruleName(tally, refusedBy), 1, cost) end
+  if granted > 0 then return addUsage(tally, 'allowed', '', 1, cost) end
+  addUsage(tally, 'denied', ruleName(tally, refusedBy), 1, 0)
 end
 
 -- Writes the call's counts: each field once, into the hash of `now`'s minute.
@@ -331,8 +337,8 @@ end
 -- its end (storeRule): the same decisions and the same state as making them one by one (redis-engine.batch
 -- tests both), with one read and at most one write a rule instead of a read and a write a decision. A sliding
 -- log keeps a member per unit, not a view: a run with one returns false, having read nothing, and is made one
--- decision at a time.
-local function decideRun(reply, times, amount, rules, first, arg, tally)
+-- decision at a time. `shadow` (> 0): the index of a shadow policy's first rule (see "Shadow" in the header).
+local function decideRun(reply, times, amount, rules, first, arg, tally, shadow)
   local codes, limits, windows, xs, ys, zs = {}, {}, {}, {}, {}, {}
   for i = 1, rules do
     local code
@@ -353,13 +359,21 @@ local function decideRun(reply, times, amount, rules, first, arg, tally)
       if available[i] < least then least = available[i] end
     end
     local granted = '1'
-    if amount > least then granted = '0' end
+    if amount > least then
+      granted = '0'
+      -- Only a shadow policy's rules refuse: admitted on the rules before them.
+      local own = math.huge
+      for i = 1, shadow - 1 do
+        if available[i] < own then own = available[i] end
+      end
+      if shadow > 0 and amount <= own then granted = '2' end
+    end
     n = n + 1
     reply[n] = granted
     local refusedBy = nil
     for i = 1, rules do
       local mode = 'take'
-      if granted == '0' then
+      if granted == '0' or (granted == '2' and i >= shadow) then
         if amount > available[i] then
           mode = 'deny'
           refusedBy = refusedBy or i
@@ -369,14 +383,14 @@ local function decideRun(reply, times, amount, rules, first, arg, tally)
       end
       local remaining, reset, retryAfter, delay
       remaining, reset, retryAfter, delay, as[i], bs[i], cs[i] = applyRule(codes[i], limits[i], windows[i], xs[i], as[i], bs[i], cs[i], amount, mode)
-      if granted == '0' then delay = retryAfter end
+      if mode ~= 'take' then delay = retryAfter end
       available[i], resets[i] = remaining, reset
       n = n + 1
       reply[n] = string.format('%d %d %d', remaining, reset, delay)
     end
-    if granted == '1' then taken = true end
+    if granted ~= '0' then taken = true end
     if tally then
-      if granted == '1' then countDecision(tally, 'consume', 1, amount, nil) else countDecision(tally, 'consume', 0, 0, refusedBy) end
+      if granted == '0' then countDecision(tally, 'consume', 0, 0, refusedBy) else countDecision(tally, 'consume', granted + 0, amount, refusedBy) end
     end
   end
   if taken then
@@ -390,7 +404,7 @@ end
 local takeBackError = takeBackUsage()
 if takeBackError then return takeBackError end
 local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 6, 0, 0, 0, 0, '', 0
-local tally = nil
+local tally, shadow = nil, 0
 while arg <= #ARGV do
   local times, fresh, repeated = 1, false, false
   if ARGV[arg] == '+' then
@@ -398,11 +412,14 @@ while arg <= #ARGV do
     if rulesAt == 0 then return redis.error_reply('ERR the first decision of a call must send its rules') end
     times, arg, repeated = ARGV[arg + 1] + 0, arg + 2, true
   else
-    local count, tallyText
-    operation, amount, tallyText, count = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2], ARGV[arg + 3]
-    if operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease' then
+    local count, tallyText, from
+    operation, from = string.match(ARGV[arg], '^(%l+)/?(%d*)$')
+    amount, tallyText, count = ARGV[arg + 1] + 0, ARGV[arg + 2], ARGV[arg + 3]
+    shadow = 0
+    if from and from ~= '' and (operation == 'consume' or operation == 'peek') then shadow = from + 0 end
+    if (operation ~= 'consume' and operation ~= 'peek' and operation ~= 'refund' and operation ~= 'lease') or (from ~= '' and shadow == 0) then
       writeTally()
-      return redis.error_reply('ERR unknown limiter operation ' .. tostring(operation))
+      return redis.error_reply('ERR unknown limiter operation ' .. tostring(ARGV[arg]))
     end
     if tallyText == '' then
       tally = nil
@@ -424,7 +441,7 @@ while arg <= #ARGV do
   end
   local after
   if repeated and operation == 'consume' then
-    local made = decideRun(reply, times, amount, rules, keysAt, rulesAt, tally)
+    local made = decideRun(reply, times, amount, rules, keysAt, rulesAt, tally, shadow)
     if made ~= true and made ~= false then
       writeTally()
       return made -- an error reply
@@ -432,9 +449,16 @@ while arg <= #ARGV do
     if made then times = 0 end
   end
   for _ = 1, times do
-    local granted, result
+    local granted, result, n = nil, nil, #reply
     denier, returned = nil, nil
-    granted, result, after = decideFrom(reply, #reply, operation, amount, rules, keysAt, 1, rulesAt, math.huge)
+    granted, result, after = decideFrom(reply, n, operation, amount, rules, keysAt, 1, rulesAt, math.huge)
+    if granted == 0 and shadow > 0 and denier >= shadow then
+      -- Only the shadow policy refused: decided again on the rules before it, whose places in the reply this
+      -- overwrites (the policy's keep their numbers of the denied decision). They admitted it a moment ago.
+      local refusedBy = denier
+      granted, result = decideFrom(reply, n, operation, amount, shadow - 1, keysAt, 1, rulesAt, math.huge)
+      if granted then granted, denier, reply[n + 1] = 2, refusedBy, '2' end
+    end
     if not granted then
       writeTally()
       return result -- the error reply

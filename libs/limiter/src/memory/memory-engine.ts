@@ -66,7 +66,7 @@ export class MemoryEngine implements Limiter {
     const { models, keyParts } = planOf(rules);
     const prefix = tenantKeyPrefix(request.tenantId);
     const keys = keyParts.map((part, i) => prefix + part + subjectHash(subjectOf(request, i)));
-    const evaluation = evaluate(operation, models, keys.map((key) => this.store.get(key, now)), amount, now);
+    const evaluation = evaluate(operation, models, keys.map((key) => this.store.get(key, now)), amount, now, request.shadowFrom);
     evaluation.rules.forEach(({ view, write, numbers }, i) => {
       const key = keys[i];
       const model = models[i];

@@ -1,5 +1,5 @@
 import type { Tally } from '../contract';
-import { countedUsage, decisionLength, parseDecision, type ScriptDecision, takeBackText } from './protocol';
+import { countedUsage, decisionLength, parseDecision, planOf, type ScriptDecision, takeBackText, withCalendarWindows } from './protocol';
 
 /**
  * What undoes a script call whose reply came after its decisions were answered without it (the deadline): one call of
@@ -15,9 +15,10 @@ export interface Compensation {
 
 /**
  * The compensation of `batch`'s late reply (its integers; `nowMs` first), `shownAllowed[i]` saying whether decision
- * i's client was shown 'allowed'; undefined when there is nothing to undo.
+ * i's client was shown 'allowed' (`callerNow`: the engine's clock, for calendar windows); undefined when there is
+ * nothing to undo.
  */
-export function compensationOf(reply: readonly number[], batch: readonly ScriptDecision[], shownAllowed: readonly boolean[]): Compensation | undefined {
+export function compensationOf(reply: readonly number[], batch: readonly ScriptDecision[], shownAllowed: readonly boolean[], callerNow: number): Compensation | undefined {
   const refunds: ScriptDecision[] = [];
   const counted: [string, number][] = [];
   let tally: Tally | undefined;
@@ -26,18 +27,28 @@ export function compensationOf(reply: readonly number[], batch: readonly ScriptD
     const at = offset;
     offset += decisionLength(sent.rules);
     if (sent.operation !== 'consume' && sent.operation !== 'lease') return;
-    const { granted, decision } = parseDecision(reply, at, sent.rules, sent.operation);
+    const { granted, decision } = parseDecision(reply, at, sent.rules, sent.operation, sent.shadowFrom);
     const charged = decision.allowed ? (sent.operation === 'lease' ? granted : sent.amount) : 0;
-    if (charged > 0 && !shownAllowed[i]) {
-      refunds.push({ operation: 'refund', amount: charged, keys: sent.keys, ruleArgs: sent.ruleArgs, rules: sent.rules });
-    }
+    // The first rule that refused: a denial's, or (admitted) a shadow policy's that would have denied.
+    const refusedBy = decision.rules.findIndex((r) => r.retryAfterMs > 0) + 1;
+    if (charged > 0 && !shownAllowed[i]) refunds.push(refundOf(sent, charged, decision.allowed && refusedBy > 0 ? sent.shadowFrom : undefined, callerNow));
     if (sent.tally) {
       tally = sent.tally;
-      const refusedBy = decision.allowed ? 0 : decision.rules.findIndex((r) => r.retryAfterMs > 0) + 1;
-      counted.push(...countedUsage(sent.tally.text, sent.operation, decision.allowed ? Math.max(1, granted) : 0, charged, refusedBy));
+      counted.push(...countedUsage(sent.tally.text, sent.operation, { allowed: decision.allowed, charged, refusedBy }));
     }
   });
   if (refunds.length === 0 && counted.length === 0) return undefined;
   const minute = Math.floor((reply[0] as number) / 60_000) * 60;
   return { refunds, ...(tally && counted.length > 0 ? { takeBack: { key: tally.key, text: takeBackText(minute, counted) } } : {}) };
+}
+
+/**
+ * Gives back `units` to the rules `sent` charged: all of them, or those before `chargedUpTo` (a shadow policy's
+ * would-deny), with their calendar windows' bounds as of `callerNow` (the refund is made now).
+ */
+function refundOf(sent: ScriptDecision, units: number, chargedUpTo: number | undefined, callerNow: number): ScriptDecision {
+  if (chargedUpTo === undefined) return { operation: 'refund', amount: units, keys: sent.keys, ruleArgs: sent.ruleArgs, rules: sent.rules };
+  const rules = sent.rules.slice(0, chargedUpTo);
+  const plan = planOf(rules);
+  return { operation: 'refund', amount: units, keys: sent.keys.slice(0, chargedUpTo), ruleArgs: plan.calendar ? withCalendarWindows(rules, callerNow) : plan.args, rules };
 }

@@ -60,15 +60,21 @@ describe('limit.lua protocol: arguments', () => {
     // Counted decisions: the call's hash key once, each decision's tally, '=' for the one before's; a repeat needs
     // the same tally.
     const counted = tallyText('p1|', ['minute']);
-    expect(counted).toBe('p1|\n0\n\nminute');
+    expect(counted).toBe('p1|\nminute');
     const tally = { key: 'tg:{a}:u:', text: counted };
-    const shadow = { key: 'tg:{a}:u:', text: tallyText('p1|', ['minute'], { admittedAs: 'minute' }) };
+    const another = { key: 'tg:{a}:u:', text: tallyText('p2|', ['minute']) };
     expect(encodeBatch(undefined, [
       { ...decision('consume', 1, tenantWide), tally },
       { ...decision('consume', 1, tenantWide), tally },
-      { ...decision('consume', 1, tenantWide), tally: shadow },
+      { ...decision('consume', 1, tenantWide), tally: another },
       decision('consume', 1, tenantWide),
-    ]).args).toEqual(['', 0, 'tg:{a}:u:', '', '', 'consume', 1, counted, '1', 'fw', '10', '60000', '+', 1, 'consume', 1, shadow.text, '==', 'consume', 1, '', '==']);
+    ]).args).toEqual(['', 0, 'tg:{a}:u:', '', '', 'consume', 1, counted, '1', 'fw', '10', '60000', '+', 1, 'consume', 1, another.text, '==', 'consume', 1, '', '==']);
+    // A shadow policy from the second rule on: its index (from 1) after the operation; a repeat needs the same.
+    const two = resolved([every[0]!, every[3]!]);
+    const shadow = (operation: ScriptDecision['operation']) => ({ ...decision(operation, 1, ['tg:{a}:fw:minute:-', 'tg:{a}:tb:bucket:-'], two), shadowFrom: 1 });
+    expect(encodeBatch(undefined, [shadow('consume'), shadow('consume'), shadow('peek'), decision('consume', 1, ['tg:{a}:fw:minute:-', 'tg:{a}:tb:bucket:-'], two)]).args.slice(5)).toEqual(
+      ['consume/2', 1, '', '2', 'fw', '10', '60000', 'tb', '3', '500', '10', '%d%04d3', '+', 1, 'peek/2', 1, '', '==', 'consume', 1, '', '=='],
+    );
     expect(() => tallyText('p1|', ['a\nb'])).toThrow(/line break/);
     // An injected clock (tests) is sent with the TTL extension.
     expect(encodeBatch(1_700_000_000_000, [decision('consume', 1, tenantWide)]).args.slice(0, 2)).toEqual([1_700_000_000_000, 60_000]);
@@ -86,14 +92,13 @@ describe('limit.lua protocol: arguments', () => {
 
   it('names the usage fields the script counted for a decision, as its countDecision does', () => {
     const text = tallyText('p1|', ['minute', 'p-minute']);
-    expect(countedUsage(text, 'consume', 1, 3, 0)).toEqual([['n|p1|allowed|', 1], ['c|p1|allowed|', 3]]);
-    expect(countedUsage(text, 'lease', 4, 4, 0)).toEqual([['n|p1|allowed|', 1], ['c|p1|allowed|', 4]]);
-    expect(countedUsage(text, 'consume', 0, 0, 2)).toEqual([['n|p1|denied|p-minute', 1]]);
-    expect(countedUsage(text, 'peek', 1, 3, 0)).toEqual([]);
-    expect(countedUsage(text, 'refund', 1, 3, 0)).toEqual([]);
-    // A denial by a rule of a policy in shadow mode is the caller's to count; admitted as a would-deny, it is one.
-    expect(countedUsage(tallyText('p1|', ['minute', 'p-minute'], { shadowFrom: 2 }), 'consume', 0, 0, 2)).toEqual([]);
-    expect(countedUsage(tallyText('p1|', ['minute'], { admittedAs: 'p-minute' }), 'consume', 1, 1, 0)).toEqual([['n|p1|shadow_denied|p-minute', 1], ['c|p1|shadow_denied|p-minute', 1]]);
+    expect(countedUsage(text, 'consume', { allowed: true, charged: 3, refusedBy: 0 })).toEqual([['n|p1|allowed|', 1], ['c|p1|allowed|', 3]]);
+    expect(countedUsage(text, 'lease', { allowed: true, charged: 4, refusedBy: 0 })).toEqual([['n|p1|allowed|', 1], ['c|p1|allowed|', 4]]);
+    expect(countedUsage(text, 'consume', { allowed: false, charged: 0, refusedBy: 2 })).toEqual([['n|p1|denied|p-minute', 1]]);
+    expect(countedUsage(text, 'peek', { allowed: true, charged: 3, refusedBy: 0 })).toEqual([]);
+    expect(countedUsage(text, 'refund', { allowed: true, charged: 3, refusedBy: 0 })).toEqual([]);
+    // Admitted while a shadow policy's rule would have denied: a would-deny, charged to the rules before the policy's.
+    expect(countedUsage(text, 'consume', { allowed: true, charged: 1, refusedBy: 2 })).toEqual([['n|p1|shadow_denied|p-minute', 1], ['c|p1|shadow_denied|p-minute', 1]]);
   });
 });
 
@@ -123,6 +128,9 @@ describe('limit.lua protocol: reply', () => {
     });
     expect(denied.decision).toMatchObject({ allowed: false, retryAfterMs: 45_000, rules: [{ remaining: 0, retryAfterMs: 45_000 }, { remaining: 9, retryAfterMs: 0 }] });
     expect(leased).toMatchObject({ granted: 3, decision: { allowed: true, rules: [{ remaining: 7 }, { remaining: 7 }] } });
+    // Granted 2: admitted on the rules before a shadow policy (from the second rule), whose rule gives its retry-after.
+    const wouldDeny = parseDecision(replyNumbers('1700000000000 2 9 45000 0 0 0 250'), 1, two, 'consume', 1);
+    expect(wouldDeny.decision).toMatchObject({ allowed: true, retryAfterMs: 0, delayMs: 0, rules: [{ remaining: 9, retryAfterMs: 0 }, { remaining: 0, retryAfterMs: 250 }] });
     expect(replyNumbers('5 -1 0')).toEqual([5, -1, 0]);
   });
 

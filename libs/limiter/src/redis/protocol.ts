@@ -22,15 +22,14 @@ const CALENDAR_SKEW_MS = 60_000;
 
 /**
  * The tally string of lua/limit.lua: `base`, the start of every field; `names`, the rules' names in the decision's
- * order; `shadowFrom`, the index (from 1) of the first rule of a policy in shadow mode, 0 = none (a denial by such a
- * rule is not counted: the caller counts its would-deny); `admittedAs`: count an admission as `shadow_denied` with
- * this reason ('' = as `allowed`). Made once per rule set, not per call.
+ * order (a denial or a shadow policy's would-deny is counted with the name of the rule that refused). Made once per
+ * rule set, not per call.
  */
-export function tallyText(base: string, names: readonly string[], options: { shadowFrom?: number; admittedAs?: string } = {}): string {
-  for (const part of [base, options.admittedAs ?? '', ...names]) {
+export function tallyText(base: string, names: readonly string[]): string {
+  for (const part of [base, ...names]) {
     if (part.includes('\n')) throw new Error('a tally part must not hold a line break');
   }
-  return [base, String(options.shadowFrom ?? 0), options.admittedAs ?? '', ...names].join('\n');
+  return [base, ...names].join('\n');
 }
 
 /** One decision of a script call, as the protocol encodes it. */
@@ -39,6 +38,8 @@ export interface ScriptDecision {
   amount: number;
   /** Counted into usage by the script (absent: not counted). */
   tally?: Tally;
+  /** A consume or a peek: the index (from 0) of a shadow policy's first rule (`LimitRequest.shadowFrom`). */
+  shadowFrom?: number;
   keys: string[];
   /** The rules' ARGV: the plan's own array unless a calendar window added its bounds. */
   ruleArgs: readonly (string | number)[];
@@ -103,14 +104,15 @@ export function encodeBatch(injected: number | undefined, batch: readonly Script
     const sameRules = previous !== undefined && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs);
     const sameKeys = sameRules && sameArgs(previous!.keys, pending.keys);
     const sameTally = previous !== undefined && previous.tally?.text === pending.tally?.text;
-    if (sameKeys && sameTally && previous!.operation === pending.operation && previous!.amount === pending.amount) {
+    const operation = pending.shadowFrom === undefined ? pending.operation : `${pending.operation}/${pending.shadowFrom + 1}`;
+    if (sameKeys && sameTally && previous!.operation === pending.operation && previous!.shadowFrom === pending.shadowFrom && previous!.amount === pending.amount) {
       repeats += 1;
       continue;
     }
     if (repeats > 0) args.push('+', repeats);
     repeats = 0;
     if (pending.tally && pending.tally.key !== tallyKey) throw new Error('the decisions of one script call must count into one hash');
-    args.push(pending.operation, pending.amount, sameTally && pending.tally ? '=' : (pending.tally?.text ?? ''));
+    args.push(operation, pending.amount, sameTally && pending.tally ? '=' : (pending.tally?.text ?? ''));
     if (sameKeys) {
       args.push('==');
     } else {
@@ -186,19 +188,16 @@ export function redisNowOf(reply: readonly number[], injected: boolean): number 
 
 /**
  * The usage fields (and amounts) lua/limit.lua's countDecision added for one decision made with `tally` (a tally
- * string): what the engine takes back for a decision whose reply came too late. `refusedBy` (from 1): the first rule
- * that refused a denied decision.
+ * string), `charged` units: what the engine takes back for a decision whose reply came too late. `refusedBy` (from
+ * 1): the first rule that refused a denied decision, or whose would-deny a shadow decision reported; 0 = none.
  */
-export function countedUsage(text: string, operation: Operation, granted: number, cost: number, refusedBy: number): [string, number][] {
-  const [base = '', shadowFrom = '0', admittedAs = '', ...names] = text.split('\n');
+export function countedUsage(text: string, operation: Operation, decision: { allowed: boolean; charged: number; refusedBy: number }): [string, number][] {
+  const [base = '', ...names] = text.split('\n');
   if (operation === 'peek' || operation === 'refund') return [];
-  if (granted > 0) {
-    const rest = admittedAs === '' ? `${base}allowed|` : `${base}shadow_denied|${admittedAs}`;
-    return [[`n|${rest}`, 1], [`c|${rest}`, cost]];
-  }
-  const from = Number(shadowFrom);
-  if (from > 0 && refusedBy >= from) return [];
-  return [[`n|${base}denied|${names[refusedBy - 1] ?? ''}`, 1]];
+  const refuser = names[decision.refusedBy - 1] ?? '';
+  if (!decision.allowed) return [[`n|${base}denied|${refuser}`, 1]];
+  const rest = decision.refusedBy > 0 && operation === 'consume' ? `${base}shadow_denied|${refuser}` : `${base}allowed|`;
+  return [[`n|${rest}`, 1], [`c|${rest}`, decision.charged]];
 }
 
 /** ARGV[5] of lua/limit.lua: take back `fields` from the hash of `minute` (epoch s); amounts add up per field. */
@@ -252,15 +251,21 @@ export function decisionLength(rules: readonly ResolvedRule[]): number {
   return 1 + 3 * rules.length;
 }
 
-/** The decision at `offset` of the script's reply numbers (after `nowMs` at 0; see lua/limit.lua). */
-export function parseDecision(reply: readonly number[], offset: number, rules: readonly ResolvedRule[], operation: Operation): Lease {
+/**
+ * The decision at `offset` of the script's reply numbers (after `nowMs` at 0; see lua/limit.lua). A consume or a peek
+ * granted 2 was admitted while its shadow policy's rules (from `shadowFrom`) would have denied: they report their
+ * retry-after.
+ */
+export function parseDecision(reply: readonly number[], offset: number, rules: readonly ResolvedRule[], operation: Operation, shadowFrom = rules.length): Lease {
   if (reply.length < offset + decisionLength(rules)) unexpected(reply);
   const granted = reply[offset] as number;
   const allowed = granted > 0;
+  const waitsFrom = operation !== 'lease' && granted === 2 ? shadowFrom : rules.length;
   const numbers: RuleNumbers[] = [];
   for (let i = 0, o = offset + 1; i < rules.length; i += 1, o += 3) {
     const wait = reply[o + 2] as number;
-    numbers.push({ remaining: reply[o] as number, resetMs: reply[o + 1] as number, retryAfterMs: allowed ? 0 : wait, delayMs: allowed ? wait : 0 });
+    const delays = allowed && i < waitsFrom;
+    numbers.push({ remaining: reply[o] as number, resetMs: reply[o + 1] as number, retryAfterMs: delays ? 0 : wait, delayMs: delays ? wait : 0 });
   }
   return { granted: operation === 'lease' ? granted : 0, decision: toDecision(reply[0] as number, allowed, rules, numbers) };
 }

@@ -16,12 +16,15 @@ import { deleteTenantKeys } from './redis-test-support';
 // carries an expiry on Redis's clock (run later, it changes nothing) and a reply that comes after the deadline anyway
 // is undone (docs/adr/0021-one-request-one-decision.md). Against the real Redis behind a proxy that holds requests or
 // replies back.
+// Day-long windows: a test that crosses a minute's edge reads the same window.
+const DAY = 86_400_000;
+
 describe('RedisEngine deadline per script call', () => {
   let proxy: TcpProxy;
   let slow: Redis;
   let redis: Redis;
   const tenants: string[] = [];
-  const rules: LimitRule[] = [{ name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: 60_000 }];
+  const rules: LimitRule[] = [{ name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: DAY }];
 
   beforeAll(async () => {
     const target = new URL(TEST_REDIS_URL);
@@ -66,8 +69,11 @@ describe('RedisEngine deadline per script call', () => {
       expect(reason).toBeInstanceOf(DeadlineExceeded);
       return reason as DeadlineExceeded;
     });
-  /** Units left in the rule (a peek's remaining counts its own cost as taken). */
-  const left = async (t: string, r: LimitRule[] = rules) => ((await new RedisEngine(redis).peek({ tenantId: t, rules: r, cost: 1 })).rules[0]?.remaining ?? 0) + 1;
+  /** Units left in the rule (an admitted peek's remaining counts its own cost as taken). */
+  const left = async (t: string, r: LimitRule[] = rules) => {
+    const peek = await new RedisEngine(redis).peek({ tenantId: t, rules: r, cost: 1 });
+    return (peek.rules[0]?.remaining ?? 0) + (peek.allowed ? 1 : 0);
+  };
   const until = async (check: () => boolean) => {
     for (let i = 0; i < 100 && !check(); i += 1) await new Promise((r) => setTimeout(r, 50));
     expect(check()).toBe(true);
@@ -111,7 +117,7 @@ describe('RedisEngine deadline per script call', () => {
   it('undoes a call Redis ran in time but whose reply came late: charges given back, counts taken back', async () => {
     const { engine, outcomes } = lateEngine();
     const tenantId = tenant();
-    const five: LimitRule[] = [{ name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: 60_000 }];
+    const five: LimitRule[] = [{ name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: DAY }];
     const tally: Tally = { key: usageKey(tenantId), text: tallyText('p1|', ['minute']) };
     for (let i = 0; i < 3; i += 1) expect((await engine.consume({ tenantId, rules: five, cost: 1, tally })).allowed).toBe(true);
     const before = await usage(tenantId);
@@ -167,6 +173,25 @@ describe('RedisEngine deadline per script call', () => {
     expect(outcomes).toEqual(['compensated']);
     expect(await usage(tenantId)).toEqual({});
     expect(await left(tenantId)).toBe(100);
+  });
+
+  it('gives back a late shadow would-deny to the tenant\'s own limits only, and takes back its count', async () => {
+    const { engine, outcomes } = lateEngine();
+    const tenantId = tenant();
+    const policy: LimitRule = { name: 'p-minute', algorithm: 'fixed_window', limit: 1, windowMs: DAY };
+    const both = [...rules, policy];
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('p|', ['minute', 'p-minute']) };
+    expect((await engine.consume({ tenantId, rules: both, cost: 1, shadowFrom: 1, tally })).allowed).toBe(true);
+    proxy.delay(300, 'replies');
+    // The policy (in shadow) would deny: Redis charges the tenant's minute alone and counts a would-deny.
+    deadlines(await Promise.allSettled([engine.consume({ tenantId, rules: both, cost: 1, shadowFrom: 1, tally })]));
+    expect(await usage(tenantId)).toEqual({ 'n|p|allowed|': 1, 'c|p|allowed|': 1, 'n|p|shadow_denied|p-minute': 1, 'c|p|shadow_denied|p-minute': 1 });
+    await until(() => outcomes.length === 1);
+    proxy.delay(0);
+    expect(outcomes).toEqual(['compensated']);
+    expect(await usage(tenantId)).toEqual({ 'n|p|allowed|': 1, 'c|p|allowed|': 1 });
+    expect(await left(tenantId)).toBe(99);
+    expect(await left(tenantId, [policy])).toBe(0); // still the first check's, not given back
   });
 
   it('undoes a late call made through the guard (a breaker\'s half-open trial) without passing the guard again', async () => {

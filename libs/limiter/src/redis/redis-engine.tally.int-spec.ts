@@ -74,23 +74,40 @@ describe('RedisEngine counts decisions with their tally', () => {
     expect(await usage(t)).toEqual({ 'n|p1|allowed|': '3', 'c|p1|allowed|': '6', 'n|p1|denied|minute': '2' });
   });
 
-  it('leaves a denial by a shadow rule to the caller, who counts it with the tenant\'s own limits as shadow_denied', async () => {
+  it('counts a shadow policy\'s would-deny in the call that decides it, as shadow_denied, charged to the tenant\'s own limits', async () => {
     const t = tenant();
     const engine = new RedisEngine(redis, { clock, batch: false });
     const daily: LimitRule = { name: 'daily', algorithm: 'fixed_window', limit: 2, windowMs: 86_400_000 };
     const rules = [daily, burst];
-    const shadowFirst: Tally = { key: usageKey(t), text: tallyText('p2|', ['daily', 'burst'], { shadowFrom: 2 }) };
-    const ownLimits: Tally = { key: usageKey(t), text: tallyText('p2|', ['daily'], { admittedAs: 'burst' }) };
-    expect((await engine.consume({ tenantId: t, cost: 1, rules, tally: shadowFirst })).allowed).toBe(true);
-    // The burst (in shadow) refuses: nothing counted by this call …
-    expect((await engine.consume({ tenantId: t, cost: 1, rules, tally: shadowFirst })).allowed).toBe(false);
-    expect(await usage(t)).toEqual({ 'n|p2|allowed|': '1', 'c|p2|allowed|': '1' });
-    // … the caller charges the tenant's own limits and counts the would-deny.
-    expect((await engine.consume({ tenantId: t, cost: 1, rules: [daily], tally: ownLimits })).allowed).toBe(true);
+    const tally: Tally = { key: usageKey(t), text: tallyText('p2|', ['daily', 'burst']) };
+    expect((await engine.consume({ tenantId: t, cost: 1, rules, shadowFrom: 1, tally })).allowed).toBe(true);
+    // The burst (in shadow) refuses: admitted on the daily limit alone, counted as the burst's would-deny.
+    const wouldDeny = await engine.consume({ tenantId: t, cost: 1, rules, shadowFrom: 1, tally });
+    expect(wouldDeny).toMatchObject({ allowed: true, retryAfterMs: 0, rules: [{ name: 'daily', remaining: 0, retryAfterMs: 0 }, { name: 'burst', remaining: 0 }] });
+    expect(wouldDeny.rules[1]!.retryAfterMs).toBeGreaterThan(0);
     expect(await usage(t)).toEqual({ 'n|p2|allowed|': '1', 'c|p2|allowed|': '1', 'n|p2|shadow_denied|burst': '1', 'c|p2|shadow_denied|burst': '1' });
     // A denial by the tenant's own limit (before the shadow rules; both refuse now) is a denial, counted.
-    expect((await engine.consume({ tenantId: t, cost: 1, rules, tally: shadowFirst })).allowed).toBe(false);
+    expect((await engine.consume({ tenantId: t, cost: 1, rules, shadowFrom: 1, tally })).allowed).toBe(false);
     expect(await usage(t)).toMatchObject({ 'n|p2|denied|daily': '1' });
+  });
+
+  it('decides a shadow policy with the enforced limits in one script call, batched decisions included', async () => {
+    const t = tenant();
+    const tally: Tally = { key: usageKey(t), text: tallyText('p3|', ['minute', 'burst']) };
+    await new RedisEngine(redis, { clock }).peek({ tenantId: t, cost: 1, rules: [minuteLimit, burst] }); // the script cached
+    const { client, calls } = counting();
+    const engine = new RedisEngine(client, { clock });
+    const decisions = await Promise.all(Array.from({ length: 8 }, () => engine.consume({ tenantId: t, cost: 1, rules: [minuteLimit, burst], shadowFrom: 1, tally })));
+    expect(calls()).toBe(1);
+    // The burst (1) admits the first; the shadow never denies; the minute (6) does, from the seventh on.
+    expect(decisions.map((d) => [d.allowed, d.rules[1]!.retryAfterMs > 0])).toEqual([
+      [true, false], [true, true], [true, true], [true, true], [true, true], [true, true], [false, true], [false, true],
+    ]);
+    expect(await usage(t)).toEqual({
+      'n|p3|allowed|': '1', 'c|p3|allowed|': '1',
+      'n|p3|shadow_denied|burst': '5', 'c|p3|shadow_denied|burst': '5',
+      'n|p3|denied|minute': '2',
+    });
   });
 
   it('counts a lease as one decision of the units it took, a refund off the cost, a peek not at all', async () => {

@@ -123,6 +123,7 @@ export class RedisEngine implements Limiter {
     return new Promise<T>((resolve, reject) => {
       // Settled by `send` with a Decision or a Lease as `operation` says, which is what T is.
       const pending: Pending = { operation, amount, tally, keys, ruleArgs, rules, resolve: resolve as (outcome: Decision | Lease) => void, reject };
+      if (request.shadowFrom !== undefined && (operation === 'consume' || operation === 'peek')) pending.shadowFrom = request.shadowFrom;
       if (this.options.batch === false) return void this.send(injected, [pending]);
       const batchKey = injected === undefined ? prefix : `${prefix}${injected}`;
       const batch = this.batches.get(batchKey);
@@ -164,7 +165,7 @@ export class RedisEngine implements Limiter {
     let offset = 1;
     for (const pending of batch) {
       try {
-        const lease = parseDecision(reply, offset, pending.rules, pending.operation);
+        const lease = parseDecision(reply, offset, pending.rules, pending.operation, pending.shadowFrom);
         pending.resolve(pending.operation === 'lease' ? lease : lease.decision);
       } catch (err) {
         pending.reject(err);
@@ -203,7 +204,7 @@ export class RedisEngine implements Limiter {
           } catch {
             return this.options.onLateReply?.('expired');
           }
-          const compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed));
+          const compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed), injected ?? systemClock.now());
           if (!compensation) return this.options.onLateReply?.('compensated');
           void this.compensate(injected, tag, compensation);
         }),

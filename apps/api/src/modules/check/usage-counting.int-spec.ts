@@ -2,7 +2,7 @@ import { countsOf, activeTenantsKey, denialsKey, minuteOf, NO_TENANT, usageKey, 
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../../../../../test/support/context';
-import { TEST_REDIS_URL } from '../../../../../test/support/env';
+import { TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../test/support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../test/support/fixtures';
 
 // Every decision is counted into usage (docs/adr/0015-usage-counting-and-rollups.md): those Redis makes by the limit
@@ -23,6 +23,11 @@ describe('usage counting of /v1/check', () => {
   const inForce = async () => ctx.api.waitForRuleVersion((await publishRules(ctx.prisma, TEST_REDIS_URL)).version);
   const sorted = (rows: UsageCount[]) => [...rows].sort((a, b) => `${a.policyId}${a.result}${a.reason}`.localeCompare(`${b.policyId}${b.result}${b.reason}`));
   const usageOf = async (tenantId: string, minute: number) => sorted(countsOf(await redis.hgetall(usageKey(tenantId, minute))));
+  /** Script calls this node has made for checks (each observed once in tollgate_decision_redis_seconds). */
+  const scriptCalls = async () => {
+    const text = String((await ctx.api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body);
+    return Number(/^tollgate_decision_redis_seconds_count (\d+)/m.exec(text)?.[1] ?? 0);
+  };
 
   it('counts allowed, denied, shadow would-deny and refused decisions per tenant, policy and reason, as answered', async () => {
     await awayFromMinuteBoundary(20_000);
@@ -41,8 +46,11 @@ describe('usage counting of /v1/check', () => {
 
     const answers = [];
     for (let i = 0; i < 4; i += 1) answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/search', subject: `user-${i}` }));
+    // A policy in shadow mode is decided with the tenant's limits in the check's one script call, would-deny or not.
+    const callsBefore = await scriptCalls();
     answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/trial', subject: 'user-9' }));
     answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/trial', subject: 'user-9' }));
+    expect((await scriptCalls()) - callsBefore).toBe(2);
     answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/items' }));
     answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/items' }));
     // Not decisions: a peek counts nothing.

@@ -12,7 +12,7 @@ import {
   type LeaseResult,
   type LimitState,
 } from '@tollgate/domain';
-import type { Decision, Tally } from '@tollgate/limiter';
+import type { Decision } from '@tollgate/limiter';
 import { NO_TENANT } from '@tollgate/usage';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
@@ -100,41 +100,29 @@ export class CheckQuota {
     // this node lists for the rollup.
     const counting = this.recorder.enabled && operation !== 'peek';
     if (counting) this.recorder.active(tenant.id);
-    const tally = (t: Tally) => (counting ? t : undefined);
-    const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects, tally: tally(operation === 'consume' ? plan.tally : plan.enforcedTally) };
+    // A policy in shadow mode is decided with the tenant's limits in the same script call: it never denies, and when
+    // only it would have, the tenant's limits alone are charged and the script counts the would-deny (a lease is never
+    // in shadow). docs/adr/0021-one-request-one-decision.md.
+    const shadowFrom = plan.policy?.mode === 'shadow' && (operation === 'consume' || operation === 'peek') ? plan.tenantRules : undefined;
+    const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects, ...(counting ? { tally: plan.tally } : {}), ...(shadowFrom === undefined ? {} : { shadowFrom }) };
 
     try {
       if (operation === 'lease') {
-        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects, tally: limiterRequest.tally });
+        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects, ...(counting ? { tally: plan.tally } : {}) });
         const result = this.answer(rules.version, plan, lease.decision, 'enforce');
         this.count(plan, result);
         if (!result.allowed) this.sampleDenial(plan, request, lease.decision, 'denied');
         return { ...result, granted: lease.granted };
       }
-      let decision = await this.limiter[operation](limiterRequest);
-      let mode: CheckResult['mode'] = plan.policy?.mode === 'shadow' ? 'shadow' : 'enforce';
+      const decision = await this.limiter[operation](limiterRequest);
+      let mode: CheckResult['mode'] = shadowFrom === undefined ? 'enforce' : 'shadow';
       let wouldDeny: boolean | undefined;
-      if (mode === 'shadow' && operation === 'consume') {
-        wouldDeny = !decision.allowed;
-        const refusedByTenantLimits = decision.rules.slice(0, plan.tenantRules).some((r) => r.retryAfterMs > 0);
-        if (!decision.allowed && refusedByTenantLimits) {
-          // The tenant's own limits deny: that is enforced, shadow or not.
-          mode = 'enforce';
-          wouldDeny = undefined;
-        } else if (!decision.allowed) {
-          // Only the policy in shadow would deny: charge the tenant's limits alone, and say what would have happened.
-          // The script left this decision uncounted; this call counts it as the policy's would-deny.
-          const policyRules = decision.rules.slice(plan.tenantRules);
-          const wouldDenyBy = policyRules.find((r) => r.retryAfterMs > 0)?.name ?? '';
-          const own = await this.limiter.consume({ ...limiterRequest, rules: plan.tenantOnly.rules, ruleSubjects: undefined, tally: tally(plan.shadowTallies.get(wouldDenyBy) ?? [...plan.shadowTallies.values()][0]!) });
-          decision = { ...own, rules: [...own.rules, ...policyRules] };
-          if (!own.allowed) {
-            // The tenant's own limits ran out in between (another check took the last units): enforced, and the
-            // script counted it as a denial.
-            mode = 'enforce';
-            wouldDeny = undefined;
-          }
-        }
+      if (mode === 'shadow' && !decision.allowed) {
+        // The tenant's own limits deny: that is enforced, shadow or not.
+        mode = 'enforce';
+      } else if (mode === 'shadow' && operation === 'consume') {
+        // Admitted; the policy's rules say whether they would have denied.
+        wouldDeny = decision.rules.slice(plan.tenantRules).some((r) => r.retryAfterMs > 0);
       }
       const result = this.answer(rules.version, plan, decision, mode);
       if (wouldDeny !== undefined) result.wouldDeny = wouldDeny;
