@@ -20,6 +20,7 @@ describe('one request, one decision with DECISION_DEADLINE_MS=1', () => {
   let service: string;
   let tenant: { id: string; slug: string };
   let policyIds: Map<string, string>;
+  let version: number;
 
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
@@ -40,14 +41,8 @@ describe('one request, one decision with DECISION_DEADLINE_MS=1', () => {
     }
     policyIds = new Map((await prisma.endpointPolicy.findMany({ where: { planId: fixture.plan.id } })).map((p) => [p.name, p.id]));
     service = await createServiceKey(prisma);
-    const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    api = await startApi({
-      REDIS_URL: viaProxy.toString(),
-      DECISION_DEADLINE_MS: '1',
-      DEFAULT_FAILURE_MODE: 'open',
-      LOCAL_FAILOVER_NODES: '2',
-      USAGE_FLUSH_MS: '100',
-    });
+    ({ version } = await publishRules(prisma, TEST_REDIS_URL));
+    api = await startApi({ ...nodeEnv(), REDIS_URL: viaProxy.toString(), REDIS_COMMAND_TIMEOUT_MS: '5000' });
     await api.waitForRuleVersion(version);
   });
   afterAll(async () => {
@@ -57,12 +52,18 @@ describe('one request, one decision with DECISION_DEADLINE_MS=1', () => {
     await prisma.$disconnect();
   });
 
+  /**
+   * A node at DECISION_DEADLINE_MS=1. A reply later than REDIS_COMMAND_TIMEOUT_MS is one ioredis gives up on, and a
+   * call that ran in time but whose reply is given up on cannot be undone (ADR 0021): this node's command timeout is
+   * long enough that a busy machine does not reach it, except in the test about such replies.
+   */
+  const nodeEnv = () => ({ DECISION_DEADLINE_MS: '1', DEFAULT_FAILURE_MODE: 'open', LOCAL_FAILOVER_NODES: '2', USAGE_FLUSH_MS: '100' });
   type Answer = { status: number; body: { allowed?: boolean; degraded?: boolean } };
-  const check = (endpoint: string): Promise<Answer> => api.request('POST', '/v1/check', { token: service, body: { tenant: tenant.slug, endpoint } });
+  const check = (endpoint: string, node = api): Promise<Answer> => node.request('POST', '/v1/check', { token: service, body: { tenant: tenant.slug, endpoint } });
   /** `count` checks of `endpoint`, `concurrency` at a time (concurrent checks of a tenant share script calls). */
-  const checks = async (endpoint: string, count: number, concurrency = 10) => {
+  const checks = async (endpoint: string, count: number, concurrency = 10, node = api) => {
     const answers: Answer[] = [];
-    for (let i = 0; i < count; i += concurrency) answers.push(...(await Promise.all(Array.from({ length: Math.min(concurrency, count - i) }, () => check(endpoint)))));
+    for (let i = 0; i < count; i += concurrency) answers.push(...(await Promise.all(Array.from({ length: Math.min(concurrency, count - i) }, () => check(endpoint, node)))));
     return answers;
   };
   /** The tenant's usage rows of `minute`, sorted, as counted so far (by Redis and by the node's flushes). */
@@ -86,32 +87,36 @@ describe('one request, one decision with DECISION_DEADLINE_MS=1', () => {
     }
     return [...rows.values()];
   };
-  const lateReplies = async () => {
-    const text = String((await api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body);
+  const lateReplies = async (node = api) => {
+    const text = String((await node.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body);
     return new Map([...text.matchAll(/^tollgate_late_replies_total\{outcome="(\w+)"\} (\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
   };
 
-  it('counts each check once, as answered, when every reply comes after the deadline; charges only what was let through', async () => {
+  it('counts each check once, as answered, when the replies come after the deadline; charges only what was let through', async () => {
     await awayFromMinuteBoundary(25_000);
     const minute = minuteOf(Date.now());
-    // Redis acts at once; its replies come 20 ms later: every call misses the 1 ms deadline.
+    // Redis acts at once; its replies come 20 ms later: calls miss the 1 ms deadline (all of them, unless the machine
+    // is so busy that a reply is already waiting when the deadline's turn of the event loop comes).
     proxy.delay(20, 'replies');
     const open = await checks('GET /open', 40);
     const closed = await checks('GET /closed', 30);
     const local = await checks('GET /local', 10, 1);
-    expect(open.every((a) => a.status === 200 && a.body.allowed && a.body.degraded)).toBe(true);
-    expect(closed.every((a) => a.status === 503)).toBe(true);
-    // local: this node's share, 10 ÷ 2 nodes.
-    expect(local.map((a) => a.body.allowed)).toEqual([true, true, true, true, true, false, false, false, false, false]);
+    const degraded = (answers: Answer[]) => answers.filter((a) => a.status === 503 || a.body.degraded).length;
+    expect(degraded(open) + degraded(closed) + degraded(local)).toBeGreaterThan(60);
+    expect(open.every((a) => a.status === 200 && a.body.allowed)).toBe(true);
+    expect(closed.every((a) => a.status === 503 || !a.body.degraded)).toBe(true);
 
     const want = sortRows([...expected(null, open, 'open'), ...expected(policyIds.get('shut')!, closed, 'closed'), ...expected(policyIds.get('near')!, local, 'local')]);
-    await waitFor(async () => JSON.stringify(await usageOf(minute)) === JSON.stringify(want), 10_000, 100);
-    expect(await usageOf(minute)).toEqual(want);
-    // Nothing stays charged for a 503 or a local denial; what was let through may stay charged (if Redis ran it in time).
+    await waitFor(async () => JSON.stringify(await usageOf(minute)) === JSON.stringify(want), 10_000, 100).catch(() => undefined); // the expectation below says what differs
+    expect({ usage: await usageOf(minute), late: Object.fromEntries(await lateReplies()) }).toEqual({ usage: want, late: expect.anything() });
+    // Nothing stays charged for a 503 or a local denial; what was let through may stay charged (if Redis ran it in
+    // time), what Redis answered is.
     proxy.delay(0);
-    expect(await charged('shut-minute', minute)).toBe(0);
-    expect(await charged('near-minute', minute)).toBeLessThanOrEqual(5);
-    expect(await charged('minute', minute)).toBeLessThanOrEqual(open.length + 5);
+    const redisAllowed = (answers: Answer[]) => answers.filter((a) => a.status === 200 && a.body.allowed && !a.body.degraded).length;
+    expect(await charged('shut-minute', minute)).toBe(redisAllowed(closed));
+    expect(await charged('near-minute', minute)).toBeLessThanOrEqual(local.filter((a) => a.body.allowed).length);
+    expect(await charged('near-minute', minute)).toBeGreaterThanOrEqual(redisAllowed(local));
+    expect(await charged('minute', minute)).toBeLessThanOrEqual(open.length + local.filter((a) => a.body.allowed).length + redisAllowed(closed));
     const outcomes = await lateReplies();
     expect(outcomes.get('failed') ?? 0).toBe(0);
     expect((outcomes.get('compensated') ?? 0) + (outcomes.get('expired') ?? 0)).toBeGreaterThan(0);
@@ -124,8 +129,8 @@ describe('one request, one decision with DECISION_DEADLINE_MS=1', () => {
     proxy.delay(0);
     const closed = await checks('GET /closed', 150);
     const want = sortRows(merge(before.usage, expected(policyIds.get('shut')!, closed, 'closed')));
-    await waitFor(async () => JSON.stringify(await usageOf(minute)) === JSON.stringify(want), 10_000, 100);
-    expect(await usageOf(minute)).toEqual(want);
+    await waitFor(async () => JSON.stringify(await usageOf(minute)) === JSON.stringify(want), 10_000, 100).catch(() => undefined); // the expectation below says what differs
+    expect({ usage: await usageOf(minute), late: Object.fromEntries(await lateReplies()) }).toEqual({ usage: want, late: expect.anything() });
     const decided = want.filter((r) => r.policyId === policyIds.get('shut')).reduce((n, r) => n + r.decisions, 0) - before.usage.filter((r) => r.policyId === policyIds.get('shut')).reduce((n, r) => n + r.decisions, 0);
     expect(decided).toBe(150);
     // Exactly the answers that were 'allowed' stay charged.
@@ -149,10 +154,40 @@ describe('one request, one decision with DECISION_DEADLINE_MS=1', () => {
 
     const counted = (policyId: string | null, result: string, reason: string, decisions: number, cost: number): UsageCount => ({ policyId, result, reason, decisions, cost }) as UsageCount;
     const want = sortRows(merge(before.usage, [counted(null, 'degraded_allowed', 'open', 2, 2), counted(policyIds.get('shut')!, 'degraded_denied', 'closed', 5, 0)]));
-    await waitFor(async () => JSON.stringify(await usageOf(minute)) === JSON.stringify(want), 10_000, 100);
+    await waitFor(async () => JSON.stringify(await usageOf(minute)) === JSON.stringify(want), 10_000, 100).catch(() => undefined); // the expectation below says what differs
     proxy.delay(0);
     expect(await usageOf(minute)).toEqual(want);
     expect(await charged('shut-minute', minute)).toBe(before.shut);
+  });
+
+  it('adds a node\'s counts once when its writes are sent again after their replies were lost', async () => {
+    await awayFromMinuteBoundary(25_000);
+    const minute = minuteOf(Date.now());
+    const before = await usageOf(minute);
+    // A node with the default command timeout (500 ms) behind a Redis 700 ms away each way: its checks' script calls
+    // arrive after their expiry (nothing charged or counted), and each flush of its own counts is applied by Redis but
+    // never answered in time, so the node sends it again (every USAGE_FLUSH_MS) with the same id.
+    const target = new URL(TEST_REDIS_URL);
+    const far = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    const node = await startApi({ ...nodeEnv(), REDIS_URL: Object.assign(new URL(TEST_REDIS_URL), { port: String(far.port) }).toString() });
+    try {
+      await node.waitForRuleVersion(version);
+      // Quick first: its reply shows the node where Redis's clock stands, so that the calls below carry an expiry.
+      const warm = await check('GET /closed', node);
+      if (warm.status === 503) await waitFor(async () => [...(await lateReplies(node)).values()].reduce((a, b) => a + b, 0) > 0, 5_000, 20);
+      far.delay(700);
+      const closed = await checks('GET /closed', 20, 10, node);
+      expect(closed.every((a) => a.status === 503)).toBe(true);
+      await new Promise((r) => setTimeout(r, 3_000));
+      far.delay(0);
+      const want = sortRows(merge(before, expected(policyIds.get('shut')!, [warm, ...closed], 'closed')));
+      await waitFor(async () => JSON.stringify(await usageOf(minute)) === JSON.stringify(want), 10_000, 100).catch(() => undefined); // the expectation below says what differs
+      await new Promise((r) => setTimeout(r, 500)); // a few more flushes: nothing more is added
+      expect(await usageOf(minute)).toEqual(want);
+    } finally {
+      await node.close();
+      await far.close();
+    }
   });
 });
 

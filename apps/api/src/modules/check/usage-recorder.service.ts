@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { LuaScript } from '@tollgate/lua-script';
 import {
   ACTIVE_TENANTS_TTL_S,
   activeTenantsKey,
@@ -32,13 +35,27 @@ const LATE_AFTER_CLOSE_MS = 10_000;
 /** Sample text is cut to this many characters (the endpoint and subject are the caller's). */
 const SAMPLE_TEXT_MAX = 200;
 
+/** Adds one write's counts to a minute's hash once, however often it is sent (see its header). */
+const addUsageCounts = LuaScript.load(join(__dirname, 'lua'), 'add-usage-counts');
+
+/** Counts of one tenant and minute, held until written. */
+interface Counts {
+  tenantId: string;
+  minute: number;
+  fields: Map<string, number>;
+}
+
+/** Counts sent to Redis as one write, with its id. */
+type Write = Counts & { id: string };
+
 /**
  * The node's part of usage counting (docs/adr/0015-usage-counting-and-rollups.md). Decisions Redis makes are counted
  * by the limit script itself; this service
  * - lists the tenants a node decides for in each minute's set (`active`), which is how the worker finds the hashes to
  *   roll up without scanning the keyspace: one `SADD` per tenant and minute, off the request path;
  * - counts the decisions made without Redis (refused, degraded) in memory and adds them to the same hashes every
- *   `USAGE_FLUSH_MS`; a flush that fails is kept for the next one, up to `MAX_PENDING_FIELDS` fields;
+ *   `USAGE_FLUSH_MS`; a write that fails is sent again as it was, with its id, by the next flushes (a write whose
+ *   reply was lost but which Redis applied is then not added twice), up to `MAX_PENDING_FIELDS` fields;
  * - samples denials into the tenant's stream, at most `USAGE_DENIAL_SAMPLES_PER_S` a second per tenant.
  * Nothing here ever makes a check wait or fail.
  */
@@ -50,8 +67,14 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
   /** Per minute, the tenants to list in its set with the next write. */
   private readonly toList = new Map<number, Set<string>>();
   /** Counts not yet in Redis: per usage hash key, field → amount. */
-  private readonly pending = new Map<string, { tenantId: string; minute: number; fields: Map<string, number> }>();
+  private readonly pending = new Map<string, Counts>();
+  /** Writes sent that did not succeed, by id: sent again unchanged, so that Redis adds each once. */
+  private readonly unsent = new Map<string, Write>();
+  /** Fields held in `pending` and `unsent`. */
   private pendingFields = 0;
+  /** This node's writes are `<writer>.<n>`. */
+  private readonly writer = randomBytes(9).toString('base64url');
+  private writes = 0;
   /** Samples written in the current second, per tenant. */
   private samplesSecond = 0;
   private readonly samples = new Map<string, number>();
@@ -171,21 +194,16 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
 
   /** Full: the oldest minute's counts go (they are the ones most likely past their rollup already). */
   private dropOldest(): void {
-    let oldest: string | undefined;
-    let oldestMinute = Infinity;
-    for (const [key, entry] of this.pending) {
-      if (entry.minute < oldestMinute) {
-        oldestMinute = entry.minute;
-        oldest = key;
-      }
+    let oldest: { from: Map<string, Counts>; key: string; entry: Counts } | undefined;
+    for (const from of [this.unsent, this.pending]) {
+      for (const [key, entry] of from) if (!oldest || entry.minute < oldest.entry.minute) oldest = { from, key, entry };
     }
-    if (oldest === undefined) return;
-    const entry = this.pending.get(oldest)!;
+    if (!oldest) return;
     let dropped = 0;
-    for (const field of entry.fields.keys()) if (field.startsWith('n|')) dropped += entry.fields.get(field)!;
+    for (const [field, amount] of oldest.entry.fields) if (field.startsWith('n|')) dropped += amount;
     this.metrics.usageDropped.inc(dropped);
-    this.pendingFields -= entry.fields.size;
-    this.pending.delete(oldest);
+    this.pendingFields -= oldest.entry.fields.size;
+    oldest.from.delete(oldest.key);
   }
 
   private async writeListings(): Promise<void> {
@@ -214,8 +232,9 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
   private async write(): Promise<void> {
     const now = Date.now();
     const current = minuteOf(now);
-    const entries = [...this.pending.values()];
+    const entries: Write[] = [...this.unsent.values(), ...[...this.pending.values()].map((entry) => ({ ...entry, id: `${this.writer}.${(this.writes += 1)}` }))];
     this.pending.clear();
+    this.unsent.clear();
     this.pendingFields = 0;
     let failed = 0;
     let reason = '';
@@ -225,14 +244,11 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
         const late = (entry.minute + 60) * 1000 + LATE_AFTER_CLOSE_MS < now;
         const minute = late ? current : entry.minute;
         if (late) this.list(minute, entry.tenantId);
-        const key = usageKey(entry.tenantId, minute);
-        // One transaction per hash: all its counts or none (the minute's set, in another slot, is listed apart).
-        const tx = this.redis.multi();
-        for (const [field, amount] of entry.fields) tx.hincrby(key, field, amount);
-        tx.expire(key, USAGE_KEY_TTL_S, 'NX');
+        // One script call per hash: all its counts or none, once (the minute's set, in another slot, is listed apart).
+        const args: (string | number)[] = [entry.id, USAGE_KEY_TTL_S];
+        for (const [field, amount] of entry.fields) args.push(field, amount);
         try {
-          const results = await tx.exec();
-          if (!results || results.some(([err]) => err)) throw new Error('the transaction was not applied');
+          await addUsageCounts.run(this.redis, [usageKey(entry.tenantId, entry.minute), usageKey(entry.tenantId, minute)], args);
         } catch (err) {
           this.keep(entry);
           failed += entry.fields.size;
@@ -255,7 +271,10 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  private keep(entry: { tenantId: string; minute: number; fields: Map<string, number> }): void {
-    for (const [field, amount] of entry.fields) this.add(entry.tenantId, entry.minute, field, amount);
+  /** A write that failed, kept to be sent again as it was (its id says whether Redis has it already). */
+  private keep(entry: Write): void {
+    while (this.pendingFields + entry.fields.size > MAX_PENDING_FIELDS && this.pendingFields > 0) this.dropOldest();
+    this.unsent.set(entry.id, entry);
+    this.pendingFields += entry.fields.size;
   }
 }
