@@ -61,6 +61,17 @@ describe('OutageReporter', () => {
     expect(text).toContain('tollgate_degraded_decisions_total{mode="local",cause="deadline"} 1');
   });
 
+  it('says what it touched since its last line when the node stops during an outage', () => {
+    reporter.record(unavailable(new BrokenCircuitError()), 'open');
+    reporter.record(unavailable(new BrokenCircuitError()), 'local');
+    reporter.onApplicationShutdown();
+    expect(logged.map((l) => l.fields)).toMatchObject([
+      { event: 'redis_outage_started', checks: 1 },
+      { event: 'redis_outage', cause: 'circuit_open', checks: 1, answers: { open: 0, closed: 0, local: 1 }, totalChecks: 2 },
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('keeps causes apart: each has its own first line, summaries and end', () => {
     reporter.record(unavailable(new Error('connect ECONNREFUSED')), 'open');
     reporter.record(unavailable(new BrokenCircuitError()), 'open');

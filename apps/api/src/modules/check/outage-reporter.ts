@@ -99,9 +99,16 @@ export class OutageReporter implements OnApplicationShutdown {
     }
   }
 
+  /** A node that stops during an outage says what it touched since the last line. */
   onApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    for (const [cause, episode] of this.episodes) {
+      const checks = sum(episode.interval);
+      if (checks === 0) continue;
+      this.log.warn({ event: 'redis_outage', cause, checks, answers: counts(episode.interval), totalChecks: sum(episode.total) }, `Redis did not decide ${checks} check(s) before this node stopped (${cause}): ${describeAnswers(episode.interval)}`);
+    }
+    this.episodes.clear();
   }
 }
 
