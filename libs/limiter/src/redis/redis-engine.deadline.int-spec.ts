@@ -215,6 +215,26 @@ describe('RedisEngine deadline per script call', () => {
     expect(await left(tenantId)).toBe(100);
   });
 
+  it('changes nothing when ioredis resends a late call after a reconnect (a failover), past its expiry', async () => {
+    const { engine, outcomes } = lateEngine();
+    const tenantId = tenant();
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    await engine.peek({ tenantId, rules, cost: 1 });
+    // The call is held on its way; the connection drops before Redis has it; ioredis reconnects and sends it again
+    // (it resends the commands it was not answered for), by then past its expiry.
+    proxy.delay(200);
+    const late = Promise.allSettled([engine.consume({ tenantId, rules, cost: 1, tally })]);
+    await new Promise((r) => setTimeout(r, 100));
+    await proxy.cut();
+    proxy.delay(0);
+    await proxy.restore();
+    deadlines(await late);
+    await until(() => outcomes.length === 1);
+    expect(outcomes).toEqual(['expired']);
+    expect(await usage(tenantId)).toEqual({});
+    expect(await left(tenantId)).toBe(100);
+  });
+
   it('expires calls on Redis\'s clock with an injected clock too', async () => {
     const clock = new ManualClock(Date.UTC(2026, 11, 5, 10, 0, 10));
     const { engine, outcomes } = lateEngine({ clock });
