@@ -1,3 +1,4 @@
+import { replaceControlCharacters } from '@tollgate/domain';
 import { type RedisClient, within } from '@tollgate/nest-infra';
 import { Queue } from 'bullmq';
 import type { WorkerHealth } from '../health/worker-health';
@@ -24,9 +25,8 @@ interface Restored {
 }
 
 /** An error's message, one line of at most 200 characters (an ioredis or BullMQ error: no secret in it). */
-function describe(err: unknown): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what this removes
-  return (err instanceof Error ? err.message : String(err)).replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 200);
+function oneLine(err: unknown): string {
+  return replaceControlCharacters(err instanceof Error ? err.message : String(err)).slice(0, 200);
 }
 
 /**
@@ -87,7 +87,7 @@ export class ScheduleKeeper {
   private async checkNow(trigger: CheckTrigger): Promise<void> {
     const work = this.keep(trigger).then(
       (restored) => this.succeeded(trigger, restored),
-      (err: unknown) => this.failed(describe(err)),
+      (err: unknown) => this.failed(oneLine(err)),
     );
     if ((await within(work, CHECK_ANSWER_MS)) === 'timeout') {
       this.failed(`Redis did not answer within ${CHECK_ANSWER_MS} ms`);
