@@ -117,7 +117,7 @@ describe('the monitoring files in docker/ name only metrics the API exposes', ()
       expect(metric && exposed.has(metric), variable.definition).toBe(true);
     }
     // Every metric Tollgate itself records has a panel.
-    for (const name of ['tollgate_decisions_total', 'tollgate_decision_redis_seconds_bucket', 'tollgate_degraded_decisions_total', 'tollgate_redis_circuit_open', 'tollgate_rule_set_rejections_total', 'tollgate_rule_set_version']) {
+    for (const name of ['tollgate_decisions_total', 'tollgate_decision_redis_seconds_bucket', 'tollgate_degraded_decisions_total', 'tollgate_redis_circuit_open', 'tollgate_late_replies_total', 'tollgate_rule_set_rejections_total', 'tollgate_rule_set_version']) {
       expect(shown, name).toContain(name);
     }
   });
