@@ -198,13 +198,14 @@ export class RedisEngine implements Limiter {
     call.then(
       (raw) =>
         setImmediate(() => {
-          let reply: number[];
+          let compensation: Compensation | undefined;
           try {
-            reply = this.replyOf(raw, injected, tag, sentAt);
-          } catch {
-            return this.options.onLateReply?.('expired');
+            const reply = this.replyOf(raw, injected, tag, sentAt);
+            compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed), injected ?? systemClock.now());
+          } catch (err) {
+            // Ran after its expiry: nothing to undo. Anything else is not a reply this engine can undo.
+            return this.options.onLateReply?.(err instanceof DeadlineExceeded ? 'expired' : 'failed');
           }
-          const compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed), injected ?? systemClock.now());
           if (!compensation) return this.options.onLateReply?.('compensated');
           void this.compensate(injected, tag, compensation);
         }),
