@@ -48,6 +48,8 @@ export class DeliveryPump {
   /** Until when the outbox had nothing more due (a claim came back short). */
   private idleUntil = 0;
   private stopped = false;
+  /** Stopped before its attempts ended: what they answer later is not written (their outcome stays unknown). */
+  private abandoned = false;
   private wake: (() => void) | null = null;
 
   constructor(
@@ -63,22 +65,36 @@ export class DeliveryPump {
 
   start(): void {
     this.stopped = false;
+    this.abandoned = false;
     this.running ??= this.run();
   }
 
   /**
    * Stops claiming, gives back what was claimed and not started (due again at once, for any worker), lets the attempts
-   * in flight finish (each within its timeout) and writes their outcomes.
+   * in flight finish (each within its timeout) and writes their outcomes — for at most `waitMs`. Answers whether all of
+   * that finished; if not, what is still in flight is left without an outcome in the log (the receiver may get it),
+   * retried when its lease ends, as a killed worker's would be: an answer that comes later is not written.
    */
-  async stop(): Promise<void> {
+  async stop(waitMs = Number.POSITIVE_INFINITY): Promise<boolean> {
     this.stopped = true;
     this.wake?.();
-    await this.running;
-    this.running = null;
-    await this.claiming;
-    await this.giveBack(this.ready.splice(0));
-    await Promise.all(this.inFlight);
-    while (this.recording) await this.recording;
+    const settled = (async () => {
+      await this.running;
+      this.running = null;
+      await this.claiming;
+      await this.giveBack(this.ready.splice(0));
+      await Promise.all(this.inFlight);
+      while (this.recording) await this.recording;
+      return true;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      if (Number.isFinite(waitMs)) timer = setTimeout(() => resolve(false), waitMs).unref();
+    });
+    const finished = await Promise.race([settled, late]);
+    clearTimeout(timer);
+    this.abandoned = !finished;
+    return finished;
   }
 
   private async run(): Promise<void> {
@@ -139,6 +155,7 @@ export class DeliveryPump {
 
   private async attempt(claim: ClaimedAttempt): Promise<void> {
     const result = await this.deliverer.send(claim);
+    if (this.abandoned) return;
     this.outcomes.push(planOutcome(claim, result, this.options.random));
     this.recording ??= this.record();
   }

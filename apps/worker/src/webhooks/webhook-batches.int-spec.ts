@@ -39,6 +39,11 @@ describe('webhook delivery in batches (workers, real Postgres, Redis and HTTP re
     runners.push(runner);
     await runner.start();
   };
+  /** Exactly `n` workers running from now on: those of the tests before stop first. */
+  const onlyWorkers = async (n: number, concurrency: number) => {
+    for (const r of runners.splice(0)) await r.close();
+    await Promise.all(Array.from({ length: n }, () => startRunner(concurrency)));
+  };
   const receiver = async (fallback?: Parameters<typeof startReceiver>[0]) => {
     const r = await startReceiver(fallback);
     receivers.push(r);
@@ -141,7 +146,7 @@ describe('webhook delivery in batches (workers, real Postgres, Redis and HTTP re
     const hooks = await receiver();
     const { endpoint: e, secret } = await endpoint(hooks.url);
     await publishAll(Array.from({ length: 1_000 }, () => event()));
-    await Promise.all([startRunner(8), startRunner(8)]);
+    await onlyWorkers(2, 8);
     await waitFor(async () => (await prisma.webhookDelivery.count({ where: { endpointId: e.id, status: 'delivered' } })) === 1_000, 60_000);
     const deliveries = await deliveriesTo(e.id);
     expect(deliveries.every((d) => d.attempts === 1 && d.attemptLog.length === 1 && d.attemptLog[0]!.outcome === 'delivered' && d.attemptLog[0]!.statusCode === 200)).toBe(true);
@@ -152,6 +157,26 @@ describe('webhook delivery in batches (workers, real Postgres, Redis and HTTP re
     for (const r of hooks.received) verifier.verify(r.body, r.headers as Record<string, string>);
   });
 
+  it('stops with attempts in flight: they stay in the log as outcome unknown, and what it had claimed but not started is given back', async () => {
+    const held = await receiver('hold');
+    const { endpoint: e } = await endpoint(held.url);
+    await publishAll(Array.from({ length: 30 }, () => event()));
+    await onlyWorkers(1, 2);
+    const runner = runners.pop()!;
+    await waitFor(() => held.received.length === 2, 10_000);
+    await runner.close(300);
+
+    const deliveries = await deliveriesTo(e.id);
+    const sent = deliveries.filter((d) => d.attempts === 1);
+    expect(sent).toHaveLength(2);
+    for (const d of sent) expect(d.attemptLog).toEqual([expect.objectContaining({ attempt: 1, outcome: null, statusCode: null })]);
+    expect(sent.map((d) => d.eventId).sort()).toEqual(held.received.map((r) => String(r.headers['webhook-id'])).sort());
+    // The other 28 were never sent: no attempt logged, due again at once for any worker.
+    const given = deliveries.filter((d) => d.attempts === 0);
+    expect(given).toHaveLength(28);
+    expect(given.every((d) => d.status === 'pending' && d.attemptLog.length === 0 && d.nextAttemptAt! <= clock.now())).toBe(true);
+  });
+
   it('applies each answer of one batch to its own delivery: 200 delivered, 500 and 429 retried on their schedule, 410 disabling its endpoint', async () => {
     const [ok, down, busy, gone] = await Promise.all([
       receiver(),
@@ -159,6 +184,7 @@ describe('webhook delivery in batches (workers, real Postgres, Redis and HTTP re
       receiver({ status: 429, headers: { 'retry-after': '120' } }),
       receiver({ status: 410 }),
     ]);
+    await onlyWorkers(1, 8);
     const endpoints = await Promise.all([ok, down, busy, gone].map((r) => endpoint(r.url)));
     const [okE, downE, busyE, goneE] = endpoints.map((x) => x.endpoint);
     await publishAll(Array.from({ length: 5 }, () => event()));

@@ -115,8 +115,11 @@ export class WebhookRunner {
     return this.housekeeper ? [this.housekeeper] : [];
   }
 
-  async close(): Promise<void> {
-    await this.pump.stop();
+  /** Stops delivering (the attempts in flight get at most `waitMs` to end and be logged), then closes everything. */
+  async close(waitMs?: number): Promise<void> {
+    if (!(await this.pump.stop(waitMs))) {
+      this.deps.log.warn(`webhook attempts still in flight after ${waitMs} ms are left without an outcome in the log; retried when their claim ends`);
+    }
     await this.housekeeper?.close();
     this.connections.close();
     this.smtp?.close();

@@ -5,10 +5,12 @@ import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA } from '../infra.module';
 import { WebhookRunner } from './webhook-runner';
 
-/** Starts the webhook dispatcher and delivery workers with the app, and closes them with it. */
+/** Starts webhook delivery (claims from the Postgres outbox) and its retention job with the app, and stops them with it. */
 @Injectable()
 export class WebhookService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly runner: WebhookRunner;
+  /** What a shutdown gives the attempts in flight: half its bound, as the BullMQ jobs get (WorkerLifecycle). */
+  private readonly stopWithinMs: number;
 
   constructor(
     @Inject(PRISMA) prisma: PrismaClient,
@@ -16,15 +18,16 @@ export class WebhookService implements OnApplicationBootstrap, OnApplicationShut
     private readonly steps: ShutdownSteps,
   ) {
     this.runner = new WebhookRunner({ prisma, redis: config.redis, prefix: config.queues.prefix, settings: config.webhooks, log: new Logger('Webhooks') });
+    this.stopWithinMs = Math.floor(config.shutdown.timeoutMs / 2);
   }
 
   onApplicationBootstrap(): Promise<void> {
     return this.runner.start();
   }
 
-  /** Named for the shutdown's bound: attempts in flight are waited for (their outcomes written), up to it. */
+  /** Named for the shutdown's bound: attempts in flight are waited for (their outcomes written), half of it at most. */
   onApplicationShutdown(): Promise<void> {
-    return this.steps.run('webhook delivery (attempts in flight)', () => this.runner.close());
+    return this.steps.run('webhook delivery (attempts in flight)', () => this.runner.close(this.stopWithinMs));
   }
 }
 
