@@ -8,6 +8,8 @@
   KEYS             the state of each rule of each decision, in order: `tg:{<tenant tag>}:<algorithm>:<rule>:
                    <subject hash>`. Every key shares the tenant's hash tag (one cluster slot). A fixed window
                    keeps its counter in `<key>:<window start ms>`, which shares the tag too.
+                   With ARGV[5] set, the hash usage is taken back from ends KEYS (declared, so that a Redis
+                   Cluster sends a call of no decisions to the tenant's slot).
   ARGV[1]          now in epoch ms, or '' to use Redis TIME (tests pass an injected clock here)
   ARGV[2]          with an injected clock (ARGV[1] set): ms added to every TTL, which Redis then counts from its
                    own now, since it cannot follow the injected time (stale state reads as empty anyway).

@@ -85,9 +85,12 @@ describe('limit.lua protocol: arguments', () => {
     const refund: ScriptDecision = { operation: 'refund', amount: 2, keys: ['tg:{a}:fw:minute:-'], rules, ruleArgs: planOf(rules).args };
     const takeBack = { key: 'tg:{a}:u:', text: takeBackText(29_000_000, [['n|-|allowed|', 1], ['c|-|allowed|', 2], ['n|-|allowed|', 1], ['n|-|denied|minute', 1]]) };
     expect(takeBack.text).toBe('29000000\nn|-|allowed|\n2\nc|-|allowed|\n2\nn|-|denied|minute\n1');
-    expect(encodeBatch(undefined, [refund], { expiresAt: 1_700_000_000_050, takeBack }).args).toEqual(['', 0, 'tg:{a}:u:', 1_700_000_000_050, takeBack.text, 'refund', 2, '', '1', 'fw', '10', '60000']);
-    // Nothing to refund: a call of no decisions that only takes usage back.
-    expect(encodeBatch(undefined, [], { takeBack }).args).toEqual(['', 0, 'tg:{a}:u:', '', takeBack.text]);
+    expect(encodeBatch(undefined, [refund], { expiresAt: 1_700_000_000_050, takeBack })).toEqual({
+      keys: ['tg:{a}:fw:minute:-', 'tg:{a}:u:29000000'],
+      args: ['', 0, 'tg:{a}:u:', 1_700_000_000_050, takeBack.text, 'refund', 2, '', '1', 'fw', '10', '60000'],
+    });
+    // Nothing to refund: a call of no decisions that only takes usage back, from the hash it declares.
+    expect(encodeBatch(undefined, [], { takeBack })).toEqual({ keys: ['tg:{a}:u:29000000'], args: ['', 0, 'tg:{a}:u:', '', takeBack.text] });
   });
 
   it('names the usage fields the script counted for a decision, as its countDecision does', () => {

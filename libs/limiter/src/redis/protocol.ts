@@ -123,6 +123,11 @@ export function encodeBatch(injected: number | undefined, batch: readonly Script
     previous = pending;
   }
   if (repeats > 0) args.push('+', repeats);
+  // The hash usage is taken back from, declared last: a call of no decisions then still goes to the tenant's slot.
+  if (call.takeBack) {
+    const end = call.takeBack.text.indexOf('\n');
+    keys.push(call.takeBack.key + (end === -1 ? call.takeBack.text : call.takeBack.text.slice(0, end)));
+  }
   return { keys, args };
 }
 

@@ -88,6 +88,50 @@ describe('RedisEngine on a Redis Cluster', () => {
     }
   });
 
+  it('undoes late replies in the tenant\'s slot: charges given back, counts taken back, also by a call of no decisions', async () => {
+    // Replies held back 200 ms after Redis ran the call: each misses the 50 ms deadline.
+    let slow = false;
+    const late: ScriptClient = {
+      evalsha: (sha, numKeys, ...rest) => client.evalsha(sha, numKeys, ...rest).then(async (r) => (slow ? new Promise((done) => setTimeout(() => done(r), 200)) : r)),
+      eval: (script, numKeys, ...rest) => client.eval(script, numKeys, ...rest),
+    };
+    const outcomes: string[] = [];
+    const engine = new RedisEngine(late, { deadlineMs: 50, onLateReply: (o) => outcomes.push(o) });
+    const rules = [{ name: 'day', algorithm: 'fixed_window' as const, limit: 2, windowMs: 86_400_000 }];
+    const tenants = Array.from({ length: 4 }, (_, i) => `cluster-late-${i}-${Date.now()}`);
+    const usage = async (tenantId: string) => {
+      const sums: Record<string, number> = {};
+      for (const node of client.nodes('master')) {
+        for (const key of await node.keys(`${tenantKeyPrefix(tenantId)}u:*`)) {
+          for (const [field, value] of Object.entries(await node.hgetall(key))) sums[field] = (sums[field] ?? 0) + Number(value);
+        }
+      }
+      return sums;
+    };
+    const consume = (tenantId: string) => engine.consume({ tenantId, cost: 1, rules, tally: { key: `${tenantKeyPrefix(tenantId)}u:`, text: tallyText('-|', ['day']) } });
+    // Each tenant: one decision in time (1 left), then a late batch of three (one admitted and given back, two denied),
+    // then a late batch of two denials alone (what it counted is all there is to undo).
+    for (const tenantId of tenants) await consume(tenantId);
+    await engine.peek({ tenantId: tenants[0]!, cost: 1, rules });
+    slow = true;
+    const batches = await Promise.allSettled(tenants.flatMap((tenantId) => [consume(tenantId), consume(tenantId), consume(tenantId)]));
+    expect(batches.every((r) => r.status === 'rejected')).toBe(true);
+    slow = false;
+    await new Promise((r) => setTimeout(r, 400));
+    for (const tenantId of tenants) await consume(tenantId); // the last unit, in time
+    slow = true;
+    const denials = await Promise.allSettled(tenants.flatMap((tenantId) => [consume(tenantId), consume(tenantId)]));
+    expect(denials.every((r) => r.status === 'rejected')).toBe(true);
+    await new Promise((r) => setTimeout(r, 400));
+    slow = false;
+    for (let i = 0; i < 50 && outcomes.length < 2 * tenants.length; i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(outcomes).toEqual(Array.from({ length: 2 * tenants.length }, () => 'compensated'));
+    for (const tenantId of tenants) {
+      expect(await usage(tenantId)).toEqual({ 'n|-|allowed|': 2, 'c|-|allowed|': 2 });
+      expect((await engine.peek({ tenantId, cost: 1, rules })).allowed).toBe(false);
+    }
+  });
+
   it('leaves every key with a TTL that ends exactly when its state empties', async () => {
     await soakAndCheckTtls(client, new RedisEngine(client), () => undefined);
   });
