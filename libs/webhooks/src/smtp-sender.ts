@@ -20,8 +20,8 @@ interface SmtpError {
 }
 
 /**
- * Sends an event's message over SMTP (nodemailer), one connection per message like the webhooks' one per request, the
- * whole attempt cut after `timeoutMs`. Its answer is a webhook attempt's: `statusCode` is the SMTP server's reply code
+ * Sends an event's message over SMTP (nodemailer), one connection per message (the mail server is the operator's own,
+ * and messages are few), the whole attempt cut after `timeoutMs`. Its answer is a webhook attempt's: `statusCode` is the SMTP server's reply code
  * (250 delivered; 4xx a temporary failure, retried on the schedule), `body` its reply text. A permanent refusal of the
  * recipient (5xx to RCPT TO) answers `disableReason`: the endpoint is disabled, as a 410 Gone disables a webhook.
  */
