@@ -113,6 +113,16 @@ export function operationContract(target: ContractTarget): void {
       expect((await ctx.engine.peek({ tenantId: t, cost: 1, rules: [own()] })).allowed).toBe(false);
     });
 
+    it('decides the policy and the own limits atomically: 50 concurrent checks, own limit 10, policy 3', async () => {
+      const t = ctx.tenant();
+      const rules = [rule('fixed_window', 10, DAY, { name: 'own' }), rule('token_bucket', 3, DAY, { name: 'policy' })];
+      const ds = await Promise.all(Array.from({ length: 50 }, () => ctx.engine.consume({ tenantId: t, cost: 1, rules, shadowFrom: 1 })));
+      const wouldDeny = (d: (typeof ds)[number]) => (d.rules[1]?.retryAfterMs ?? 0) > 0;
+      expect(ds.filter((d) => d.allowed && !wouldDeny(d))).toHaveLength(3);
+      expect(ds.filter((d) => d.allowed && wouldDeny(d))).toHaveLength(7);
+      expect(ds.filter((d) => !d.allowed)).toHaveLength(40);
+    });
+
     it('a peek answers as the consume would, writing nothing; refund and lease ignore it', async () => {
       const t = ctx.tenant();
       const rules = [own(), policy('fixed_window')];
