@@ -24,7 +24,7 @@ describe('RedisEngine deadline per script call', () => {
   let slow: Redis;
   let redis: Redis;
   const tenants: string[] = [];
-  const rules: LimitRule[] = [{ name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: DAY }];
+  const rules: LimitRule[] = [{ name: 'day', algorithm: 'fixed_window', limit: 100, windowMs: DAY }];
 
   beforeAll(async () => {
     const target = new URL(TEST_REDIS_URL);
@@ -117,8 +117,8 @@ describe('RedisEngine deadline per script call', () => {
   it('undoes a call Redis ran in time but whose reply came late: charges given back, counts taken back', async () => {
     const { engine, outcomes } = lateEngine();
     const tenantId = tenant();
-    const five: LimitRule[] = [{ name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: DAY }];
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('p1|', ['minute']) };
+    const five: LimitRule[] = [{ name: 'day', algorithm: 'fixed_window', limit: 5, windowMs: DAY }];
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('p1|', ['day']) };
     for (let i = 0; i < 3; i += 1) expect((await engine.consume({ tenantId, rules: five, cost: 1, tally })).allowed).toBe(true);
     const before = await usage(tenantId);
     expect(before).toEqual({ 'n|p1|allowed|': 3, 'c|p1|allowed|': 3 });
@@ -132,7 +132,7 @@ describe('RedisEngine deadline per script call', () => {
       engine.peek({ tenantId, rules: five, cost: 1, tally }),
     ]);
     expect(deadlines(late)).toHaveLength(4);
-    expect(await usage(tenantId)).toEqual({ 'n|p1|allowed|': 5, 'c|p1|allowed|': 5, 'n|p1|denied|minute': 1 }); // Redis did decide them
+    expect(await usage(tenantId)).toEqual({ 'n|p1|allowed|': 5, 'c|p1|allowed|': 5, 'n|p1|denied|day': 1 }); // Redis did decide them
 
     await until(() => outcomes.length === 1);
     proxy.delay(0);
@@ -144,7 +144,7 @@ describe('RedisEngine deadline per script call', () => {
   it('keeps the charge of a late decision the caller answered allowed (its request went ahead), not its count', async () => {
     const { engine, outcomes } = lateEngine();
     const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
     await engine.peek({ tenantId, rules, cost: 1 });
 
     proxy.delay(300, 'replies');
@@ -163,7 +163,7 @@ describe('RedisEngine deadline per script call', () => {
   it('gives back the units of a late lease and takes back its count', async () => {
     const { engine, outcomes } = lateEngine();
     const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
     await engine.peek({ tenantId, rules, cost: 1 });
 
     proxy.delay(300, 'replies');
@@ -178,14 +178,14 @@ describe('RedisEngine deadline per script call', () => {
   it('gives back a late shadow would-deny to the tenant\'s own limits only, and takes back its count', async () => {
     const { engine, outcomes } = lateEngine();
     const tenantId = tenant();
-    const policy: LimitRule = { name: 'p-minute', algorithm: 'fixed_window', limit: 1, windowMs: DAY };
+    const policy: LimitRule = { name: 'p-day', algorithm: 'fixed_window', limit: 1, windowMs: DAY };
     const both = [...rules, policy];
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('p|', ['minute', 'p-minute']) };
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('p|', ['day', 'p-day']) };
     expect((await engine.consume({ tenantId, rules: both, cost: 1, shadowFrom: 1, tally })).allowed).toBe(true);
     proxy.delay(300, 'replies');
-    // The policy (in shadow) would deny: Redis charges the tenant's minute alone and counts a would-deny.
+    // The policy (in shadow) would deny: Redis charges the tenant's own limit alone and counts a would-deny.
     deadlines(await Promise.allSettled([engine.consume({ tenantId, rules: both, cost: 1, shadowFrom: 1, tally })]));
-    expect(await usage(tenantId)).toEqual({ 'n|p|allowed|': 1, 'c|p|allowed|': 1, 'n|p|shadow_denied|p-minute': 1, 'c|p|shadow_denied|p-minute': 1 });
+    expect(await usage(tenantId)).toEqual({ 'n|p|allowed|': 1, 'c|p|allowed|': 1, 'n|p|shadow_denied|p-day': 1, 'c|p|shadow_denied|p-day': 1 });
     await until(() => outcomes.length === 1);
     proxy.delay(0);
     expect(outcomes).toEqual(['compensated']);
@@ -203,7 +203,7 @@ describe('RedisEngine deadline per script call', () => {
       },
     });
     const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
     await engine.peek({ tenantId, rules, cost: 1 });
     proxy.delay(300, 'replies');
     deadlines(await Promise.allSettled([engine.consume({ tenantId, rules, cost: 1, tally })]));
@@ -218,7 +218,7 @@ describe('RedisEngine deadline per script call', () => {
   it('changes nothing when ioredis resends a late call after a reconnect (a failover), past its expiry', async () => {
     const { engine, outcomes } = lateEngine();
     const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
     await engine.peek({ tenantId, rules, cost: 1 });
     // The call is held on its way; the connection drops before Redis has it; ioredis reconnects and sends it again
     // (it resends the commands it was not answered for), by then past its expiry.
@@ -250,9 +250,9 @@ describe('RedisEngine deadline per script call', () => {
 
   it('changes nothing when a call is run again after its expiry (a client resending it after a reconnect)', async () => {
     const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['minute']) };
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
     const resolved = resolveRequest('consume', { tenantId, rules }, 1);
-    const keys = [`${tenantKeyPrefix(tenantId)}fw:minute:-`];
+    const keys = [`${tenantKeyPrefix(tenantId)}fw:day:-`];
     const [seconds, micros] = await redis.time();
     const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     const call = (expiresAt: number) => encodeBatch(undefined, [{ operation: 'consume', amount: 1, keys, rules: resolved, ruleArgs: planOf(resolved).args, tally }], { expiresAt });
