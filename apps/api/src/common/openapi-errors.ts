@@ -17,6 +17,7 @@ const WHY = new Map<number, string>([
   [413, 'payload_too_large: the body is over the size limit'],
   [415, 'unsupported_media_type: the body is not JSON'],
   [429, 'rate_limited: too many attempts; Retry-After says when to try again'],
+  [431, 'headers_too_large: the request line and headers are over 16 KiB (refused before any route)'],
   [500, 'internal: an unexpected failure (logged with its cause)'],
   [503, 'database_unavailable (or the quota store for enforcement): try again later'],
 ]);

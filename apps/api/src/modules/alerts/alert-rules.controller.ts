@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ALERT_KINDS, alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -35,6 +35,7 @@ export class AlertRulesController {
 
   /** Every rule by name (at most 1,000), filtered by kind, plan or tenant. */
   @Get()
+  @ApiOperation({ summary: 'List alert rules' })
   @Access('operator')
   @ApiQuery({ name: 'kind', required: false, enum: ALERT_KINDS })
   @ApiQuery({ name: 'planId', required: false })
@@ -50,6 +51,7 @@ export class AlertRulesController {
   }
 
   @Get(':ruleId')
+  @ApiOperation({ summary: 'Get an alert rule' })
   @Access('operator')
   @ApiAnswer(alertRuleViewSchema)
   async get(@Param('ruleId', IdPipe) ruleId: string): Promise<AlertRuleView> {
@@ -58,6 +60,7 @@ export class AlertRulesController {
 
   /** A new rule; one about a single tenant counts against its cap of alert rules (ALERT_RULES_PER_TENANT, or its own). */
   @Post()
+  @ApiOperation({ summary: 'Create an alert rule' })
   @Access('operator')
   @ApiJsonBody(newAlertRuleSchema, { name: 'Starter tenants near their daily quota', kind: 'quota_threshold', planId: '00000000-0000-4000-8000-000000000000', params: { thresholds: [80, 100] } })
   @ApiAnswer(alertRuleViewSchema, 201)
@@ -68,6 +71,7 @@ export class AlertRulesController {
 
   /** Renames, enables or disables a rule, or replaces its params (validated for its kind; kind and scope never change). */
   @Patch(':ruleId')
+  @ApiOperation({ summary: 'Update an alert rule' })
   @Access('operator')
   @ApiJsonBody(alertRulePatchSchema, { enabled: false })
   @ApiAnswer(alertRuleViewSchema)
@@ -77,6 +81,7 @@ export class AlertRulesController {
 
   /** Deletes a rule; its alerts stay in the history without it. */
   @Delete(':ruleId')
+  @ApiOperation({ summary: 'Delete an alert rule' })
   @HttpCode(204)
   @Access('operator')
   @ApiNoContent('deleted')

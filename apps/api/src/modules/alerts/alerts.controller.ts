@@ -1,5 +1,5 @@
 import { applyDecorators, Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ALERT_KINDS, ALERT_STATES, alertPageSchema, type AlertView } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -46,6 +46,7 @@ export class AlertsController {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   @Get()
+  @ApiOperation({ summary: 'List alerts' })
   @Access('operator')
   @ApiQuery({ name: 'ruleId', required: false })
   @ApiQuery({ name: 'tenantId', required: false })
@@ -66,6 +67,7 @@ export class OwnAlertsController {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   @Get()
+  @ApiOperation({ summary: 'List own alerts' })
   @Access('tenant')
   @ApiAlertFilters()
   @ApiPage()

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { auditPageSchema, type AuditEntryView } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -19,6 +19,7 @@ export class AuditController {
 
   /** Entries newest first, a page at a time, each with the rule set version its change published (or null). */
   @Get()
+  @ApiOperation({ summary: 'List audit entries' })
   @Access('operator')
   @ApiQuery({ name: 'actor', required: false, description: 'who made the change, exactly as entries name it', example: 'user:admin@tollgate.local' })
   @ApiQuery({ name: 'entityType', required: false, example: 'plan_limit' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, loginAnswerSchema, meAnswerSchema } from '@tollgate/domain';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -32,6 +32,7 @@ export class AuthController {
    * dashboard names the browser's address in a signed header (ClientAddress).
    */
   @Post('login')
+  @ApiOperation({ summary: 'Sign in' })
   @HttpCode(200)
   @Access('public')
   @ApiBody({ schema: { example: { email: 'admin@tollgate.local', password: 'tollgate-demo' } } })
@@ -46,6 +47,7 @@ export class AuthController {
   }
 
   @Post('logout')
+  @ApiOperation({ summary: 'Sign out' })
   @HttpCode(204)
   @Access('operator', 'tenant')
   @ApiBearerAuth()
@@ -56,6 +58,7 @@ export class AuthController {
 
   /** Who is signed in: an operator, or a tenant's user (with its tenant). */
   @Get('me')
+  @ApiOperation({ summary: 'Get the signed-in user' })
   @Access('operator', 'tenant')
   @ApiBearerAuth()
   @ApiAnswer(meAnswerSchema)

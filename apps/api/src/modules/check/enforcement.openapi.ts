@@ -30,8 +30,8 @@ const json = (schema: z.ZodType, example: unknown) => ({
   content: { 'application/json': { schema: { ...openApiSchema(schema, 'input'), example } } },
 });
 
-const post = (operationId: string, summary: string, schema: z.ZodType, example: unknown, answer: z.ZodType = checkResultSchema): { post: Operation } => ({
-  post: { tags: ['enforcement'], operationId, summary, security: [{ bearer: [] }], requestBody: json(schema, example), responses: { '200': decision(answer), ...ERRORS } },
+const post = (operationId: string, [summary, description]: [string, string], schema: z.ZodType, example: unknown, answer: z.ZodType = checkResultSchema): { post: Operation } => ({
+  post: { tags: ['enforcement'], operationId, summary, description, security: [{ bearer: [] }], requestBody: json(schema, example), responses: { '200': decision(answer), ...ERRORS } },
 });
 
 /**
@@ -45,7 +45,8 @@ const verdict = (description: string) => ({ description, content: { 'application
 export function enforcementOpenApiPaths(): Paths {
   const forwardAuth: Operation = {
     tags: ['enforcement'],
-    summary: 'Forward-auth for gateways (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth, Envoy ext_authz); any method',
+    summary: 'Check a request for a gateway',
+    description: 'Forward-auth for gateways (nginx auth_request, Caddy forward_auth, Traefik ForwardAuth, Envoy ext_authz); any method.',
     security: [{ gateway: [] }],
     parameters: [
       { name: 'x-forwarded-method', in: 'header', required: false, description: 'the original method (FORWARD_AUTH_ORIGINAL=x-forwarded, the default; x-original-method with x-original)', schema: { type: 'string' } },
@@ -65,11 +66,11 @@ export function enforcementOpenApiPaths(): Paths {
     },
   };
   return {
-    '/v1/check': post('check', 'May this request pass, at this cost? Charges every limit when it may (all or nothing).', checkRequestSchema, EXAMPLE),
-    '/v1/check/peek': post('peek', 'The same decision without charging anything: what a check would answer now.', checkRequestSchema, EXAMPLE),
-    '/v1/check/refund': post('refund', 'Gives `cost` back to every limit (never above capacity).', checkRequestSchema, EXAMPLE),
-    '/v1/check/lease': post('lease', 'Takes up to `max` units from every limit at once, to spend locally; `granted` says how many.', leaseRequestSchema, { tenant: 'acme', endpoint: 'POST /v1/messages', max: 100 }, leaseResultSchema),
-    '/v1/check/batch': post('batch', 'Several checks in one call, each decided on its own, answered in order; a bad check gets its own error, and so does one the quota store could not decide (503 only when it could decide none).', batchCheckRequestSchema, {
+    '/v1/check': post('check', ['Check a request', 'May this request pass, at this cost? Charges every limit when it may (all or nothing).'], checkRequestSchema, EXAMPLE),
+    '/v1/check/peek': post('peek', ['Peek at a decision', 'The same decision without charging anything: what a check would answer now.'], checkRequestSchema, EXAMPLE),
+    '/v1/check/refund': post('refund', ['Refund a cost', 'Gives `cost` back to every limit (never above capacity).'], checkRequestSchema, EXAMPLE),
+    '/v1/check/lease': post('lease', ['Lease units to spend locally', 'Takes up to `max` units from every limit at once, to spend locally; `granted` says how many.'], leaseRequestSchema, { tenant: 'acme', endpoint: 'POST /v1/messages', max: 100 }, leaseResultSchema),
+    '/v1/check/batch': post('batch', ['Check several requests', 'Several checks in one call, each decided on its own, answered in order; a bad check gets its own error, and so does one the quota store could not decide (503 only when it could decide none).'], batchCheckRequestSchema, {
       checks: [EXAMPLE, { ...EXAMPLE, subject: 'user-43', cost: 3 }],
     }, batchCheckResultSchema),
     [FORWARD_AUTH_ROUTE]: { get: { ...forwardAuth, operationId: 'forwardAuthGet' }, post: { ...forwardAuth, operationId: 'forwardAuthPost' } },

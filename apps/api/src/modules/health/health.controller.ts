@@ -1,11 +1,12 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { PrismaClient } from '@tollgate/db';
 import type { FastifyReply } from 'fastify';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, openApiSchema } from '../../common/api-json-body';
+import { errorResponse } from '../../common/openapi-errors';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { RuleCache } from '../rules/rule-cache.service';
 
@@ -37,9 +38,12 @@ export class HealthController {
    * `not-committed` (Redis holds a version Postgres does not have); the last two name both rule sets in `mismatch`.
    */
   @Get('health')
+  @ApiOperation({ summary: 'Get the health of this node' })
   @Access('public')
   @ApiAnswer(healthSchema, 200, 'ready')
   @ApiResponse({ status: 503, description: 'not ready: what is down or wrong', content: { 'application/json': { schema: openApiSchema(healthSchema, 'output') } } })
+  // Like every route: Node's HTTP parser refuses request headers over 16 KiB before any route runs.
+  @ApiResponse({ status: 431, ...errorResponse(431) })
   async health(@Res({ passthrough: true }) reply: FastifyReply): Promise<z.output<typeof healthSchema>> {
     const [postgres, redis] = await Promise.all([
       probe(() => this.prisma.$queryRaw`select 1`),

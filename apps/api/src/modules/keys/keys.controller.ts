@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, keyAnswerSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, keyWithUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
@@ -32,6 +32,7 @@ export class KeysController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'List API keys' })
   @Access('operator')
   @ApiQuery({ name: 'kind', required: false, enum: ['tenant', 'service', 'operator'] })
   @ApiQuery({ name: 'tenantId', required: false })
@@ -58,6 +59,7 @@ export class KeysController {
   }
 
   @Get(':keyId')
+  @ApiOperation({ summary: 'Get an API key' })
   @Access('operator')
   @ApiAnswer(keyWithUsageSchema)
   async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyWithUsage> {
@@ -67,6 +69,7 @@ export class KeysController {
 
   /** Creates a key (rate limited per operator: 30 a minute). The secret is in this answer only. */
   @Post()
+  @ApiOperation({ summary: 'Create an API key' })
   @Access('operator')
   @ApiJsonBody(newKeySchema, { kind: 'service', name: 'checkout gateway', tenants: ['acme'] })
   @ApiAnswer(keySecretAnswerSchema, 201)
@@ -78,6 +81,7 @@ export class KeysController {
   }
 
   @Post(':keyId/revoke')
+  @ApiOperation({ summary: 'Revoke an API key' })
   @HttpCode(200)
   @Access('operator')
   @ApiAnswer(keyAnswerSchema)
@@ -87,6 +91,7 @@ export class KeysController {
 
   /** A new secret for the same key settings; the old one works for `overlapSeconds` more (default an hour). */
   @Post(':keyId/rotate')
+  @ApiOperation({ summary: 'Rotate an API key' })
   @HttpCode(200)
   @Access('operator')
   @ApiJsonBody(rotateSchema, { overlapSeconds: 3600 })

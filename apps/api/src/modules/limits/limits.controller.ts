@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, HttpCode, Param, Patch, Post, type Type } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { limitAnswerSchema, type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
@@ -37,6 +37,7 @@ export function limitsController({ name, kind, base, param, tag, examples }: Lim
     ) {}
 
     @Post()
+    @ApiOperation({ summary: `Add a ${kind} limit` })
     @Access('operator')
     @ApiJsonBody(newLimitSchema, examples.create)
     @ApiAnswer(limitAnswerSchema, 201)
@@ -46,6 +47,7 @@ export function limitsController({ name, kind, base, param, tag, examples }: Lim
 
     /** Changes one limit; answers with the rule set version that carries the change. */
     @Patch(':limitId')
+    @ApiOperation({ summary: `Update a ${kind} limit` })
     @Access('operator')
     @ApiJsonBody(limitPatchSchema, examples.patch)
     @ApiAnswer(limitAnswerSchema)
@@ -59,6 +61,7 @@ export function limitsController({ name, kind, base, param, tag, examples }: Lim
     }
 
     @Delete(':limitId')
+    @ApiOperation({ summary: `Delete a ${kind} limit` })
     @HttpCode(200)
     @Access('operator')
     @ApiAnswer(ruleVersionAnswerSchema)

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { freeText, planAnswerSchema, planPageSchema, planViewSchema, ruleVersionAnswerSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
@@ -39,6 +39,7 @@ export class PlansController {
 
   /** Every plan with its limits and how many tenants are on it. */
   @Get()
+  @ApiOperation({ summary: 'List plans' })
   @Access('operator')
   @ApiPage()
   @ApiQuery({ name: 'q', required: false, description: 'part of a slug or name' })
@@ -58,6 +59,7 @@ export class PlansController {
   }
 
   @Get(':planId')
+  @ApiOperation({ summary: 'Get a plan' })
   @Access('operator')
   @ApiAnswer(planViewSchema)
   async get(@Param('planId', IdPipe) planId: string): Promise<PlanView> {
@@ -65,6 +67,7 @@ export class PlansController {
   }
 
   @Post()
+  @ApiOperation({ summary: 'Create a plan' })
   @Access('operator')
   @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', limit: 50000, calendar: 'day' }] })
   @ApiAnswer(planAnswerSchema, 201)
@@ -73,6 +76,7 @@ export class PlansController {
   }
 
   @Patch(':planId')
+  @ApiOperation({ summary: 'Update a plan' })
   @Access('operator')
   @ApiJsonBody(planPatchSchema, { name: 'Business (2027)' })
   @ApiAnswer(planAnswerSchema)
@@ -82,6 +86,7 @@ export class PlansController {
 
   /** 409 while tenants are on the plan. */
   @Delete(':planId')
+  @ApiOperation({ summary: 'Delete a plan' })
   @HttpCode(200)
   @Access('operator')
   @ApiAnswer(ruleVersionAnswerSchema)

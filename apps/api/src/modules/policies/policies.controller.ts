@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { POLICY_METHODS, POLICY_MODES, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -53,6 +53,7 @@ export class PoliciesController {
 
   /** Policies ordered by pattern and method, a page at a time (`nextCursor` is null on the last page). */
   @Get()
+  @ApiOperation({ summary: 'List endpoint policies' })
   @Access('operator')
   @ApiPage()
   @ApiQuery({ name: 'planId', required: false, description: 'policies of this plan' })
@@ -82,6 +83,7 @@ export class PoliciesController {
   }
 
   @Get(':policyId')
+  @ApiOperation({ summary: 'Get an endpoint policy' })
   @Access('operator')
   @ApiAnswer(policyViewSchema)
   async get(@Param('policyId', IdPipe) policyId: string): Promise<PolicyView> {
@@ -90,6 +92,7 @@ export class PoliciesController {
 
   /** A policy of a plan (`planId`) or of a tenant (`tenantId`); 409 when the owner has one for the route or name. */
   @Post()
+  @ApiOperation({ summary: 'Create an endpoint policy' })
   @Access('operator')
   @ApiJsonBody(newPolicySchema, EXAMPLE_POLICY)
   @ApiAnswer(policyAnswerSchema, 201)
@@ -99,6 +102,7 @@ export class PoliciesController {
 
   /** Switch to `enforce` after watching it in `shadow`, change the cost, the route, the failure mode… */
   @Patch(':policyId')
+  @ApiOperation({ summary: 'Update an endpoint policy' })
   @Access('operator')
   @ApiJsonBody(policyPatchSchema, { mode: 'enforce', cost: 2, failureMode: 'closed' })
   @ApiAnswer(policyAnswerSchema)
@@ -107,6 +111,7 @@ export class PoliciesController {
   }
 
   @Delete(':policyId')
+  @ApiOperation({ summary: 'Delete an endpoint policy' })
   @HttpCode(200)
   @Access('operator')
   @ApiAnswer(ruleVersionAnswerSchema)

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, restoreAnswerSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema, ruleVersionQuery } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { diffJson, type JsonChange } from '@tollgate/rules';
@@ -39,6 +39,7 @@ export class RuleSetsController {
 
   /** Versions, newest first, a page at a time (`nextBefore` is null on the last page). */
   @Get()
+  @ApiOperation({ summary: 'List rule set versions' })
   @Access('operator')
   @ApiPage('before', 'nextBefore of the previous page')
   @ApiAnswer(ruleSetPageSchema)
@@ -58,6 +59,7 @@ export class RuleSetsController {
 
   /** The newest committed rule set version. */
   @Get('current')
+  @ApiOperation({ summary: 'Get the current rule set' })
   @Access('operator')
   @ApiAnswer(ruleSetSummarySchema)
   async current(): Promise<{ version: number; createdAt: string; author: string }> {
@@ -71,6 +73,7 @@ export class RuleSetsController {
 
   /** What changed between two versions (either order), leaf by leaf. */
   @Get('diff')
+  @ApiOperation({ summary: 'Compare two rule set versions' })
   @Access('operator')
   @ApiQuery({ name: 'from', example: 1 })
   @ApiQuery({ name: 'to', example: 2 })
@@ -82,6 +85,7 @@ export class RuleSetsController {
 
   /** One version: the compiled rule set, its diff against the version before it, and what it was compiled from. */
   @Get(':version')
+  @ApiOperation({ summary: 'Get a rule set version' })
   @Access('operator')
   @ApiAnswer(ruleSetVersionSchema)
   async get(@Param('version', VersionPipe) version: number) {
@@ -100,6 +104,7 @@ export class RuleSetsController {
 
   /** Rolls back to this version's plans and limits, published as a new version. */
   @Post(':version/restore')
+  @ApiOperation({ summary: 'Restore a rule set version' })
   @HttpCode(200)
   @Access('operator')
   @ApiAnswer(restoreAnswerSchema)

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, keyListSchema, type LimitsInForce, limitsInForceSchema, ownTenantSchema, type TenantCapsUsage, tenantCapsUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -34,6 +34,7 @@ export class TenantSelfController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'Get own tenant' })
   @Access('tenant')
   @ApiAnswer(ownTenantSchema)
   async get(@CurrentCaller() caller: Caller): Promise<OwnTenantView> {
@@ -47,6 +48,7 @@ export class TenantSelfController {
    * its own limits (read without charging).
    */
   @Get('limits')
+  @ApiOperation({ summary: 'Get own limits in force' })
   @Access('tenant')
   @ApiAnswer(limitsInForceSchema)
   limits(@CurrentCaller() caller: Caller): Promise<LimitsInForce> {
@@ -55,6 +57,7 @@ export class TenantSelfController {
 
   /** How many webhook endpoints and alert rules the tenant has, against its caps (an operator may raise them). */
   @Get('caps')
+  @ApiOperation({ summary: 'Get own caps' })
   @Access('tenant')
   @ApiAnswer(tenantCapsUsageSchema)
   capsOf(@CurrentCaller() caller: Caller): Promise<TenantCapsUsage> {
@@ -63,6 +66,7 @@ export class TenantSelfController {
 
   /** The tenant's API keys (never a secret or a hash), newest first. */
   @Get('keys')
+  @ApiOperation({ summary: 'List own API keys' })
   @Access('tenant')
   @ApiAnswer(keyListSchema)
   async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyWithUsage[] }> {

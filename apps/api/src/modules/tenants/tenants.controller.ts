@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { freeText, type LimitsInForce, limitsInForceSchema, type TenantCapsUsage, tenantCapsUsageSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
@@ -49,6 +49,7 @@ export class TenantsController {
 
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan, status or text. */
   @Get()
+  @ApiOperation({ summary: 'List tenants' })
   @Access('operator')
   @ApiPage()
   @ApiQuery({ name: 'plan', required: false, description: 'plan id' })
@@ -72,6 +73,7 @@ export class TenantsController {
   }
 
   @Get(':tenantId')
+  @ApiOperation({ summary: 'Get a tenant' })
   @Access('operator')
   @ApiAnswer(tenantViewSchema)
   async get(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantView> {
@@ -83,6 +85,7 @@ export class TenantsController {
    * rule set in force, with the live state of its own limits (read without charging).
    */
   @Get(':tenantId/limits')
+  @ApiOperation({ summary: "Get a tenant's limits in force" })
   @Access('operator')
   @ApiAnswer(limitsInForceSchema)
   limits(@Param('tenantId', IdPipe) tenantId: string): Promise<LimitsInForce> {
@@ -91,6 +94,7 @@ export class TenantsController {
 
   /** How many webhook endpoints and alert rules the tenant has, against its caps (`PATCH` with `caps` changes them). */
   @Get(':tenantId/caps')
+  @ApiOperation({ summary: "Get a tenant's caps" })
   @Access('operator')
   @ApiAnswer(tenantCapsUsageSchema)
   capsOf(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantCapsUsage> {
@@ -98,6 +102,7 @@ export class TenantsController {
   }
 
   @Post()
+  @ApiOperation({ summary: 'Create a tenant' })
   @Access('operator')
   @ApiJsonBody(newTenantSchema, { slug: 'initech', name: 'Initech', planId: '00000000-0000-4000-8000-000000000000', timeZone: 'America/Chicago' })
   @ApiAnswer(tenantAnswerSchema, 201)
@@ -111,6 +116,7 @@ export class TenantsController {
    * lowered below what the tenant has takes nothing away: it only refuses new ones.
    */
   @Patch(':tenantId')
+  @ApiOperation({ summary: 'Update a tenant' })
   @Access('operator')
   @ApiJsonBody(tenantPatchSchema, { status: 'suspended' })
   @ApiAnswer(tenantAnswerSchema)
@@ -120,6 +126,7 @@ export class TenantsController {
 
   /** Deletes the tenant with its overrides, policies, keys and users (a new rule set version; audited with counts). */
   @Delete(':tenantId')
+  @ApiOperation({ summary: 'Delete a tenant' })
   @HttpCode(200)
   @Access('operator')
   @ApiAnswer(ruleVersionAnswerSchema)
@@ -129,6 +136,7 @@ export class TenantsController {
 
   /** The tenant's own version of limit `name`: replaces the plan's limit of that name, or adds one. */
   @Put(':tenantId/overrides/:name')
+  @ApiOperation({ summary: "Set a tenant's limit override" })
   @Access('operator')
   @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window', calendar: null })
   @ApiAnswer(overrideAnswerSchema)
@@ -143,6 +151,7 @@ export class TenantsController {
   }
 
   @Delete(':tenantId/overrides/:name')
+  @ApiOperation({ summary: "Remove a tenant's limit override" })
   @HttpCode(200)
   @Access('operator')
   @ApiAnswer(ruleVersionAnswerSchema)

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { applyDecorators, Controller, Get, Query, StreamableFile } from '@nestjs/common';
-import { ApiBearerAuth, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageTop, usageTopSchema, type WouldDeny, wouldDenySchema } from '@tollgate/domain';
 import { USAGE_RESULTS, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
 import { z } from 'zod';
@@ -69,6 +69,7 @@ export class UsageController {
 
   /** Decisions per bucket of the range, of one tenant, one endpoint policy, one result, or all of them. */
   @Get('usage')
+  @ApiOperation({ summary: 'Get usage over time' })
   @Access('operator')
   @ApiUsageRange(true)
   @ApiAnswer(usageSeriesSchema)
@@ -79,6 +80,7 @@ export class UsageController {
 
   /** The tenants, endpoint policies or limits that lead the range by denials, deny rate or cost. */
   @Get('usage/top')
+  @ApiOperation({ summary: 'Get the top tenants, policies or limits' })
   @Access('operator')
   @ApiQuery({ name: 'by', required: false, enum: USAGE_TOP_BY })
   @ApiQuery({ name: 'metric', required: false, enum: USAGE_TOP_METRICS })
@@ -93,6 +95,7 @@ export class UsageController {
 
   /** A sample of the tenant's recent denials, newest first. */
   @Get('usage/denials')
+  @ApiOperation({ summary: 'List recent denials' })
   @Access('operator')
   @ApiQuery({ name: 'tenant', required: true, description: 'tenant slug' })
   @ApiDenialsLimit()
@@ -103,6 +106,7 @@ export class UsageController {
 
   /** What enforcing an endpoint policy in shadow mode would have refused over the range, and whom (sampled). */
   @Get('usage/would-deny')
+  @ApiOperation({ summary: 'Get what a shadow policy would deny' })
   @Access('operator')
   @ApiQuery({ name: 'policy', required: true, description: 'endpoint policy id' })
   @ApiQuery({ name: 'from', ...time('start of the range; default: a day before `to`') })
@@ -120,6 +124,7 @@ export class UsageController {
 
   /** The rows of the range as CSV (the filters of `GET /v1/admin/usage`). */
   @Get('usage.csv')
+  @ApiOperation({ summary: 'Export usage as CSV' })
   @Access('operator')
   @ApiUsageRange(true)
   @ApiCsv()
@@ -142,6 +147,7 @@ export class OwnUsageController {
 
   /** The tenant's decisions per bucket of the range (days in its time zone); `policy` only one that applies to it. */
   @Get('usage')
+  @ApiOperation({ summary: 'Get own usage over time' })
   @Access('tenant')
   @ApiUsageRange(false)
   @ApiAnswer(usageSeriesSchema)
@@ -150,6 +156,7 @@ export class OwnUsageController {
   }
 
   @Get('usage/denials')
+  @ApiOperation({ summary: 'List own recent denials' })
   @Access('tenant')
   @ApiDenialsLimit()
   @ApiAnswer(denialSamplesSchema)
@@ -158,6 +165,7 @@ export class OwnUsageController {
   }
 
   @Get('usage.csv')
+  @ApiOperation({ summary: 'Export own usage as CSV' })
   @Access('tenant')
   @ApiUsageRange(false)
   @ApiCsv()

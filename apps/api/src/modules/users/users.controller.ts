@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { userPageSchema, userViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import type { z } from 'zod';
@@ -31,6 +31,7 @@ export class UsersController {
 
   /** Users by e-mail, a page at a time (`nextCursor` is the next page's `cursor`), filtered by role, tenant or text. */
   @Get()
+  @ApiOperation({ summary: 'List users' })
   @Access('operator')
   @ApiQuery({ name: 'role', required: false, enum: ['operator', 'tenant'] })
   @ApiQuery({ name: 'tenantId', required: false })
@@ -54,6 +55,7 @@ export class UsersController {
   }
 
   @Get(':userId')
+  @ApiOperation({ summary: 'Get a user' })
   @Access('operator')
   @ApiAnswer(userViewSchema)
   async get(@Param('userId', IdPipe) userId: string): Promise<UserView> {
@@ -61,6 +63,7 @@ export class UsersController {
   }
 
   @Post()
+  @ApiOperation({ summary: 'Create a user' })
   @Access('operator')
   @ApiJsonBody(newUserSchema, { email: 'ops@acme.example', name: 'Acme operations', role: 'tenant', tenantId: '00000000-0000-4000-8000-000000000000', password: 'a long passphrase' })
   @ApiAnswer(userViewSchema, 201)
@@ -69,6 +72,7 @@ export class UsersController {
   }
 
   @Patch(':userId')
+  @ApiOperation({ summary: 'Update a user' })
   @Access('operator')
   @ApiJsonBody(userPatchSchema, { password: 'another long passphrase' })
   @ApiAnswer(userViewSchema)
@@ -77,6 +81,7 @@ export class UsersController {
   }
 
   @Delete(':userId')
+  @ApiOperation({ summary: 'Delete a user' })
   @HttpCode(204)
   @Access('operator')
   @ApiNoContent('deleted')

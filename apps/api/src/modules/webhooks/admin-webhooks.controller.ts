@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   EVENT_TYPES,
   parseOrThrow,
@@ -53,6 +53,7 @@ export class AdminWebhooksController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'List webhook endpoints' })
   @Access('operator')
   @ApiQuery({ name: 'owner', required: false, description: '`operator`, or a tenant id' })
   @ApiQuery({ name: 'enabled', required: false, enum: ['true', 'false'] })
@@ -64,6 +65,7 @@ export class AdminWebhooksController {
 
   /** A new endpoint (the operator's, or with `tenantId` a tenant's: tenant event types only); its URL must resolve to public addresses. */
   @Post()
+  @ApiOperation({ summary: 'Create a webhook endpoint' })
   @Access('operator')
   @ApiJsonBody(newAdminEndpointSchema, { ...ENDPOINT_EXAMPLE, eventTypes: [...EVENT_TYPES.slice(0, 2)] })
   @ApiAnswer(webhookSecretAnswerSchema, 201)
@@ -73,6 +75,7 @@ export class AdminWebhooksController {
   }
 
   @Get(':endpointId')
+  @ApiOperation({ summary: 'Get a webhook endpoint' })
   @Access('operator')
   @ApiAnswer(webhookEndpointViewSchema)
   async get(@Param('endpointId', IdPipe) id: string) {
@@ -80,6 +83,7 @@ export class AdminWebhooksController {
   }
 
   @Patch(':endpointId')
+  @ApiOperation({ summary: 'Update a webhook endpoint' })
   @Access('operator')
   @ApiJsonBody(endpointPatchSchema, { enabled: true })
   @ApiAnswer(webhookEndpointViewSchema)
@@ -88,6 +92,7 @@ export class AdminWebhooksController {
   }
 
   @Delete(':endpointId')
+  @ApiOperation({ summary: 'Delete a webhook endpoint' })
   @HttpCode(204)
   @Access('operator')
   @ApiNoContent('deleted, with its deliveries')
@@ -97,6 +102,7 @@ export class AdminWebhooksController {
 
   /** A new secret; the old one is still signed with beside it for `overlapSeconds` (default 24 h). */
   @Post(':endpointId/rotate-secret')
+  @ApiOperation({ summary: 'Rotate a webhook secret' })
   @HttpCode(200)
   @Access('operator')
   @ApiJsonBody(rotateSecretSchema, { overlapSeconds: 86_400 })
@@ -108,6 +114,7 @@ export class AdminWebhooksController {
 
   /** Sends a `webhook.test` event to this endpoint only. */
   @Post(':endpointId/test')
+  @ApiOperation({ summary: 'Send a test event' })
   @HttpCode(202)
   @Access('operator')
   @ApiAnswer(webhookSendAnswerSchema, 202)
@@ -118,6 +125,7 @@ export class AdminWebhooksController {
 
   /** The endpoint's deliveries, newest first, with every attempt (time, status or error, latency, the answer's first KiB). */
   @Get(':endpointId/deliveries')
+  @ApiOperation({ summary: 'List webhook deliveries' })
   @Access('operator')
   @ApiQuery({ name: 'status', required: false, enum: WEBHOOK_DELIVERY_STATUSES })
   @ApiPage()
@@ -128,6 +136,7 @@ export class AdminWebhooksController {
 
   /** Sends an event this endpoint was sent before once more, with the same webhook-id. */
   @Post(':endpointId/resend')
+  @ApiOperation({ summary: 'Send an event again' })
   @HttpCode(202)
   @Access('operator')
   @ApiJsonBody(resendSchema, { eventId: 'msg_2Yx8pQw4Lr7Tb1Nc9Vd3Kf6H' })
@@ -142,6 +151,7 @@ export class AdminWebhooksController {
    * and a minute's sends (WEBHOOK_SENDS_PER_MINUTE_PER_OPERATOR): call again from the last one's time for more.
    */
   @Post(':endpointId/replay')
+  @ApiOperation({ summary: 'Replay events of a period' })
   @HttpCode(202)
   @Access('operator')
   @ApiJsonBody(replaySchema, { from: '2026-12-01T00:00:00Z', to: '2026-12-02T00:00:00Z', include: 'failed' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   AppError,
   ErrorCode,
@@ -52,6 +52,7 @@ export class TenantWebhooksController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'List own webhook endpoints' })
   @Access('tenant')
   @ApiQuery({ name: 'enabled', required: false, enum: ['true', 'false'] })
   @ApiPage()
@@ -61,6 +62,7 @@ export class TenantWebhooksController {
   }
 
   @Post()
+  @ApiOperation({ summary: 'Create an own webhook endpoint' })
   @Access('tenant')
   @ApiJsonBody(newEndpointSchema, { ...ENDPOINT_EXAMPLE, eventTypes: TENANT_EVENT_TYPES.slice(0, 2) })
   @ApiAnswer(webhookSecretAnswerSchema, 201)
@@ -72,6 +74,7 @@ export class TenantWebhooksController {
   }
 
   @Get(':endpointId')
+  @ApiOperation({ summary: 'Get an own webhook endpoint' })
   @Access('tenant')
   @ApiAnswer(webhookEndpointViewSchema)
   async get(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string) {
@@ -79,6 +82,7 @@ export class TenantWebhooksController {
   }
 
   @Patch(':endpointId')
+  @ApiOperation({ summary: 'Update an own webhook endpoint' })
   @Access('tenant')
   @ApiJsonBody(endpointPatchSchema, { enabled: true })
   @ApiAnswer(webhookEndpointViewSchema)
@@ -89,6 +93,7 @@ export class TenantWebhooksController {
   }
 
   @Delete(':endpointId')
+  @ApiOperation({ summary: 'Delete an own webhook endpoint' })
   @HttpCode(204)
   @Access('tenant')
   @ApiNoContent('deleted, with its deliveries')
@@ -98,6 +103,7 @@ export class TenantWebhooksController {
   }
 
   @Post(':endpointId/rotate-secret')
+  @ApiOperation({ summary: 'Rotate an own webhook secret' })
   @HttpCode(200)
   @Access('tenant')
   @ApiJsonBody(rotateSecretSchema, { overlapSeconds: 86_400 })
@@ -109,6 +115,7 @@ export class TenantWebhooksController {
   }
 
   @Post(':endpointId/test')
+  @ApiOperation({ summary: 'Send a test event to an own endpoint' })
   @HttpCode(202)
   @Access('tenant')
   @ApiAnswer(webhookSendAnswerSchema, 202)
@@ -118,6 +125,7 @@ export class TenantWebhooksController {
   }
 
   @Get(':endpointId/deliveries')
+  @ApiOperation({ summary: 'List own webhook deliveries' })
   @Access('tenant')
   @ApiQuery({ name: 'status', required: false, enum: WEBHOOK_DELIVERY_STATUSES })
   @ApiPage()
@@ -127,6 +135,7 @@ export class TenantWebhooksController {
   }
 
   @Post(':endpointId/resend')
+  @ApiOperation({ summary: 'Send an own event again' })
   @HttpCode(202)
   @Access('tenant')
   @ApiJsonBody(resendSchema, { eventId: 'msg_2Yx8pQw4Lr7Tb1Nc9Vd3Kf6H' })
@@ -138,6 +147,7 @@ export class TenantWebhooksController {
   }
 
   @Post(':endpointId/replay')
+  @ApiOperation({ summary: 'Replay own events of a period' })
   @HttpCode(202)
   @Access('tenant')
   @ApiJsonBody(replaySchema, { from: '2026-12-01T00:00:00Z', to: '2026-12-02T00:00:00Z', include: 'failed' })
