@@ -23,6 +23,22 @@ rules:
   info-license: off
 `;
 
+interface Schema { type?: unknown; enum?: unknown; const?: unknown; $ref?: unknown; oneOf?: unknown; anyOf?: unknown; allOf?: unknown }
+interface Operation {
+  parameters?: { name: string; in: string; schema?: Schema }[];
+  requestBody?: { content: Record<string, { schema?: Schema }> };
+  responses: Record<string, { content?: unknown; headers?: Record<string, { schema?: Schema }> }>;
+}
+
+/** Every operation of the document, named `METHOD /path`. */
+function operationsOf(document: Record<string, unknown>): { name: string; op: Operation }[] {
+  const paths = document.paths as Record<string, Record<string, Operation>>;
+  return Object.entries(paths).flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${p}`, op })));
+}
+
+/** A schema a client generator can turn into a type: it names one (or its values, or its alternatives). */
+const typed = (schema: Schema | undefined) => schema !== undefined && ['type', 'enum', 'const', '$ref', 'oneOf', 'anyOf', 'allOf'].some((k) => k in schema);
+
 describe('the OpenAPI document', () => {
   const ctx = useOperatorApi();
   // Under node_modules so that the generated client resolves openapi-fetch and TypeScript like the repository does.
@@ -45,16 +61,23 @@ describe('the OpenAPI document', () => {
 
   it('says the version it is, and every operation answers with a schema', () => {
     expect(document.openapi).toBe('3.1.0');
-    const paths = document.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>;
-    const operations = Object.entries(paths).flatMap(([p, item]) => Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${p}`, op })));
+    const operations = operationsOf(document);
     expect(operations.length).toBeGreaterThan(40);
     // Every operation but a 204 has a schema for its success.
     const withoutSchema = operations
       .filter(({ op }) => Object.entries(op.responses).some(([status, r]) => status.startsWith('2') && status !== '204' && r.content === undefined))
       .map(({ name }) => name);
     expect(withoutSchema).toEqual([]);
-    const check = paths['/v1/check']!.post!.responses;
+    const check = operations.find(({ name }) => name === 'POST /v1/check')!.op.responses;
     expect(Object.keys(check)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '413', '415', '422', '503']));
+  });
+
+  it('types every parameter and every body, so that a generated client types what it sends', () => {
+    const untyped = operationsOf(document).flatMap(({ name, op }) => [
+      ...(op.parameters ?? []).filter((p) => !typed(p.schema)).map((p) => `${name} ${p.in} ${p.name}`),
+      ...Object.entries(op.requestBody?.content ?? {}).filter(([, body]) => !typed(body.schema)).map(([type]) => `${name} body ${type}`),
+    ]);
+    expect(untyped).toEqual([]);
   });
 
   it('is clean by Redocly\'s recommended rules', async () => {

@@ -1,5 +1,3 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiQuery } from '@nestjs/swagger';
 import { PAGE_SIZE } from '@tollgate/domain';
 import { z } from 'zod';
 
@@ -11,10 +9,3 @@ export const pageSizeQuery = {
   pageSize: z.coerce.number().int().min(1).max(PAGE_SIZE.max).default(PAGE_SIZE.default),
   limit: z.never({ error: `renamed: the page size is pageSize (1 to ${PAGE_SIZE.max}, default ${PAGE_SIZE.default})` }).optional(),
 };
-
-/** `pageSize` and `cursor` in the OpenAPI document (`cursor`: what names the next page, e.g. the last slug). */
-export const ApiPage = (cursor = 'cursor', description = 'nextCursor of the previous page') =>
-  applyDecorators(
-    ApiQuery({ name: 'pageSize', required: false, schema: { type: 'integer', minimum: 1, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default }, description: 'items per page' }),
-    ApiQuery({ name: cursor, required: false, description }),
-  );

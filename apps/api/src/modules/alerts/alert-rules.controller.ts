@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ALERT_KINDS, alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
@@ -9,6 +9,7 @@ import { type Caller, CurrentCaller } from '../../common/caller';
 import { found } from '../../common/found';
 import { IdPipe } from '../../common/id.pipe';
 import { errorResponse } from '../../common/openapi-errors';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
 import { toAlertRuleView } from './alert-views';
@@ -37,10 +38,8 @@ export class AlertRulesController {
   @Get()
   @ApiOperation({ summary: 'List alert rules' })
   @Access('operator')
-  @ApiQuery({ name: 'kind', required: false, enum: ALERT_KINDS })
-  @ApiQuery({ name: 'planId', required: false })
-  @ApiQuery({ name: 'tenantId', required: false })
   @ApiAnswer(alertRuleListSchema)
+  @ApiQueryOf(listAlertRulesQuery)
   async list(@Query(new ZodPipe(listAlertRulesQuery)) query: ListAlertRulesQuery): Promise<{ items: AlertRuleView[] }> {
     const rows = await this.prisma.alertRule.findMany({
       where: { ...(query.kind ? { kind: query.kind } : {}), ...(query.planId ? { planId: query.planId } : {}), ...(query.tenantId ? { tenantId: query.tenantId } : {}) },

@@ -1,11 +1,11 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { auditPageSchema, type AuditEntryView } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
-import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { listAuditQuery, type ListAuditQuery } from './dto/audit.schemas';
 import { redactSecrets } from './redact';
@@ -21,14 +21,8 @@ export class AuditController {
   @Get()
   @ApiOperation({ summary: 'List audit entries' })
   @Access('operator')
-  @ApiQuery({ name: 'actor', required: false, description: 'who made the change, exactly as entries name it', example: 'user:admin@tollgate.local' })
-  @ApiQuery({ name: 'entityType', required: false, example: 'plan_limit' })
-  @ApiQuery({ name: 'entityId', required: false })
-  @ApiQuery({ name: 'action', required: false, example: 'plan_limit.updated' })
-  @ApiQuery({ name: 'from', required: false, description: 'ISO 8601, inclusive', example: '2026-12-01T00:00:00Z' })
-  @ApiQuery({ name: 'to', required: false, description: 'ISO 8601, exclusive' })
-  @ApiPage()
   @ApiAnswer(auditPageSchema)
+  @ApiQueryOf(listAuditQuery, { actor: { description: 'who made the change, exactly as entries name it', example: 'user:admin@tollgate.local' }, entityType: { example: 'plan_limit' }, action: { example: 'plan_limit.updated' }, from: { description: 'ISO 8601, inclusive', example: '2026-12-01T00:00:00Z' }, to: 'ISO 8601, exclusive' })
   async list(@Query(new ZodPipe(listAuditQuery)) query: ListAuditQuery): Promise<{ items: AuditEntryView[]; nextCursor: string | null }> {
     const createdAt: Prisma.DateTimeFilter = { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) };
     const rows = await this.prisma.auditLog.findMany({

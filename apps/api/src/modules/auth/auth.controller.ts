@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, loginAnswerSchema, meAnswerSchema } from '@tollgate/domain';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiAnswer, ApiNoContent } from '../../common/api-json-body';
+import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { errorResponse } from '../../common/openapi-errors';
 import { ZodPipe } from '../../common/zod.pipe';
@@ -35,7 +35,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Sign in' })
   @HttpCode(200)
   @Access('public')
-  @ApiBody({ schema: { example: { email: 'admin@tollgate.local', password: 'tollgate-demo' } } })
+  @ApiJsonBody(loginSchema, { email: 'admin@tollgate.local', password: 'tollgate-demo' })
   @ApiAnswer(loginAnswerSchema)
   @ApiResponse({ status: 401, ...errorResponse(401, 'unauthenticated: wrong e-mail or password') })
   @ApiResponse({ status: 403, ...errorResponse(403, 'forbidden: a signed client address the API cannot verify') })

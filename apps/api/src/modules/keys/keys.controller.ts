@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, keyAnswerSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, keyWithUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
@@ -9,9 +9,9 @@ import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { errorResponse } from '../../common/openapi-errors';
 import { IdPipe } from '../../common/id.pipe';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { found } from '../../common/found';
-import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { SelfLimiter } from '../auth/self-limiter.service';
 import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './dto/key.schemas';
@@ -34,11 +34,8 @@ export class KeysController {
   @Get()
   @ApiOperation({ summary: 'List API keys' })
   @Access('operator')
-  @ApiQuery({ name: 'kind', required: false, enum: ['tenant', 'service', 'operator'] })
-  @ApiQuery({ name: 'tenantId', required: false })
-  @ApiQuery({ name: 'revoked', required: false, enum: ['true', 'false'] })
-  @ApiPage()
   @ApiAnswer(keyPageSchema)
+  @ApiQueryOf(listKeysQuery)
   async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyWithUsage[]; nextCursor: string | null }> {
     // Newest first; the cursor is the last key seen, and a page goes on strictly after it (creation time, then id).
     const after = query.cursor ? await this.prisma.apiKey.findUnique({ where: { id: query.cursor }, select: { id: true, createdAt: true } }) : null;

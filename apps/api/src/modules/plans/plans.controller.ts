@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { freeText, planAnswerSchema, planPageSchema, planViewSchema, ruleVersionAnswerSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
@@ -8,8 +8,9 @@ import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
-import { ApiPage, pageSizeQuery } from '../../common/page-size';
+import { pageSizeQuery } from '../../common/page-size';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
@@ -41,9 +42,8 @@ export class PlansController {
   @Get()
   @ApiOperation({ summary: 'List plans' })
   @Access('operator')
-  @ApiPage()
-  @ApiQuery({ name: 'q', required: false, description: 'part of a slug or name' })
   @ApiAnswer(planPageSchema)
+  @ApiQueryOf(listQuery, { q: 'part of a slug or name' })
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: PlanView[]; nextCursor: string | null }> {
     const plans = await this.prisma.plan.findMany({
       where: {

@@ -1,16 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { POLICY_METHODS, POLICY_MODES, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
-import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import {
   type ListPoliciesQuery,
@@ -55,13 +55,8 @@ export class PoliciesController {
   @Get()
   @ApiOperation({ summary: 'List endpoint policies' })
   @Access('operator')
-  @ApiPage()
-  @ApiQuery({ name: 'planId', required: false, description: 'policies of this plan' })
-  @ApiQuery({ name: 'tenantId', required: false, description: 'policies of this tenant (its own, not its plan\'s)' })
-  @ApiQuery({ name: 'method', required: false, enum: POLICY_METHODS })
-  @ApiQuery({ name: 'mode', required: false, enum: POLICY_MODES })
-  @ApiQuery({ name: 'q', required: false, description: 'part of a name or route pattern' })
   @ApiAnswer(policyPageSchema)
+  @ApiQueryOf(listPoliciesQuery, { planId: 'policies of this plan', tenantId: 'policies of this tenant (its own, not its plan\'s)', q: 'part of a name or route pattern' })
   async list(@Query(new ZodPipe(listPoliciesQuery)) query: ListPoliciesQuery): Promise<{ items: PolicyView[]; nextCursor: string | null }> {
     const rows = await this.prisma.endpointPolicy.findMany({
       where: {

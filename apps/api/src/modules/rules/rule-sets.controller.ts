@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, restoreAnswerSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema, ruleVersionQuery } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { diffJson, type JsonChange } from '@tollgate/rules';
@@ -9,8 +9,9 @@ import { ApiAnswer } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { VersionPipe } from '../../common/id.pipe';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
-import { ApiPage, pageSizeQuery } from '../../common/page-size';
+import { pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { RestoreRuleSetUseCase } from './use-cases/restore-rule-set.use-case';
 
@@ -41,8 +42,8 @@ export class RuleSetsController {
   @Get()
   @ApiOperation({ summary: 'List rule set versions' })
   @Access('operator')
-  @ApiPage('before', 'nextBefore of the previous page')
   @ApiAnswer(ruleSetPageSchema)
+  @ApiQueryOf(listQuery, { before: 'nextBefore of the previous page' })
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: VersionSummary[]; nextBefore: number | null }> {
     const rows = await this.prisma.ruleSetVersion.findMany({
       where: query.before ? { version: { lt: query.before } } : {},
@@ -75,9 +76,8 @@ export class RuleSetsController {
   @Get('diff')
   @ApiOperation({ summary: 'Compare two rule set versions' })
   @Access('operator')
-  @ApiQuery({ name: 'from', example: 1 })
-  @ApiQuery({ name: 'to', example: 2 })
   @ApiAnswer(ruleSetDiffSchema)
+  @ApiQueryOf(diffQuery, { from: { example: 1 }, to: { example: 2 } })
   async diff(@Query(new ZodPipe(diffQuery)) query: z.infer<typeof diffQuery>): Promise<{ from: number; to: number; changes: JsonChange[] }> {
     const [from, to] = await Promise.all([this.compiled(query.from), this.compiled(query.to)]);
     return { from: query.from, to: query.to, changes: diffJson(bodyOf(from), bodyOf(to)) };

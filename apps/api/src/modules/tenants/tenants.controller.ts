@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { freeText, type LimitsInForce, limitsInForceSchema, type TenantCapsUsage, tenantCapsUsageSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
@@ -8,10 +8,11 @@ import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
-import { ApiPage, pageSizeQuery } from '../../common/page-size';
+import { pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { toLimitBody } from '../limits/limit-views';
 import { LimitsInForceService } from '../tenant-self/limits-in-force.service';
@@ -51,11 +52,8 @@ export class TenantsController {
   @Get()
   @ApiOperation({ summary: 'List tenants' })
   @Access('operator')
-  @ApiPage()
-  @ApiQuery({ name: 'plan', required: false, description: 'plan id' })
-  @ApiQuery({ name: 'status', required: false, enum: TENANT_STATUSES })
-  @ApiQuery({ name: 'q', required: false, description: 'part of a slug or name' })
   @ApiAnswer(tenantPageSchema)
+  @ApiQueryOf(listQuery, { plan: 'plan id', q: 'part of a slug or name' })
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: TenantView[]; nextCursor: string | null }> {
     const rows = await this.prisma.tenant.findMany({
       where: {

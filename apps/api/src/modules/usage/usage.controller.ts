@@ -1,18 +1,15 @@
 import type { Readable } from 'node:stream';
 import { applyDecorators, Controller, Get, Query, StreamableFile } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageTop, usageTopSchema, type WouldDeny, wouldDenySchema } from '@tollgate/domain';
-import { USAGE_RESULTS, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import {
   denialsQuery,
-  MAX_DENIAL_SAMPLES,
-  MAX_TOP_ENTRIES,
-  MAX_WOULD_DENY_SUBJECTS,
   ownDenialsQuery,
   type OwnUsageQuery,
   ownUsageQuery,
@@ -26,17 +23,13 @@ import {
 import { DenialSamplesUseCase, USAGE_CSV_COLUMNS, UsageExportUseCase, UsageSeriesUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
 import { WOULD_DENY_TENANTS_SAMPLED, WouldDenyUseCase } from './use-cases/would-deny.use-case';
 
-const time = (description: string) => ({ required: false, schema: { type: 'string' as const, format: 'date-time' }, description });
-
-/** The range and filters of a series or an export, in the OpenAPI document. */
-const ApiUsageRange = (withTenant: boolean) =>
-  applyDecorators(
-    ApiQuery({ name: 'from', ...time('start of the range (ISO 8601 with its zone); default: a day before `to`') }),
-    ApiQuery({ name: 'to', ...time('end of the range, excluded; default: now') }),
-    ...(withTenant ? [ApiQuery({ name: 'tenant', required: false, description: 'tenant slug' })] : []),
-    ApiQuery({ name: 'policy', required: false, description: 'endpoint policy id' }),
-    ApiQuery({ name: 'result', required: false, enum: USAGE_RESULTS }),
-  );
+/** What the document says of the range and filters of a series, an export, a top list or a preview. */
+const RANGE = {
+  from: 'start of the range (ISO 8601 with its zone); default: a day before `to`',
+  to: 'end of the range, excluded; default: now',
+  tenant: 'tenant slug',
+  policy: 'endpoint policy id',
+};
 
 const ApiCsv = () =>
   applyDecorators(
@@ -51,8 +44,7 @@ const ApiCsv = () =>
 const attachment = ({ csv, filename }: { csv: Readable; filename: string }) =>
   new StreamableFile(csv, { type: 'text/csv; charset=utf-8', disposition: `attachment; filename="${filename}"` });
 
-const ApiDenialsLimit = () =>
-  ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_DENIAL_SAMPLES, default: 50 }, description: 'how many samples, newest first' });
+const DENIALS = { tenant: 'tenant slug', limit: 'how many samples, newest first' };
 
 /** Usage of every tenant, for operators: decisions over time, who leads, recent denials, CSV. */
 @ApiTags('usage')
@@ -71,7 +63,7 @@ export class UsageController {
   @Get('usage')
   @ApiOperation({ summary: 'Get usage over time' })
   @Access('operator')
-  @ApiUsageRange(true)
+  @ApiQueryOf(usageQuery, RANGE)
   @ApiAnswer(usageSeriesSchema)
   get(@Query(new ZodPipe(usageQuery)) query: UsageQuery): Promise<UsageSeries> {
     const { tenant, ...rest } = query;
@@ -82,12 +74,7 @@ export class UsageController {
   @Get('usage/top')
   @ApiOperation({ summary: 'Get the top tenants, policies or limits' })
   @Access('operator')
-  @ApiQuery({ name: 'by', required: false, enum: USAGE_TOP_BY })
-  @ApiQuery({ name: 'metric', required: false, enum: USAGE_TOP_METRICS })
-  @ApiQuery({ name: 'from', ...time('start of the range; default: a day before `to`') })
-  @ApiQuery({ name: 'to', ...time('end of the range, excluded; default: now') })
-  @ApiQuery({ name: 'minDecisions', required: false, schema: { type: 'integer', minimum: 1, default: 100 }, description: 'deny_rate ranks only entries with at least this many decisions' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_TOP_ENTRIES, default: 10 }, description: 'how many entries' })
+  @ApiQueryOf(topQuery, { ...RANGE, minDecisions: 'deny_rate ranks only entries with at least this many decisions', limit: 'how many entries' })
   @ApiAnswer(usageTopSchema)
   top(@Query(new ZodPipe(topQuery)) query: TopQuery): Promise<UsageTop> {
     return this.topUsage.execute(query);
@@ -97,8 +84,7 @@ export class UsageController {
   @Get('usage/denials')
   @ApiOperation({ summary: 'List recent denials' })
   @Access('operator')
-  @ApiQuery({ name: 'tenant', required: true, description: 'tenant slug' })
-  @ApiDenialsLimit()
+  @ApiQueryOf(denialsQuery, DENIALS)
   @ApiAnswer(denialSamplesSchema)
   denials(@Query(new ZodPipe(denialsQuery)) query: z.infer<typeof denialsQuery>): Promise<DenialSamples> {
     return this.denialSamples.execute({ kind: 'operator', tenantSlug: query.tenant }, query.limit);
@@ -108,14 +94,9 @@ export class UsageController {
   @Get('usage/would-deny')
   @ApiOperation({ summary: 'Get what a shadow policy would deny' })
   @Access('operator')
-  @ApiQuery({ name: 'policy', required: true, description: 'endpoint policy id' })
-  @ApiQuery({ name: 'from', ...time('start of the range; default: a day before `to`') })
-  @ApiQuery({ name: 'to', ...time('end of the range, excluded; default: now') })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_WOULD_DENY_SUBJECTS, default: 50 },
-    description: `how many subjects, most sampled first (from the samples of the ${WOULD_DENY_TENANTS_SAMPLED} tenants with the most would-denies)`,
+  @ApiQueryOf(wouldDenyQuery, {
+    ...RANGE,
+    limit: `how many subjects, most sampled first (from the samples of the ${WOULD_DENY_TENANTS_SAMPLED} tenants with the most would-denies)`,
   })
   @ApiAnswer(wouldDenySchema)
   wouldDenyOf(@Query(new ZodPipe(wouldDenyQuery)) query: WouldDenyQuery): Promise<WouldDeny> {
@@ -126,7 +107,7 @@ export class UsageController {
   @Get('usage.csv')
   @ApiOperation({ summary: 'Export usage as CSV' })
   @Access('operator')
-  @ApiUsageRange(true)
+  @ApiQueryOf(usageQuery, RANGE)
   @ApiCsv()
   async csv(@Query(new ZodPipe(usageQuery)) query: UsageQuery): Promise<StreamableFile> {
     const { tenant, ...rest } = query;
@@ -149,7 +130,7 @@ export class OwnUsageController {
   @Get('usage')
   @ApiOperation({ summary: 'Get own usage over time' })
   @Access('tenant')
-  @ApiUsageRange(false)
+  @ApiQueryOf(ownUsageQuery, RANGE)
   @ApiAnswer(usageSeriesSchema)
   get(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownUsageQuery)) query: OwnUsageQuery): Promise<UsageSeries> {
     return this.series.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query);
@@ -158,7 +139,7 @@ export class OwnUsageController {
   @Get('usage/denials')
   @ApiOperation({ summary: 'List own recent denials' })
   @Access('tenant')
-  @ApiDenialsLimit()
+  @ApiQueryOf(ownDenialsQuery, DENIALS)
   @ApiAnswer(denialSamplesSchema)
   denials(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownDenialsQuery)) query: z.infer<typeof ownDenialsQuery>): Promise<DenialSamples> {
     return this.denialSamples.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query.limit);
@@ -167,7 +148,7 @@ export class OwnUsageController {
   @Get('usage.csv')
   @ApiOperation({ summary: 'Export own usage as CSV' })
   @Access('tenant')
-  @ApiUsageRange(false)
+  @ApiQueryOf(ownUsageQuery, RANGE)
   @ApiCsv()
   async csv(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownUsageQuery)) query: OwnUsageQuery): Promise<StreamableFile> {
     return attachment(await this.exportUsage.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query));

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { userPageSchema, userViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import type { z } from 'zod';
@@ -8,10 +8,10 @@ import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
-import { ApiPage } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { listUsersQuery, newUserSchema, type NewUser, userPatchSchema, type UserPatch } from './dto/user.schemas';
 import { toUserView, userInclude, type UserView } from './user-views';
@@ -33,11 +33,8 @@ export class UsersController {
   @Get()
   @ApiOperation({ summary: 'List users' })
   @Access('operator')
-  @ApiQuery({ name: 'role', required: false, enum: ['operator', 'tenant'] })
-  @ApiQuery({ name: 'tenantId', required: false })
-  @ApiQuery({ name: 'q', required: false, description: 'part of an e-mail or name' })
-  @ApiPage()
   @ApiAnswer(userPageSchema)
+  @ApiQueryOf(listUsersQuery, { q: 'part of an e-mail or name' })
   async list(@Query(new ZodPipe(listUsersQuery)) query: z.infer<typeof listUsersQuery>): Promise<{ items: UserView[]; nextCursor: string | null }> {
     const rows = await this.prisma.user.findMany({
       where: {

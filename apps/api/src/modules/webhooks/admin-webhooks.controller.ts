@@ -1,9 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   EVENT_TYPES,
   parseOrThrow,
-  WEBHOOK_DELIVERY_STATUSES,
   webhookDeliveryPageSchema,
   webhookEndpointPageSchema,
   webhookEndpointViewSchema,
@@ -16,7 +15,7 @@ import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
-import { ApiPage } from '../../common/page-size';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import {
   type EndpointPatch,
@@ -55,9 +54,7 @@ export class AdminWebhooksController {
   @Get()
   @ApiOperation({ summary: 'List webhook endpoints' })
   @Access('operator')
-  @ApiQuery({ name: 'owner', required: false, description: '`operator`, or a tenant id' })
-  @ApiQuery({ name: 'enabled', required: false, enum: ['true', 'false'] })
-  @ApiPage()
+  @ApiQueryOf(listEndpointsQuery, { owner: '`operator`, or a tenant id' })
   @ApiAnswer(webhookEndpointPageSchema)
   list(@Query(new ZodPipe(listEndpointsQuery)) query: ListEndpointsQuery) {
     return this.endpoints.list(OPERATOR, query);
@@ -127,8 +124,7 @@ export class AdminWebhooksController {
   @Get(':endpointId/deliveries')
   @ApiOperation({ summary: 'List webhook deliveries' })
   @Access('operator')
-  @ApiQuery({ name: 'status', required: false, enum: WEBHOOK_DELIVERY_STATUSES })
-  @ApiPage()
+  @ApiQueryOf(listDeliveriesQuery)
   @ApiAnswer(webhookDeliveryPageSchema)
   deliveriesOf(@Param('endpointId', IdPipe) id: string, @Query(new ZodPipe(listDeliveriesQuery)) query: ListDeliveriesQuery) {
     return this.deliveries.list(OPERATOR, id, query);

@@ -1,11 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   AppError,
   ErrorCode,
   parseOrThrow,
   TENANT_EVENT_TYPES,
-  WEBHOOK_DELIVERY_STATUSES,
   webhookDeliveryPageSchema,
   webhookEndpointPageSchema,
   webhookEndpointViewSchema,
@@ -18,7 +17,7 @@ import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
-import { ApiPage } from '../../common/page-size';
+import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { endpointPatchSchema, listDeliveriesQuery, type ListDeliveriesQuery, listEndpointsQuery, newEndpointSchema, replaySchema, resendSchema, rotateSecretSchema } from './dto/webhook.schemas';
 import { ENDPOINT_EXAMPLE } from './admin-webhooks.controller';
@@ -54,8 +53,7 @@ export class TenantWebhooksController {
   @Get()
   @ApiOperation({ summary: 'List own webhook endpoints' })
   @Access('tenant')
-  @ApiQuery({ name: 'enabled', required: false, enum: ['true', 'false'] })
-  @ApiPage()
+  @ApiQueryOf(listOwnEndpointsQuery)
   @ApiAnswer(webhookEndpointPageSchema)
   list(@CurrentCaller() caller: Caller, @Query(new ZodPipe(listOwnEndpointsQuery)) query: z.infer<typeof listOwnEndpointsQuery>) {
     return this.endpoints.list(readScope(caller), query);
@@ -127,8 +125,7 @@ export class TenantWebhooksController {
   @Get(':endpointId/deliveries')
   @ApiOperation({ summary: 'List own webhook deliveries' })
   @Access('tenant')
-  @ApiQuery({ name: 'status', required: false, enum: WEBHOOK_DELIVERY_STATUSES })
-  @ApiPage()
+  @ApiQueryOf(listDeliveriesQuery)
   @ApiAnswer(webhookDeliveryPageSchema)
   deliveriesOf(@CurrentCaller() caller: Caller, @Param('endpointId', IdPipe) id: string, @Query(new ZodPipe(listDeliveriesQuery)) query: ListDeliveriesQuery) {
     return this.deliveries.list(readScope(caller), id, query);
