@@ -7,7 +7,7 @@ import type { WorkerConfig } from './config/config';
 import { workerInfra } from './infra.module';
 import { AlertsModule } from './alerts/alerts.module';
 import { ALERTS_QUEUE, AlertsProcessor } from './alerts/alerts.processor';
-import { BULL_CONNECTION, BULL_QUEUES, BULL_WORKERS, WorkerLifecycle } from './lifecycle/worker-lifecycle';
+import { BULL_CONNECTION, BULL_QUEUES, BULL_WORKERS, WORKER_LOOPS, WorkerLifecycle } from './lifecycle/worker-lifecycle';
 import { UsageModule } from './usage/usage.module';
 import { USAGE_QUEUE, UsageProcessor } from './usage/usage.processor';
 import { WebhooksModule, WebhookService } from './webhooks/webhooks.module';
@@ -35,6 +35,7 @@ export class WorkerModule {
           // Read once the app has started: Nest's BullMQ module makes its workers when the modules initialise.
           useFactory: (usage: UsageProcessor, alerts: AlertsProcessor, webhooks: WebhookService) => () => [usage.worker, alerts.worker, ...webhooks.runner.bullWorkers],
         },
+        { provide: WORKER_LOOPS, inject: [WebhookService], useFactory: (webhooks: WebhookService) => [webhooks.runner] },
         { provide: BULL_QUEUES, inject: [getQueueToken(USAGE_QUEUE), getQueueToken(ALERTS_QUEUE)], useFactory: (...queues: Queue[]) => queues },
         WorkerLifecycle,
       ],

@@ -18,6 +18,11 @@ export interface PumpOptions {
   /** Told when an endpoint is disabled for failing (its owner sees the reason in the API). */
   onDisabled?: (endpointId: string, reason: string) => void;
   onError: (message: string) => void;
+  /**
+   * Told of each round of the loop: `null` when it completed one (a claim went through, or the batch at hand needed
+   * none), the error when a claim failed. A loop that stopped, or whose claims hang, tells nothing (the worker's health).
+   */
+  onRound?: (error: string | null) => void;
 }
 
 /** The most deliveries claimed at once: one statement's worth, sent `concurrency` at a time. */
@@ -113,6 +118,8 @@ export class DeliveryPump {
     if (fresh !== 0 && this.ready.length > 0) void this.giveBack(this.ready.splice(0, fresh === -1 ? this.ready.length : fresh));
     while (this.ready.length > 0 && this.inFlight.size < concurrency) this.track(this.attempt(this.ready.shift()!));
     const low = this.ready.length < Math.max(concurrency, CLAIM_BATCH / 2);
+    // Busy with what it claimed: the loop turns (a saturated worker claims again only once its batch runs low).
+    if (!low) this.options.onRound?.(null);
     // Not while outcomes pile up unwritten (Postgres slow or away): they would only be sent and not logged.
     if (!this.stopped && low && !this.claiming && now >= this.idleUntil && this.outcomes.length < CLAIM_BATCH * 4) {
       this.claiming = this.claim(CLAIM_BATCH - this.ready.length).finally(() => {
@@ -130,8 +137,10 @@ export class DeliveryPump {
       else this.ready.push(...claimed);
       // Fewer than asked for: nothing else is due now. A full claim: the next once this one runs low.
       if (claimed.length < max) this.idleUntil = now.getTime() + this.options.pollEveryMs;
+      this.options.onRound?.(null);
     } catch (err) {
       this.idleUntil = this.options.clock.now().getTime() + this.options.pollEveryMs;
+      this.options.onRound?.(describe(err));
       this.options.onError(`webhook claim failed, tried again in ${this.options.pollEveryMs} ms: ${describe(err)}`);
     }
   }

@@ -4,7 +4,7 @@ import type { HealthReport } from './worker-health';
 
 /**
  * The worker's `GET /health` (and `HEAD`), on a port of its own (`WORKER_HEALTH_PORT`): 200 when every job schedule
- * is in Redis and every job completes on time, 503 otherwise, with the same JSON body either way (WorkerHealth's
+ * is in Redis, every job completes on time and webhook delivery completes its claim rounds, 503 otherwise, with the same JSON body either way (WorkerHealth's
  * report). Anything else is a 404 `not_found` in the usual error envelope. Serves no tenant data: job names and times.
  */
 export class HealthServer {

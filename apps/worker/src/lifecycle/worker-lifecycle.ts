@@ -4,7 +4,7 @@ import type { Queue, Worker } from 'bullmq';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { HealthServer } from '../health/health-server';
 import { RunLedger } from '../health/run-ledger';
-import { WorkerHealth } from '../health/worker-health';
+import { type LoopSource, WorkerHealth } from '../health/worker-health';
 import { REDIS } from '../infra.module';
 import { ScheduleKeeper } from '../schedules/schedule-keeper';
 import { workerSchedules } from '../schedules/job-schedules';
@@ -15,6 +15,8 @@ export const BULL_CONNECTION = Symbol('BULL_CONNECTION');
 export const BULL_WORKERS = Symbol('BULL_WORKERS');
 /** The queues Nest's BullMQ module made for the processors (their workers' settings; nothing adds jobs through them). */
 export const BULL_QUEUES = Symbol('BULL_QUEUES');
+/** The loops of this worker that are not BullMQ jobs (webhook delivery), watched by its health. */
+export const WORKER_LOOPS = Symbol('WORKER_LOOPS');
 
 /**
  * What keeps the worker doing its jobs and what ends it: ScheduleKeeper puts every schedule back in Redis, the ledger
@@ -41,10 +43,12 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
     @Inject(BULL_WORKERS) private readonly workers: () => readonly Worker[],
     @Inject(BULL_QUEUES) private readonly queues: readonly Queue[],
+    @Inject(WORKER_LOOPS) loops: readonly LoopSource[],
     private readonly steps: ShutdownSteps,
   ) {
     this.plan = workerSchedules(config);
-    this.health = new WorkerHealth(this.plan.schedules, config.health.missedRuns);
+    this.health = new WorkerHealth(this.plan.schedules, loops.map((l) => l.loop), config.health.missedRuns);
+    for (const source of loops) source.onRound((error) => this.health.loopRan(source.loop.name, error));
     this.ledger = new RunLedger(redis, `${config.queues.prefix}:worker-runs`);
     this.keeper = new ScheduleKeeper(connection, this.plan, this.health, { prefix: config.queues.prefix, checkEveryMs: config.schedules.checkEveryMs, log: this.log });
     this.server = new HealthServer(() => this.health.report((queue, job) => this.ledger.of(queue, job)));
@@ -102,12 +106,12 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     this.log.warn(`${line} (logged once until Redis is ready again)`);
   }
 
-  /** Takes in the other workers' runs, and notes the jobs falling behind (an incident is kept even if no probe asks). */
+  /** Takes in the other workers' runs, and notes the jobs and loops falling behind (an incident is kept even if no probe asks). */
   private refreshRuns(): Promise<void> {
     this.refreshing ??= this.ledger
       .refresh()
       .catch(() => undefined) // Redis away: the keeper's check says so; what this worker saw stays
-      .then(() => void this.health.jobs((queue, job) => this.ledger.of(queue, job)))
+      .then(() => void this.health.report((queue, job) => this.ledger.of(queue, job)))
       .finally(() => (this.refreshing = null));
     return this.refreshing;
   }

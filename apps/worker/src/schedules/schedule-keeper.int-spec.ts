@@ -40,7 +40,7 @@ describe('ScheduleKeeper (real Redis)', () => {
   const keepers = (prefix: string, n: number) =>
     Array.from({ length: n }, () => {
       const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
-      const health = new WorkerHealth(plan.schedules, 3);
+      const health = new WorkerHealth(plan.schedules, [], 3);
       return { connection, health, keeper: new ScheduleKeeper(connection, plan, health, { prefix, checkEveryMs: 60_000, log: quiet }) };
     });
   const stopAll = async (all: ReturnType<typeof keepers>) => {

@@ -16,11 +16,14 @@ import {
   WebhookDeliverer,
 } from '@tollgate/webhooks';
 import { type Job, Worker } from 'bullmq';
+import type { LoopSource, WatchedLoop } from '../health/worker-health';
 
 export const WEBHOOKS_QUEUE = 'webhooks';
 export const RETENTION_JOB = 'webhook-retention';
 /** The scheduler of earlier versions, which queued each attempt as a job: removed where it is still registered. */
 export const FORMER_DISPATCH_JOB = 'webhook-dispatch';
+/** The delivery loop's name on the worker's `/health`. */
+export const DELIVERY_LOOP = 'webhook-delivery';
 /** The retention job's options (scheduled by ScheduleKeeper, schedules/job-schedules.ts). */
 export const WEBHOOK_HOUSEKEEPING_OPTIONS = { removeOnComplete: true, removeOnFail: { count: 100 } };
 
@@ -58,7 +61,10 @@ export interface WebhookRunnerDeps {
  * ScheduleKeeper): delivery goes on without it. A worker killed mid-attempt leaves the attempt in the log without an outcome; its delivery is claimed
  * again once the claim's lease (twice `timeoutMs`, and `lockMs`) ends, and retried with the same webhook-id.
  */
-export class WebhookRunner {
+export class WebhookRunner implements LoopSource {
+  /** The delivery loop as the worker's health watches it: a claim round every WEBHOOK_DISPATCH_EVERY_MS. */
+  readonly loop: WatchedLoop;
+  private roundListener: ((error: string | null) => void) | null = null;
   private readonly connection: RedisClient;
   private housekeeper: Worker | null = null;
   private readonly clock: WebhookClock;
@@ -75,6 +81,7 @@ export class WebhookRunner {
     const { smtpUrl, smtpFrom, timeoutMs, concurrency, lockMs, dispatchEveryMs } = deps.settings;
     this.smtp = smtpUrl ? new SmtpSender({ url: smtpUrl, from: smtpFrom ?? 'Tollgate <tollgate@localhost.localdomain>', timeoutMs }) : undefined;
     this.connections = new ConnectionPools(concurrency);
+    this.loop = { name: DELIVERY_LOOP, everyMs: dispatchEveryMs, round: 'claim round' };
     const deliverer = new WebhookDeliverer(secrets, guard, { timeoutMs, email: this.smtp, connections: this.connections });
     this.pump = new DeliveryPump(deps.prisma, deliverer, {
       concurrency,
@@ -85,7 +92,13 @@ export class WebhookRunner {
       // The owner sees the reason on the endpoint (the API); the operator sees it here. No URL, no secret in the line.
       onDisabled: (endpointId, reason) => deps.log.warn(`webhook endpoint ${endpointId} disabled: ${reason}`),
       onError: (message) => deps.log.error(message),
+      onRound: (error) => this.roundListener?.(error),
     });
+  }
+
+  /** `listener` hears of each round of the delivery loop (WorkerHealth). */
+  onRound(listener: (error: string | null) => void): void {
+    this.roundListener = listener;
   }
 
   async start(): Promise<void> {
