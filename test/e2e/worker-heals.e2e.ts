@@ -127,6 +127,14 @@ describe('the worker comes back by itself after Redis loses its data', () => {
     const delivery = await prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: meanwhile.id, endpointId } });
     expect(delivery.status).toBe('delivered');
     expect(worker.logs()).toMatch(/put back what Redis had lost/);
+    // The outage in the log: each BullMQ error once (webhook retention's worker's too), not once per reconnection, and its end.
+    const messages = worker.logs().split('\n').flatMap((line) => /"msg":"([^"]*)"/.exec(line)?.[1] ?? []);
+    const end = messages.findIndex((m) => m.startsWith('Redis is ready again'));
+    expect(end).toBeGreaterThan(0);
+    const bullErrors = messages.slice(0, end).filter((m) => m.startsWith('BullMQ '));
+    expect(bullErrors.filter((m) => m.startsWith('BullMQ worker of webhooks')).length).toBeGreaterThan(0);
+    expect(new Set(bullErrors).size).toBe(bullErrors.length);
+    expect(messages.filter((m) => m.startsWith('webhook queue'))).toEqual([]);
   }, 120_000);
 
   it('puts the schedules back after FLUSHALL, which leaves the connection up', async () => {

@@ -35,7 +35,11 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   private refreshing: Promise<void> | null = null;
   /** BullMQ errors already logged since Redis was last ready (a Redis away makes each worker fail every second). */
   private readonly reported = new Set<string>();
-  private readonly onReady = () => this.reported.clear();
+  /** Redis is ready again: the outage's errors end with one line, and are logged again if they come back. */
+  private readonly onReady = () => {
+    if (this.reported.size > 0) this.log.log(`Redis is ready again: the ${this.reported.size} BullMQ error(s) logged once since are over`);
+    this.reported.clear();
+  };
 
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,

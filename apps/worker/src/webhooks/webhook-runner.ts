@@ -109,7 +109,6 @@ export class WebhookRunner implements LoopSource {
       lockDuration: this.deps.settings.lockMs,
       stalledInterval: this.deps.settings.lockMs,
     });
-    this.housekeeper.on('error', (err) => this.deps.log.error(`webhook queue: ${err.message}`));
     this.housekeeper.on('failed', (job, err) => this.deps.log.warn(`webhook job ${job?.name ?? '?'} ${job?.id ?? ''} failed: ${err.message.slice(0, 200)}`));
     this.pump.start();
   }
@@ -123,7 +122,7 @@ export class WebhookRunner implements LoopSource {
     return null;
   }
 
-  /** Its BullMQ worker (WorkerLifecycle closes it first, within the shutdown's bound). */
+  /** Its BullMQ worker (WorkerLifecycle logs its errors once per Redis outage, and closes it first, within the shutdown's bound). */
   get bullWorkers(): readonly Worker[] {
     return this.housekeeper ? [this.housekeeper] : [];
   }
