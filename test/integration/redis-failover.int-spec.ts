@@ -1,5 +1,5 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { countsOf, minuteOf, usageKey } from '@tollgate/usage';
+import { countsOf, degradedCauseOf, minuteOf, usageKey } from '@tollgate/usage';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
@@ -117,15 +117,20 @@ describe('when Redis is down or slow', () => {
     const redis = new Redis(TEST_REDIS_URL);
     try {
       const degraded = async () => countsOf(await redis.hgetall(usageKey(tenantId, minute))).filter((r) => r.result.startsWith('degraded'));
-      await waitFor(async () => (await degraded()).some((r) => r.reason === 'local'), 10_000, 100);
+      await waitFor(async () => (await degraded()).some((r) => r.reason.startsWith('local:')), 10_000, 100);
       const rows = await degraded();
-      const row = (result: string, reason: string) => rows.find((r) => r.result === result && r.reason === reason);
+      // Each is counted with its failure mode and why Redis did not decide (`open:redis_error`, `local:circuit_open`, …).
+      expect(rows.every((r) => degradedCauseOf(r.reason) !== null)).toBe(true);
+      const row = (result: string, mode: string) => {
+        const of = rows.filter((r) => r.result === result && r.reason.startsWith(`${mode}:`));
+        return of.length === 0 ? undefined : { policyId: of[0]!.policyId, result, mode, decisions: of.reduce((n, r) => n + r.decisions, 0), cost: of.reduce((n, r) => n + r.cost, 0) };
+      };
       // Open: the five above, and any degraded answers while the test waited for Redis.
       expect(row('degraded_allowed', 'open')).toMatchObject({ policyId: null });
       expect(row('degraded_allowed', 'open')!.decisions).toBeGreaterThanOrEqual(5);
-      expect(row('degraded_denied', 'closed')).toEqual({ policyId: policyIds.get('shut'), result: 'degraded_denied', reason: 'closed', decisions: 1, cost: 0 });
-      expect(row('degraded_allowed', 'local')).toEqual({ policyId: policyIds.get('near'), result: 'degraded_allowed', reason: 'local', decisions: 5, cost: 5 });
-      expect(row('degraded_denied', 'local')).toEqual({ policyId: policyIds.get('near'), result: 'degraded_denied', reason: 'local', decisions: 2, cost: 0 });
+      expect(row('degraded_denied', 'closed')).toEqual({ policyId: policyIds.get('shut'), result: 'degraded_denied', mode: 'closed', decisions: 1, cost: 0 });
+      expect(row('degraded_allowed', 'local')).toEqual({ policyId: policyIds.get('near'), result: 'degraded_allowed', mode: 'local', decisions: 5, cost: 5 });
+      expect(row('degraded_denied', 'local')).toEqual({ policyId: policyIds.get('near'), result: 'degraded_denied', mode: 'local', decisions: 2, cost: 0 });
     } finally {
       redis.disconnect();
     }

@@ -64,6 +64,7 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/v1/admin/usage/top', call: () => ({ path: '/v1/admin/usage/top' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/usage/denials', call: (ids) => ({ path: `/v1/admin/usage/denials?tenant=${ids.tenant}` }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/usage/would-deny', call: (ids) => ({ path: `/v1/admin/usage/would-deny?policy=${ids.policyId}` }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/usage/degraded', call: () => ({ path: '/v1/admin/usage/degraded' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/usage.csv', call: () => ({ path: '/v1/admin/usage.csv' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/users', call: () => ({ path: '/v1/admin/users' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },

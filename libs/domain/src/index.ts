@@ -19,3 +19,4 @@ export * from './events';
 export * from './webhooks';
 export * from './alerts';
 export * from './tenant-caps';
+export * from './degraded';

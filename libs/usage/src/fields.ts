@@ -1,3 +1,5 @@
+import { DEGRADED_CAUSES, type DegradedCause, type DegradedMode } from '@tollgate/domain';
+
 /**
  * The fields of a usage hash (keys.ts), one pair per endpoint policy, result and reason:
  *
@@ -13,6 +15,23 @@
 
 export const USAGE_RESULTS = ['allowed', 'denied', 'shadow_denied', 'degraded_allowed', 'degraded_denied', 'refused'] as const;
 export type UsageResult = (typeof USAGE_RESULTS)[number];
+
+/**
+ * The reason of a degraded decision (`degraded_allowed`, `degraded_denied`): its failure mode and its cause,
+ * `<mode>:<cause>` (`open:deadline`). Decisions counted before the cause was (reason `open`, `closed` or `local`) have
+ * no cause: `degradedCauseOf` says null.
+ */
+export function degradedReason(mode: DegradedMode, cause: DegradedCause): string {
+  return `${mode}:${cause}`;
+}
+
+const CAUSES: ReadonlySet<string> = new Set(DEGRADED_CAUSES);
+
+/** The cause in a degraded decision's reason, or null when it names none (counted before causes were). */
+export function degradedCauseOf(reason: string): DegradedCause | null {
+  const cause = reason.slice(reason.indexOf(':') + 1);
+  return reason.includes(':') && CAUSES.has(cause) ? (cause as DegradedCause) : null;
+}
 
 /** The policy part of a field when no endpoint policy matched. */
 export const NO_POLICY = '-';

@@ -1,8 +1,9 @@
 import { Prisma, type PrismaClient } from '@tollgate/db';
+import { DEGRADED_CAUSES, type DegradedCause } from '@tollgate/domain';
 import type { UsageResult } from './fields';
 import type { UsageStep } from './range';
 import { SUMS_BY_OWNER } from './totals-writer';
-import type { UsageFilter, UsagePoint, UsageReader, UsageRow, UsageTopEntry, UsageTopMetric, UsageTopQuery } from './store';
+import type { DegradedCounts, DegradedUsage, UsageFilter, UsagePoint, UsageReader, UsageRow, UsageTopEntry, UsageTopMetric, UsageTopQuery } from './store';
 
 /**
  * `UsageReader` on the Postgres rollup tables (docs/adr/0015-usage-counting-and-rollups.md). Every query is one
@@ -31,23 +32,7 @@ export class PostgresUsageReader implements UsageReader {
     // Over every tenant and policy, the totals (a row per bucket and result) hold the same sums as the tenants' rows.
     const overAll = filter.tenantId === undefined && filter.policyId === undefined;
     const source = overAll ? TOTALS.get(step)! : table(step);
-    let rows: PointRow[];
-    if (step === 'day') {
-      // The days of the range in `timeZone`; each point starts at that day's midnight there (a tenant in Asia/Kolkata:
-      // 18:30 UTC the day before).
-      rows = await this.prisma.$queryRaw<PointRow[]>`
-        select (g.d at time zone ${timeZone}) as at, ${totals}
-        from generate_series(${localDay(from, timeZone)}::timestamp, ${localDay(lastMs(to), timeZone)}::timestamp, interval '1 day') as g(d)
-        left join (select u.day, ${sums} from ${source} u where ${where} group by u.day) s on s.day = g.d::date
-        order by g.d`;
-    } else {
-      const { first, last } = bucketsOf(step, from, to);
-      rows = await this.prisma.$queryRaw<PointRow[]>`
-        select g.at, ${totals}
-        from generate_series(${first}::timestamptz, ${last}::timestamptz, ${Prisma.raw(INTERVAL.get(step)!)}) as g(at)
-        left join (select u.bucket, ${sums} from ${source} u where ${where} group by u.bucket) s on s.bucket = g.at
-        order by g.at`;
-    }
+    const rows = await this.bucketed<PointRow>({ sums, totals, source, where }, from, to, step, timeZone);
     return rows.map((r) => ({
       at: r.at,
       allowed: Number(r.allowed),
@@ -57,6 +42,50 @@ export class PostgresUsageReader implements UsageReader {
       refused: Number(r.refused),
       cost: Number(r.cost),
     }));
+  }
+
+  async degraded(from: Date, to: Date, step: UsageStep, limit: number): Promise<DegradedUsage> {
+    const degraded = Prisma.sql`u.result in ('degraded_allowed', 'degraded_denied')`;
+    const where = Prisma.sql`${rangeOf(step, from, to, 'UTC')} and ${degraded}`;
+    const byCause = Prisma.join(
+      DEGRADED_CAUSES.map((cause) => Prisma.sql`sum(u.decisions) filter (where split_part(u.reason, ':', 2) = ${cause}) as ${Prisma.raw(cause)}`),
+      ', ',
+    );
+    const sums = Prisma.sql`${byCause}, sum(u.decisions) as decisions`;
+    const totals = Prisma.join(
+      [...DEGRADED_CAUSES, 'decisions'].map((column) => Prisma.sql`coalesce(s.${Prisma.raw(column)}, 0)::bigint as ${Prisma.raw(column)}`),
+      ', ',
+    );
+    const points = await this.bucketed<CauseRow & { at: Date }>({ sums, totals, source: table(step), where }, from, to, step, 'UTC');
+    const tenants = await this.prisma.$queryRaw<(CauseRow & { tenant_id: string | null })[]>`
+      select u.tenant_id, ${sums} from ${table(step)} u where ${where}
+      group by u.tenant_id order by decisions desc, u.tenant_id nulls first limit ${limit}`;
+    return {
+      points: points.map((r) => ({ at: r.at, ...causesOf(r) })),
+      tenants: tenants.map((r) => ({ tenantId: r.tenant_id, ...causesOf(r) })),
+    };
+  }
+
+  /**
+   * One row per bucket of the range (minutes or hours; the days of `timeZone`), zeros where `source` has none: `sums`
+   * aggregates the rows of `source` matching `where` per bucket, `totals` selects them from `s`, null as 0.
+   */
+  private bucketed<R>(q: { sums: Prisma.Sql; totals: Prisma.Sql; source: Prisma.Sql; where: Prisma.Sql }, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<R[]> {
+    if (step === 'day') {
+      // The days of the range in `timeZone`; each point starts at that day's midnight there (a tenant in Asia/Kolkata:
+      // 18:30 UTC the day before).
+      return this.prisma.$queryRaw<R[]>`
+        select (g.d at time zone ${timeZone}) as at, ${q.totals}
+        from generate_series(${localDay(from, timeZone)}::timestamp, ${localDay(lastMs(to), timeZone)}::timestamp, interval '1 day') as g(d)
+        left join (select u.day, ${q.sums} from ${q.source} u where ${q.where} group by u.day) s on s.day = g.d::date
+        order by g.d`;
+    }
+    const { first, last } = bucketsOf(step, from, to);
+    return this.prisma.$queryRaw<R[]>`
+      select g.at, ${q.totals}
+      from generate_series(${first}::timestamptz, ${last}::timestamptz, ${Prisma.raw(INTERVAL.get(step)!)}) as g(at)
+      left join (select u.bucket, ${q.sums} from ${q.source} u where ${q.where} group by u.bucket) s on s.bucket = g.at
+      order by g.at`;
   }
 
   async top(query: UsageTopQuery): Promise<UsageTopEntry[]> {
@@ -143,6 +172,16 @@ interface PointRow {
   degraded: bigint;
   refused: bigint;
   cost: bigint;
+}
+
+/** Degraded decisions per cause (`DEGRADED_CAUSES`) and in all. */
+type CauseRow = Record<DegradedCause | 'decisions', bigint>;
+
+/** A row's counts by cause; `unknown`: those counted before causes were (their reason names no cause). */
+function causesOf(r: CauseRow): DegradedCounts {
+  const decisions = Number(r.decisions);
+  const byCause = { deadline: Number(r.deadline), circuit_open: Number(r.circuit_open), redis_error: Number(r.redis_error) };
+  return { decisions, byCause: { ...byCause, unknown: decisions - byCause.deadline - byCause.circuit_open - byCause.redis_error } };
 }
 
 interface TopRow {

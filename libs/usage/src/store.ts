@@ -1,3 +1,4 @@
+import type { DegradedCause } from '@tollgate/domain';
 import type { KeyCount, UsageCount, UsageResult } from './fields';
 import type { UsageStep } from './range';
 
@@ -39,6 +40,11 @@ export interface UsageReader {
   series(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<UsagePoint[]>;
   /** The tenants, endpoint policies or limits that lead the range by `metric`, at most `limit` of them. */
   top(query: UsageTopQuery): Promise<UsageTopEntry[]>;
+  /**
+   * The decisions a failure mode made over the range (Redis did not decide), by cause: one point per bucket (UTC), and
+   * the `limit` tenants with the most of them, most first.
+   */
+  degraded(from: Date, to: Date, step: UsageStep, limit: number): Promise<DegradedUsage>;
   /** The stored rows of the range, in order of bucket, a batch at a time (the CSV export). */
   rows(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): AsyncIterable<UsageRow>;
 }
@@ -60,6 +66,19 @@ export interface UsagePoint {
   degraded: number;
   refused: number;
   cost: number;
+}
+
+/** Degraded decisions, in all and per cause; `unknown`: counted before usage kept their cause. */
+export interface DegradedCounts {
+  decisions: number;
+  byCause: Record<DegradedCause | 'unknown', number>;
+}
+
+/** The degraded decisions of a range: per bucket, and for the tenants with the most of them. */
+export interface DegradedUsage {
+  points: (DegradedCounts & { at: Date })[];
+  /** Null: decisions without a tenant (none are degraded today: a tenant is known before Redis is asked). */
+  tenants: (DegradedCounts & { tenantId: string | null })[];
 }
 
 export const USAGE_TOP_BY = ['tenants', 'policies', 'limits'] as const;

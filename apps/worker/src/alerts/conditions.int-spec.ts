@@ -60,7 +60,12 @@ describe('429 rate and platform alerts, from usage minutes', () => {
     const rows: UsageCount[] = [];
     if (counts.allowed) rows.push({ policyId: null, result: 'allowed', reason: '', decisions: counts.allowed, cost: counts.allowed });
     if (counts.denied) rows.push({ policyId: null, result: 'denied', reason: 'daily', decisions: counts.denied, cost: 0 });
-    if (counts.degraded) rows.push({ policyId: null, result: 'degraded_allowed', reason: 'open', decisions: counts.degraded, cost: counts.degraded });
+    if (counts.degraded) {
+      // Counted by failure mode and cause: the alert sums the causes of each failure mode.
+      const late = Math.floor(counts.degraded / 2);
+      rows.push({ policyId: null, result: 'degraded_allowed', reason: 'open:deadline', decisions: late, cost: late });
+      rows.push({ policyId: null, result: 'degraded_allowed', reason: 'open:redis_error', decisions: counts.degraded - late, cost: counts.degraded - late });
+    }
     await writer.writeMinute(Math.floor(clock.now() / MINUTE_MS) * 60, new Map([[tenantId, rows]]));
   }
 

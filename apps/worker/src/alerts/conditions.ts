@@ -78,14 +78,15 @@ export class ConditionEvaluator {
 
   /**
    * Whether decisions were made by a failure mode in this minute or the last (usage counts them as `degraded_allowed`
-   * and `degraded_denied`, by failure mode), with how many of each.
+   * and `degraded_denied`, with the reason `<failure mode>:<cause>`, or the failure mode alone when counted before
+   * causes were), with how many of each failure mode.
    */
   private async degraded(nowMs: number): Promise<Observation> {
     const from = new Date(Math.floor(nowMs / MINUTE_MS) * MINUTE_MS - MINUTE_MS);
     const rows = await this.prisma.$queryRaw<{ reason: string; decisions: bigint }[]>`
-      SELECT reason, sum(decisions)::bigint AS decisions FROM usage_minute
+      SELECT split_part(reason, ':', 1) AS reason, sum(decisions)::bigint AS decisions FROM usage_minute
       WHERE bucket >= ${from} AND bucket <= ${new Date(nowMs)} AND result IN ('degraded_allowed', 'degraded_denied')
-      GROUP BY reason ORDER BY reason`;
+      GROUP BY 1 ORDER BY 1`;
     const byMode = Object.fromEntries(rows.map((r) => [r.reason, Number(r.decisions)]));
     const decisions = rows.reduce((sum, r) => sum + Number(r.decisions), 0);
     return { tenantId: null, holds: decisions > 0, details: { degradedDecisions: decisions, byFailureMode: byMode } };

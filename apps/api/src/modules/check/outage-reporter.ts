@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { DegradedCause, DegradedMode } from '@tollgate/domain';
 import { DeadlineExceeded } from '@tollgate/limiter';
 import { BrokenCircuitError, IsolatedCircuitError } from 'cockatiel';
 import { describeError } from '../../common/describe-error';
@@ -7,14 +8,15 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { QuotaStoreUnavailable } from './resilient-limiter.service';
 
 /** How a check Redis did not decide was answered: passed (`open`), refused with a 503 (`closed`), or on this node (`local`). */
-export type OutageAnswer = 'open' | 'closed' | 'local';
+export type OutageAnswer = DegradedMode;
 
 /**
  * Why Redis did not decide: it answered after the decision deadline (`deadline`: the failure mode answered, and the
  * late reply was not waited for), the circuit in front of it was open (`circuit_open`: it was not asked), or the call
- * failed (`redis_error`: refused, reset, timed out by the client).
+ * failed (`redis_error`: refused, reset, timed out by the client). Usage counts each degraded decision with it too
+ * (`degradedReason`).
  */
-export type OutageCause = 'deadline' | 'circuit_open' | 'redis_error';
+export type OutageCause = DegradedCause;
 
 const ANSWERS: readonly OutageAnswer[] = ['open', 'closed', 'local'];
 
@@ -53,8 +55,8 @@ export class OutageReporter implements OnApplicationShutdown {
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
-  /** One check Redis did not decide (`unavailable.cause` says why), answered as `answer`. */
-  record(unavailable: QuotaStoreUnavailable, answer: OutageAnswer): void {
+  /** One check Redis did not decide (`unavailable.cause` says why), answered as `answer`; its cause. */
+  record(unavailable: QuotaStoreUnavailable, answer: OutageAnswer): OutageCause {
     const err = unavailable.cause;
     const cause = outageCause(err);
     this.metrics.degraded.inc({ mode: answer, cause });
@@ -66,10 +68,11 @@ export class OutageReporter implements OnApplicationShutdown {
       add(episode.total, answer);
       this.log.warn({ event: 'redis_outage_started', cause, checks: 1, answers: counts(episode.total), error: episode.first }, `Redis did not decide a check (${cause}): answered by its failure mode (${answer}); a summary follows every ${this.config.failover.logEveryMs} ms while it lasts`);
       this.timer ??= setInterval(() => this.report(), this.config.failover.logEveryMs).unref();
-      return;
+      return cause;
     }
     add(episode.total, answer);
     add(episode.interval, answer);
+    return cause;
   }
 
   /** One line per cause: what it touched since the last line, or that it ended. */

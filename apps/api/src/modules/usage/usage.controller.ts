@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { applyDecorators, Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageTop, usageTopSchema, type WouldDeny, wouldDenySchema } from '@tollgate/domain';
+import { type DegradedUsageView, degradedUsageSchema, type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageTop, usageTopSchema, type WouldDeny, wouldDenySchema } from '@tollgate/domain';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
@@ -9,6 +9,8 @@ import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import {
+  type DegradedQuery,
+  degradedQuery,
   denialsQuery,
   ownDenialsQuery,
   type OwnUsageQuery,
@@ -21,6 +23,7 @@ import {
   type WouldDenyQuery,
 } from './dto/usage.schemas';
 import { DenialSamplesUseCase, USAGE_CSV_COLUMNS, UsageExportUseCase, UsageSeriesUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
+import { DegradedUsageUseCase } from './use-cases/degraded.use-case';
 import { WOULD_DENY_TENANTS_SAMPLED, WouldDenyUseCase } from './use-cases/would-deny.use-case';
 
 /** What the document says of the range and filters of a series, an export, a top list or a preview. */
@@ -57,6 +60,7 @@ export class UsageController {
     private readonly denialSamples: DenialSamplesUseCase,
     private readonly exportUsage: UsageExportUseCase,
     private readonly wouldDeny: WouldDenyUseCase,
+    private readonly degradedUsage: DegradedUsageUseCase,
   ) {}
 
   /** Decisions per bucket of the range, of one tenant, one endpoint policy, one result, or all of them. */
@@ -101,6 +105,16 @@ export class UsageController {
   @ApiAnswer(wouldDenySchema)
   wouldDenyOf(@Query(new ZodPipe(wouldDenyQuery)) query: WouldDenyQuery): Promise<WouldDeny> {
     return this.wouldDeny.execute(query);
+  }
+
+  /** The decisions failure modes made over the range because Redis did not decide: by cause, per bucket, and by tenant. */
+  @Get('usage/degraded')
+  @ApiOperation({ summary: 'Get degraded decisions by cause' })
+  @Access('operator')
+  @ApiQueryOf(degradedQuery, { ...RANGE, limit: 'how many tenants, most degraded decisions first' })
+  @ApiAnswer(degradedUsageSchema)
+  degraded(@Query(new ZodPipe(degradedQuery)) query: DegradedQuery): Promise<DegradedUsageView> {
+    return this.degradedUsage.execute(query);
   }
 
   /** The rows of the range as CSV (the filters of `GET /v1/admin/usage`). */

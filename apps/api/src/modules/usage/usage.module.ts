@@ -3,6 +3,7 @@ import type { PrismaClient } from '@tollgate/db';
 import { PostgresUsageReader } from '@tollgate/usage';
 import { PRISMA } from '../../infra/infra.module';
 import { OwnUsageController, UsageController } from './usage.controller';
+import { DegradedUsageUseCase } from './use-cases/degraded.use-case';
 import { WouldDenyUseCase } from './use-cases/would-deny.use-case';
 import { DenialSamplesUseCase, USAGE_READER, UsageExportUseCase, UsageNames, UsageSeriesUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
 
@@ -16,6 +17,7 @@ import { DenialSamplesUseCase, USAGE_READER, UsageExportUseCase, UsageNames, Usa
     DenialSamplesUseCase,
     UsageExportUseCase,
     WouldDenyUseCase,
+    DegradedUsageUseCase,
   ],
 })
 export class UsageModule {}

@@ -13,7 +13,7 @@ import {
   type LimitState,
 } from '@tollgate/domain';
 import type { Decision } from '@tollgate/limiter';
-import { NO_TENANT } from '@tollgate/usage';
+import { degradedReason, NO_TENANT } from '@tollgate/usage';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
 import type { DecisionPlan } from '../../rules/decision-plan';
@@ -163,22 +163,23 @@ export class CheckQuota {
     request: Parameters<ResilientLimiter['locally']>[1],
   ): Promise<CheckResult> {
     const failureMode = plan.policy?.failureMode ?? this.config.failover.defaultMode;
-    // Decisions Redis did not make are counted by this node (a refund or a peek is not a decision).
+    // Decisions Redis did not make are counted by this node (a refund or a peek is not a decision), with their failure
+    // mode and cause as the reason (`open:deadline`): the overview's degraded drill-down reads them by cause.
     const decided = operation === 'consume' || operation === 'lease';
     const policyId = plan.policy?.id ?? null;
     if (failureMode === 'closed' || operation === 'lease') {
       err.answered(false);
-      if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_denied', 'closed', 0);
-      this.outages.record(err, 'closed');
+      const cause = this.outages.record(err, 'closed');
+      if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_denied', degradedReason('closed', cause), 0);
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err, retryAfterMs: err.retryAfterMs });
     }
-    this.outages.record(err, failureMode);
+    const cause = this.outages.record(err, failureMode);
     if (failureMode === 'local') {
       const decision = await this.limiter.locally(operation, request);
       err.answered(decision.allowed);
       const result = { ...this.answer(ruleVersion, plan, decision, 'enforce'), degraded: true };
       this.count(plan, result);
-      if (decided) this.recorder.count(plan.tenant.id, policyId, result.allowed ? 'degraded_allowed' : 'degraded_denied', 'local', result.allowed ? request.cost : 0);
+      if (decided) this.recorder.count(plan.tenant.id, policyId, result.allowed ? 'degraded_allowed' : 'degraded_denied', degradedReason('local', cause), result.allowed ? request.cost : 0);
       return result;
     }
     // Open: nothing is known about the limits, so none are claimed.
@@ -195,7 +196,7 @@ export class CheckQuota {
       degraded: true,
     };
     this.count(plan, result);
-    if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_allowed', 'open', request.cost);
+    if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_allowed', degradedReason('open', cause), request.cost);
     return result;
   }
 

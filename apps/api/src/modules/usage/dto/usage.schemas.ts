@@ -51,3 +51,12 @@ export const wouldDenyQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_WOULD_DENY_SUBJECTS).default(50),
 });
 export type WouldDenyQuery = z.infer<typeof wouldDenyQuery>;
+
+/** The most tenants the degraded drill-down lists. */
+export const MAX_DEGRADED_TENANTS = 100;
+
+export const degradedQuery = z.strictObject({
+  ...range,
+  limit: z.coerce.number().int().min(1).max(MAX_DEGRADED_TENANTS).default(10),
+});
+export type DegradedQuery = z.infer<typeof degradedQuery>;

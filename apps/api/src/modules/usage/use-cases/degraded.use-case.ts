@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DegradedUsageView } from '@tollgate/domain';
+import type { UsageReader } from '@tollgate/usage';
+import type { DegradedQuery } from '../dto/usage.schemas';
+import { USAGE_READER, UsageNames } from './usage.use-cases';
+
+/**
+ * The drill-down of the overview's Degraded tile: the decisions failure modes made over a range because Redis did not
+ * decide, by cause (the reason usage keeps for them, `<mode>:<cause>`), per bucket, and the tenants with the most.
+ */
+@Injectable()
+export class DegradedUsageUseCase {
+  constructor(
+    private readonly names: UsageNames,
+    @Inject(USAGE_READER) private readonly reader: UsageReader,
+  ) {}
+
+  async execute(query: DegradedQuery): Promise<DegradedUsageView> {
+    const { from, to, step } = this.names.range(query, new Date(), 'UTC');
+    const read = await this.reader.degraded(from, to, step, query.limit);
+    const names = await this.names.tenants(read.tenants.map((t) => t.tenantId));
+    const byCause = { deadline: 0, circuit_open: 0, redis_error: 0, unknown: 0 };
+    let decisions = 0;
+    for (const point of read.points) {
+      decisions += point.decisions;
+      for (const cause of Object.keys(byCause) as (keyof typeof byCause)[]) byCause[cause] += point.byCause[cause];
+    }
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      step,
+      decisions,
+      byCause,
+      points: read.points.map((p) => ({ at: p.at.toISOString(), decisions: p.decisions, byCause: p.byCause })),
+      tenants: read.tenants.map((t) => ({ tenant: (t.tenantId !== null && names.get(t.tenantId)) || null, decisions: t.decisions, byCause: t.byCause })),
+    };
+  }
+}
