@@ -8,6 +8,7 @@ import { tenantKeyPrefix } from '@tollgate/limiter';
  *   tg:{<tenant tag>}:denials        stream: a sample of the tenant's recent denials and shadow would-denies
  *   tg:{usage}:tenants:<minute>      set: the tenant ids that may have counts in that minute
  *   tg:{usage}:rolled                string: the last minute rolled up into Postgres
+ *   tg:{usage}:counted               string: the time up to which the limit script's counts are in Postgres
  *
  * `<minute>` is the minute's start in epoch seconds. The tenant's keys share the hash tag of its limits' keys (one
  * cluster slot: the limit script writes the hash in the same call that charges them); the `{usage}` keys have a slot
@@ -39,6 +40,13 @@ export function activeTenantsKey(minute: number): string {
 
 /** The last minute (epoch seconds) whose counts are in Postgres. */
 export const ROLLED_KEY = 'tg:{usage}:rolled';
+
+/**
+ * The time (epoch ms, Redis's clock) before which every count the limit script made is in Postgres: the start of the
+ * worker's last run that wrote the open minutes, or the end of the last minute rolled up. What is compared with the
+ * counts (the sampled would-denies of a shadow preview) is read up to it, so that a sample is never ahead of its count.
+ */
+export const COUNTED_KEY = 'tg:{usage}:counted';
 
 /** The start (epoch seconds) of the minute that holds `ms` (epoch ms). */
 export function minuteOf(ms: number): number {

@@ -59,3 +59,9 @@ function epochDay(ms: number, timeZone: string): number {
   const part = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   return Date.UTC(part('year'), part('month') - 1, part('day')) / 86_400_000;
 }
+
+/** The start of the bucket of `step` that holds `at`; days in UTC (the bucket a read over every tenant starts with). */
+export function bucketStart(at: Date, step: UsageStep): Date {
+  const ms = STEP_MS.get(step) ?? 86_400_000;
+  return new Date(Math.floor(at.getTime() / ms) * ms);
+}

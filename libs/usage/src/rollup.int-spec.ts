@@ -7,7 +7,7 @@ import { awayFromMinuteBoundary, createTenant } from '../../../test/support/fixt
 import { startCluster, type TestCluster } from '../../../test/support/redis-cluster';
 import { recreateDatabase } from '../../../test/support/stack';
 import { costField, countField, type UsageResult } from './fields';
-import { activeTenantsKey, minuteOf, NO_TENANT, ROLLED_KEY, USAGE_KEY_TTL_S, USAGE_ROLLED_TTL_S, usageKey } from './keys';
+import { activeTenantsKey, COUNTED_KEY, minuteOf, NO_TENANT, ROLLED_KEY, USAGE_KEY_TTL_S, USAGE_ROLLED_TTL_S, usageKey } from './keys';
 import { PostgresUsageWriter } from './postgres-writer';
 import { type UsageRedis, UsageRollup } from './rollup';
 import type { UsageWriter } from './store';
@@ -231,8 +231,15 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       const written = await writeTraffic([now - 120, now - 60, now]);
       // No grace: every minute before Redis's own is closed, the current one is not.
       const rollup = new UsageRollup(redis, writer, { graceS: 0, liveEveryMs: 1 });
+      await redis.del(COUNTED_KEY);
+      const before = Date.now();
       const first = await rollup.run();
       expect(first).toMatchObject({ minutes: 2, rolledThrough: now - 60, liveMinutes: 1 });
+      // Every count made before the run began is in the store: what is compared with them is read up to then.
+      const counted = Number(await redis.get(COUNTED_KEY));
+      expect(counted).toBeGreaterThanOrEqual(now * 1000);
+      expect(counted).toBeLessThanOrEqual(Date.now() + 1000);
+      expect(counted).toBeGreaterThanOrEqual(before - 1000);
       expect(await totals('usage_minute')).toEqual(expected(written, (m) => m));
       expect(await totals('usage_hour')).toEqual(expected(written, (m) => Math.floor(m / 3600) * 3600));
       // The open minute is not marked: its hash keeps its TTL, and the rolled minute stays before it.
@@ -254,8 +261,11 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       // Without the option, the open minute is left to its closed rollup.
       await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
       await redis.set(ROLLED_KEY, String(now - 180));
+      await redis.del(COUNTED_KEY);
       expect(await new UsageRollup(redis, writer, { graceS: 0 }).run()).toMatchObject({ minutes: 2, liveMinutes: 0 });
       expect(await prisma.usageMinute.count({ where: { bucket: new Date(now * 1000) } })).toBe(0);
+      // Closed minutes only: counted to the end of the last one.
+      expect(await redis.get(COUNTED_KEY)).toBe(String(now * 1000));
     });
 
     it('spaces live writes by the runs that made them: a closed minute rolled up first, or a tick a little early, skips none', async () => {

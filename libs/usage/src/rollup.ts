@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { countsOf, type KeyCount, keyCountsOf, type UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
-import { activeTenantsKey, ROLLED_KEY, USAGE_ROLLED_TTL_S, usageKey } from './keys';
+import { activeTenantsKey, COUNTED_KEY, ROLLED_KEY, USAGE_ROLLED_TTL_S, usageKey } from './keys';
 import type { UsageWriter } from './store';
 
 /** A single Redis or a Redis Cluster: the rollup sends only single-key commands, so either serves. */
@@ -45,10 +45,10 @@ export interface RollupRun {
 }
 
 /**
- * Moves `ROLLED_KEY` to the minute given, never back: two rollups that overlap may finish in any order.
- * KEYS[1] = ROLLED_KEY, ARGV[1] = the minute rolled up. Returns 1 when it moved.
+ * Moves a number forward to the one given, never back (`ROLLED_KEY`, `COUNTED_KEY`): two rollups that overlap may
+ * finish in any order. KEYS[1] = the key, ARGV[1] = the number. Returns 1 when it moved.
  */
-const ADVANCE_ROLLED = `
+const ADVANCE = `
 local current = tonumber(redis.call('GET', KEYS[1]))
 local minute = tonumber(ARGV[1])
 if current ~= nil and current >= minute then return 0 end
@@ -92,8 +92,9 @@ export class UsageRollup {
 
   async run(): Promise<RollupRun> {
     const runAt = this.monotonicMs();
-    const [seconds] = await this.redis.time();
+    const [seconds, micros] = await this.redis.time();
     const now = Number(seconds);
+    const nowMs = now * 1000 + Math.floor(Number(micros) / 1000);
     // The last minute that has closed, grace included: m + 60 + grace <= now.
     const lastClosed = Math.floor((now - 60 - this.options.graceS) / 60) * 60;
     const rolled = Number((await this.redis.get(ROLLED_KEY)) ?? Number.NaN);
@@ -105,7 +106,7 @@ export class UsageRollup {
       const read = await this.readMinute(minute);
       await this.writer.writeMinute(minute, read.counts, read.keyCounts);
       await this.markRolled(read.keys);
-      await this.redis.eval(ADVANCE_ROLLED, 1, ROLLED_KEY, String(minute));
+      await this.redis.eval(ADVANCE, 1, ROLLED_KEY, String(minute));
       run.minutes += 1;
       run.tenants += read.counts.size;
       run.rows += read.rows;
@@ -113,6 +114,10 @@ export class UsageRollup {
       run.rolledThrough = minute;
     }
     if (minute > lastClosed && this.liveDue(runAt)) run.liveMinutes = await this.writeLive(runAt, minute, Math.floor(now / 60) * 60);
+    // Every count made before the run's clock reading is in the store when the open minutes were written (their hashes
+    // were read after it); otherwise up to the end of the last minute rolled up.
+    const counted = run.liveMinutes > 0 ? nowMs : run.rolledThrough === null ? null : (run.rolledThrough + 60) * 1000;
+    if (counted !== null) await this.redis.eval(ADVANCE, 1, COUNTED_KEY, String(counted));
     return run;
   }
 

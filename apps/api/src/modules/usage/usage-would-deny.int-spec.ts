@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { denialFields, denialsKey, type DenialSample } from '@tollgate/usage';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { COUNTED_KEY, denialFields, denialsKey, type DenialSample } from '@tollgate/usage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant } from '../../../../../test/support/fixtures';
 import { HOUR, MINUTE, useUsageFixture } from '../../../../../test/support/usage-fixture';
 
@@ -43,6 +43,14 @@ describe('usage API: would-deny preview of a policy', () => {
     await add(t1.id, hour + MINUTE + 4000, { subject: 'carol', result: 'denied' });
     await add(t1.id, hour + MINUTE + 5000, { subject: 'dave', policyId: other });
     await add(t2.id, hour + 2 * MINUTE + 1000, {});
+    // The worker has rolled everything up to now (it sets this; the rows above were written as it would).
+    counted = await f.redis.get(COUNTED_KEY);
+    await f.redis.set(COUNTED_KEY, String(Date.now()));
+  });
+  let counted: string | null;
+  afterAll(async () => {
+    if (counted === null) await f.redis.del(COUNTED_KEY);
+    else await f.redis.set(COUNTED_KEY, counted);
   });
 
   const preview = (query: Record<string, string | number>) => usage({ policy, from: iso(hour), to: iso(hour + HOUR), ...query }, '/v1/admin/usage/would-deny');
@@ -50,13 +58,29 @@ describe('usage API: would-deny preview of a policy', () => {
   it('counts the exact would-denies of the range and lists the sampled subjects per tenant, most samples first', async () => {
     const r = await preview({});
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ from: iso(hour), to: iso(hour + HOUR), step: 'minute', shadowDenied: 10, tenants: 2, sampled: true, tenantsSampled: 2 });
+    expect(r.body).toMatchObject({ from: iso(hour), to: iso(hour + HOUR), countedFrom: iso(hour), countedTo: iso(hour + HOUR), step: 'minute', shadowDenied: 10, tenants: 2, sampled: true, tenantsSampled: 2 });
     expect(r.body.policy).toMatchObject({ id: policy, method: 'GET' });
     expect(r.body.subjects).toEqual([
       { subject: 'alice', tenant: { id: t1.id, slug: t1.slug, name: t1.name }, samples: 2, lastAt: iso(hour + MINUTE + 2000) },
       { subject: 'alice', tenant: { id: t2.id, slug: t2.slug, name: t2.name }, samples: 1, lastAt: iso(hour + 2 * MINUTE + 1000) },
       { subject: 'bob', tenant: { id: t1.id, slug: t1.slug, name: t1.name }, samples: 1, lastAt: iso(hour + MINUTE + 3000) },
     ]);
+  });
+
+  it('samples the time the count covers: not past what the worker has rolled up, and from the start of the first bucket it reads', async () => {
+    // Rolled up to 2.5 s into minute 1: bob's sample (3 s) and the second tenant's (minute 2) are not counted yet.
+    await f.redis.set(COUNTED_KEY, String(hour + MINUTE + 2500));
+    try {
+      const r = await preview({});
+      expect(r.body).toMatchObject({ countedTo: iso(hour + MINUTE + 2500), shadowDenied: 10 });
+      expect(r.body.subjects.map((s: { subject: string; samples: number }) => [s.subject, s.samples])).toEqual([['alice', 2]]);
+    } finally {
+      await f.redis.set(COUNTED_KEY, String(Date.now()));
+    }
+    // From the middle of minute 1: the count holds the whole minute, and so do the samples (alice's first, at 1 s).
+    const midMinute = await preview({ from: iso(hour + MINUTE + 1500) });
+    expect(midMinute.body).toMatchObject({ step: 'minute', countedFrom: iso(hour + MINUTE), shadowDenied: 10 });
+    expect(midMinute.body.subjects[0]).toMatchObject({ subject: 'alice', tenant: { id: t1.id }, samples: 2 });
   });
 
   it('lists at most `limit` subjects, and nothing for a range without would-denies', async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, type WouldDeny } from '@tollgate/domain';
-import { DENIAL_SAMPLES_KEPT, readDenialSamples, type StoredDenialSample, type UsageReader } from '@tollgate/usage';
+import { bucketStart, COUNTED_KEY, DENIAL_SAMPLES_KEPT, readDenialSamples, type StoredDenialSample, type UsageReader } from '@tollgate/usage';
 import type { Redis } from 'ioredis';
 import { REDIS } from '../../../infra/infra.module';
 import type { WouldDenyQuery } from '../dto/usage.schemas';
@@ -15,7 +15,9 @@ export const WOULD_DENY_TENANTS_SAMPLED = 20;
 /**
  * What enforcing an endpoint policy in shadow mode would have refused over a range: the exact count from the
  * rollups (per tenant, to know whose samples to read), then the subjects of the sampled would-denies of this policy
- * in the range, most samples first.
+ * in the range, most samples first. The samples are read over the time the count covers: from the start of the first
+ * bucket it reads (an hour's rows hold the whole hour) up to `COUNTED_KEY` (a sample is written at once, its count
+ * reaches the rollup seconds later), so that no subject is sampled more often than the count says.
  */
 @Injectable()
 export class WouldDenyUseCase {
@@ -42,17 +44,22 @@ export class WouldDenyUseCase {
       .map(([id]) => id);
 
     let samples: StoredDenialSample[][];
+    let counted: string | null;
     try {
-      samples = await Promise.all(sampledTenants.map((id) => readDenialSamples(this.redis, id, DENIAL_SAMPLES_KEPT)));
+      [counted, samples] = await Promise.all([this.redis.get(COUNTED_KEY), Promise.all(sampledTenants.map((id) => readDenialSamples(this.redis, id, DENIAL_SAMPLES_KEPT)))]);
     } catch (err) {
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the would-deny samples are in Redis, which did not answer; retry later', undefined, { cause: err });
     }
 
+    const countedFrom = bucketStart(from, step);
+    // Nothing rolled up yet (no worker has run against this Redis): no sample is covered by a count.
+    const countedMs = counted === null ? countedFrom.getTime() : Math.min(Number(counted), to.getTime());
+    const countedTo = new Date(Math.max(countedMs, countedFrom.getTime()));
     // Keyed by tenant and subject: the same subject name of two tenants is two subjects.
     const subjects = new Map<string, { tenantId: string; subject: string; samples: number; lastAt: Date }>();
     sampledTenants.forEach((tenantId, i) => {
       for (const s of samples[i]!) {
-        if (s.result !== 'shadow_denied' || s.policyId !== policy.id || s.at < from || s.at >= to) continue;
+        if (s.result !== 'shadow_denied' || s.policyId !== policy.id || s.at < countedFrom || s.at >= countedTo) continue;
         const key = JSON.stringify([tenantId, s.subject]);
         const seen = subjects.get(key);
         if (seen) {
@@ -71,6 +78,8 @@ export class WouldDenyUseCase {
       from: from.toISOString(),
       to: to.toISOString(),
       step,
+      countedFrom: countedFrom.toISOString(),
+      countedTo: countedTo.toISOString(),
       shadowDenied,
       tenants: perTenant.size,
       sampled: true,
