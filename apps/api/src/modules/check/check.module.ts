@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { EnforcementHttp } from './enforcement-http';
 import { EnforcementRoutes } from './enforcement.routes';
+import { ForwardAuthSourceReporter } from './forward-auth-source-reporter';
 import { OutageReporter } from './outage-reporter';
 import { ResilientLimiter } from './resilient-limiter.service';
 import { UsageRecorder } from './usage-recorder.service';
@@ -14,7 +15,7 @@ export class CheckModule {
     return {
       module: CheckModule,
       imports: [AuthModule],
-      providers: [{ provide: EnforcementHttp, useValue: http }, CheckQuota, ResilientLimiter, OutageReporter, UsageRecorder, EnforcementRoutes],
+      providers: [{ provide: EnforcementHttp, useValue: http }, CheckQuota, ResilientLimiter, OutageReporter, ForwardAuthSourceReporter, UsageRecorder, EnforcementRoutes],
       exports: [EnforcementHttp],
     };
   }

@@ -19,7 +19,8 @@ import { bearerToken, type Caller, headerValue as header } from '../../common/ca
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { Authenticator } from '../auth/authenticator.service';
 import { EnforcementHttp, FORWARD_AUTH_ROUTE } from './enforcement-http';
-import { originalRequest } from './forward-auth-original';
+import { originalRequest, sourceProblem } from './forward-auth-original';
+import { ForwardAuthSourceReporter } from './forward-auth-source-reporter';
 import { type CheckOperation, type CheckScope, CheckQuota } from './use-cases/check-quota.use-case';
 
 /** Who may call the enforcement routes: service keys only (the Authenticator refuses every other caller). */
@@ -46,6 +47,7 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
     private readonly http: EnforcementHttp,
     private readonly authenticator: Authenticator,
     private readonly checkQuota: CheckQuota,
+    private readonly sourceProblems: ForwardAuthSourceReporter,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
@@ -133,6 +135,8 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
     // With Envoy's path prefix the query string is the client's: its `deny_status` is not the gateway's.
     const denyStatusQuery = forwardAuth.original === 'path' ? undefined : (req.query as Record<string, string | undefined>)['deny_status'];
     const denyStatus = parseDenyStatus(denyStatusQuery) ?? forwardAuth.denyStatus;
+    const problem = sourceProblem(req, forwardAuth.original);
+    if (problem) this.sourceProblems.record(problem);
     const { method, path } = originalRequest(req, forwardAuth.original, suffix);
     const key = header(req, forwardAuth.keyHeader) ?? bearerToken(req);
     if (!key) return reply.code(401).send({ allowed: false, reason: 'key_missing' });

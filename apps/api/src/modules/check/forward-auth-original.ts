@@ -53,6 +53,25 @@ export function originalRequest(req: Pick<RequestWithCaller, 'headers'> & { meth
   return { method: checkedMethod(method, names.method), path: checkedPath(uri, names.uri) };
 }
 
+/**
+ * What is wrong with the gateway's headers for the configured source, besides the values themselves: the source's
+ * headers missing (`missing`: the gateway does not send what Tollgate was told it sends: every request is a 400,
+ * which nginx's `auth_request` turns into a 500), or headers of another source present (`other_source`: the gateway
+ * passes a client's headers it should clear, which is how an nginx configuration from before ADR 0009 let a client's
+ * `X-Forwarded-Uri` choose the route). Null when the request has exactly what the source reads.
+ */
+export type SourceProblem = { problem: 'missing' | 'other_source'; headers: string[] };
+
+const ORIGINAL_HEADERS = ['x-forwarded-method', 'x-forwarded-uri', 'x-original-method', 'x-original-uri'] as const;
+
+export function sourceProblem(req: Pick<RequestWithCaller, 'headers'>, source: OriginalSource): SourceProblem | null {
+  const own: readonly string[] = source === 'path' ? [] : Object.values(SOURCE_HEADERS[source]);
+  const absent = own.filter((name) => headerValue(req, name) === null);
+  if (absent.length > 0) return { problem: 'missing', headers: absent };
+  const others = ORIGINAL_HEADERS.filter((name) => !own.includes(name) && headerValue(req, name) !== null);
+  return others.length > 0 ? { problem: 'other_source', headers: others } : null;
+}
+
 function missing(header: string, source: OriginalSource): AppError {
   return new AppError(ErrorCode.VALIDATION_FAILED, `${header} is missing: FORWARD_AUTH_ORIGINAL=${source} reads the original request from it`, header);
 }

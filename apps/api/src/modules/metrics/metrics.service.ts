@@ -70,6 +70,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly forwardAuthSourceProblems = new Counter({
+    name: 'tollgate_forward_auth_source_problems_total',
+    help: 'Forward-auth requests whose original-request headers do not match FORWARD_AUTH_ORIGINAL: missing (the source\'s headers absent: refused with 400) or other_source (headers of another source present, ignored: a gateway that passes a client\'s headers); the API logs them once per problem and minute',
+    labelNames: ['problem'] as const,
+    registers: [this.registry],
+  });
+
   readonly lateReplies = new Counter({
     name: 'tollgate_late_replies_total',
     help: 'Redis replies that came after a failure mode had answered, by what became of them: compensated (its charge and count undone), expired (it ran too late to act), failed (undoing it failed: counted twice), unknown (no reply)',
