@@ -127,6 +127,10 @@ const MATRIX: Row[] = [
   { method: 'POST', url: '/v1/admin/alert-rules', call: () => ({ path: '/v1/admin/alert-rules', body: { kind: 'x' } }), expect: OPERATOR_WRITE_REFUSED(400) },
   { method: 'PATCH', url: '/v1/admin/alert-rules/:ruleId', call: () => ({ path: '/v1/admin/alert-rules/00000000-0000-4000-8000-000000000000', body: { enabled: true } }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'DELETE', url: '/v1/admin/alert-rules/:ruleId', call: () => ({ path: '/v1/admin/alert-rules/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'PUT', url: '/v1/admin/alert-rules/:ruleId/silence', call: () => ({ path: '/v1/admin/alert-rules/00000000-0000-4000-8000-000000000000/silence', body: {} }), expect: OPERATOR_WRITE_REFUSED(400) },
+  { method: 'DELETE', url: '/v1/admin/alert-rules/:ruleId/silence', call: () => ({ path: '/v1/admin/alert-rules/00000000-0000-4000-8000-000000000000/silence' }), expect: OPERATOR_WRITE_REFUSED(404) },
+  { method: 'GET', url: '/v1/admin/alerts/summary', call: () => ({ path: '/v1/admin/alerts/summary' }), expect: OPERATOR_READ },
+  { method: 'POST', url: '/v1/admin/alerts/:alertId/acknowledge', call: () => ({ path: '/v1/admin/alerts/9223372036854775806/acknowledge' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'GET', url: '/v1/admin/rule-sets', call: () => ({ path: '/v1/admin/rule-sets' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/current', call: () => ({ path: '/v1/admin/rule-sets/current' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/diff', call: () => ({ path: '/v1/admin/rule-sets/diff?from=1&to=1' }), expect: OPERATOR_READ },
@@ -217,7 +221,7 @@ describe('route × caller matrix', () => {
       data: { id: randomUUID(), tenantId: fixture.tenant.id, url: `http://127.0.0.1:9/${label}`, eventTypes: ['quota.threshold_crossed'], secret: 'v1:sealed-in-tests' },
     });
     const rule = await ctx.prisma.alertRule.create({ data: { name: `matrix ${fixture.tenant.slug}`, kind: 'quota_threshold', tenantId: fixture.tenant.id, params: {} } });
-    await ctx.prisma.alert.create({ data: { ruleId: rule.id, kind: 'quota_threshold', tenantId: fixture.tenant.id, state: 'firing', limitName: 'daily', startedAt: new Date(), details: { thresholds: [80] } } });
+    const alert = await ctx.prisma.alert.create({ data: { ruleId: rule.id, kind: 'quota_threshold', tenantId: fixture.tenant.id, state: 'firing', limitName: 'daily', startedAt: new Date(), details: { thresholds: [80] } } });
     return {
       params: {
         planId: fixture.plan.id,
@@ -230,6 +234,7 @@ describe('route × caller matrix', () => {
         name: 'daily',
         endpointId: webhook.id,
         ruleId: rule.id,
+        alertId: String(alert.id),
       },
       key: key.key,
       slug: fixture.tenant.slug,
@@ -277,7 +282,7 @@ describe('route × caller matrix', () => {
   // a tenant's own routes, 403 on an operator's), and no byte of that tenant's rows. Every route that takes an id is
   // covered (the routes Fastify registered); a route with a parameter this table does not know fails the test.
   describe("another tenant's ids", () => {
-    const UNKNOWN: Record<string, string> = { name: 'no-such-override', version: '999999999' };
+    const UNKNOWN: Record<string, string> = { name: 'no-such-override', version: '999999999', alertId: '9223372036854775806' };
     const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
     const withIds = (url: string, owned: Owned | null) =>
       url.replace(/:(\w+)/g, (_m, param: string) => {

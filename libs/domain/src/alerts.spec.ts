@@ -11,8 +11,10 @@ describe('alert rules', () => {
   it('fill in each kind\'s defaults and sort thresholds', () => {
     expect(parse({ name: ' near quota ', kind: 'quota_threshold' }).data).toEqual({
       name: 'near quota', kind: 'quota_threshold', planId: null, tenantId: null, enabled: true,
-      params: { limit: null, thresholds: [80, 100], notifyReset: false },
+      params: { limit: null, thresholds: [80, 100], notifyReset: false }, repeatIntervalMinutes: 60,
     });
+    expect(parse({ name: 'x', kind: 'denied_rate', params: { ratePercent: 5 }, repeatIntervalMinutes: 240 }).data?.repeatIntervalMinutes).toBe(240);
+    for (const repeatIntervalMinutes of [0, 10_081, 2.5]) expect(parse({ name: 'x', kind: 'platform_degraded', repeatIntervalMinutes }).success).toBe(false);
     expect(parse({ name: 'x', kind: 'quota_threshold', params: { thresholds: [100, 50, 90], limit: 'api-daily' } }).data?.params).toEqual({ limit: 'api-daily', thresholds: [50, 90, 100], notifyReset: false });
     expect(parse({ name: 'x', kind: 'denied_rate', params: { ratePercent: 2.5 } }).data?.params).toEqual({ ratePercent: 2.5, windowMinutes: 5, minDecisions: 100, pendingMinutes: 1, holdMinutes: 5 });
     expect(parse({ name: 'x', kind: 'platform_degraded' }).data?.params).toEqual({ forSeconds: 60, holdMinutes: 2 });

@@ -16,6 +16,14 @@ export type AlertState = (typeof ALERT_STATES)[number];
 /** Percentages of a limit's capacity; a threshold of 100 is the quota exhausted. */
 export const DEFAULT_QUOTA_THRESHOLDS: readonly number[] = [80, 100];
 
+/**
+ * How long after a notification an alert that keeps firing may notify again (Alertmanager's `repeat_interval`): a
+ * quota rule on a per-minute limit tells of a tenant and limit at most hourly, however many minutes cross again.
+ */
+export const DEFAULT_REPEAT_INTERVAL_MINUTES = 60;
+/** A week: the longest repeat interval (and the longest silence). */
+export const MAX_REPEAT_INTERVAL_MINUTES = 7 * 24 * 60;
+
 /** Kinds about the platform as a whole: they apply to everything, never to a plan or a tenant. */
 export const PLATFORM_ALERT_KINDS: readonly AlertKind[] = ['platform_degraded'];
 
@@ -84,6 +92,11 @@ const scopeFields = {
 
 const ruleName = freeText(100);
 
+const repeatIntervalMinutes = z
+  .int('must be whole minutes')
+  .min(1, 'must be at least 1')
+  .max(MAX_REPEAT_INTERVAL_MINUTES, `must be at most ${MAX_REPEAT_INTERVAL_MINUTES} (a week)`);
+
 /** A new alert rule: `params` as its kind says (each with defaults; `{}` takes them all, where the kind has no required field). */
 export const newAlertRuleSchema = z
   .strictObject({
@@ -92,6 +105,7 @@ export const newAlertRuleSchema = z
     ...scopeFields,
     enabled: z.boolean().default(true),
     params: z.record(z.string(), z.unknown()).default({}),
+    repeatIntervalMinutes: repeatIntervalMinutes.default(DEFAULT_REPEAT_INTERVAL_MINUTES),
   })
   .superRefine((rule, ctx) => scopeProblems(rule, ctx))
   .transform((rule, ctx) => {
@@ -100,9 +114,9 @@ export const newAlertRuleSchema = z
   });
 export type NewAlertRule = z.infer<typeof newAlertRuleSchema>;
 
-/** A change of a rule: its name, whether it is enabled, its params (whole, as for a new rule of its kind). Kind and scope never change. */
+/** A change of a rule: its name, whether it is enabled, its params (whole, as for a new rule of its kind), its repeat interval. Kind and scope never change. */
 export const alertRulePatchSchema = z
-  .strictObject({ name: ruleName, enabled: z.boolean(), params: z.record(z.string(), z.unknown()) })
+  .strictObject({ name: ruleName, enabled: z.boolean(), params: z.record(z.string(), z.unknown()), repeatIntervalMinutes })
   .partial()
   .refine((p) => Object.keys(p).length > 0, 'nothing to change');
 export type AlertRulePatch = z.infer<typeof alertRulePatchSchema>;
@@ -128,6 +142,19 @@ export function storedParams<K extends AlertKind>(kind: K, params: unknown): Ale
   return parsed.success ? (parsed.data as AlertParams[K]) : null;
 }
 
+/**
+ * A silence of a rule: none of its alerts notifies before `until` (they are still recorded, and a quota's crossings
+ * still counted); who set it and why. At most a week ahead; a new silence replaces the old one.
+ */
+export const alertSilenceSchema = z.strictObject({
+  until: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 time with its zone (2026-12-01T00:00:00Z)' })
+    .transform((s) => new Date(s))
+    .refine((d) => !Number.isNaN(d.getTime()), 'is not a time that exists'),
+  reason: freeText(200).optional(),
+});
+export type AlertSilence = z.infer<typeof alertSilenceSchema>;
+
 const instant = z.string();
 
 export const alertRuleViewSchema = z.object({
@@ -138,6 +165,9 @@ export const alertRuleViewSchema = z.object({
   tenantId: z.string().nullable(),
   enabled: z.boolean(),
   params: z.record(z.string(), z.unknown()),
+  repeatIntervalMinutes: z.int(),
+  /** The silence in force (null: none, or it has ended). */
+  silence: z.object({ until: instant, by: z.string(), reason: z.string().nullable() }).nullable(),
   createdAt: instant,
   updatedAt: instant,
 });
@@ -157,6 +187,16 @@ export const alertViewSchema = z.object({
   firedAt: instant.nullable(),
   resolvedAt: instant.nullable(),
   details: z.record(z.string(), z.unknown()),
+  /** The last notification (null: none yet, silenced or within the repeat interval) and how many were sent. */
+  notifiedAt: instant.nullable(),
+  notifications: z.int(),
+  /** Seen by a person: it sends no repeat until it resolves. */
+  acknowledgedAt: instant.nullable(),
+  acknowledgedBy: z.string().nullable(),
 });
 export type AlertView = z.infer<typeof alertViewSchema>;
 export const alertPageSchema = z.object({ items: z.array(alertViewSchema), nextCursor: z.string().nullable() });
+
+/** What the navigation counts: alerts firing now, and those of them nobody has acknowledged. */
+export const alertSummarySchema = z.object({ firing: z.int(), unacknowledged: z.int() });
+export type AlertSummary = z.infer<typeof alertSummarySchema>;

@@ -10,6 +10,15 @@ export interface ActiveRule<K extends AlertKind> {
   planSlug: string | null;
   tenantId: string | null;
   params: AlertParams[K];
+  /** How long after a notification the same alert may notify again. */
+  repeatMs: number;
+  /** No notification before this time (0: not silenced). */
+  silencedUntilMs: number;
+}
+
+/** Whether the rule's alerts may notify at `nowMs` (no silence in force). */
+export function notifies(rule: Pick<ActiveRule<AlertKind>, 'silencedUntilMs'>, nowMs: number): boolean {
+  return rule.silencedUntilMs <= nowMs;
 }
 
 /**
@@ -26,7 +35,10 @@ export async function activeRules<K extends AlertKind>(prisma: PrismaClient, kin
       skipped.push(row.id);
       continue;
     }
-    rules.push({ id: row.id, name: row.name, kind, planId: row.planId, planSlug: row.plan?.slug ?? null, tenantId: row.tenantId, params });
+    rules.push({
+      id: row.id, name: row.name, kind, planId: row.planId, planSlug: row.plan?.slug ?? null, tenantId: row.tenantId, params,
+      repeatMs: row.repeatIntervalMinutes * 60_000, silencedUntilMs: row.silencedUntil?.getTime() ?? 0,
+    });
   }
   return { rules, skipped };
 }

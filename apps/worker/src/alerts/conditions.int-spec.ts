@@ -148,6 +148,56 @@ describe('429 rate and platform alerts, from usage minutes', () => {
     expect(await prisma.alert.count({ where: { ruleId: rule.id } })).toBe(1);
   });
 
+  it('sends a firing 429 rate again every repeat interval until it is acknowledged, each repeat once', async () => {
+    const { tenant, rule } = await deniedRateRule({ pendingMinutes: 0, holdMinutes: 0 });
+    await prisma.alertRule.update({ where: { id: rule.id }, data: { repeatIntervalMinutes: 3 } });
+    const both = () => Promise.all([evaluate(), new ConditionEvaluator(other, publisher, clock).run()]);
+    for (let m = 0; m <= 7; m += 1) {
+      await minute(tenant.id, { allowed: 100, denied: 100 });
+      await both();
+      clock.advance(MINUTE_MS);
+    }
+    // Fired at 0, again at 3 and 6 minutes: three firing events, each its own dedup key.
+    const firing = publisher.events.filter((e) => e.type === 'denied_rate.firing');
+    expect(firing.map((e) => e.dedupKey.split(':').length)).toEqual([2, 3, 3]);
+    expect(new Set(firing.map((e) => e.dedupKey)).size).toBe(3);
+    const alert = await prisma.alert.findFirstOrThrow({ where: { ruleId: rule.id } });
+    expect([alert.state, alert.notifications]).toEqual(['firing', 3]);
+
+    await prisma.alert.update({ where: { id: alert.id }, data: { acknowledgedAt: new Date(clock.now()), acknowledgedBy: 'user:ops@test.local' } });
+    for (let m = 0; m <= 7; m += 1) {
+      await minute(tenant.id, { allowed: 100, denied: 100 });
+      await evaluate();
+      clock.advance(MINUTE_MS);
+    }
+    expect(publisher.events.filter((e) => e.type === 'denied_rate.firing')).toHaveLength(3);
+    await minute(tenant.id, { allowed: 100_000 });
+    await evaluate();
+    expect(publisher.types().at(-1)).toBe('denied_rate.resolved');
+  });
+
+  it('sends nothing while its rule is silenced, and tells of an alert still firing once the silence ends', async () => {
+    const { tenant, rule } = await deniedRateRule({ pendingMinutes: 0, holdMinutes: 0 });
+    await prisma.alertRule.update({ where: { id: rule.id }, data: { silencedUntil: new Date(clock.now() + 5 * MINUTE_MS), silencedBy: 'user:ops@test.local' } });
+    for (let m = 0; m < 5; m += 1) {
+      await minute(tenant.id, { allowed: 100, denied: 100 });
+      expect((await evaluate()).deniedRate.repeated).toBe(0);
+      clock.advance(MINUTE_MS);
+    }
+    expect(publisher.events).toEqual([]);
+    expect((await prisma.alert.findFirstOrThrow({ where: { ruleId: rule.id } })).state).toBe('firing');
+    await minute(tenant.id, { allowed: 100, denied: 100 });
+    expect((await evaluate()).deniedRate.repeated).toBe(1);
+    expect(publisher.events.map((e) => [e.type, e.dedupKey])).toEqual([['denied_rate.firing', `denied_rate.firing:${(await prisma.alert.findFirstOrThrow({ where: { ruleId: rule.id } })).id}`]]);
+
+    // Silenced again: it resolves without a word, though its firing was sent.
+    await prisma.alertRule.update({ where: { id: rule.id }, data: { silencedUntil: new Date(clock.now() + 60 * MINUTE_MS) } });
+    clock.advance(MINUTE_MS);
+    await minute(tenant.id, { allowed: 100_000 });
+    expect((await evaluate()).deniedRate.resolved).toBe(1);
+    expect(publisher.types()).toEqual(['denied_rate.firing']);
+  });
+
   it('fires when decisions have been degraded for longer than the rule allows, and resolves after its hold', async () => {
     const { tenant } = await createTenant(prisma);
     const rule = await prisma.alertRule.create({ data: { name: 'degraded', kind: 'platform_degraded', params: { forSeconds: 30, holdMinutes: 1 } } });

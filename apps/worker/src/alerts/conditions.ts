@@ -94,12 +94,13 @@ export class ConditionEvaluator {
 }
 
 function empty(): StateRun {
-  return { opened: 0, fired: 0, resolved: 0, dropped: 0 };
+  return { opened: 0, fired: 0, repeated: 0, resolved: 0, dropped: 0 };
 }
 
 function add(into: StateRun, run: StateRun): void {
   into.opened += run.opened;
   into.fired += run.fired;
+  into.repeated += run.repeated;
   into.resolved += run.resolved;
   into.dropped += run.dropped;
 }

@@ -70,7 +70,7 @@ describe('quota threshold alerts', () => {
 
   const use = (tenantId: string, cost: number, rule = daily) => engine.consume({ tenantId, cost, rules: [rule] });
 
-  it('fires once at 80 % and once at 100 % of the daily quota, and not again in the same window', async () => {
+  it('tells once at 80 % and once at 100 % of the daily quota, and not again in the same window: one alert', async () => {
     const { tenant, rule } = await tenantWithRule();
     await use(tenant.id, 7);
     expect((await evaluator().run()).fired).toBe(0);
@@ -86,10 +86,7 @@ describe('quota threshold alerts', () => {
     expect(events[0]!.data).toMatchObject({ limit: 'daily', used: 8, capacity: 10, rule: { id: rule.id } });
     expect(new Set(events.map((e) => e.dedupKey)).size).toBe(2);
     const alerts = await prisma.alert.findMany({ where: { ruleId: rule.id }, orderBy: { id: 'asc' } });
-    expect(alerts.map((a) => [a.state, a.limitName, (a.details as { thresholds: number[] }).thresholds])).toEqual([
-      ['firing', 'daily', [80]],
-      ['firing', 'daily', [100]],
-    ]);
+    expect(alerts.map((a) => [a.state, a.limitName, (a.details as { thresholds: number[] }).thresholds, a.notifications])).toEqual([['firing', 'daily', [80, 100], 2]]);
     // The minute limit is not a daily quota: the default rule does not watch it, however full it is.
     await use(tenant.id, 5, minute);
     expect((await evaluator().run()).fired).toBe(0);
@@ -112,7 +109,7 @@ describe('quota threshold alerts', () => {
     await evaluator().run();
     clock.advance(DAY_MS);
     const run = await evaluator().run();
-    expect(run.reset).toBe(2);
+    expect(run.reset).toBe(1);
     expect(publisher.of('quota.window_reset').filter((e) => e.tenantId === tenant.id)).toHaveLength(1);
     const states = await prisma.alert.findMany({ where: { ruleId: rule.id }, select: { state: true, resolvedAt: true, windowEnd: true } });
     expect(states.every((a) => a.state === 'resolved' && a.resolvedAt?.getTime() === a.windowEnd?.getTime())).toBe(true);
@@ -189,5 +186,76 @@ describe('quota threshold alerts', () => {
     await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
     await evaluator().run();
     expect(publisher.events.filter((e) => e.tenantId === tenant.id)).toEqual([]);
+  });
+
+  /** A rule on the minute limit (capacity 5) of a tenant of its own, telling again after `repeatIntervalMinutes`. */
+  async function minuteRule(params: Prisma.InputJsonObject, repeatIntervalMinutes: number) {
+    const made = await tenantWithRule({ limit: 'minute', ...params });
+    await prisma.alertRule.update({ where: { id: made.rule.id }, data: { repeatIntervalMinutes } });
+    return made;
+  }
+  const thresholdsOf = (events: OutgoingEvent[]) => events.map((e) => e.data['thresholds']);
+  const crossedFor = (tenantId: string) => publisher.of('quota.threshold_crossed').filter((e) => e.tenantId === tenantId);
+
+  it('keeps a per-minute limit that crosses minute after minute one alert, told again only after the repeat interval', async () => {
+    const { tenant, rule } = await minuteRule({}, 10);
+    const second = new QuotaEvaluator(other, engine, new RuleSetSource(other), publisher, clock);
+    for (let m = 0; m < 25; m += 1) {
+      await use(tenant.id, 5, minute);
+      await Promise.all([evaluator().run(), second.run()]);
+      clock.advance(60_000);
+    }
+    // Minutes 0, 10 and 20: three notifications of 25 windows crossed, each crossing recorded once.
+    const told = crossedFor(tenant.id);
+    expect(told.map((e) => [e.data['thresholds'], e.data['notification']])).toEqual([[[80, 100], 1], [[80, 100], 2], [[80, 100], 3]]);
+    expect(new Set(told.map((e) => e.dedupKey)).size).toBe(3);
+    expect(await prisma.alertThresholdCrossing.count({ where: { ruleId: rule.id } })).toBe(50);
+    const [alert] = await prisma.alert.findMany({ where: { ruleId: rule.id } });
+    expect([alert!.state, alert!.notifications, (alert!.details as { windows: number }).windows]).toEqual(['firing', 3, 25]);
+
+    // A minute without a crossing: the alert is over once it has ended.
+    expect((await evaluator().run()).reset).toBe(0);
+    clock.advance(60_000);
+    expect((await evaluator().run()).reset).toBe(1);
+    expect((await prisma.alert.findUniqueOrThrow({ where: { id: alert!.id } })).resolvedAt?.getTime()).toBe(Math.floor(clock.now() / 60_000) * 60_000);
+    // Crossing again 6 minutes after the last notification: a new alert, recorded, not told.
+    await use(tenant.id, 5, minute);
+    expect(await evaluator().run()).toMatchObject({ opened: 1, fired: 0, held: 1 });
+    expect(crossedFor(tenant.id)).toHaveLength(3);
+  });
+
+  it('tells a higher threshold at once, and nothing of an acknowledged alert or a silenced rule', async () => {
+    const { tenant } = await minuteRule({ thresholds: [60, 100] }, 5);
+    await use(tenant.id, 3, minute);
+    await evaluator().run();
+    clock.advance(60_000);
+    await use(tenant.id, 3, minute);
+    expect(await evaluator().run()).toMatchObject({ fired: 0, held: 1 });
+    clock.advance(60_000);
+    await use(tenant.id, 5, minute);
+    expect(await evaluator().run()).toMatchObject({ fired: 1, held: 0 });
+    expect(thresholdsOf(crossedFor(tenant.id))).toEqual([[60], [60, 100]]);
+
+    const alert = await prisma.alert.findFirstOrThrow({ where: { tenantId: tenant.id, state: 'firing' } });
+    await prisma.alert.update({ where: { id: alert.id }, data: { acknowledgedAt: new Date(clock.now()), acknowledgedBy: 'user:ops@test.local' } });
+    for (let m = 0; m < 12; m += 1) {
+      clock.advance(60_000);
+      await use(tenant.id, 5, minute);
+      await evaluator().run();
+    }
+    expect(crossedFor(tenant.id)).toHaveLength(2);
+
+    const silenced = await minuteRule({}, 5);
+    await prisma.alertRule.update({ where: { id: silenced.rule.id }, data: { silencedUntil: new Date(clock.now() + 3 * 60_000), silencedBy: 'user:ops@test.local', silenceReason: 'load test' } });
+    for (let m = 0; m < 3; m += 1) {
+      await use(silenced.tenant.id, 5, minute);
+      expect(await evaluator().run()).toMatchObject({ fired: 0 });
+      clock.advance(60_000);
+    }
+    expect(crossedFor(silenced.tenant.id)).toEqual([]);
+    // The silence is over and the alert still fires: its next crossing is told.
+    await use(silenced.tenant.id, 5, minute);
+    await evaluator().run();
+    expect(crossedFor(silenced.tenant.id).map((e) => e.data['windows'])).toEqual([4]);
   });
 });

@@ -1,9 +1,10 @@
 import type { PrismaClient } from '@tollgate/db';
-import { type CompiledTenant, DAY_S, type LimitSpec, type OutgoingEvent, policyLimitName, type RuleSet } from '@tollgate/domain';
+import { type CompiledTenant, DAY_S, type LimitSpec, policyLimitName, type RuleSet } from '@tollgate/domain';
 import { calendarWindowAt, type Clock, type LimitRule, type Limiter } from '@tollgate/limiter';
 import { effectivePolicies, toLimitRule } from '@tollgate/rules';
 import { type ActiveRule, activeRules, watches } from './alert-rules';
 import type { EventPublisher } from './event-publisher';
+import { type Candidate, type Reading, recordAlerts, type Recorded, resolveEnded } from './quota-alerts';
 import type { RuleSetSource } from './rule-set-source';
 
 /** A limit of one tenant that at least one rule watches, as the engine runs it. */
@@ -15,31 +16,18 @@ interface Watched {
   rules: ActiveRule<'quota_threshold'>[];
 }
 
-/** A limit's state as a peek read it: used units of its capacity in the window [start, end). */
-interface Reading {
-  used: number;
-  capacity: number;
-  windowStart: number;
-  windowEnd: number;
-}
-
-/** Thresholds of one rule reached in one window of one tenant's limit. */
-interface Candidate {
-  rule: ActiveRule<'quota_threshold'>;
-  tenant: CompiledTenant;
-  limit: string;
-  reading: Reading;
-  reached: number[];
-}
-
 export interface QuotaRun {
   tenants: number;
   /** Limits peeked, and those with units used in their window. */
   peeked: number;
   used: number;
-  /** Rule × limit pairs at or above a threshold, and those with a threshold not recorded yet. */
+  /** Rule × limit pairs with a threshold reached and not recorded yet. */
   reached: number;
+  /** Alerts opened; notifications sent (`quota.threshold_crossed`); crossings recorded without one (silenced, acknowledged, within the repeat interval). */
+  opened: number;
   fired: number;
+  held: number;
+  /** Alerts resolved. */
   reset: number;
   skippedRules: number;
 }
@@ -51,7 +39,6 @@ export interface QuotaEvaluatorOptions {
 
 /** How many (rule, tenant, limit, window) keys one look-up of recorded crossings takes. */
 const LOOKUP_CHUNK = 5_000;
-const RESET_BATCH = 1_000;
 /** Candidates recorded in one transaction. */
 const RECORD_CHUNK = 500;
 
@@ -59,8 +46,9 @@ const RECORD_CHUNK = 500;
  * Quota thresholds (docs/adr/0018-alerts.md): peeks every watched limit of every active tenant (a peek charges and
  * counts nothing), and records each threshold reached in a window once — a row of `alert_threshold_crossings` whose
  * primary key is (rule, tenant, limit, window start, threshold), so two evaluators or a retried job cannot record it
- * twice. Thresholds first recorded together make one alert and one `quota.threshold_crossed` event. Alerts of ended
- * windows are resolved (and `quota.window_reset` sent for rules that ask for it).
+ * twice. Thresholds first recorded together are one `quota.threshold_crossed` notification; a rule, tenant and limit
+ * have one alert while it fires, which notifies again only after the rule's repeat interval (quota-alerts.ts). Alerts
+ * that are over are resolved (and `quota.window_reset` sent for rules that ask for it).
  *
  * Watched: fixed windows (calendar or not) counted for the tenant as a whole — the tenant's own limits and the limits
  * of its policies whose scope is `tenant`. Limits counted per subject or per address are not watched (one window per
@@ -80,7 +68,9 @@ export class QuotaEvaluator {
 
   async run(): Promise<QuotaRun> {
     const { rules, skipped } = await activeRules(this.prisma, 'quota_threshold');
-    const run: QuotaRun = { tenants: 0, peeked: 0, used: 0, reached: 0, fired: 0, reset: 0, skippedRules: skipped.length };
+    const run: QuotaRun = { tenants: 0, peeked: 0, used: 0, reached: 0, opened: 0, fired: 0, held: 0, reset: 0, skippedRules: skipped.length };
+    // Ended alerts first: a crossing in a window after an alert is over opens a new alert rather than joining it.
+    run.reset = await resolveEnded(this.prisma, this.publisher, new Map(rules.map((r) => [r.id, r])), this.clock.now());
     const ruleSet = rules.length > 0 ? await this.ruleSets.current() : null;
     if (ruleSet) {
       const watched = this.watched(ruleSet, rules);
@@ -91,9 +81,11 @@ export class QuotaEvaluator {
       const candidates = reachedThresholds(readings);
       const fresh = await this.unrecorded(candidates);
       run.reached = fresh.length;
-      run.fired = await this.recordAll(fresh);
+      const recorded = await this.recordAll(fresh);
+      run.opened = recorded.opened;
+      run.fired = recorded.notified;
+      run.held = recorded.held;
     }
-    run.reset = await this.resetEndedWindows(new Map(rules.map((r) => [r.id, r])));
     return run;
   }
 
@@ -158,22 +150,26 @@ export class QuotaEvaluator {
     return fresh;
   }
 
-  private async recordAll(candidates: Candidate[]): Promise<number> {
-    let fired = 0;
+  private async recordAll(candidates: Candidate[]): Promise<Recorded> {
+    const total: Recorded = { opened: 0, notified: 0, held: 0 };
     // In the order of their keys, chunks too: every transaction takes its crossings' locks in one global order.
     const sorted = [...candidates].sort((a, b) => compare(windowKey(a.rule.id, a.tenant.id, a.limit, a.reading.windowStart), windowKey(b.rule.id, b.tenant.id, b.limit, b.reading.windowStart)));
-    for (let i = 0; i < sorted.length; i += RECORD_CHUNK) fired += await this.record(sorted.slice(i, i + RECORD_CHUNK));
-    return fired;
+    for (let i = 0; i < sorted.length; i += RECORD_CHUNK) {
+      const r = await this.record(sorted.slice(i, i + RECORD_CHUNK));
+      total.opened += r.opened;
+      total.notified += r.notified;
+      total.held += r.held;
+    }
+    return total;
   }
 
   /**
    * One transaction for a chunk of candidates: their thresholds are inserted as crossings (in one order of their keys,
    * so that two evaluators lock them alike), and those another evaluator inserted first (it holds them until it
-   * commits; then they conflict) are left out. Each candidate with thresholds left makes one alert, which its
-   * crossings then name, and one event.
+   * commits; then they conflict) are left out. Each candidate with thresholds left opens or joins its alert, which its
+   * crossings then name, and notifies as the rule's repeat interval, silence and the alert's acknowledgement allow.
    */
-  private record(chunk: Candidate[]): Promise<number> {
-    const now = new Date(this.clock.now());
+  private record(chunk: Candidate[]): Promise<Recorded> {
     const keys = chunk
       .flatMap((c) => c.reached.map((threshold) => ({ c, threshold, key: crossingKey(c.rule.id, c.tenant.id, c.limit, c.reading.windowStart, threshold) })))
       .sort((a, b) => compare(a.key, b.key));
@@ -196,79 +192,9 @@ export class QuotaEvaluator {
         thresholds.push(r.threshold);
         crossed.set(c, thresholds);
       }
-      if (crossed.size === 0) return 0;
-      const alerts = [...crossed].map(([c, thresholds]) => ({ c, thresholds: thresholds.sort((a, b) => a - b) }));
-      const ids = await tx.$queryRaw<{ id: bigint }[]>`SELECT nextval(pg_get_serial_sequence('alerts', 'id')) AS id FROM generate_series(1, ${alerts.length})`;
-      const rows = alerts.map((a, i) => ({ ...a, id: ids[i]!.id, details: { thresholds: a.thresholds, used: a.c.reading.used, capacity: a.c.reading.capacity, percent: percentOf(a.c.reading) } }));
-      await tx.$executeRaw`
-        INSERT INTO alerts (id, rule_id, kind, tenant_id, state, limit_name, window_start, window_end, started_at, fired_at, details)
-        SELECT k.id, k.rule_id, 'quota_threshold', k.tenant_id, 'firing', k.limit_name, k.window_start, k.window_end, ${now}, ${now}, k.details::jsonb
-        FROM unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.c.rule.id)}::uuid[], ${rows.map((r) => r.c.tenant.id)}::uuid[],
-                    ${rows.map((r) => r.c.limit)}::text[], ${rows.map((r) => new Date(r.c.reading.windowStart))}::timestamptz[],
-                    ${rows.map((r) => new Date(r.c.reading.windowEnd))}::timestamptz[], ${rows.map((r) => JSON.stringify(r.details))}::text[])
-             AS k(id, rule_id, tenant_id, limit_name, window_start, window_end, details)`;
-      await tx.$executeRaw`
-        UPDATE alert_threshold_crossings c SET alert_id = k.id
-        FROM unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.c.rule.id)}::uuid[], ${rows.map((r) => r.c.tenant.id)}::uuid[],
-                    ${rows.map((r) => r.c.limit)}::text[], ${rows.map((r) => new Date(r.c.reading.windowStart))}::timestamptz[])
-             AS k(id, rule_id, tenant_id, limit_name, window_start)
-        WHERE c.rule_id = k.rule_id AND c.tenant_id = k.tenant_id AND c.limit_name = k.limit_name AND c.window_start = k.window_start AND c.alert_id IS NULL`;
-      await this.publisher.publish(
-        tx,
-        rows.map(({ c, thresholds, id, details }) => ({
-          type: 'quota.threshold_crossed' as const,
-          tenantId: c.tenant.id,
-          dedupKey: `quota.threshold_crossed:${c.rule.id}:${c.tenant.id}:${c.limit}:${c.reading.windowStart}:${thresholds.join('+')}`,
-          data: {
-            alertId: String(id),
-            rule: { id: c.rule.id, name: c.rule.name },
-            tenant: { id: c.tenant.id, slug: c.tenant.slug },
-            limit: c.limit,
-            ...details,
-            windowStart: new Date(c.reading.windowStart).toISOString(),
-            windowEnd: new Date(c.reading.windowEnd).toISOString(),
-          },
-        })),
-      );
-      return rows.length;
+      if (crossed.size === 0) return { opened: 0, notified: 0, held: 0 };
+      return recordAlerts(tx, this.publisher, crossed, this.clock.now());
     });
-  }
-
-  /**
-   * Resolves the firing alerts whose window has ended, a batch at a time: a conditional update, so that of two
-   * evaluators only one resolves each (and publishes its reset). One `quota.window_reset` per rule, tenant, limit and
-   * window, for rules (still enabled) that ask for it.
-   */
-  private async resetEndedWindows(rules: Map<string, ActiveRule<'quota_threshold'>>): Promise<number> {
-    const now = new Date(this.clock.now());
-    let total = 0;
-    for (;;) {
-      const resolved = await this.prisma.$transaction(async (tx) => {
-        const rows = await tx.$queryRaw<{ rule_id: string | null; tenant_id: string | null; limit_name: string | null; window_start: Date | null; window_end: Date | null }[]>`
-          UPDATE alerts SET state = 'resolved', resolved_at = window_end
-          WHERE id IN (SELECT id FROM alerts WHERE kind = 'quota_threshold' AND state = 'firing' AND window_end <= ${now}
-                       ORDER BY id LIMIT ${RESET_BATCH} FOR UPDATE SKIP LOCKED)
-            AND state = 'firing'
-          RETURNING rule_id::text AS rule_id, tenant_id::text AS tenant_id, limit_name, window_start, window_end`;
-        const windows = new Map<string, (typeof rows)[number]>();
-        for (const r of rows) windows.set(`${r.rule_id}|${r.tenant_id}|${r.limit_name}|${r.window_start?.getTime()}`, r);
-        const resets: OutgoingEvent[] = [];
-        for (const w of windows.values()) {
-          const rule = w.rule_id ? rules.get(w.rule_id) : undefined;
-          if (!rule?.params.notifyReset || !w.tenant_id || !w.window_start || !w.window_end) continue;
-          resets.push({
-            type: 'quota.window_reset',
-            tenantId: w.tenant_id,
-            dedupKey: `quota.window_reset:${rule.id}:${w.tenant_id}:${w.limit_name}:${w.window_start.getTime()}`,
-            data: { rule: { id: rule.id, name: rule.name }, tenant: { id: w.tenant_id }, limit: w.limit_name, windowStart: w.window_start.toISOString(), windowEnd: w.window_end.toISOString() },
-          });
-        }
-        await this.publisher.publish(tx, resets);
-        return rows.length;
-      });
-      total += resolved;
-      if (resolved < RESET_BATCH) return total;
-    }
   }
 }
 
@@ -316,10 +242,6 @@ function reachedThresholds(readings: { watched: Watched; reading: Reading }[]): 
     }
   }
   return out;
-}
-
-function percentOf(r: Reading): number {
-  return Math.round((r.used * 10_000) / r.capacity) / 100;
 }
 
 function compare(a: string, b: string): number {

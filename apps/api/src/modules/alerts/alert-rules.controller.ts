@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
+import { type AlertSilence, alertSilenceSchema, alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
@@ -14,6 +14,7 @@ import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
 import { toAlertRuleView } from './alert-views';
 import { listAlertRulesQuery, type ListAlertRulesQuery } from './dto/alert.schemas';
+import { SilenceAlertRuleUseCase } from './use-cases/alert-attention.use-cases';
 import { CreateAlertRuleUseCase, DeleteAlertRuleUseCase, UpdateAlertRuleUseCase } from './use-cases/alert-rules.use-cases';
 
 /** The most alert rules there can be in one answer: rules are an operator's handful, not a tenant's thousands. */
@@ -32,6 +33,7 @@ export class AlertRulesController {
     private readonly createRule: CreateAlertRuleUseCase,
     private readonly updateRule: UpdateAlertRuleUseCase,
     private readonly deleteRule: DeleteAlertRuleUseCase,
+    private readonly silences: SilenceAlertRuleUseCase,
   ) {}
 
   /** Every rule by name (at most 1,000), filtered by kind, plan or tenant. */
@@ -46,7 +48,7 @@ export class AlertRulesController {
       orderBy: { name: 'asc' },
       take: MAX_RULES,
     });
-    return { items: rows.map(toAlertRuleView) };
+    return { items: rows.map((r) => toAlertRuleView(r)) };
   }
 
   @Get(':ruleId')
@@ -86,5 +88,27 @@ export class AlertRulesController {
   @ApiNoContent('deleted')
   async remove(@CurrentCaller() caller: Caller, @Param('ruleId', IdPipe) ruleId: string): Promise<void> {
     await this.deleteRule.execute(actorOf(caller), ruleId);
+  }
+
+  /**
+   * Silences a rule until a time within the next week, with a reason (audited): its alerts are still recorded and
+   * shown, and notify nothing before then. A new silence replaces the one in force.
+   */
+  @Put(':ruleId/silence')
+  @ApiOperation({ summary: 'Silence an alert rule' })
+  @Access('operator')
+  @ApiJsonBody(alertSilenceSchema, { until: '2026-12-05T18:00:00Z', reason: 'load test of acme until 18:00' })
+  @ApiAnswer(alertRuleViewSchema)
+  silence(@CurrentCaller() caller: Caller, @Param('ruleId', IdPipe) ruleId: string, @Body(new ZodPipe(alertSilenceSchema)) input: AlertSilence): Promise<AlertRuleView> {
+    return this.silences.silence(actorOf(caller), ruleId, input);
+  }
+
+  /** Ends a rule's silence now (audited); a rule without one is answered as it is. */
+  @Delete(':ruleId/silence')
+  @ApiOperation({ summary: 'End an alert rule\'s silence' })
+  @Access('operator')
+  @ApiAnswer(alertRuleViewSchema)
+  unsilence(@CurrentCaller() caller: Caller, @Param('ruleId', IdPipe) ruleId: string): Promise<AlertRuleView> {
+    return this.silences.unsilence(actorOf(caller), ruleId);
   }
 }

@@ -1,7 +1,9 @@
 import type { Alert, AlertRule, Prisma } from '@tollgate/db';
 import type { AlertRuleView, AlertView } from '@tollgate/domain';
 
-export function toAlertRuleView(r: AlertRule): AlertRuleView {
+/** A rule as the API answers it; its silence only while in force at `now`. */
+export function toAlertRuleView(r: AlertRule, now: Date = new Date()): AlertRuleView {
+  const silenced = r.silencedUntil !== null && r.silencedUntil > now;
   return {
     id: r.id,
     name: r.name,
@@ -10,6 +12,8 @@ export function toAlertRuleView(r: AlertRule): AlertRuleView {
     tenantId: r.tenantId,
     enabled: r.enabled,
     params: asObject(r.params),
+    repeatIntervalMinutes: r.repeatIntervalMinutes,
+    silence: silenced ? { until: r.silencedUntil!.toISOString(), by: r.silencedBy ?? 'unknown', reason: r.silenceReason } : null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
@@ -29,6 +33,10 @@ export function toAlertView(a: Alert): AlertView {
     firedAt: a.firedAt?.toISOString() ?? null,
     resolvedAt: a.resolvedAt?.toISOString() ?? null,
     details: asObject(a.details),
+    notifiedAt: a.notifiedAt?.toISOString() ?? null,
+    notifications: a.notifications,
+    acknowledgedAt: a.acknowledgedAt?.toISOString() ?? null,
+    acknowledgedBy: a.acknowledgedBy,
   };
 }
 

@@ -1,15 +1,18 @@
-import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { alertPageSchema, type AlertView } from '@tollgate/domain';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { alertPageSchema, type AlertSummary, alertSummarySchema, type AlertView, alertViewSchema } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
+import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { ApiQueryOf } from '../../common/api-query';
+import { errorResponse } from '../../common/openapi-errors';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
 import { toAlertView } from './alert-views';
-import { listAlertsQuery, type ListAlertsQuery, listOwnAlertsQuery, type ListOwnAlertsQuery } from './dto/alert.schemas';
+import { AlertIdPipe, listAlertsQuery, type ListAlertsQuery, listOwnAlertsQuery, type ListOwnAlertsQuery } from './dto/alert.schemas';
+import { AcknowledgeAlertUseCase } from './use-cases/alert-attention.use-cases';
 
 type Page = { items: AlertView[]; nextCursor: string | null };
 
@@ -41,7 +44,10 @@ const ALERT_FILTERS = {
 @ApiBearerAuth()
 @Controller('v1/admin/alerts')
 export class AlertsController {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly acknowledgeAlert: AcknowledgeAlertUseCase,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List alerts' })
@@ -50,6 +56,30 @@ export class AlertsController {
   @ApiAnswer(alertPageSchema)
   list(@Query(new ZodPipe(listAlertsQuery)) query: ListAlertsQuery): Promise<Page> {
     return pageOf(this.prisma, { ...(query.ruleId ? { ruleId: query.ruleId } : {}), ...(query.tenantId ? { tenantId: query.tenantId } : {}), ...(query.kind ? { kind: query.kind } : {}) }, query);
+  }
+
+  /** How many alerts fire now, and how many of them nobody has acknowledged (the dashboard's navigation shows it). */
+  @Get('summary')
+  @ApiOperation({ summary: 'Count firing alerts' })
+  @Access('operator')
+  @ApiAnswer(alertSummarySchema)
+  async summary(): Promise<AlertSummary> {
+    const [firing, unacknowledged] = await Promise.all([
+      this.prisma.alert.count({ where: { state: 'firing' } }),
+      this.prisma.alert.count({ where: { state: 'firing', acknowledgedAt: null } }),
+    ]);
+    return { firing, unacknowledged };
+  }
+
+  /** Marks a firing alert seen by the caller (audited): it sends no repeat notification until it resolves. Acknowledging it again changes nothing. */
+  @Post(':alertId/acknowledge')
+  @ApiOperation({ summary: 'Acknowledge an alert' })
+  @HttpCode(200)
+  @Access('operator')
+  @ApiAnswer(alertViewSchema)
+  @ApiResponse({ status: 409, ...errorResponse(409, 'conflict: the alert is pending or resolved; only a firing alert can be acknowledged') })
+  acknowledge(@CurrentCaller() caller: Caller, @Param('alertId', AlertIdPipe) alertId: bigint): Promise<AlertView> {
+    return this.acknowledgeAlert.execute(actorOf(caller), alertId);
   }
 }
 

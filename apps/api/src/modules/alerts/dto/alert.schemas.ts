@@ -1,10 +1,20 @@
-import { ALERT_KINDS, ALERT_STATES } from '@tollgate/domain';
+import { Injectable, type PipeTransform } from '@nestjs/common';
+import { ALERT_KINDS, ALERT_STATES, AppError, ErrorCode } from '@tollgate/domain';
 import { z } from 'zod';
 import { instantQuery } from '../../../common/instant-query';
 import { pageSizeQuery } from '../../../common/page-size';
 
 /** The largest id Postgres's `bigint` holds: a cursor past it names no alert. */
 const MAX_ID = 9_223_372_036_854_775_807n;
+
+/** An alert's id in a path: anything but an id an alert can have is simply not found. */
+@Injectable()
+export class AlertIdPipe implements PipeTransform<string, bigint> {
+  transform(value: string): bigint {
+    if (!/^[1-9][0-9]{0,18}$/.test(value) || BigInt(value) > MAX_ID) throw new AppError(ErrorCode.NOT_FOUND, 'alert not found');
+    return BigInt(value);
+  }
+}
 
 const cursor = z
   .string()

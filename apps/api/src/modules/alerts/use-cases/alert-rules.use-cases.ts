@@ -54,7 +54,10 @@ export class CreateAlertRuleUseCase {
           throw new AppError(ErrorCode.CONFLICT, 'an alert rule with this name exists', 'name');
         }
         const created = await tx.alertRule.create({
-          data: { name: input.name, kind: input.kind, planId: input.planId, tenantId: input.tenantId, enabled: input.enabled, params: paramsOf(input.kind, input.params) },
+          data: {
+            name: input.name, kind: input.kind, planId: input.planId, tenantId: input.tenantId, enabled: input.enabled,
+            params: paramsOf(input.kind, input.params), repeatIntervalMinutes: input.repeatIntervalMinutes,
+          },
         });
         if (input.tenantId) await this.caps.admitNew(tx, input.tenantId, 'alertRules');
         const view = toAlertRuleView(created);
@@ -79,6 +82,7 @@ export class UpdateAlertRuleUseCase {
             ...(patch.name !== undefined ? { name: patch.name } : {}),
             ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
             ...(patch.params !== undefined ? { params: paramsOf(before.kind, patch.params) } : {}),
+            ...(patch.repeatIntervalMinutes !== undefined ? { repeatIntervalMinutes: patch.repeatIntervalMinutes } : {}),
           },
         });
         if (before.enabled && !after.enabled) await closeOpenAlerts(tx, ruleId);
