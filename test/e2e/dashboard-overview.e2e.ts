@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createPrismaClient } from '@tollgate/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
@@ -153,6 +154,54 @@ describe('the overview and a policy page', () => {
     await page.close();
   });
 
+  it('opens the Degraded tile on why, when and for whom Redis did not decide', async () => {
+    // Degraded decisions as the worker rolls them up (a Redis outage is not part of this stack): 30 minutes ago, by cause.
+    const prisma = createPrismaClient(stack.databaseUrl, { poolSize: 1 });
+    const bucket = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 30 * 60_000);
+    const rows = [
+      { tenantId: ids.get('acme')!, result: 'degraded_allowed' as const, reason: 'open:deadline', decisions: 3n },
+      { tenantId: ids.get('globex')!, result: 'degraded_denied' as const, reason: 'closed:circuit_open', decisions: 2n },
+    ];
+    try {
+      for (const row of rows) {
+        await prisma.usageMinute.create({ data: { bucket, policyId: null, cost: 0n, ...row } });
+        await prisma.usageTotalMinute.create({ data: { bucket, result: row.result, decisions: row.decisions, cost: 0n } });
+      }
+    } finally {
+      await prisma.$disconnect();
+    }
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, stack.dashboardUrl);
+    await page.goto(`${stack.dashboardUrl}/overview?range=1h`);
+    expect(await page.getByTestId('totals-degraded-value').textContent()).toBe('5');
+    await page.getByTestId('totals-degraded-link').click();
+    await page.waitForURL(/\/overview\/degraded\?range=1h$/);
+    expect(await page.getByTestId('degraded-cause-deadline-value').textContent()).toBe('3');
+    expect(await page.getByTestId('degraded-cause-circuit_open-value').textContent()).toBe('2');
+    expect(await page.getByTestId('degraded-cause-redis_error-value').textContent()).toBe('0');
+    // When: the one minute that had some; which tenants: acme, then globex.
+    const cells = async (testId: string) => {
+      const rows = page.getByTestId(testId).locator('tbody tr');
+      return Promise.all((await rows.all()).map((row) => row.locator('td').allTextContents()));
+    };
+    const when = await cells('degraded-when');
+    expect(when.map((row) => row.slice(1))).toEqual([['5', '3', '2', '0']]);
+    expect(await cells('degraded-tenants')).toEqual([
+      ['Acme Corp', '3', '3', '0', '0'],
+      ['Globex', '2', '0', '2', '0'],
+    ]);
+    await shot(page, 'degraded-1400');
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.reload();
+    await page.getByTestId('degraded-causes').waitFor();
+    await shot(page, 'degraded-420');
+    await expectNoHorizontalOverflow(page, 'the degraded drill-down at 420 px');
+    // A range without any says so, and what it would show.
+    await page.goto(`${stack.dashboardUrl}/overview/degraded?${new URLSearchParams({ from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 16), to: new Date(Date.now() - 2 * 3_600_000).toISOString().slice(0, 16) })}`);
+    expect(await page.getByTestId('degraded-empty').textContent()).toContain('Redis decided every check');
+    await page.close();
+  });
+
   it('previews what the shadow policy would have denied, names the sampled subjects, and enforces it', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await signInAsDemoOperator(page, stack.dashboardUrl);
@@ -166,8 +215,9 @@ describe('the overview and a policy page', () => {
     expect(await page.getByTestId('would-deny-subject-count').textContent()).toBe('2');
     const subjects = await page.getByTestId('would-deny-subject').allTextContents();
     expect(subjects).toHaveLength(2);
-    expect(subjects[0]).toMatch(/^alice\s*Globex\s*2 sampled/);
-    expect(subjects[1]).toMatch(/^bob\s*Globex\s*1 sampled/);
+    // The samples are of the would-denies the count holds: no subject has more than the count.
+    expect(subjects[0]).toMatch(/^alice\s*Globex\s*2 of them sampled/);
+    expect(subjects[1]).toMatch(/^bob\s*Globex\s*1 of them sampled/);
     expect(await page.getByTestId('would-deny').textContent()).toContain('sample');
     expect(await page.getByTestId('policy-totals-shadow-value').textContent()).toBe('3');
     expect(await page.getByTestId('policy-page-limits').textContent()).toContain('2 per minute');

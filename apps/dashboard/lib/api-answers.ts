@@ -61,6 +61,7 @@ export {
   type DenialSamples,
   type UsageTop,
   type WouldDeny,
+  type DegradedUsageView as DegradedUsage,
 } from '@tollgate/domain';
 
 // The answers' own types, by the names the dashboard's pages know them by: a signed-in `User`, an operator's view of

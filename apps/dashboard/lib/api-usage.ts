@@ -1,6 +1,6 @@
-import { denialSamplesSchema, limitsInForceSchema, usageSeriesSchema, usageTopSchema, wouldDenySchema } from '@tollgate/domain';
+import { degradedUsageSchema, denialSamplesSchema, limitsInForceSchema, usageSeriesSchema, usageTopSchema, wouldDenySchema } from '@tollgate/domain';
 import { adminPath, apiRequest, apiStream } from './api-client';
-import type { DenialSamples, LimitsInForce, UsageSeries, UsageTop, WouldDeny } from './api-answers';
+import type { DegradedUsage, DenialSamples, LimitsInForce, UsageSeries, UsageTop, WouldDeny } from './api-answers';
 
 // Usage, as the operator reads it (the series of a range, who leads it, what a shadow policy would have refused, a
 // tenant's denials and the live state of its limits) and as a tenant's user reads its own.
@@ -29,6 +29,11 @@ export function getUsage(token: string, { from, to }: Range, filter: { policy?: 
 /** The tenants or endpoint policies of the range with the highest 429 rate among those with `minDecisions`. */
 export function getUsageTop(token: string, { from, to }: Range, by: 'tenants' | 'policies', minDecisions: number, limit = 5): Promise<UsageTop> {
   return apiRequest(`/v1/admin/usage/top?${query({ from, to, by, metric: 'deny_rate', minDecisions, limit })}`, usageTopSchema, { token });
+}
+
+/** The decisions failure modes made over the range (Redis did not decide): by cause, per bucket, and the tenants with the most. */
+export function getDegradedUsage(token: string, { from, to }: Range, limit = 10): Promise<DegradedUsage> {
+  return apiRequest(`/v1/admin/usage/degraded?${query({ from, to, limit })}`, degradedUsageSchema, { token });
 }
 
 /** What enforcing the policy would have refused over the range: the exact count and the sampled subjects. */

@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { formatCount } from '@/lib/format';
 import { formatChange, formatRateChange, type UsageTotals } from '@/lib/overview';
 import { formatRate } from '@/lib/usage-chart';
@@ -8,10 +9,15 @@ interface Tile {
   value: string;
   change: string;
   hint?: string;
+  /** Where the tile's figure is explained (the degraded drill-down). */
+  href?: string;
 }
 
-/** The range's totals, each with its change against the previous range of the same length. */
-export function UsageTotalsTiles({ current, previous, testId = 'totals' }: { current: UsageTotals; previous: UsageTotals; testId?: string }) {
+/**
+ * The range's totals, each with its change against the previous range of the same length. `degradedHref`: the page
+ * that says why decisions were degraded (the operator's drill-down); the Degraded tile links to it.
+ */
+export function UsageTotalsTiles({ current, previous, testId = 'totals', degradedHref }: { current: UsageTotals; previous: UsageTotals; testId?: string; degradedHref?: string }) {
   const count = (id: string, label: string, key: 'decisions' | 'allowed' | 'denied' | 'shadowDenied' | 'degraded', hint?: string): Tile => ({
     id,
     label,
@@ -25,13 +31,23 @@ export function UsageTotalsTiles({ current, previous, testId = 'totals' }: { cur
     count('denied', 'Denied (429)', 'denied'),
     { id: 'deny-rate', label: '429 rate', value: formatRate(current.denyRate), change: formatRateChange(current.denyRate, previous.denyRate) },
     count('shadow', 'Shadow would-deny', 'shadowDenied', 'admitted; enforce would refuse'),
-    count('degraded', 'Degraded', 'degraded', 'decided without Redis'),
+    { ...count('degraded', 'Degraded', 'degraded', 'decided without Redis'), ...(degradedHref ? { href: degradedHref } : {}) },
   ];
   return (
     <dl className="usage-totals" data-testid={testId}>
       {tiles.map((tile) => (
         <div key={tile.id} className="card usage-total" data-testid={`${testId}-${tile.id}`}>
-          <dt>{tile.label}</dt>
+          <dt>
+            {tile.href ? (
+              <Link href={tile.href} className="usage-total-link" data-testid={`${testId}-${tile.id}-link`}>
+                {tile.label}
+                <span className="sr-only">: why, when and which tenants</span>
+                <span aria-hidden="true"> ›</span>
+              </Link>
+            ) : (
+              tile.label
+            )}
+          </dt>
           <dd className="usage-total-value" data-testid={`${testId}-${tile.id}-value`}>
             {tile.value}
           </dd>

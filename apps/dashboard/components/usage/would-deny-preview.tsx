@@ -5,11 +5,14 @@ import { EnforceButton } from './enforce-button';
 
 /**
  * For a policy in shadow mode: what enforcing it over the range would have refused. The count is exact (the rolled
- * up would-denies); the subjects come from the sampled ones, and the page says so.
+ * up would-denies) over the time it covers, from the start of its first bucket to what the worker has rolled up; the
+ * subjects come from the sampled ones of that same time (so no subject has more samples than the count), and the page
+ * says so.
  */
 export function WouldDenyPreview({ preview, route }: { preview: WouldDeny; route: string }) {
   const { shadowDenied, subjects } = preview;
-  const range = `${formatTimestamp(preview.from)} to ${formatTimestamp(preview.to)}`;
+  const range = `${formatTimestamp(preview.countedFrom)} to ${formatTimestamp(preview.countedTo)}`;
+  const behind = preview.countedTo < preview.to;
   const subjectCount = subjects.length;
   return (
     <section className="card would-deny" aria-labelledby="would-deny-title" data-testid="would-deny">
@@ -24,14 +27,19 @@ export function WouldDenyPreview({ preview, route }: { preview: WouldDeny; route
         )}{' '}
         would have been denied.
       </h2>
+      {behind && (
+        <p className="muted" data-testid="would-deny-counted-to">
+          Counted up to {formatTimestamp(preview.countedTo)}: the last seconds reach usage with the worker&apos;s next rollup.
+        </p>
+      )}
       {shadowDenied > 0 && subjectCount === 0 && (
         <p className="muted">No sample of them is left to name whom (samples are kept for the last thousand denials of each tenant).</p>
       )}
       {subjectCount > 0 && (
         <>
           <p className="muted">
-            The count is exact. The subjects come from a sample of the would-denies (a few a second per tenant, the last
-            thousand), of the {formatCount(preview.tenantsSampled)} {preview.tenantsSampled === 1 ? 'tenant' : 'tenants'} with the most of
+            The count is exact. The subjects come from a sample of those same would-denies (a few a second per tenant, the
+            last thousand), of the {formatCount(preview.tenantsSampled)} {preview.tenantsSampled === 1 ? 'tenant' : 'tenants'} with the most of
             them{preview.tenants > preview.tenantsSampled ? ` (of ${formatCount(preview.tenants)})` : ''}: there may be others.
           </p>
           <ul className="would-deny-list" data-testid="would-deny-subjects">
@@ -40,7 +48,7 @@ export function WouldDenyPreview({ preview, route }: { preview: WouldDeny; route
                 <code>{s.subject === '' ? '(no subject)' : s.subject}</code>
                 {s.tenant ? <Link href={`/tenants/${encodeURIComponent(s.tenant.id)}`}>{s.tenant.name}</Link> : <span className="muted">a deleted tenant</span>}
                 <span className="muted">
-                  {formatCount(s.samples)} sampled, last {formatTimestamp(s.lastAt)}
+                  {formatCount(s.samples)} of them sampled, last {formatTimestamp(s.lastAt)}
                 </span>
               </li>
             ))}

@@ -80,7 +80,7 @@ function Overview({
   const before = totalsOf(previous);
   return (
     <div className="usage-page">
-      <UsageTotalsTiles current={totals} previous={before} />
+      <UsageTotalsTiles current={totals} previous={before} degradedHref={`${PATH}/degraded?${query}`} />
       {totals.decisions === 0 ? (
         <NoTraffic everSeen={before.decisions > 0} />
       ) : (
