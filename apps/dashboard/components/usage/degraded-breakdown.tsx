@@ -2,7 +2,7 @@ import Link from 'next/link';
 import type { DegradedUsage } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
 import { DEGRADED_CAUSE_TEXT, degradedBuckets } from '@/lib/degraded';
-import { bucketTitle } from '@/lib/usage-chart';
+import { bucketLabel } from '@/lib/usage-chart';
 
 type Causes = DegradedUsage['byCause'];
 
@@ -75,7 +75,7 @@ export function DegradedBreakdown({ usage }: { usage: DegradedUsage }) {
         <h2 id="degraded-when-title" className="card-title">
           When: the {usage.step}s with degraded decisions, newest first
         </h2>
-        <table className="table" data-testid="degraded-when">
+        <table className="table table-compact" data-testid="degraded-when">
           <thead>
             <tr>
               <th scope="col">{usage.step === 'day' ? 'Day' : `${usage.step === 'minute' ? 'Minute' : 'Hour'} (UTC)`}</th>
@@ -86,7 +86,7 @@ export function DegradedBreakdown({ usage }: { usage: DegradedUsage }) {
             {buckets.map((b) => (
               <tr key={b.at}>
                 <td>
-                  {bucketTitle(b.at, usage.step, 'UTC')}
+                  {bucketLabel(b.at, usage.step, 'UTC', true)}
                   <span className="degraded-bar" aria-hidden="true" style={{ width: `${Math.max(2, Math.round((b.decisions / most) * 100))}%` }} />
                 </td>
                 <CauseCells causes={causes} counts={b} />
@@ -99,7 +99,7 @@ export function DegradedBreakdown({ usage }: { usage: DegradedUsage }) {
         <h2 id="degraded-tenants-title" className="card-title">
           Which tenants: the most degraded decisions
         </h2>
-        <table className="table" data-testid="degraded-tenants">
+        <table className="table table-compact" data-testid="degraded-tenants">
           <thead>
             <tr>
               <th scope="col">Tenant</th>

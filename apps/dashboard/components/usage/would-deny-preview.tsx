@@ -12,7 +12,8 @@ import { EnforceButton } from './enforce-button';
 export function WouldDenyPreview({ preview, route }: { preview: WouldDeny; route: string }) {
   const { shadowDenied, subjects } = preview;
   const range = `${formatTimestamp(preview.countedFrom)} to ${formatTimestamp(preview.countedTo)}`;
-  const behind = preview.countedTo < preview.to;
+  // Seconds behind is the next rollup; a minute or more is a worker that has not rolled up since (worth saying).
+  const behind = Date.parse(preview.to) - Date.parse(preview.countedTo) >= 60_000;
   const subjectCount = subjects.length;
   return (
     <section className="card would-deny" aria-labelledby="would-deny-title" data-testid="would-deny">
@@ -29,7 +30,7 @@ export function WouldDenyPreview({ preview, route }: { preview: WouldDeny; route
       </h2>
       {behind && (
         <p className="muted" data-testid="would-deny-counted-to">
-          Counted up to {formatTimestamp(preview.countedTo)}: the last seconds reach usage with the worker&apos;s next rollup.
+          Counted up to {formatTimestamp(preview.countedTo)}, as far as the worker has rolled up usage: later checks count from its next rollup (is the worker running?).
         </p>
       )}
       {shadowDenied > 0 && subjectCount === 0 && (
