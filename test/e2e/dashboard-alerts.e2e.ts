@@ -193,4 +193,57 @@ describe('alerts in the dashboard', () => {
     expect(await page.getByTestId('alerts-empty').textContent()).toContain('No alerts match these filters');
     await context.close();
   });
+
+  it('counts firing alerts in the navigation, acknowledges one, silences a rule, and keeps the history up to date by itself', async () => {
+    const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
+    for (const width of [1400, 420]) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await signInAsDemoOperator(page, stack.dashboardUrl);
+      await page.goto(`${stack.dashboardUrl}/alerts`);
+      const badge = page.getByTestId('nav-alerts-firing');
+      const firing = await prisma.alert.count({ where: { state: 'firing' } });
+      const unseen = await prisma.alert.count({ where: { state: 'firing', acknowledgedAt: null } });
+      expect(await badge.textContent()).toBe(String(firing));
+      expect(await badge.getAttribute('class')).toContain(unseen > 0 ? 'nav-badge-hot' : 'nav-badge');
+
+      // A new alert shows in the open page by itself (the page is read again every 15 s), the badge with it.
+      const fresh = await prisma.alert.create({
+        data: {
+          ruleId: null, kind: 'quota_threshold', tenantId: acme.id, state: 'firing', limitName: `minute-${width}`, windowStart: new Date(), windowEnd: new Date(Date.now() + 86_400_000),
+          startedAt: new Date(), firedAt: new Date(), notifiedAt: new Date(), notifications: 1, details: { thresholds: [100], used: 5, capacity: 5, percent: 100, windows: 42 },
+        },
+      });
+      const row = page.getByTestId(`alert-row-${fresh.id}`);
+      await row.waitFor({ timeout: 40_000 });
+      expect(await row.textContent()).toContain(`minute-${width} reached 100% (5 of 5) in 42 windows in a row`);
+      expect(await page.getByTestId(`alert-notified-${fresh.id}`).textContent()).toMatch(/^1× \(last \d\d:\d\d UTC\)$/);
+      await expect.poll(() => badge.textContent(), { timeout: 10_000 }).toBe(String(firing + 1));
+      expect(await badge.getAttribute('class')).toContain('nav-badge-hot');
+      if (width === 420) await expectNoHorizontalOverflow(page, 'the alerts page with an Acknowledge');
+      await shot(page, `firing-${width}`);
+
+      await page.getByTestId(`alert-ack-${fresh.id}`).click();
+      await page.getByTestId(`alert-acked-${fresh.id}`).waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId(`alert-acked-${fresh.id}`).textContent()).toBe('seen by admin@tollgate.local');
+      expect(await page.getByTestId(`alert-ack-${fresh.id}`).count()).toBe(0);
+      const audit = await prisma.auditLog.findFirstOrThrow({ where: { entityType: 'alert', entityId: String(fresh.id) } });
+      expect([audit.action, audit.actor]).toEqual(['alert.acknowledged', 'user:admin@tollgate.local']);
+
+      // Silence the globex rule for 4 hours, with a reason; then end it.
+      await page.getByTestId('alert-rule-silence-globex-429').click();
+      await page.getByTestId('alert-rule-silence-for-globex-429').selectOption('240');
+      await page.getByTestId('alert-rule-silence-reason-globex-429').fill('migration of globex');
+      await page.getByTestId('alert-rule-silence-save-globex-429').click();
+      const silenced = page.getByTestId('alert-rule-silenced-globex-429');
+      await silenced.waitFor({ timeout: 15_000 });
+      expect(await silenced.textContent()).toMatch(/silenced until .* by admin@tollgate\.local \(migration of globex\)/);
+      const until = (await prisma.alertRule.findUniqueOrThrow({ where: { id: ids.get('rule:globex-429')! } })).silencedUntil!;
+      expect(Math.abs(until.getTime() - Date.now() - 4 * 3_600_000)).toBeLessThan(120_000);
+      if (width === 420) await expectNoHorizontalOverflow(page, 'the alerts page with a silenced rule');
+      await shot(page, `silenced-${width}`);
+      await page.getByTestId('alert-rule-unsilence-globex-429').click();
+      await expect.poll(() => silenced.count(), { timeout: 10_000 }).toBe(0);
+      await page.close();
+    }
+  });
 });

@@ -2,7 +2,9 @@
 
 import Link, { useLinkStatus } from 'next/link';
 import { usePathname } from 'next/navigation';
+import type { AlertSummary } from '@/lib/api';
 import type { UserRole } from '@/lib/api-answers';
+import { AlertsBadge } from './alerts-badge';
 
 const LINKS: Record<UserRole, readonly { href: string; label: string; id: string }[]> = {
   operator: [
@@ -27,8 +29,11 @@ const LINKS: Record<UserRole, readonly { href: string; label: string; id: string
   ],
 };
 
-/** The pages of the signed-in account's kind; the one shown is the link whose path is the longest prefix of it. */
-export function NavLinks({ role }: { role: UserRole }) {
+/**
+ * The pages of the signed-in account's kind; the one shown is the link whose path is the longest prefix of it. The
+ * operator's Alerts carries the count of alerts firing now.
+ */
+export function NavLinks({ role, alerts }: { role: UserRole; alerts?: AlertSummary | null }) {
   const pathname = usePathname();
   const links = LINKS[role];
   const current = links
@@ -39,6 +44,7 @@ export function NavLinks({ role }: { role: UserRole }) {
       {links.map(({ href, label, id }) => (
         <Link key={href} href={href} aria-current={href === current ? 'page' : undefined} data-testid={`nav-${id}`}>
           {label}
+          {id === 'alerts' && alerts !== undefined && <AlertsBadge initial={alerts} />}
           <PendingBar />
         </Link>
       ))}

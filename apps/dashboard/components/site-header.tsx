@@ -1,4 +1,5 @@
 import { signOut } from '@/lib/actions/auth';
+import type { AlertSummary } from '@/lib/api';
 import type { RuleSetSummary, User } from '@/lib/api-answers';
 import { formatTimestamp } from '@/lib/format';
 import { Brand } from './brand';
@@ -8,14 +9,16 @@ import { RuleVersionBadge } from './rule-version';
 interface SiteHeaderProps {
   user?: User;
   ruleSet?: RuleSetSummary | null;
+  /** The operator's: alerts firing now (null: could not be read). */
+  alerts?: AlertSummary | null;
 }
 
-export function SiteHeader({ user, ruleSet }: SiteHeaderProps) {
+export function SiteHeader({ user, ruleSet, alerts }: SiteHeaderProps) {
   return (
     <header className="topbar">
       <div className="topbar-inner">
         <Brand />
-        {user && <NavLinks role={user.role} />}
+        {user && <NavLinks role={user.role} alerts={alerts} />}
         {user && (
           <div className="topbar-right">
             {user.role === 'operator' && <RuleVersionBadge details={ruleSetDetails(ruleSet)} />}

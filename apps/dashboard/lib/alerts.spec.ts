@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeAlert, describeParams, paramField, parseAlertFilter, readParams, readScope, scopeLabel, scopeValue } from './alerts';
+import { describeAlert, describeNotified, describeParams, describeRepeat, paramField, readRepeatInterval, parseAlertFilter, readParams, readScope, scopeLabel, scopeValue } from './alerts';
 
 const PLAN = '0b8c2a4e-7f1d-4c3a-9e5b-2d6f8a1c3e5f';
 const TENANT = '1c9d3b5f-8a2e-4d4b-8f6c-3e7a9b2d4f6a';
@@ -57,14 +57,25 @@ describe('readParams', () => {
 
 describe('describeParams and describeAlert', () => {
   it('say a rule’s condition in words', () => {
-    expect(describeParams({ kind: 'quota_threshold', params: { limit: null, thresholds: [80, 100], notifyReset: false } })).toBe('At 80%, 100% of every daily quota');
-    expect(describeParams({ kind: 'denied_rate', params: { ratePercent: 5, windowMinutes: 5, minDecisions: 1000, pendingMinutes: 1, holdMinutes: 5 } })).toBe(
-      'Above 5% denied over 5 min (at least 1,000 decisions), for 1 min; resolved after 5 min below',
+    expect(describeParams({ kind: 'quota_threshold', params: { limit: null, thresholds: [80, 100], notifyReset: false }, repeatIntervalMinutes: 60 })).toBe('At 80%, 100% of every daily quota; told again after 1 h');
+    expect(describeParams({ kind: 'denied_rate', params: { ratePercent: 5, windowMinutes: 5, minDecisions: 1000, pendingMinutes: 1, holdMinutes: 5 }, repeatIntervalMinutes: 90 })).toBe(
+      'Above 5% denied over 5 min (at least 1,000 decisions), for 1 min; resolved after 5 min below; told again after 90 min',
     );
+    expect(describeRepeat(2880)).toBe('2 days');
+  });
+  it('read a repeat interval from the form: blank is the default, anything but whole minutes is refused here', () => {
+    expect(readRepeatInterval(() => '')).toEqual({});
+    expect(readRepeatInterval(() => '240')).toEqual({ repeatIntervalMinutes: 240 });
+    expect(readRepeatInterval(() => '1.5')).toEqual({ field: 'repeatIntervalMinutes', message: 'Enter whole minutes, e.g. 60.' });
   });
   it('say what an alert measured, whatever its details hold', () => {
     expect(describeAlert({ kind: 'quota_threshold', limitName: 'day', details: { thresholds: [80, 100], used: 1000, capacity: 1000 } })).toBe('day reached 80%, 100% (1,000 of 1,000)');
     expect(describeAlert({ kind: 'denied_rate', limitName: null, details: { percent: 12.345, decisions: 200 } })).toBe('12.3% denied of 200 decisions');
     expect(describeAlert({ kind: 'platform_degraded', limitName: null, details: { degradedDecisions: 'many' } })).toBe('decisions made without Redis');
+    expect(describeAlert({ kind: 'quota_threshold', limitName: 'minute', details: { thresholds: [100], used: 5, capacity: 5, windows: 1234 } })).toBe('minute reached 100% (5 of 5) in 1,234 windows in a row');
+  });
+  it('say how often an alert was told, or that it was not', () => {
+    expect(describeNotified({ state: 'firing', notifications: 3, notifiedAt: '2026-12-05T14:02:09Z' })).toBe('3× (last 14:02 UTC)');
+    expect(describeNotified({ state: 'firing', notifications: 0, notifiedAt: null })).toBe('not sent');
   });
 });

@@ -1,6 +1,6 @@
 import { ALERT_KINDS, ALERT_STATES, PLATFORM_ALERT_KINDS, type Alert, type AlertKind, type AlertRule, type AlertState } from './api-answers';
 import type { AlertFilter } from './api-alerts';
-import { formatCount } from './format';
+import { formatCount, formatTimestamp } from './format';
 import { firstParam, idParam, oneOf } from './list-filters';
 import type { SearchParams } from './pagination';
 
@@ -18,7 +18,7 @@ export const KIND_LABELS: Readonly<Record<AlertKind, string>> = {
 };
 
 export const KIND_HINTS: Readonly<Record<AlertKind, string>> = {
-  quota_threshold: 'A tenant’s limit reaches a share of its capacity in a window: once per threshold per window.',
+  quota_threshold: 'A tenant’s limit reaches a share of its capacity in a window: one alert while window after window crosses, told again after the repeat interval.',
   denied_rate: 'A tenant’s share of denied (429) decisions stays above a rate: pending, then firing, then resolved.',
   platform_degraded: 'Checks are decided by a failure mode (Redis did not answer) for longer than allowed.',
 };
@@ -88,6 +88,30 @@ export const PARAM_FIELDS: Readonly<Record<AlertKind, readonly string[]>> = {
 
 export type Problem = { field: string; message: string };
 
+/** How long the rules table's Silence lasts: an hour to a week (the API's longest). */
+export const SILENCE_OPTIONS = [
+  { minutes: 60, label: '1 hour' },
+  { minutes: 240, label: '4 hours' },
+  { minutes: 1440, label: '1 day' },
+  { minutes: 10_080, label: '1 week' },
+] as const;
+
+/** The rule form's `repeatIntervalMinutes`: blank takes the API's default; a range is the API's to judge. */
+export function readRepeatInterval(read: (name: string) => string): { repeatIntervalMinutes?: number } | Problem {
+  const text = read('repeatIntervalMinutes');
+  if (text === '') return {};
+  const value = Number(text);
+  if (!Number.isInteger(value)) return { field: 'repeatIntervalMinutes', message: 'Enter whole minutes, e.g. 60.' };
+  return { repeatIntervalMinutes: value };
+}
+
+/** A repeat interval in words: 60 → "1 h", 90 → "90 min", 1440 → "1 day". */
+export function describeRepeat(minutes: number): string {
+  if (minutes % 1440 === 0) return minutes === 1440 ? '1 day' : `${minutes / 1440} days`;
+  if (minutes % 60 === 0) return `${minutes / 60} h`;
+  return `${minutes} min`;
+}
+
 /**
  * A kind's params from a posted form: blanks left out (the API's defaults apply), numbers as numbers, thresholds
  * as a list. A number that is not one is refused here; its range is the API's to judge, next to the field.
@@ -130,8 +154,12 @@ export function isProblem(value: unknown): value is Problem {
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
-/** A rule's params in words, as the rules table says them. */
-export function describeParams(rule: Pick<AlertRule, 'kind' | 'params'>): string {
+/** A rule's params and repeat interval in words, as the rules table says them. */
+export function describeParams(rule: Pick<AlertRule, 'kind' | 'params' | 'repeatIntervalMinutes'>): string {
+  return `${describeCondition(rule)}; told again after ${describeRepeat(rule.repeatIntervalMinutes)}`;
+}
+
+function describeCondition(rule: Pick<AlertRule, 'kind' | 'params'>): string {
   const p = rule.params;
   if (rule.kind === 'quota_threshold') {
     const thresholds = Array.isArray(p.thresholds) ? p.thresholds.filter((t) => typeof t === 'number').map((t) => `${t}%`) : [];
@@ -152,7 +180,8 @@ export function describeAlert(alert: Pick<Alert, 'kind' | 'limitName' | 'details
     const used = num(d.used);
     const capacity = num(d.capacity);
     const usage = used !== undefined && capacity !== undefined ? ` (${formatCount(used)} of ${formatCount(capacity)})` : '';
-    return `${alert.limitName ?? 'a limit'} reached ${thresholds || 'a threshold'}${usage}`;
+    const windows = num(d.windows);
+    return `${alert.limitName ?? 'a limit'} reached ${thresholds || 'a threshold'}${usage}${windows !== undefined && windows > 1 ? ` in ${formatCount(windows)} windows in a row` : ''}`;
   }
   if (alert.kind === 'denied_rate') {
     const percent = num(d.percent);
@@ -161,4 +190,13 @@ export function describeAlert(alert: Pick<Alert, 'kind' | 'limitName' | 'details
   }
   const degraded = num(d.degradedDecisions);
   return degraded !== undefined ? `${formatCount(degraded)} decisions made without Redis` : 'decisions made without Redis';
+}
+
+/** Why a firing or resolved alert may have sent nothing, as its "not sent" says on hover. */
+export const NOT_SENT_WHY = 'Nothing was sent: its rule was silenced, or an earlier alert of the same tenant and limit was told within the rule’s repeat interval.';
+
+/** How often an alert was told: "2× (last 14:02 UTC)", or "not sent" (see NOT_SENT_WHY). */
+export function describeNotified(alert: Pick<Alert, 'notifications' | 'notifiedAt' | 'state'>): string {
+  if (alert.notifications === 0 || !alert.notifiedAt) return alert.state === 'pending' ? '—' : 'not sent';
+  return `${alert.notifications}× (last ${formatTimestamp(alert.notifiedAt).slice(11)})`;
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { alertPageSchema, alertRuleListSchema, alertRuleViewSchema, type AlertKind, type AlertState } from '@tollgate/domain';
+import { alertPageSchema, alertRuleListSchema, alertRuleViewSchema, type AlertKind, type AlertState, type AlertSummary, alertSummarySchema, alertViewSchema } from '@tollgate/domain';
 import { apiRequest } from './api-client';
-import type { AlertPage, AlertRule } from './api-answers';
+import type { Alert, AlertPage, AlertRule } from './api-answers';
+
+export type { AlertSummary };
 
 // Alert rules and the alert history (docs/adr/0018-alerts.md): the operator's, and a tenant user's own quota alerts.
 
@@ -38,9 +40,11 @@ export interface NewAlertRule {
   tenantId: string | null;
   enabled?: boolean;
   params: Record<string, unknown>;
+  /** Left out: the API's default (60). */
+  repeatIntervalMinutes?: number;
 }
 
-export type AlertRulePatch = Partial<Pick<NewAlertRule, 'name' | 'enabled' | 'params'>>;
+export type AlertRulePatch = Partial<Pick<NewAlertRule, 'name' | 'enabled' | 'params' | 'repeatIntervalMinutes'>>;
 
 const rulePath = (ruleId: string) => `/v1/admin/alert-rules/${encodeURIComponent(ruleId)}`;
 
@@ -57,4 +61,23 @@ export function updateAlertRule(token: string, ruleId: string, patch: AlertRuleP
 /** Its alerts stay in the history, without it. */
 export async function deleteAlertRule(token: string, ruleId: string): Promise<void> {
   await apiRequest(rulePath(ruleId), z.unknown(), { method: 'DELETE', token });
+}
+
+/** How many alerts fire now, and how many of them nobody has acknowledged (the navigation's badge). */
+export function getAlertSummary(token: string): Promise<AlertSummary> {
+  return apiRequest('/v1/admin/alerts/summary', alertSummarySchema, { token });
+}
+
+/** Seen: no repeat notification until it resolves. A pending or resolved alert is a 409 `conflict`. */
+export function acknowledgeAlert(token: string, alertId: string): Promise<Alert> {
+  return apiRequest(`/v1/admin/alerts/${encodeURIComponent(alertId)}/acknowledge`, alertViewSchema, { method: 'POST', token });
+}
+
+/** No notification of the rule's alerts before `until` (at most a week ahead); a bad time is a 400 on `until`. */
+export function silenceAlertRule(token: string, ruleId: string, until: string, reason?: string): Promise<AlertRule> {
+  return apiRequest(`${rulePath(ruleId)}/silence`, alertRuleViewSchema, { method: 'PUT', token, body: { until, ...(reason ? { reason } : {}) } });
+}
+
+export function unsilenceAlertRule(token: string, ruleId: string): Promise<AlertRule> {
+  return apiRequest(`${rulePath(ruleId)}/silence`, alertRuleViewSchema, { method: 'DELETE', token });
 }

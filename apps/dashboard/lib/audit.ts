@@ -106,6 +106,9 @@ const VERBS = new Map([
   ['set', 'Set'],
   ['removed', 'Removed'],
   ['seeded', 'Seeded'],
+  ['silenced', 'Silenced'],
+  ['unsilenced', 'Ended the silence of'],
+  ['acknowledged', 'Acknowledged'],
 ]);
 const NOUNS = new Map([
   ['plan', 'plan'],
@@ -117,6 +120,7 @@ const NOUNS = new Map([
   ['api_key', 'API key'],
   ['user', 'user'],
   ['rule_set', 'rule set'],
+  ['alert_rule', 'alert rule'],
   ['demo', 'the demo with tenant'],
 ]);
 

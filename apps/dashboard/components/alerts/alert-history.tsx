@@ -20,10 +20,12 @@ interface AlertHistoryProps {
   names?: { rules: ReadonlyMap<string, string>; tenants: ReadonlyMap<string, string> };
   /** What an unfiltered empty history says to do next. */
   empty: ReactNode;
+  /** The operator's: firing alerts have an Acknowledge. */
+  canAcknowledge?: boolean;
 }
 
 /** The alert history, newest first, filtered in its URL by state and when alerts started (and the operator's more). */
-export function AlertHistory({ path, params, page, trail, filters = [], names, empty }: AlertHistoryProps) {
+export function AlertHistory({ path, params, page, trail, filters = [], names, empty, canAcknowledge }: AlertHistoryProps) {
   const query = filterQuery(params);
   return (
     <>
@@ -54,7 +56,7 @@ export function AlertHistory({ path, params, page, trail, filters = [], names, e
           </EmptyState>
         }
       >
-        <AlertsTable alerts={page.items} names={names} />
+        <AlertsTable alerts={page.items} names={names} canAcknowledge={canAcknowledge} />
       </PagedList>
     </>
   );

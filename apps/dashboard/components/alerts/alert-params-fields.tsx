@@ -31,13 +31,14 @@ const SPECS: Readonly<Record<AlertKind, readonly ParamSpec[]>> = {
 interface AlertParamsFieldsProps {
   kind: AlertKind;
   state: FormState;
-  /** A rule's params, for its Edit; none for a new rule. */
+  /** A rule's params and repeat interval, for its Edit; none for a new rule. */
   params?: Record<string, unknown>;
+  repeatIntervalMinutes?: number;
   testPrefix: string;
 }
 
 /** What a rule of `kind` watches for, one field each (`params.<name>`, where the API reports its errors). */
-export function AlertParamsFields({ kind, state, params = {}, testPrefix }: AlertParamsFieldsProps) {
+export function AlertParamsFields({ kind, state, params = {}, repeatIntervalMinutes, testPrefix }: AlertParamsFieldsProps) {
   const initial = (name: string): string => {
     const value = params[name];
     if (Array.isArray(value)) return value.join(', ');
@@ -58,6 +59,15 @@ export function AlertParamsFields({ kind, state, params = {}, testPrefix }: Aler
           input={{ autoComplete: 'off', placeholder: spec.placeholder, inputMode: spec.name === 'limit' ? undefined : 'decimal', spellCheck: false }}
         />
       ))}
+      <Field
+        label={kind === 'quota_threshold' ? 'Tell again after (min)' : 'Repeat while firing (min)'}
+        optional
+        name="repeatIntervalMinutes"
+        state={state}
+        fallback={repeatIntervalMinutes === undefined ? '' : String(repeatIntervalMinutes)}
+        testId={`${testPrefix}-repeatIntervalMinutes`}
+        input={{ autoComplete: 'off', placeholder: '60', inputMode: 'numeric', spellCheck: false }}
+      />
       {kind === 'quota_threshold' && (
         <label className="alert-check">
           <input type="checkbox" name="params.notifyReset" defaultChecked={notifyReset} data-testid={`${testPrefix}-notifyReset`} />

@@ -1,9 +1,10 @@
 'use client';
 
 import { useState } from 'react';
-import { editAlertRule, removeAlertRule, setAlertRuleEnabled } from '@/lib/actions/alerts';
-import { KIND_LABELS, PARAM_FIELDS } from '@/lib/alerts';
+import { editAlertRule, removeAlertRule, setAlertRuleEnabled, silenceAlertRuleNow, unsilenceAlertRuleNow } from '@/lib/actions/alerts';
+import { KIND_LABELS, PARAM_FIELDS, SILENCE_OPTIONS } from '@/lib/alerts';
 import type { AlertRule } from '@/lib/api-answers';
+import { formatTimestamp } from '@/lib/format';
 import { ActionRow } from '../action-row';
 import { ConfirmForm, HiddenFields } from '../confirm-submit';
 import { Field } from '../form-field';
@@ -22,15 +23,17 @@ interface AlertRuleRowProps {
   condition: string;
 }
 
-/** One rule with Edit (name and params), Enable or Disable, and a two-step Delete. */
+/** One rule with Edit (name, params, repeat interval), Silence or Unsilence, Enable or Disable, and a two-step Delete. */
 export function AlertRuleRow({ rule, scope, condition }: AlertRuleRowProps) {
-  const [editing, setEditing] = useState(false);
+  const [open, setOpen] = useState<'edit' | 'silence' | null>(null);
+  const editing = open === 'edit';
   const statusKey = `alert-rule-${rule.id}`;
   const [toggled, toggleAction] = useMutation(setAlertRuleEnabled, statusKey);
+  const [unsilenced, unsilenceAction] = useMutation(unsilenceAlertRuleNow, statusKey);
   // A deletion reports to the table: the row is gone once it succeeds.
   const [deletion, deleteAction] = useMutation(removeAlertRule, 'alert-rules');
   const succeeded = useSuccessMessage(statusKey) !== undefined;
-  const failure = [toggled, deletion].find((state) => state.status === 'failed');
+  const failure = [toggled, deletion, unsilenced].find((state) => state.status === 'failed');
   const testId = (part: string) => `alert-rule-${part}-${rule.name}`;
 
   return (
@@ -40,7 +43,15 @@ export function AlertRuleRow({ rule, scope, condition }: AlertRuleRowProps) {
       statusKey={statusKey}
       actions={
         <>
-          <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={testId('edit')} />
+          <ToggleButton expanded={editing} onToggle={() => setOpen(editing ? null : 'edit')} label="Edit" testId={testId('edit')} />
+          {rule.silence ? (
+            <form action={unsilenceAction} className="actions-form">
+              <HiddenFields fields={{ ruleId: rule.id }} />
+              <SubmitButton label="Unsilence" pendingLabel="Saving…" className="btn btn-secondary btn-sm" testId={testId('unsilence')} />
+            </form>
+          ) : (
+            <ToggleButton expanded={open === 'silence'} onToggle={() => setOpen(open === 'silence' ? null : 'silence')} label="Silence" testId={testId('silence')} />
+          )}
           <form action={toggleAction} className="actions-form">
             <HiddenFields fields={{ ruleId: rule.id, enabled: String(!rule.enabled) }} />
             <SubmitButton label={rule.enabled ? 'Disable' : 'Enable'} pendingLabel="Saving…" className="btn btn-secondary btn-sm" testId={testId('toggle')} />
@@ -55,14 +66,16 @@ export function AlertRuleRow({ rule, scope, condition }: AlertRuleRowProps) {
         </>
       }
       panel={
-        editing && (
+        open === 'silence' ? (
+          <SilenceForm rule={rule} statusKey={statusKey} onDone={() => setOpen(null)} testId={testId} />
+        ) : editing && (
           <InlineForm
             action={editAlertRule}
             statusKey={statusKey}
-            onDone={() => setEditing(false)}
+            onDone={() => setOpen(null)}
             hidden={{ ruleId: rule.id, kind: rule.kind }}
             label={`Edit ${rule.name}`}
-            errorFields={['name', ...PARAM_FIELDS[rule.kind].map((name) => `params.${name}`)]}
+            errorFields={['name', 'repeatIntervalMinutes', ...PARAM_FIELDS[rule.kind].map((name) => `params.${name}`)]}
             errorTestId={testId('edit-error')}
             submit={{ label: 'Save', testId: testId('save') }}
             remount
@@ -70,7 +83,7 @@ export function AlertRuleRow({ rule, scope, condition }: AlertRuleRowProps) {
             {(state) => (
               <>
                 <Field label="Name" name="name" state={state} fallback={rule.name} testId={testId('name')} className="field-wide" input={{ autoComplete: 'off', maxLength: 100 }} />
-                <AlertParamsFields kind={rule.kind} state={state} params={rule.params} testPrefix={testId('edit')} />
+                <AlertParamsFields kind={rule.kind} state={state} params={rule.params} repeatIntervalMinutes={rule.repeatIntervalMinutes} testPrefix={testId('edit')} />
               </>
             )}
           </InlineForm>
@@ -86,7 +99,54 @@ export function AlertRuleRow({ rule, scope, condition }: AlertRuleRowProps) {
         <span className={`badge badge-${rule.enabled ? 'enabled' : 'disabled'}`} data-testid={testId('status')}>
           {rule.enabled ? 'enabled' : 'disabled'}
         </span>
+        {rule.silence && (
+          <span className="alert-silence" data-testid={testId('silenced')} title={`Silenced by ${rule.silence.by}${rule.silence.reason ? `: ${rule.silence.reason}` : ''}`}>
+            silenced until {formatTimestamp(rule.silence.until)}
+            <span className="muted"> by {rule.silence.by.replace(/^user:/, '')}{rule.silence.reason ? ` (${rule.silence.reason})` : ''}</span>
+          </span>
+        )}
       </td>
     </ActionRow>
+  );
+}
+
+/** How long to silence the rule, and why: its alerts are still recorded, and notify nothing meanwhile. */
+function SilenceForm({ rule, statusKey, onDone, testId }: { rule: AlertRule; statusKey: string; onDone: () => void; testId: (part: string) => string }) {
+  return (
+    <InlineForm
+      action={silenceAlertRuleNow}
+      statusKey={statusKey}
+      onDone={onDone}
+      hidden={{ ruleId: rule.id }}
+      label={`Silence ${rule.name}`}
+      errorFields={['for', 'until', 'reason']}
+      errorTestId={testId('silence-error')}
+      submit={{ label: 'Silence', testId: testId('silence-save') }}
+      changesOnly={false}
+      after={<p className="form-hint muted">Its alerts are still recorded and shown; nothing is sent until the silence ends.</p>}
+    >
+      {(state) => (
+        <>
+          <Field
+            label="For"
+            name="for"
+            errorField="until"
+            state={state}
+            fallback="60"
+            testId={testId('silence-for')}
+            control={(props) => (
+              <select {...props} className="input">
+                {SILENCE_OPTIONS.map((o) => (
+                  <option key={o.minutes} value={String(o.minutes)}>
+                    {o.label}
+                  </option>
+                ))}
+              </select>
+            )}
+          />
+          <Field label="Why" optional name="reason" state={state} testId={testId('silence-reason')} className="field-wide" input={{ autoComplete: 'off', maxLength: 200, placeholder: 'e.g. load test of acme' }} />
+        </>
+      )}
+    </InlineForm>
   );
 }

@@ -11,7 +11,7 @@ import { ChoiceSelect, type NamedOption } from '../named-select';
 import { AlertParamsFields } from './alert-params-fields';
 
 /** The fields that show their own errors: any other failure (a `tenantId` refused) goes at the top. */
-const FIELDS = ['name', 'kind', 'planId', ...new Set(Object.values(PARAM_FIELDS).flat().map((name) => `params.${name}`))];
+const FIELDS = ['name', 'kind', 'planId', 'repeatIntervalMinutes', ...new Set(Object.values(PARAM_FIELDS).flat().map((name) => `params.${name}`))];
 
 interface NewAlertRuleFormProps {
   plans: NamedOption[];

@@ -11,6 +11,7 @@ import { FilterForm } from '../filter-form';
 import { EmptyState, ListPage, PagedList } from '../list-page';
 import { MutationStatusProvider } from '../mutation-status';
 import { PageHeading } from '../page-heading';
+import { AutoRefresh } from '../usage/auto-refresh';
 import { RuleVersionProvider } from '../rule-version';
 import { DeliveryLog, ReplayForm } from './delivery-log';
 import { EndpointStatus } from './endpoint-status';
@@ -161,6 +162,7 @@ export async function WebhookEndpointView({ audience, endpointId, params }: Endp
               <header className="plan-card-header">
                 <h2 id="webhook-log-title">Delivery log</h2>
                 <span className="tenant-count">Newest first. Open a delivery for its attempts.</span>
+                <AutoRefresh />
               </header>
               <div className="webhook-log-tools">
                 <ReplayForm audience={audience} endpointId={endpoint.id} from={localFromInstant(now - 86_400_000)} to={localFromInstant(now + 60_000)} />

@@ -1,9 +1,10 @@
 'use server';
 
-import { createAlertRule, deleteAlertRule, updateAlertRule } from '../api';
-import { isAlertKind, isPlatformKind, isProblem, paramField, readParams, readScope } from '../alerts';
+import { acknowledgeAlert, type AlertSummary, createAlertRule, deleteAlertRule, getAlertSummary, silenceAlertRule, unsilenceAlertRule, updateAlertRule } from '../api';
+import { isAlertKind, isPlatformKind, isProblem, paramField, readParams, readRepeatInterval, readScope, SILENCE_OPTIONS } from '../alerts';
 import type { FormState } from '../form-state';
 import { formText as text, rejected, submit } from '../mutation';
+import { readToken } from '../session';
 
 /** A refusal of one threshold (`params.thresholds.1`) is shown next to the thresholds. */
 function onParamField(state: FormState): FormState {
@@ -24,9 +25,11 @@ export async function newAlertRule(_previous: FormState, formData: FormData): Pr
   if (!scope) return rejected(formData, 'planId', 'Choose a plan, a tenant or every tenant.');
   const params = readParams(kind, read);
   if (isProblem(params)) return rejected(formData, params.field, params.message);
+  const repeat = readRepeatInterval(read);
+  if (isProblem(repeat)) return rejected(formData, repeat.field, repeat.message);
   return onParamField(await submit(
     formData,
-    (token) => createAlertRule(token, { name, kind, ...scope, params }),
+    (token) => createAlertRule(token, { name, kind, ...scope, params, ...repeat }),
     (rule) => ({ message: `Alert rule ${rule.name} created` }),
     { conflict: { field: 'name', message: `An alert rule named “${name}” already exists.` } },
   ));
@@ -41,9 +44,11 @@ export async function editAlertRule(_previous: FormState, formData: FormData): P
   if (!isAlertKind(kind)) return rejected(formData, undefined, 'This rule’s kind is not known to the dashboard.');
   const params = readParams(kind, read);
   if (isProblem(params)) return rejected(formData, params.field, params.message);
+  const repeat = readRepeatInterval(read);
+  if (isProblem(repeat)) return rejected(formData, repeat.field, repeat.message);
   return onParamField(await submit(
     formData,
-    (token) => updateAlertRule(token, read('ruleId'), { name, params }),
+    (token) => updateAlertRule(token, read('ruleId'), { name, params, ...repeat }),
     (rule) => ({ message: `Alert rule ${rule.name} saved` }),
     { conflict: { field: 'name', message: `An alert rule named “${name}” already exists.` } },
   ));
@@ -68,4 +73,43 @@ export async function removeAlertRule(_previous: FormState, formData: FormData):
     (token) => deleteAlertRule(token, read('ruleId')),
     () => ({ message: `Alert rule ${read('ruleName')} deleted; its alerts stay in the history` }),
   );
+}
+
+/** Marks a firing alert seen (`alertId`): it sends no repeat until it resolves. */
+export async function acknowledgeAlertNow(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  return submit(
+    formData,
+    (token) => acknowledgeAlert(token, read('alertId')),
+    (alert) => ({ message: `Alert ${alert.id} acknowledged: no repeat until it resolves` }),
+  );
+}
+
+/** Silences a rule (`ruleId`) for one of SILENCE_OPTIONS (`for`, minutes), with an optional `reason`. */
+export async function silenceAlertRuleNow(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  const option = SILENCE_OPTIONS.find((o) => String(o.minutes) === read('for'));
+  if (!option) return rejected(formData, 'until', 'Choose how long to silence it.');
+  const until = new Date(Date.now() + option.minutes * 60_000).toISOString();
+  return submit(
+    formData,
+    (token) => silenceAlertRule(token, read('ruleId'), until, read('reason') || undefined),
+    (rule) => ({ message: `Alert rule ${rule.name} silenced for ${option.label}` }),
+  );
+}
+
+export async function unsilenceAlertRuleNow(_previous: FormState, formData: FormData): Promise<FormState> {
+  const read = text(formData);
+  return submit(
+    formData,
+    (token) => unsilenceAlertRule(token, read('ruleId')),
+    (rule) => ({ message: `Alert rule ${rule.name} notifies again` }),
+  );
+}
+
+/** The navigation badge's count, read again while a page stays open; null when it cannot be read (no session, the API away). */
+export async function alertSummaryNow(): Promise<AlertSummary | null> {
+  const token = await readToken();
+  if (!token) return null;
+  return getAlertSummary(token).catch(() => null);
 }

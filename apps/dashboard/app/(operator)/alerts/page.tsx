@@ -5,6 +5,7 @@ import { AlertHistory } from '@/components/alerts/alert-history';
 import { NewAlertRuleForm } from '@/components/alerts/new-alert-rule-form';
 import { EmptyState, ListPage } from '@/components/list-page';
 import { MutationStatus } from '@/components/mutation-status';
+import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { ALERTS_PATHS, KIND_LABELS, parseAlertFilter } from '@/lib/alerts';
 import { listAlertRules, listAlerts, listAllTenants, listPlans } from '@/lib/api';
 import { ALERT_KINDS } from '@/lib/api-answers';
@@ -31,6 +32,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
     <ListPage
       title="Alerts"
       description="What Tollgate noticed (a quota nearly used up, a tenant refused too often, checks decided without Redis), and the rules that watch for it. Alerts are sent to the webhook endpoints subscribed to their events."
+      heading={<AutoRefresh everyMs={15_000} />}
       loaded={loaded}
     >
       {({ page, rules, tenants, plans }) => {
@@ -41,7 +43,9 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
             <h2 className="section-heading" id="alerts-history">
               History
             </h2>
+            <MutationStatus statusKey="alerts" className="restore-status" />
             <AlertHistory
+              canAcknowledge
               path={PATH}
               params={params}
               page={page}

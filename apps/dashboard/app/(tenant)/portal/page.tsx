@@ -4,6 +4,7 @@ import { LiveLimitList } from '@/components/live-limits';
 import { PageHeading } from '@/components/page-heading';
 import { PoliciesInForce } from '@/components/policies-in-force';
 import { TenantFacts } from '@/components/tenant-facts';
+import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { getOwnLimits, getOwnTenant } from '@/lib/api';
 import { loadWithSession } from '@/lib/session';
 
@@ -39,6 +40,7 @@ export default async function PortalPage() {
               rule set v{ruleVersion}
             </span>
             <span className="tenant-count">A check passes only when it is within every one of them. Times in {tenant.timeZone}.</span>
+            <AutoRefresh />
           </header>
           {limits.length === 0 ? (
             <p className="panel muted">No limits: your checks are not throttled.</p>

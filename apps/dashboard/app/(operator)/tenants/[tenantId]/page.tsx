@@ -9,6 +9,7 @@ import { RecentDenials } from '@/components/recent-denials';
 import { TenantCaps } from '@/components/tenant-caps';
 import { TenantFacts } from '@/components/tenant-facts';
 import { TenantLimits } from '@/components/tenant-limits';
+import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { TenantRelated } from '@/components/tenant-related';
 import { RangePicker } from '@/components/usage/range-picker';
 import '@/components/usage/usage.css';
@@ -129,6 +130,7 @@ function LimitsNow({ limits, timeZone }: { limits: Loaded<LimitsInForce>; timeZo
           rule set v{ruleVersion}
         </span>
         <span className="tenant-count">Read without charging · resets in {timeZone}</span>
+        <AutoRefresh />
       </header>
       {specs.length === 0 ? (
         <p className="panel muted">No limits: this tenant&apos;s checks are not throttled. Add an override below, or give its plan a limit.</p>

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { AlertHistory } from '@/components/alerts/alert-history';
 import { ListPage } from '@/components/list-page';
 import { RuleVersionProvider } from '@/components/rule-version';
+import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { ALERTS_PATHS, parseAlertFilter } from '@/lib/alerts';
 import { listAlerts } from '@/lib/api';
 import { cursorTrail, type SearchParams } from '@/lib/pagination';
@@ -25,6 +26,7 @@ export default async function PortalAlertsPage({ searchParams }: { searchParams:
       <ListPage
         title="Alerts"
         description="When your limits reached the thresholds your operator watches for. To be told as it happens, add a webhook endpoint."
+        heading={<AutoRefresh everyMs={15_000} />}
         loaded={loaded}
       >
         {(page) => (
