@@ -1,6 +1,7 @@
 import { type Calendar, type CompiledPolicies, type CompiledPolicy, own, policyLimitName, type RuleSetBody, toLimitSpec } from '@tollgate/domain';
 import { resolveRule } from '@tollgate/limiter';
 import { toLimitRule } from './limit-rules';
+import { sortedBy } from './sorted-by';
 
 /** A limit as the control plane stores it (plan limit, override, policy limit); the rule set schema judges it. */
 export interface SourceLimit {
@@ -69,7 +70,9 @@ export function groupPolicies(
       limits: compileLimits(p.limits),
     });
   }
-  const tables = (owners: Map<string, Map<string, unknown>>) => Object.fromEntries([...owners].map(([owner, table]) => [owner, Object.fromEntries(table)]));
+  // Owners and routes in order: the same rows in any order compile to the same rule set.
+  const tables = (owners: Map<string, Map<string, unknown>>) =>
+    Object.fromEntries(sortedBy([...owners], ([owner]) => owner).map(([owner, table]) => [owner, Object.fromEntries(sortedBy([...table], ([route]) => route))]));
   return { plans: tables(grouped.plans), tenants: tables(grouped.tenants) };
 }
 

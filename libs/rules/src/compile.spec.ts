@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { AppError } from '@tollgate/domain';
 import { compileRuleSet, type RuleSource } from './compile';
 import type { SourcePolicy } from './compile-policies';
@@ -175,5 +176,59 @@ describe('compileRuleSet with endpoint policies', () => {
   it('lets a tenant\'s policy replace its plan\'s policy of the same route, even under the same name', () => {
     const body = compileRuleSet(withPolicies(policy(), policy({ id: 'e2', planId: null, tenantId: 't1', cost: 1 })));
     expect(body.policies.tenants['acme']!['GET /v1/items/*']!.cost).toBe(1);
+  });
+});
+
+describe('compileRuleSet: the same rows in any order', () => {
+  // A catalogue as Postgres may hand it over: two plans, three tenants (one with overrides), scoped and unscoped
+  // service keys, tenant keys, plan and tenant policies. Every list is shuffled; the rule set must not move.
+  const rows = (): RuleSource => ({
+    plans: [
+      { id: 'p1', slug: 'starter', limits: [{ name: 'minute', windowS: 60, limit: 10, algorithm: 'fixed_window' }, { name: 'daily', windowS: 86_400, limit: 1000, algorithm: 'fixed_window' }] },
+      { id: 'p2', slug: 'pro', limits: [{ name: 'minute', windowS: 60, limit: 100, algorithm: 'token_bucket', burst: 20 }] },
+    ],
+    tenants: [
+      { id: 't1', slug: 'acme', status: 'active', planId: 'p1' },
+      { id: 't2', slug: 'globex', status: 'suspended', planId: 'p2' },
+      { id: 't3', slug: 'initech', status: 'active', planId: 'p1', overrides: [{ name: 'hourly', windowS: 3600, limit: 300, algorithm: 'sliding_window' }, { name: 'minute', windowS: 60, limit: 20, algorithm: 'fixed_window' }] },
+    ],
+    serviceKeys: ['s3', 's1', 's2', 's4'].map((id, i) => ({ id, prefix: `tg_test_${id}`, hash: String(i).repeat(64), allTenants: i % 2 === 0, tenantIds: ['t3', 't1'], expiresAt: null })),
+    tenantKeys: ['k2', 'k1', 'k3'].map((id, i) => ({ id, prefix: `tg_test_t_${id}`, hash: String(i + 5).repeat(64), tenantId: `t${i + 1}`, expiresAt: null })),
+    policies: [
+      { id: 'e1', planId: 'p1', tenantId: null, name: 'items', method: 'GET', pattern: '/v1/items/*', cost: 1, scope: 'tenant', mode: 'enforce', failureMode: 'open', limits: [{ name: 'minute', windowS: 60, limit: 5, algorithm: 'fixed_window' }] },
+      { id: 'e2', planId: 'p1', tenantId: null, name: 'orders', method: 'POST', pattern: '/v1/orders', cost: 1, scope: 'tenant', mode: 'shadow', failureMode: 'open', limits: [] },
+      { id: 'e3', planId: 'p2', tenantId: null, name: 'items', method: 'GET', pattern: '/v1/items/*', cost: 1, scope: 'tenant', mode: 'enforce', failureMode: 'closed', limits: [] },
+      { id: 'e4', planId: null, tenantId: 't1', name: 'acme_items', method: 'GET', pattern: '/v1/items/*', cost: 1, scope: 'subject', mode: 'enforce', failureMode: 'open', limits: [] },
+      { id: 'e5', planId: null, tenantId: 't3', name: 'exports', method: 'GET', pattern: '/v1/exports', cost: 1, scope: 'tenant', mode: 'off', failureMode: 'open', limits: [] },
+    ],
+  });
+  const shuffled = <T>(list: readonly T[], keys: readonly number[]): T[] =>
+    list.map((item, i) => ({ item, key: keys[i % keys.length]! * 1000 + i })).sort((a, b) => a.key - b.key).map(({ item }) => item);
+
+  it('compiles to the same JSON, byte for byte, whatever order the rows, keys, scopes and overrides come in', () => {
+    const expected = JSON.stringify(compileRuleSet(rows()));
+    fc.assert(
+      fc.property(fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }), (keys) => {
+        const s = rows();
+        const mixed: RuleSource = {
+          plans: shuffled(s.plans, keys).map((p) => ({ ...p, limits: shuffled(p.limits, keys) })),
+          tenants: shuffled(s.tenants, [...keys].reverse()).map((t) => ({ ...t, overrides: t.overrides && shuffled(t.overrides, keys) })),
+          serviceKeys: shuffled(s.serviceKeys, keys).map((k) => ({ ...k, tenantIds: shuffled(k.tenantIds, keys) })),
+          tenantKeys: shuffled(s.tenantKeys!, [...keys].reverse()),
+          policies: shuffled(s.policies!, keys),
+        };
+        expect(JSON.stringify(compileRuleSet(mixed))).toBe(expected);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('lists keys by id and tenants and policy owners by name', () => {
+    const body = compileRuleSet(rows());
+    expect(body.serviceKeys.map((k) => k.id)).toEqual(['s1', 's2', 's3', 's4']);
+    expect(body.tenantKeys.map((k) => k.id)).toEqual(['k1', 'k2', 'k3']);
+    expect(Object.keys(body.tenants)).toEqual(['acme', 'globex', 'initech']);
+    expect(Object.keys(body.policies.plans)).toEqual(['pro', 'starter']);
+    expect(Object.keys(body.policies.plans['starter']!)).toEqual(['GET /v1/items/*', 'POST /v1/orders']);
   });
 });

@@ -1,6 +1,7 @@
 import { AppError, ErrorCode, ruleSetBodySchema, type RuleSetBody } from '@tollgate/domain';
 import { resolveRule } from '@tollgate/limiter';
 import { checkPolicies, compileLimits, groupPolicies, type SourceLimit, type SourcePolicy } from './compile-policies';
+import { sortedBy } from './sorted-by';
 import { toLimitRule } from './limit-rules';
 
 /** The control-plane rows a rule set is compiled from (plain data: no Prisma types leak past here). */
@@ -27,12 +28,15 @@ export interface RuleSource {
 /**
  * Compiles the control-plane rows into the rule set API nodes enforce, and validates the whole of it:
  * an invalid rule set is refused with `rule_set_invalid` and never reaches Redis.
+ * The same rows give the same rule set whatever order they come in (Postgres promises none without `order by`):
+ * tenants by slug, keys by id, policies by owner and route.
  */
 export function compileRuleSet(source: RuleSource): RuleSetBody {
   const plans = new Map(source.plans.map((p) => [p.id, p]));
+  const tenantsById = new Map(source.tenants.map((t) => [t.id, t]));
   // Keyed by slug through a Map: a slug may be any name, `constructor` included (see `own` in @tollgate/domain).
   const tenants = new Map<string, unknown>();
-  for (const t of source.tenants) {
+  for (const t of sortedBy(source.tenants, (t) => t.slug)) {
     const plan = plans.get(t.planId);
     if (!plan) throw invalid(`tenant ${t.slug} is on an unknown plan`);
     tenants.set(t.slug, {
@@ -48,15 +52,15 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
     // Limits carry their calendar: a day of 86,400 s without one is no calendar day (see withExplicitCalendars).
     explicitCalendars: true,
     tenants: Object.fromEntries(tenants),
-    serviceKeys: source.serviceKeys.map((k) => ({
+    serviceKeys: sortedBy(source.serviceKeys, (k) => k.id).map((k) => ({
       id: k.id,
       prefix: k.prefix,
       hash: k.hash,
       tenantIds: k.allTenants ? null : [...k.tenantIds].sort(),
       expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null,
     })),
-    tenantKeys: (source.tenantKeys ?? []).map((k) => {
-      const tenant = source.tenants.find((t) => t.id === k.tenantId);
+    tenantKeys: sortedBy(source.tenantKeys ?? [], (k) => k.id).map((k) => {
+      const tenant = k.tenantId === null ? undefined : tenantsById.get(k.tenantId);
       if (!tenant) throw invalid(`tenant key ${k.prefix} belongs to no tenant`);
       return { id: k.id, prefix: k.prefix, hash: k.hash, tenant: tenant.slug, expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null };
     }),
