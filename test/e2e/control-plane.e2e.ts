@@ -133,10 +133,17 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
     // Roll back to the version before the change.
     await page.getByTestId('nav-rule-sets').click();
     await page.waitForURL(/\/rule-sets/);
+    // Restore… first shows what the restore would undo; nothing is sent before its own button.
     await page.getByTestId(`rule-set-restore-${beforeChange}`).click();
-    expect(await page.getByTestId(`rule-set-restore-${beforeChange}`).textContent()).toBe('Confirm restore');
-    await page.getByTestId(`rule-set-restore-${beforeChange}`).click();
-    await expect.poll(() => page.getByTestId('restore-status').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`Restored v${beforeChange} as v\\d+`));
+    await page.waitForURL(new RegExp(`restore=${beforeChange}$`));
+    const confirm = page.getByTestId('rule-set-restore-panel');
+    expect(await confirm.getByTestId('rule-set-change').allTextContents()).toEqual(['gold: minute 5 → 3']);
+    expect(await confirm.textContent()).toContain(`Against v${changeVersion}, the version in force, restoring v${beforeChange} undoes:`);
+    expect(await version(page)).toBe(changeVersion);
+    await shot(page, '8-restore-confirm');
+    await confirm.getByTestId('rule-set-restore-confirm').click();
+    await expect.poll(() => page.getByTestId('restore-status').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`Restored v${beforeChange} as v\\d+ — now live. It undid:`));
+    expect(await confirm.getByTestId('rule-set-change').allTextContents()).toEqual(['gold: minute 5 → 3']);
     const restoredVersion = Number(/as v(\d+)/.exec((await page.getByTestId('restore-status').textContent()) ?? '')?.[1]);
     await expect.poll(() => page.getByTestId('rule-version').textContent()).toBe(`v${restoredVersion}`);
     await shot(page, '8-restored');

@@ -59,6 +59,10 @@ describe('the audit log in the dashboard: who changed what, and the rule set ver
     const diff = page.getByTestId('rule-set-diff');
     await expect.poll(() => diff.getByTestId('rule-set-change').allTextContents()).toEqual(['starter: minute 10 → 20']);
     expect(await diff.textContent()).toContain(`Changes in v${version}`);
+    // The history counts and sums it up with the same line.
+    expect(await diff.getByTestId('rule-set-diff-count').textContent()).toBe('1 change');
+    expect(await page.getByTestId(`rule-set-changes-${version}`).textContent()).toBe('1');
+    expect(await page.getByTestId(`rule-set-summary-${version}`).textContent()).toBe('starter: minute 10 → 20');
     await shoot(page, 'audit-rule-set-diff');
   });
 
@@ -102,5 +106,29 @@ describe('the audit log in the dashboard: who changed what, and the rule set ver
     await page.waitForURL(new RegExp(`version=${ruleVersion}$`));
     await expect.poll(() => page.getByTestId('rule-set-change').allTextContents()).toEqual(['1 key added to acme']);
     expect(await page.getByTestId('rule-set-diff').textContent()).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  it('publishes no version for a display name, and each version of the history lists as many lines as it counts', async () => {
+    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
+    const { token } = (await login.json()) as { token: string };
+    const api = async (method: string, path: string, body?: unknown) =>
+      (await fetch(`${stack.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+    const inForce = ((await api('GET', '/v1/admin/rule-sets/current')) as { version: number }).version;
+    const acme = ((await api('GET', '/v1/admin/tenants')) as { items: { id: string; slug: string }[] }).items.find((t) => t.slug === 'acme')!;
+    expect(((await api('PATCH', `/v1/admin/tenants/${acme.id}`, { name: 'Acme Corporation' })) as { ruleVersion: number }).ruleVersion).toBe(inForce);
+
+    await page.goto(`${stack.dashboardUrl}/rule-sets`);
+    const rows = page.locator('[data-testid^="rule-set-row-"]');
+    expect(await rows.first().getAttribute('data-testid')).toBe(`rule-set-row-${inForce}`);
+    await shoot(page, 'rule-set-history');
+    for (const version of [inForce, inForce - 1, inForce - 2].filter((v) => v > 0)) {
+      const counted = Number(await page.getByTestId(`rule-set-changes-${version}`).textContent());
+      const summary = await page.getByTestId(`rule-set-summary-${version}`).textContent();
+      await page.getByTestId(`rule-set-view-${version}`).click();
+      await page.waitForURL(new RegExp(`version=${version}$`));
+      const lines = await page.getByTestId('rule-set-diff').getByTestId('rule-set-change').allTextContents();
+      expect(lines, `v${version}`).toHaveLength(counted);
+      expect(summary!.startsWith(lines[0] ?? 'No change to enforcement'), `v${version}: ${summary}`).toBe(true);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { createRuleSetVersion, readInstallationId, RuleSetReconciler, RuleSetStore } from '@tollgate/rule-store';
+import { commitRuleSetVersion, readInstallationId, RuleSetReconciler, RuleSetStore } from '@tollgate/rule-store';
 import { minuteOf, NO_TENANT, ROLLED_KEY } from '@tollgate/usage';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,7 +72,7 @@ function exactness(name: string, connect: () => Promise<RedisUnderTest>) {
       suspended = other.tenant.slug;
       await prisma.tenant.update({ where: { id: other.tenant.id }, data: { status: 'suspended' } });
       serviceKey = await createServiceKey(prisma);
-      const ruleSet = await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
+      const { ruleSet } = await prisma.$transaction((tx) => commitRuleSetVersion(tx, 'test'));
       await new RuleSetReconciler(prisma, new RuleSetStore(redis)).reconcile(await readInstallationId(prisma), ruleSet);
       const { version } = ruleSet;
       apis = await startApiProcesses(3, { DATABASE_URL: stores.databaseUrl, ...stores.env, DECISION_DEADLINE_MS: '10000', USAGE_FLUSH_MS: '200' });

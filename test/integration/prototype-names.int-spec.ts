@@ -63,10 +63,15 @@ describe('prototype member names as slugs and names', () => {
 
     // The diff says what was added, under those names.
     const diff = await admin('GET', `/rule-sets/diff?from=${first}&to=${version}`);
-    const paths: string[] = diff.changes.map((c: { path: string }) => c.path);
-    expect(paths).toContain('tenants.constructor');
-    expect(paths).toContain('policies.plans.constructor');
-    expect(paths).toContain('policies.tenants.constructor');
+    expect(diff.changes.map((c: { text: string }) => c.text)).toEqual(
+      expect.arrayContaining([
+        'plan constructor added: constructor 5 per minute',
+        'plan tostring added: hasownproperty 7 per minute',
+        'tenant constructor added on plan constructor, overrides constructor 3 per minute',
+        'policy constructor added to plan constructor: GET /constructor/*, 1 limit',
+        'policy hasownproperty added to tenant constructor: * /own, 1 limit',
+      ]),
+    );
 
     // A later change rolled back by restoring the version: the override's limit of 3 is back.
     await admin('PUT', `/tenants/${tenant.id}/overrides/constructor`, { windowS: 60, limit: 4 });

@@ -136,6 +136,11 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/v1/admin/rule-sets/diff', call: () => ({ path: '/v1/admin/rule-sets/diff?from=1&to=1' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/rule-sets/:version', call: () => ({ path: '/v1/admin/rule-sets/1' }), expect: OPERATOR_READ },
   {
+    method: 'GET', url: '/v1/admin/rule-sets/:version/restore-preview',
+    call: () => ({ path: '/v1/admin/rule-sets/999999999/restore-preview' }),
+    expect: { anonymous: 401, operator: 404, ...NOT_OPERATORS },
+  },
+  {
     // An unknown version: the operator passes the guard (404), without rolling back the shared test database.
     method: 'POST', url: '/v1/admin/rule-sets/:version/restore',
     call: () => ({ path: '/v1/admin/rule-sets/999999999/restore' }),

@@ -89,9 +89,9 @@ export async function waitFor(fn: () => Promise<boolean> | boolean, timeoutMs = 
 
 /** Compiles and publishes a new rule set version (what an admin change does), e.g. after creating fixtures. */
 export async function publishRules(prisma: PrismaClient, redisUrl: string) {
-  const { createRuleSetVersion, readInstallationId, RuleSetReconciler, RuleSetStore } = await import('@tollgate/rule-store');
+  const { commitRuleSetVersion, readInstallationId, RuleSetReconciler, RuleSetStore } = await import('@tollgate/rule-store');
   const { Redis } = await import('ioredis');
-  const ruleSet = await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
+  const { ruleSet } = await prisma.$transaction((tx) => commitRuleSetVersion(tx, 'test'));
   const redis = new Redis(redisUrl);
   try {
     await new RuleSetReconciler(prisma, new RuleSetStore(redis)).reconcile(await readInstallationId(prisma), ruleSet);

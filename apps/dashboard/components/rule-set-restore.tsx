@@ -1,16 +1,16 @@
 'use client';
 
-import { createContext, use, useActionState, useCallback, useEffect, useState, type ReactNode } from 'react';
+import Link from 'next/link';
+import { createContext, use, useActionState, useEffect, type ReactNode } from 'react';
 import { restoreVersion, type RestoreState } from '@/lib/actions/rule-sets';
-import { ConfirmSubmit } from './confirm-submit';
+import { ruleSetsHref } from '@/lib/rule-sets';
+import { ChangeList, changeCount } from './rule-set-diff';
 import { useObserveRuleVersion } from './rule-version';
+import { SubmitButton } from './submit-button';
 
 interface RestoreContextValue {
   state: RestoreState;
   action: (formData: FormData) => void;
-  /** The version whose Restore button waits for its confirming second click, if any. */
-  armed: number | null;
-  arm: (version: number | null) => void;
 }
 
 const RestoreContext = createContext<RestoreContextValue | null>(null);
@@ -22,66 +22,78 @@ function useRestore(): RestoreContextValue {
   return context;
 }
 
-/**
- * One restore state for the page: a single `restore-status`, at most one button waiting for confirmation, and
- * the header badge learns the new version as soon as the API returns it.
- */
+/** One restore state for the page; the header badge learns the new version as soon as the API returns it. */
 export function RuleSetRestoreProvider({ children }: { children: ReactNode }) {
-  const [state, dispatch] = useActionState(restoreVersion, IDLE);
-  const [armed, arm] = useState<number | null>(null);
+  const [state, action] = useActionState(restoreVersion, IDLE);
   const observeRuleVersion = useObserveRuleVersion();
 
   useEffect(() => {
     if (state.status === 'restored') observeRuleVersion(state.ruleVersion);
   }, [state, observeRuleVersion]);
 
-  const action = useCallback(
-    (formData: FormData) => {
-      arm(null);
-      dispatch(formData);
-    },
-    [dispatch],
-  );
-
-  return <RestoreContext value={{ state, action, armed, arm }}>{children}</RestoreContext>;
+  return <RestoreContext value={{ state, action }}>{children}</RestoreContext>;
 }
 
-export function RestoreStatus() {
-  const { state } = useRestore();
-  if (state.status !== 'restored') return null;
-  return (
-    <p className="restore-status save-status" role="status" data-testid="restore-status">
-      {state.message}
-    </p>
-  );
+interface RestorePanelProps {
+  version: number;
+  /** The version in force, against which `undoes` was read. */
+  current: number;
+  /** What restoring would undo, one line per change (the API's preview). */
+  undoes: string[];
+  trail: string[];
 }
 
-/** "Restore v7" → "Confirm restore": nothing is sent before the second click. */
-export function RestoreForm({ version }: { version: number }) {
-  const { state, action, armed, arm } = useRestore();
+/**
+ * The confirmation of a restore: what it would undo, line by line, before anything is sent; then what it did undo.
+ */
+export function RestorePanel({ version, current, undoes, trail }: RestorePanelProps) {
+  const { state, action } = useRestore();
+  const closeHref = ruleSetsHref(trail);
+  const done = state.status === 'restored' && state.version === version ? state : undefined;
   const failure = state.status === 'failed' && state.version === version ? state : undefined;
-  const messageId = `rule-set-restore-${version}-message`;
 
   return (
-    <form action={action} className="restore-form">
-      <input type="hidden" name="version" value={version} />
-      <ConfirmSubmit
-        confirming={armed === version}
-        onArm={() => arm(version)}
-        onCancel={() => arm(null)}
-        label={`Restore v${version}`}
-        confirmLabel="Confirm restore"
-        pendingLabel="Restoring…"
-        title={`Publish the plans, limits and plan assignments of v${version} as a new version`}
-        describedBy={failure ? messageId : undefined}
-        testId={`rule-set-restore-${version}`}
-        cancelTestId={`rule-set-restore-cancel-${version}`}
-      />
-      {failure && (
-        <p id={messageId} className="form-message field-error" role="alert" data-testid={`rule-set-restore-error-${version}`}>
-          {failure.message}
+    <section className="card diff-panel" aria-labelledby="rule-set-restore-title" data-testid="rule-set-restore-panel">
+      <header className="plan-card-header">
+        <div>
+          <h2 id="rule-set-restore-title">{done ? `Restored v${version}` : `Restore v${version}?`}</h2>
+          <p className="diff-description">
+            {done
+              ? `Published as v${done.ruleVersion}; every node enforces it within a second.`
+              : `Publishes the plans, limits, plan assignments and policies of v${version} as a new version. Keys are not touched: a revoked key stays revoked.`}
+          </p>
+        </div>
+        <span className="tenant-count">{changeCount(done ? done.undid.length : undoes.length)}</span>
+        <Link href={done ? ruleSetsHref(trail, { version: done.ruleVersion }) : closeHref} className="btn btn-secondary btn-sm" data-testid="rule-set-restore-cancel">
+          {done ? `View v${done.ruleVersion}` : 'Cancel'}
+        </Link>
+      </header>
+      {done ? (
+        <>
+          <p className="restore-note" role="status" data-testid="restore-status">
+            {done.message}
+          </p>
+          {done.undid.length > 0 && <ChangeList lines={done.undid} />}
+        </>
+      ) : undoes.length === 0 ? (
+        <p className="panel muted" data-testid="rule-set-restore-nothing">
+          The rules in force (v{current}) are already those of v{version}: restoring it would undo nothing.
         </p>
+      ) : (
+        <>
+          <p className="restore-note">Against v{current}, the version in force, restoring v{version} undoes:</p>
+          <ChangeList lines={undoes} />
+          <form action={action} className="restore-actions">
+            <input type="hidden" name="version" value={version} />
+            <SubmitButton label={`Restore v${version}`} pendingLabel="Restoring…" className="btn btn-danger" testId="rule-set-restore-confirm" />
+            {failure && (
+              <p className="form-message field-error" role="alert" data-testid="rule-set-restore-error">
+                {failure.message}
+              </p>
+            )}
+          </form>
+        </>
       )}
-    </form>
+    </section>
   );
 }

@@ -12,6 +12,7 @@ import type {
   policyAnswerSchema,
   policyPageSchema,
   restoreAnswerSchema,
+  restorePreviewSchema,
   ruleSetDiffSchema,
   ruleSetPageSchema,
   ruleSetVersionSchema,
@@ -104,6 +105,7 @@ export type RuleSetPage = z.infer<typeof ruleSetPageSchema>;
 export type RuleSetVersion = z.infer<typeof ruleSetVersionSchema>;
 export type RuleSetDiff = z.infer<typeof ruleSetDiffSchema>;
 export type RestoreRuleSetResponse = z.infer<typeof restoreAnswerSchema>;
+export type RestorePreview = z.infer<typeof restorePreviewSchema>;
 export type AuditPage = z.infer<typeof auditPageSchema>;
 export type WebhookEndpointPage = z.infer<typeof webhookEndpointPageSchema>;
 export type WebhookDeliveryPage = z.infer<typeof webhookDeliveryPageSchema>;

@@ -1,6 +1,6 @@
 import { ApiError, apiRequest } from './api-client';
-import { PAGE_SIZE, restoreAnswerSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema } from '@tollgate/domain';
-import type { RestoreRuleSetResponse, RuleSetDiff, RuleSetPage, RuleSetSummary, RuleSetVersion } from './api-answers';
+import { PAGE_SIZE, restoreAnswerSchema, restorePreviewSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema } from '@tollgate/domain';
+import type { RestorePreview, RestoreRuleSetResponse, RuleSetDiff, RuleSetPage, RuleSetSummary, RuleSetVersion } from './api-answers';
 
 // Rule set versions: the one in force, history, diff, restore.
 /** The rule set every API node enforces now, or null before the first one is published. */
@@ -30,7 +30,12 @@ export function diffRuleSets(token: string, from: number, to: number): Promise<R
   return apiRequest(`/v1/admin/rule-sets/diff?${query}`, ruleSetDiffSchema, { token });
 }
 
-/** Puts the plans, limits and plan assignments of `version` back, published as a new version. */
+/** What restoring `version` would undo now (nothing is written): the lines its confirmation lists. */
+export function previewRestore(token: string, version: number): Promise<RestorePreview> {
+  return apiRequest(`/v1/admin/rule-sets/${version}/restore-preview`, restorePreviewSchema, { token });
+}
+
+/** Puts the plans, limits and plan assignments of `version` back, published as a new version; says what it undid. */
 export function restoreRuleSet(token: string, version: number): Promise<RestoreRuleSetResponse> {
   return apiRequest(`/v1/admin/rule-sets/${version}/restore`, restoreAnswerSchema, { method: 'POST', token });
 }

@@ -129,7 +129,6 @@ export const keyAnswerSchema = z.object({ apiKey: keyViewSchema, ruleVersion });
 export const keySecretAnswerSchema = z.object({ key: z.string().min(1), apiKey: keyViewSchema, ruleVersion });
 /** A rotated key: its new secret, and the key it replaces (expiring when the overlap ends). */
 export const keyRotationAnswerSchema = keySecretAnswerSchema.extend({ previous: keyViewSchema });
-export const restoreAnswerSchema = z.object({ ruleVersion, restoredFrom: ruleVersion });
 
 export const planPageSchema = pageSchema(planViewSchema);
 export const tenantPageSchema = pageSchema(tenantViewSchema);
@@ -141,21 +140,38 @@ export const keyListSchema = z.object({ items: z.array(keyWithUsageSchema) });
 
 export const ruleSetSummarySchema = z.object({ version: ruleVersion, createdAt: instant, author: z.string() });
 export type RuleSetSummary = z.infer<typeof ruleSetSummarySchema>;
-/** One row of the version history: `changes` counts the leaf changes against the version before it. */
-export const ruleSetVersionSummarySchema = ruleSetSummarySchema.extend({ changes: z.int() });
+/**
+ * One change between two rule sets, as one line (`starter: minute 10 → 20`, `tenant acme moved to plan pro`,
+ * `1 key of acme revoked`): what a plan, a tenant, an endpoint policy or the keys gained or lost. `rule_set` is a
+ * change no line names otherwise (a new format), said by its path. Keys are counted, never shown by hash.
+ */
+export const RULE_SET_CHANGE_KINDS = ['plan', 'tenant', 'policy', 'key', 'rule_set'] as const;
+export const ruleSetChangeSchema = z.object({ kind: z.enum(RULE_SET_CHANGE_KINDS), text: z.string() });
+export type RuleSetChange = z.infer<typeof ruleSetChangeSchema>;
+/** The changes in one line: the only one, the first "(and N more changes)", or "no change to enforcement". */
+const summary = z.string();
+/**
+ * One row of the version history: `changes` counts the changes against the version before it, the very lines that
+ * version's own answer and the diff of the two list.
+ */
+export const ruleSetVersionSummarySchema = ruleSetSummarySchema.extend({ changes: z.int(), summary });
 export type RuleSetVersionSummary = z.infer<typeof ruleSetVersionSummarySchema>;
 /** Versions, newest first: `nextBefore` asks for the next page (`?before=`) and is null on the last one. */
 export const ruleSetPageSchema = z.object({ items: z.array(ruleSetVersionSummarySchema), nextBefore: ruleVersion.nullable() });
-/** One leaf that differs: `before` is absent when it was added, `after` when it was removed. */
-export const ruleSetChangeSchema = z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() });
-export type RuleSetChange = z.infer<typeof ruleSetChangeSchema>;
 /**
- * One version: its compiled rule set, its diff against the version before it, and what it was compiled from (plans
- * with their limits, tenants' plans, statuses and overrides, policies: `RuleSnapshot`; null for versions written
- * before versions kept it), which says whether a limit changed on a plan or as one tenant's override.
+ * One version: its changes against the version before it, its compiled rule set (keys by id and prefix, never by
+ * hash) and what it was compiled from (plans with their limits, tenants' plans, statuses and overrides, policies:
+ * `RuleSnapshot`; null for versions written before versions kept it).
  */
-export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ diff: z.array(ruleSetChangeSchema), compiled: z.unknown(), source: z.unknown() });
-export const ruleSetDiffSchema = z.object({ from: ruleVersion, to: ruleVersion, changes: z.array(ruleSetChangeSchema) });
+export const ruleSetVersionSchema = ruleSetSummarySchema.extend({ summary, changes: z.array(ruleSetChangeSchema), compiled: z.unknown(), source: z.unknown() });
+export const ruleSetDiffSchema = z.object({ from: ruleVersion, to: ruleVersion, summary, changes: z.array(ruleSetChangeSchema) });
+/**
+ * A restore: the version it published (`published` false and `ruleVersion` the version in force when the rules were
+ * already those of `restoredFrom`) and what it undid, the changes going from the rules in force back to it.
+ */
+export const restoreAnswerSchema = z.object({ ruleVersion, restoredFrom: ruleVersion, published: z.boolean(), summary, undoes: z.array(ruleSetChangeSchema) });
+/** What restoring `version` would undo now, against `current` (the version in force); nothing is written. */
+export const restorePreviewSchema = z.object({ version: ruleVersion, current: ruleVersion, summary, undoes: z.array(ruleSetChangeSchema) });
 
 /**
  * One audit record: who (`actor`, `user:<e-mail>` or `key:<prefix>`) did what (`action`, `plan_limit.updated`) to

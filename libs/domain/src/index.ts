@@ -20,3 +20,4 @@ export * from './webhooks';
 export * from './alerts';
 export * from './tenant-caps';
 export * from './degraded';
+export * from './limit-wording';

@@ -9,7 +9,7 @@ import { recreateDatabase } from '../../../test/support/stack';
 import { readInstallationId } from './installation';
 import { RuleSetReconciler } from './rule-set-reconciler';
 import { ruleSetKeys, RuleSetStore } from './rule-set-store';
-import { createRuleSetVersion } from './versions';
+import { commitRuleSetVersion } from './versions';
 
 // A database and a Redis database of this file's own: it deletes versions and empties Redis.
 const databaseUrl = testDatabaseUrl('reconciler');
@@ -21,7 +21,11 @@ describe('RuleSetReconciler: Redis holds the newest rule set Postgres committed'
   let store: RuleSetStore;
   let reconciler: RuleSetReconciler;
   let installation: string;
-  const commit = () => prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
+  // Each commit changes the rules (one more tenant): a commit that changes nothing publishes no version.
+  const commit = async () => {
+    await createTenant(prisma);
+    return (await prisma.$transaction((tx) => commitRuleSetVersion(tx, 'test'))).ruleSet;
+  };
   const stored = async () => JSON.parse((await redis.get(ruleSetKeys.ruleSet))!) as RuleSet;
 
   beforeAll(async () => {

@@ -43,13 +43,14 @@ export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
 }
 
 /**
- * Writes a snapshot back, inside the caller's transaction: every plan of the snapshot gets its name, slug and
- * exactly its limits back; every tenant that still exists gets its plan and status back; every plan and tenant of
+ * Writes a snapshot back, inside the caller's transaction: every plan of the snapshot gets its slug and exactly its
+ * limits back (a deleted plan comes back with its name); every tenant that still exists gets its plan and status back; every plan and tenant of
  * the snapshot gets exactly its policies back. Plans and tenants created after the snapshot are left as they are.
  */
 export async function restoreSnapshot(tx: Tx, snapshot: RuleSnapshot): Promise<void> {
   for (const plan of snapshot.plans) {
-    await tx.plan.upsert({ where: { id: plan.id }, create: { id: plan.id, slug: plan.slug, name: plan.name }, update: { slug: plan.slug, name: plan.name } });
+    // A display name is not a rule (changing one publishes no version): a plan that still exists keeps its own.
+    await tx.plan.upsert({ where: { id: plan.id }, create: { id: plan.id, slug: plan.slug, name: plan.name }, update: { slug: plan.slug } });
     await tx.planLimit.deleteMany({ where: { planId: plan.id, id: { notIn: plan.limits.map((l) => l.id) } } });
     for (const l of plan.limits) {
       const data = { name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst, calendar: l.calendar };

@@ -1,7 +1,8 @@
 import type { PrismaClient, Prisma } from '@tollgate/db';
-import { ruleSetSchema, type RuleSet, type RuleSetBody } from '@tollgate/domain';
-import { compileRuleSet, diffJson, type RuleSource } from '@tollgate/rules';
+import { parseSnapshot, ruleSetSchema, type RuleSet, type RuleSetChange, type RuleSnapshot } from '@tollgate/domain';
+import { compileRuleSet, describeRuleSetChanges, diffJson, diffRuleSetBodies, type RuleSetSide, type RuleSource } from '@tollgate/rules';
 import { takeSnapshot } from './snapshots';
+import { sideOfVersion } from './version-changes';
 
 type Tx = Prisma.TransactionClient;
 const VERSION_LOCK = 72_616_002; // serialises version numbering across API nodes
@@ -24,26 +25,65 @@ export async function loadRuleSource(tx: Tx): Promise<RuleSource> {
   };
 }
 
+/** What a write did to the rules: the version in force after it, and whether it is a new one. */
+export interface CommittedRuleSet {
+  ruleSet: RuleSet;
+  /** False when the rules came out as those of the version in force: no version was written. */
+  published: boolean;
+  /** What the new version changed (empty when none was published). */
+  changes: RuleSetChange[];
+}
+
 /**
- * Compiles the current rows into a new numbered version, inside the caller's transaction (so a refused
- * rule set rolls the change back). The caller publishes it after commit.
+ * Compiles the current rows and, when they make other rules than the newest version's, writes them as a new numbered
+ * version with its changes and snapshot, inside the caller's transaction (so a refused rule set rolls the change
+ * back). A write that changes nothing enforced (a display name, a tenant's self-service caps) publishes nothing: the
+ * version in force stays, and the caller publishes only a new one after commit.
  */
-export async function createRuleSetVersion(tx: Tx, author: string): Promise<RuleSet> {
+export async function commitRuleSetVersion(tx: Tx, author: string): Promise<CommittedRuleSet> {
   await tx.$executeRaw`select pg_advisory_xact_lock(${VERSION_LOCK})`;
-  const body = compileRuleSet(await loadRuleSource(tx));
-  const previous = await tx.ruleSetVersion.findFirst({ orderBy: { version: 'desc' } });
-  const previousBody = previous ? bodyOf(ruleSetSchema.parse(previous.compiled)) : {};
-  const ruleSet: RuleSet = { version: (previous?.version ?? 0) + 1, compiledAt: new Date().toISOString(), ...body };
+  const { next, previous, changes } = await compileAgainstNewest(tx);
+  if (previous && sameRules(previous, next)) return { ruleSet: previous.ruleSet, published: false, changes: [] };
+  const ruleSet: RuleSet = { version: (previous?.ruleSet.version ?? 0) + 1, compiledAt: new Date().toISOString(), ...next.compiled };
   await tx.ruleSetVersion.create({
     data: {
       version: ruleSet.version,
       compiled: ruleSet as unknown as Prisma.InputJsonValue,
-      diff: diffJson(previousBody, body) as unknown as Prisma.InputJsonValue,
-      source: (await takeSnapshot(tx)) as unknown as Prisma.InputJsonValue,
+      diff: changes as unknown as Prisma.InputJsonValue,
+      source: next.source as unknown as Prisma.InputJsonValue,
       author,
     },
   });
-  return ruleSet;
+  return { ruleSet, published: true, changes };
+}
+
+/**
+ * What committing the current rows would change against the newest version, inside the caller's transaction and
+ * without writing a version (a restore's preview runs the restore, reads this, and rolls back).
+ */
+export async function previewRuleSetVersion(tx: Tx): Promise<{ current: number | null; changes: RuleSetChange[] }> {
+  const { next, previous, changes } = await compileAgainstNewest(tx);
+  return { current: previous?.ruleSet.version ?? null, changes: previous && sameRules(previous, next) ? [] : changes };
+}
+
+async function compileAgainstNewest(tx: Tx) {
+  const compiled = compileRuleSet(await loadRuleSource(tx));
+  const next: RuleSetSide = { compiled, source: await takeSnapshot(tx) };
+  const row = await tx.ruleSetVersion.findFirst({ orderBy: { version: 'desc' } });
+  const previous = row ? { ruleSet: ruleSetSchema.parse(row.compiled), ...sideOfVersion(row) } : null;
+  return { next, previous, changes: describeRuleSetChanges(previous, next) };
+}
+
+/**
+ * Whether two sides enforce the same and would restore the same: the compiled rules, and what they were compiled
+ * from (a plan without tenants still has limits to restore) but for plans' display names. A version without a
+ * snapshot (older than snapshots) is compared by its compiled rules alone.
+ */
+function sameRules(before: RuleSetSide, after: RuleSetSide): boolean {
+  if (diffRuleSetBodies(before.compiled, after.compiled).length > 0) return false;
+  if (!before.source || !after.source) return true;
+  const rules = (s: RuleSnapshot) => ({ ...s, plans: s.plans.map(({ name: _name, ...plan }) => plan) });
+  return diffJson(rules(before.source), rules(parseSnapshot(after.source) ?? after.source)).length === 0;
 }
 
 /** The newest version in Postgres, or null before the first one. */
@@ -73,12 +113,7 @@ export async function newestOrFirstRuleSet(prisma: PrismaClient, author: string)
     (await latestRuleSet(prisma)) ??
     prisma.$transaction(async (tx) => {
       await tx.$executeRaw`select pg_advisory_xact_lock(${VERSION_LOCK})`;
-      return (await latestRuleSet(tx)) ?? createRuleSetVersion(tx, author);
+      return (await latestRuleSet(tx)) ?? (await commitRuleSetVersion(tx, author)).ruleSet;
     })
   );
-}
-
-function bodyOf(ruleSet: RuleSet): RuleSetBody {
-  const { version: _v, compiledAt: _c, installation: _i, ...body } = ruleSet;
-  return body;
 }

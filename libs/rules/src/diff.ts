@@ -1,3 +1,5 @@
+import type { RuleSetBody } from '@tollgate/domain';
+
 /** One changed leaf between two JSON documents; `path` like `tenants.acme.limits.0.limit`. */
 export interface JsonChange {
   path: string;
@@ -25,4 +27,17 @@ export function diffJson(before: unknown, after: unknown, path = ''): JsonChange
 
 function isContainer(v: unknown): v is object {
   return typeof v === 'object' && v !== null;
+}
+
+/**
+ * The leaf differences between two compiled rule sets, each key known by its id (not by its place in the list, which
+ * says nothing) and without its hash (a hash is never shown, and a key's hash never changes under its id).
+ */
+export function diffRuleSetBodies(before: RuleSetBody, after: RuleSetBody): JsonChange[] {
+  return diffJson(byIdentity(before), byIdentity(after));
+}
+
+function byIdentity({ serviceKeys, tenantKeys, ...body }: RuleSetBody) {
+  const keyed = (keys: readonly { id: string; hash: string }[]) => Object.fromEntries(keys.map(({ hash: _hash, ...key }) => [key.id, key]));
+  return { ...body, serviceKeys: keyed(serviceKeys), tenantKeys: keyed(tenantKeys) };
 }

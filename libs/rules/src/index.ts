@@ -3,3 +3,4 @@ export * from './compile-policies';
 export * from './diff';
 export * from './limit-rules';
 export * from './policy-matcher';
+export * from './describe-changes';

@@ -8,12 +8,12 @@ import { describeFailure, requireToken } from '../session';
 
 export type RestoreState =
   | { status: 'idle' }
-  | { status: 'restored'; version: number; ruleVersion: number; message: string }
+  | { status: 'restored'; version: number; ruleVersion: number; message: string; undid: string[] }
   | { status: 'failed'; version: number; message: string; code?: string };
 
 const VERSION = /^[1-9]\d{0,9}$/;
 
-/** Restores the plans, limits and plan assignments of one version; the API publishes them as a new version. */
+/** Restores the plans, limits and plan assignments of one version; the API publishes them as a new version and says what it undid. */
 export async function restoreVersion(_previous: RestoreState, formData: FormData): Promise<RestoreState> {
   const token = await requireToken();
   const submitted = String(formData.get('version') ?? '');
@@ -34,7 +34,10 @@ export async function restoreVersion(_previous: RestoreState, formData: FormData
     status: 'restored',
     version: restored.restoredFrom,
     ruleVersion: restored.ruleVersion,
-    message: `Restored v${restored.restoredFrom} as v${restored.ruleVersion} — now live`,
+    message: restored.published
+      ? `Restored v${restored.restoredFrom} as v${restored.ruleVersion} — now live. It undid:`
+      : `The rules in force were already those of v${restored.restoredFrom}: nothing was undone, v${restored.ruleVersion} stays live.`,
+    undid: restored.undoes.map((change) => change.text),
   };
 }
 

@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { RedisEngine } from '@tollgate/limiter';
-import { createRuleSetVersion } from '@tollgate/rule-store';
+import { commitRuleSetVersion } from '@tollgate/rule-store';
 import { createEndpoint, parseEncryptionKeys, SecretBox } from '@tollgate/webhooks';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -38,7 +38,7 @@ describe('the worker evaluating alert rules', () => {
     if (leftOfDay < 30_000) await sleep(leftOfDay + 100);
     const { plan, tenant } = await createTenant(prisma, [{ name: 'daily', windowS: 86_400, limit: 10 }]);
     await prisma.alertRule.create({ data: { name: 'near quota', kind: 'quota_threshold', planId: plan.id, params: {} } });
-    await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
+    await prisma.$transaction((tx) => commitRuleSetVersion(tx, 'test'));
     const daily = { tenantId: tenant.id, rules: [{ name: 'daily', algorithm: 'fixed_window' as const, limit: 10, windowMs: 86_400_000 }] };
     await new RedisEngine(redis).consume({ ...daily, cost: 9 });
     // The operator's endpoint for quota events, at a receiver on this machine (allowed by the worker's allow-list).

@@ -1,7 +1,7 @@
 import { createPrismaClient, type Prisma, type PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
 import { type LimitRule, ManualClock, RedisEngine } from '@tollgate/limiter';
-import { createRuleSetVersion } from '@tollgate/rule-store';
+import { commitRuleSetVersion } from '@tollgate/rule-store';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTenant, waitFor } from '../../../../test/support/fixtures';
@@ -64,7 +64,7 @@ describe('quota threshold alerts', () => {
       { name: 'minute', windowS: 60, limit: 5 },
     ]);
     const rule = await prisma.alertRule.create({ data: { name: `quota ${tenant.slug}`, kind: 'quota_threshold', planId: plan.id, params } });
-    await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
+    await prisma.$transaction((tx) => commitRuleSetVersion(tx, 'test'));
     return { tenant, rule };
   }
 
@@ -183,7 +183,7 @@ describe('quota threshold alerts', () => {
     expect(publisher.events.filter((e) => e.tenantId === tenant.id)).toEqual([]);
     await prisma.alertRule.update({ where: { id: rule.id }, data: { enabled: true } });
     await prisma.tenant.update({ where: { id: tenant.id }, data: { status: 'suspended' } });
-    await prisma.$transaction((tx) => createRuleSetVersion(tx, 'test'));
+    await prisma.$transaction((tx) => commitRuleSetVersion(tx, 'test'));
     await evaluator().run();
     expect(publisher.events.filter((e) => e.tenantId === tenant.id)).toEqual([]);
   });

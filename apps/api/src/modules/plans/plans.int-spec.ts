@@ -93,9 +93,8 @@ describe('plans admin API', () => {
       expect(audit).toMatchObject({ action: 'plan_limit.updated', before: expect.objectContaining({ limit: 10 }), after: expect.objectContaining({ limit: 20 }) });
       expect(audit!.actor).toMatch(/^user:/);
       const version = await prisma.ruleSetVersion.findUnique({ where: { version: r.body.ruleVersion } });
-      expect(version!.diff).toEqual(
-        expect.arrayContaining([expect.objectContaining({ path: `tenants.${fixture.tenant.slug}.limits.0.limit`, before: 10, after: 20 })]),
-      );
+      // Other files' fixtures, written straight to the database, may come into the same version: this change is one of its lines.
+      expect(version!.diff).toContainEqual({ kind: 'plan', text: `${fixture.plan.slug}: minute 10 → 20` });
     });
   });
 

@@ -41,13 +41,23 @@ describe('restoring a rule set version', () => {
     const v12 = await setMinute(12);
     await waitFor(async () => (await enforcedMinute()) === 12);
 
+    const undoes = [{ kind: 'plan', text: `${fixture.plan.slug}: minute 12 → 10` }];
+    // Before: what it would undo, and nothing written.
+    const preview = await api.request('GET', `/v1/admin/rule-sets/${v10}/restore-preview`, { token: session });
+    expect(preview.body).toEqual({ version: v10, current: v12, summary: undoes[0]!.text, undoes });
+    expect((await prisma.planLimit.findUnique({ where: { id: minute().id } }))!.limit).toBe(12);
+    expect((await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version).toBe(v12);
+
     const r = await api.request('POST', `/v1/admin/rule-sets/${v10}/restore`, { token: session });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ ruleVersion: v12 + 1, restoredFrom: v10 });
+    expect(r.body).toEqual({ ruleVersion: v12 + 1, restoredFrom: v10, published: true, summary: undoes[0]!.text, undoes });
     expect((await prisma.planLimit.findUnique({ where: { id: minute().id } }))!.limit).toBe(10);
     await waitFor(async () => (await enforcedMinute()) === 10, 1_000);
+    // The new version's changes are what the restore undid, and the history counts them alike.
     const diff = await api.request('GET', `/v1/admin/rule-sets/diff?from=${v12}&to=${v12 + 1}`, { token: session });
-    expect(diff.body.changes).toContainEqual({ path: `tenants.${fixture.tenant.slug}.limits.0.limit`, before: 12, after: 10 });
+    expect(diff.body.changes).toEqual(undoes);
+    const listed = (await api.request('GET', '/v1/admin/rule-sets?pageSize=1', { token: session })).body.items[0];
+    expect(listed).toMatchObject({ version: v12 + 1, changes: 1, summary: undoes[0]!.text });
     const audit = await prisma.auditLog.findFirst({ where: { action: 'rule_set.restored' }, orderBy: { id: 'desc' } });
     expect(audit).toMatchObject({ entityId: String(v10), actor: expect.stringMatching(/^user:/) });
   });
@@ -90,7 +100,34 @@ describe('restoring a rule set version', () => {
     expect(version.compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*']).toMatchObject({ id, mode: 'shadow' });
     expect(version.compiled.policies.tenants).toEqual({});
     const diff = await api.request('GET', `/v1/admin/rule-sets/diff?from=${withPolicy}&to=${r.body.ruleVersion}`, { token: session });
-    expect(diff.body.changes.filter((c: { path: string }) => c.path.startsWith('policies.'))).toEqual([]);
+    expect(diff.body.changes.filter((c: { kind: string }) => c.kind === 'policy')).toEqual([]);
+  });
+
+  it('publishes nothing when the rules in force are already those of the version, and says it undid nothing', async () => {
+    const current = (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version as number;
+    expect((await api.request('GET', `/v1/admin/rule-sets/${current}/restore-preview`, { token: session })).body).toEqual({
+      version: current,
+      current,
+      summary: 'no change to enforcement',
+      undoes: [],
+    });
+    const r = await api.request('POST', `/v1/admin/rule-sets/${current}/restore`, { token: session });
+    expect(r.body).toEqual({ ruleVersion: current, restoredFrom: current, published: false, summary: 'no change to enforcement', undoes: [] });
+    expect((await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version).toBe(current);
+    // Audited all the same, naming no version.
+    const audit = await prisma.auditLog.findFirst({ where: { action: 'rule_set.restored' }, orderBy: { id: 'desc' } });
+    expect(audit).toMatchObject({ entityId: String(current), ruleVersion: null });
+  });
+
+  it('keeps plans\' display names: a name is not a rule, and a restore does not undo it', async () => {
+    const before = (await api.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version as number;
+    await setMinute(21);
+    const renamed = await api.request('PATCH', `/v1/admin/plans/${fixture.plan.id}`, { token: session, body: { name: 'Renamed plan' } });
+    expect(renamed.status).toBe(200);
+    const preview = await api.request('GET', `/v1/admin/rule-sets/${before}/restore-preview`, { token: session });
+    expect(preview.body.undoes.map((c: { text: string }) => c.text)).toEqual([expect.stringMatching(/: minute 21 → \d+$/)]);
+    await api.request('POST', `/v1/admin/rule-sets/${before}/restore`, { token: session });
+    expect((await prisma.plan.findUnique({ where: { id: fixture.plan.id } }))!.name).toBe('Renamed plan');
   });
 
   it('never brings back a revoked key', async () => {
@@ -108,6 +145,9 @@ describe('restoring a rule set version', () => {
     const conflict = await api.request('POST', `/v1/admin/rule-sets/${current}/restore`, { token: session });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('conflict');
+    const previewed = await api.request('GET', `/v1/admin/rule-sets/${current}/restore-preview`, { token: session });
+    expect(previewed.body).toEqual(conflict.body);
     expect((await api.request('POST', '/v1/admin/rule-sets/999999/restore', { token: session })).status).toBe(404);
+    expect((await api.request('GET', '/v1/admin/rule-sets/999999/restore-preview', { token: session })).status).toBe(404);
   });
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
-import { createRuleSetVersion } from '@tollgate/rule-store';
+import { type CommittedRuleSet, commitRuleSetVersion } from '@tollgate/rule-store';
 import { linkAuditToVersion, writeAudit } from '../../common/audit';
 import { PRISMA } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -11,7 +11,9 @@ import { RulePublisher } from './rule-publisher.service';
  * The one way a control-plane change is committed: the change, its audit record and the new rule set version
  * in one transaction (the audit record names the version), then the version is handed to every API node. A change
  * whose rule set does not compile is rolled back whole (the version in force stays), and the refusal itself is
- * audited and counted.
+ * audited and counted. A change that leaves the rules as they are (a display name, a tenant's caps) is committed and
+ * audited but publishes no version (ADR 0004): `ruleVersion` is then the version in force, and the audit record
+ * names none.
  */
 @Injectable()
 export class RuleChangeService {
@@ -21,16 +23,16 @@ export class RuleChangeService {
     private readonly metrics: MetricsService,
   ) {}
 
-  async commit<T>(actor: string, change: (tx: Prisma.TransactionClient) => Promise<T>): Promise<{ result: T; ruleVersion: number }> {
+  async commit<T>(actor: string, change: (tx: Prisma.TransactionClient) => Promise<T>): Promise<{ result: T; ruleVersion: number } & Omit<CommittedRuleSet, 'ruleSet'>> {
     try {
-      const { result, ruleSet } = await this.prisma.$transaction(async (tx) => {
+      const { result, committed } = await this.prisma.$transaction(async (tx) => {
         const result = await change(tx);
-        const ruleSet = await createRuleSetVersion(tx, actor);
-        await linkAuditToVersion(tx, ruleSet.version);
-        return { result, ruleSet };
+        const committed = await commitRuleSetVersion(tx, actor);
+        if (committed.published) await linkAuditToVersion(tx, committed.ruleSet.version);
+        return { result, committed };
       });
-      await this.publisher.publish(ruleSet);
-      return { result, ruleVersion: ruleSet.version };
+      if (committed.published) await this.publisher.publish(committed.ruleSet);
+      return { result, ruleVersion: committed.ruleSet.version, published: committed.published, changes: committed.changes };
     } catch (err) {
       if (err instanceof AppError && err.code === ErrorCode.RULE_SET_INVALID) await this.recordRejection(actor, err);
       throw err;

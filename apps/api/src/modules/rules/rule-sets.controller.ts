@@ -1,8 +1,20 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AppError, ErrorCode, restoreAnswerSchema, ruleSetDiffSchema, ruleSetPageSchema, ruleSetSummarySchema, ruleSetVersionSchema, ruleVersionQuery } from '@tollgate/domain';
+import {
+  AppError,
+  ErrorCode,
+  restoreAnswerSchema,
+  restorePreviewSchema,
+  ruleSetDiffSchema,
+  ruleSetPageSchema,
+  ruleSetSummarySchema,
+  ruleSetVersionSchema,
+  ruleVersionQuery,
+  type RuleSetVersionSummary,
+} from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { diffJson, type JsonChange } from '@tollgate/rules';
+import { changesBetween, changesOfVersions, withoutKeyHashes } from '@tollgate/rule-store';
+import { summarizeChanges } from '@tollgate/rules';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
@@ -22,13 +34,6 @@ const listQuery = z.strictObject({
 });
 const diffQuery = z.strictObject({ from: ruleVersionQuery, to: ruleVersionQuery });
 
-interface VersionSummary {
-  version: number;
-  createdAt: string;
-  author: string;
-  changes: number;
-}
-
 @ApiTags('rule sets')
 @ApiBearerAuth()
 @Controller('v1/admin/rule-sets')
@@ -38,13 +43,16 @@ export class RuleSetsController {
     private readonly restoreRuleSet: RestoreRuleSetUseCase,
   ) {}
 
-  /** Versions, newest first, a page at a time (`nextBefore` is null on the last page). */
+  /**
+   * Versions, newest first, a page at a time (`nextBefore` is null on the last page), each with its number of changes
+   * and its summary: the same lines its own answer lists.
+   */
   @Get()
   @ApiOperation({ summary: 'List rule set versions' })
   @Access('operator')
   @ApiAnswer(ruleSetPageSchema)
   @ApiQueryOf(listQuery, { before: 'nextBefore of the previous page' })
-  async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: VersionSummary[]; nextBefore: number | null }> {
+  async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: RuleSetVersionSummary[]; nextBefore: number | null }> {
     const rows = await this.prisma.ruleSetVersion.findMany({
       where: query.before ? { version: { lt: query.before } } : {},
       orderBy: { version: 'desc' },
@@ -52,8 +60,12 @@ export class RuleSetsController {
       select: { version: true, createdAt: true, author: true, diff: true },
     });
     const page = rows.slice(0, query.pageSize);
+    const changes = await changesOfVersions(this.prisma, page);
     return {
-      items: page.map((r) => ({ version: r.version, createdAt: r.createdAt.toISOString(), author: r.author, changes: Array.isArray(r.diff) ? r.diff.length : 0 })),
+      items: page.map((r) => {
+        const mine = changes.get(r.version) ?? [];
+        return { version: r.version, createdAt: r.createdAt.toISOString(), author: r.author, changes: mine.length, summary: summarizeChanges(mine) };
+      }),
       nextBefore: rows.length > query.pageSize ? (page.at(-1)?.version ?? null) : null,
     };
   }
@@ -72,18 +84,22 @@ export class RuleSetsController {
     return { version: row.version, createdAt: row.createdAt.toISOString(), author: row.author };
   }
 
-  /** What changed between two versions (either order), leaf by leaf. */
+  /** What changes going from one version to another (either order), one line per change. */
   @Get('diff')
   @ApiOperation({ summary: 'Compare two rule set versions' })
   @Access('operator')
   @ApiAnswer(ruleSetDiffSchema)
   @ApiQueryOf(diffQuery, { from: { example: 1 }, to: { example: 2 } })
-  async diff(@Query(new ZodPipe(diffQuery)) query: z.infer<typeof diffQuery>): Promise<{ from: number; to: number; changes: JsonChange[] }> {
-    const [from, to] = await Promise.all([this.compiled(query.from), this.compiled(query.to)]);
-    return { from: query.from, to: query.to, changes: diffJson(bodyOf(from), bodyOf(to)) };
+  async diff(@Query(new ZodPipe(diffQuery)) query: z.infer<typeof diffQuery>) {
+    const changes = await changesBetween(this.prisma, query.from, query.to);
+    if (!changes) throw new AppError(ErrorCode.NOT_FOUND, `rule set version ${query.from} or ${query.to} not found`);
+    return { from: query.from, to: query.to, summary: summarizeChanges(changes), changes };
   }
 
-  /** One version: the compiled rule set, its diff against the version before it, and what it was compiled from. */
+  /**
+   * One version: its changes against the version before it, the compiled rule set (keys without their hashes) and
+   * what it was compiled from.
+   */
   @Get(':version')
   @ApiOperation({ summary: 'Get a rule set version' })
   @Access('operator')
@@ -91,18 +107,28 @@ export class RuleSetsController {
   async get(@Param('version', VersionPipe) version: number) {
     const row = await this.prisma.ruleSetVersion.findUnique({ where: { version } });
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'rule set version not found');
-    // `diff` is what diffJson wrote when the version was committed (a JSON column, so typed only as JSON).
+    const changes = (await changesOfVersions(this.prisma, [row])).get(version) ?? [];
     return {
       version: row.version,
       createdAt: row.createdAt.toISOString(),
       author: row.author,
-      diff: row.diff as unknown as JsonChange[],
-      compiled: row.compiled as unknown,
+      summary: summarizeChanges(changes),
+      changes,
+      compiled: withoutKeyHashes(row.compiled),
       source: row.source as unknown,
     };
   }
 
-  /** Rolls back to this version's plans and limits, published as a new version. */
+  /** What restoring this version would undo now, against the version in force; nothing is written. */
+  @Get(':version/restore-preview')
+  @ApiOperation({ summary: 'Preview what restoring a rule set version undoes' })
+  @Access('operator')
+  @ApiAnswer(restorePreviewSchema)
+  restorePreview(@Param('version', VersionPipe) version: number) {
+    return this.restoreRuleSet.preview(version);
+  }
+
+  /** Rolls back to this version's plans and limits, published as a new version; the answer lists what it undid. */
   @Post(':version/restore')
   @ApiOperation({ summary: 'Restore a rule set version' })
   @HttpCode(200)
@@ -111,17 +137,4 @@ export class RuleSetsController {
   restore(@CurrentCaller() caller: Caller, @Param('version', VersionPipe) version: number) {
     return this.restoreRuleSet.execute(actorOf(caller), version);
   }
-
-  private async compiled(version: number): Promise<unknown> {
-    const row = await this.prisma.ruleSetVersion.findUnique({ where: { version }, select: { compiled: true } });
-    if (!row) throw new AppError(ErrorCode.NOT_FOUND, `rule set version ${version} not found`);
-    return row.compiled;
-  }
-}
-
-/** The rules without their number and compile time, which always differ. */
-function bodyOf(compiled: unknown): unknown {
-  if (!compiled || typeof compiled !== 'object') return compiled;
-  const { version: _v, compiledAt: _c, ...body } = compiled as Record<string, unknown>;
-  return body;
 }

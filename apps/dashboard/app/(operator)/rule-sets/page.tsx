@@ -6,11 +6,10 @@ import { PageHeading } from '@/components/page-heading';
 import { CursorPagination } from '@/components/pagination';
 import { RuleSetCompareForm } from '@/components/rule-set-compare';
 import { RuleSetDiffPanel } from '@/components/rule-set-diff';
-import { RestoreStatus, RuleSetRestoreProvider } from '@/components/rule-set-restore';
+import { RestorePanel, RuleSetRestoreProvider } from '@/components/rule-set-restore';
 import { RuleSetsTable } from '@/components/rule-sets-table';
-import { diffRuleSets, getRuleSet, listRuleSets } from '@/lib/api';
-import { ruleSetSentences } from '@/lib/rule-set-sides';
-import type { RuleSetChange } from '@/lib/api-answers';
+import { diffRuleSets, getRuleSet, listRuleSets, previewRestore } from '@/lib/api';
+import type { RestorePreview, RuleSetChange } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { parseSelection, parseTrail, RULE_SETS_PATH, ruleSetsHref, type RuleSetSelection } from '@/lib/rule-sets';
 import { loadWithSession, type Loaded } from '@/lib/session';
@@ -27,9 +26,10 @@ export default async function RuleSetsPage({ searchParams }: RuleSetsPageProps) 
   const params = await searchParams;
   const trail = parseTrail(params);
   const selection = parseSelection(params);
-  const [page, diff] = await Promise.all([
+  const [page, diff, restore] = await Promise.all([
     loadWithSession((token) => listRuleSets(token, trail.at(-1), PAGE_SIZE)),
     loadDiff(selection),
+    selection.kind === 'restore' ? loadWithSession((token) => previewRestore(token, selection.version)) : undefined,
   ]);
   const closeHref = ruleSetsHref(trail);
   const pair =
@@ -43,7 +43,7 @@ export default async function RuleSetsPage({ searchParams }: RuleSetsPageProps) 
     <>
       <PageHeading
         title="Rule sets"
-        description="Every published version of the rules, newest first. See what each one changed, compare two, or restore an older one."
+        description="Every version of the rules that changed what is enforced, newest first. See what each one changed, compare two, or restore an older one (you see what it undoes before anything is sent)."
       >
         <RuleSetCompareForm trail={trail} from={pair?.from} to={pair?.to} />
       </PageHeading>
@@ -56,48 +56,56 @@ export default async function RuleSetsPage({ searchParams }: RuleSetsPageProps) 
         (diff.ok ? (
           <RuleSetDiffPanel {...diff.data} closeHref={closeHref} />
         ) : (
-          <ErrorPanel
-            problem={diff.problem}
-            action={
-              <Link href={closeHref} className="btn btn-secondary" data-testid="rule-set-diff-close">
-                Close
-              </Link>
-            }
-          />
+          <ErrorPanel problem={diff.problem} action={<CloseLink href={closeHref} />} />
         ))}
-      {!page.ok ? (
-        <ErrorPanel problem={page.problem} />
-      ) : page.data.items.length === 0 && trail.length === 0 ? (
-        <EmptyState testId="rule-sets-empty">
-          No rule set has been published yet. Every change of a <Link href="/plans">plan</Link>, a tenant or a policy publishes one.
-        </EmptyState>
-      ) : (
-        <RuleSetRestoreProvider>
-          <RestoreStatus />
-          <RuleSetsTable
-            versions={page.data.items}
-            // Newest first: only the first page can hold the version in force.
-            current={trail.length === 0 ? page.data.items[0]?.version : undefined}
-            selected={selection.kind === 'version' ? selection.version : undefined}
-            trail={trail}
-          />
-          <CursorPagination
-            basePath={RULE_SETS_PATH}
-            param="before"
-            trail={trail}
-            nextCursor={page.data.nextBefore === null ? null : String(page.data.nextBefore)}
-            shown={page.data.items.length}
-          />
-        </RuleSetRestoreProvider>
-      )}
+      <RuleSetRestoreProvider>
+        {restore && selection.kind === 'restore' && (restore.ok ? (
+          <RestorePanel version={selection.version} current={restore.data.current} undoes={undoneLines(restore.data)} trail={trail} />
+        ) : (
+          <ErrorPanel problem={restore.problem} action={<CloseLink href={closeHref} />} />
+        ))}
+        {!page.ok ? (
+          <ErrorPanel problem={page.problem} />
+        ) : page.data.items.length === 0 && trail.length === 0 ? (
+          <EmptyState testId="rule-sets-empty">
+            No rule set has been published yet. Every change of a <Link href="/plans">plan</Link>, a tenant or a policy publishes one.
+          </EmptyState>
+        ) : (
+          <>
+            <RuleSetsTable
+              versions={page.data.items}
+              // Newest first: only the first page can hold the version in force.
+              current={trail.length === 0 ? page.data.items[0]?.version : undefined}
+              selected={selection.kind === 'version' || selection.kind === 'restore' ? selection.version : undefined}
+              trail={trail}
+            />
+            <CursorPagination
+              basePath={RULE_SETS_PATH}
+              param="before"
+              trail={trail}
+              nextCursor={page.data.nextBefore === null ? null : String(page.data.nextBefore)}
+              shown={page.data.items.length}
+            />
+          </>
+        )}
+      </RuleSetRestoreProvider>
     </>
   );
 }
 
+function CloseLink({ href }: { href: string }) {
+  return (
+    <Link href={href} className="btn btn-secondary" data-testid="rule-set-diff-close">
+      Close
+    </Link>
+  );
+}
+
+const undoneLines = (preview: RestorePreview) => preview.undoes.map((change) => change.text);
+
 interface DiffView {
   title: string;
   description: string;
-  sentences: string[] | null;
   changes: RuleSetChange[];
 }
 
@@ -105,33 +113,15 @@ function loadDiff(selection: RuleSetSelection): Promise<Loaded<DiffView>> | unde
   switch (selection.kind) {
     case 'version':
       return loadWithSession(async (token) => {
-        const [current, previous] = await Promise.all([
-          getRuleSet(token, selection.version),
-          selection.version > 1 ? getRuleSet(token, selection.version - 1) : null,
-        ]);
-        const { version, createdAt, author, diff } = current;
+        const { version, createdAt, author, changes } = await getRuleSet(token, selection.version);
         const against = version > 1 ? `v${version - 1}` : 'an empty rule set';
         const published = `${formatRelativeTime(createdAt)} (${formatTimestamp(createdAt)})`;
-        return {
-          title: `Changes in v${version}`,
-          description: `Against ${against} · published ${published} by ${author}`,
-          sentences: ruleSetSentences(previous, current),
-          changes: diff,
-        };
+        return { title: `Changes in v${version}`, description: `Against ${against} · published ${published} by ${author}`, changes };
       });
     case 'compare':
       return loadWithSession(async (token) => {
-        const [from, to, { changes }] = await Promise.all([
-          getRuleSet(token, selection.from),
-          getRuleSet(token, selection.to),
-          diffRuleSets(token, selection.from, selection.to),
-        ]);
-        return {
-          title: `v${from.version} → v${to.version}`,
-          description: `What changes going from v${from.version} to v${to.version}`,
-          sentences: ruleSetSentences(from, to),
-          changes,
-        };
+        const { from, to, changes } = await diffRuleSets(token, selection.from, selection.to);
+        return { title: `v${from} → v${to}`, description: `What changes going from v${from} to v${to}`, changes };
       });
     default:
       return undefined;

@@ -1,10 +1,23 @@
-import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, RuleSetBody, RuleSnapshot } from '@tollgate/domain';
-import { formatAlgorithm, formatCount, formatPeriod, formatRate } from './format';
+import {
+  type CompiledPolicy,
+  type CompiledServiceKey,
+  type CompiledTenant,
+  type CompiledTenantKey,
+  formatAlgorithm,
+  formatCount,
+  formatPeriod,
+  formatRate,
+  type RuleSetBody,
+  type RuleSetChange,
+  type RuleSnapshot,
+} from '@tollgate/domain';
+import { diffRuleSetBodies } from './diff';
 
 /**
- * What changed between two rule set versions, as sentences an operator reads ("starter: minute 10 → 20", "tenant
- * acme moved to plan pro", "3 keys added to acme, 1 revoked") instead of JSON paths. Keys are counted, never shown
- * by hash. Pure: the rule sets page and its tests share it.
+ * What changed between two rule set versions, one change per line an operator reads ("starter: minute 10 → 20",
+ * "tenant acme moved to plan pro", "3 keys added to acme, 1 revoked") instead of JSON paths. These lines ARE the
+ * changes: the history's count, a version's summary, a diff and what a restore undoes are all read from them. Keys
+ * are counted, never shown by hash. Display names are not rules and are not described.
  */
 
 /** One side of a comparison: the compiled rule set and, when the version kept it, what it was compiled from. */
@@ -28,20 +41,39 @@ const EMPTY: RuleSetSide = {
   source: { plans: [], tenants: [], policies: [] },
 };
 
-/** The sentences of going from `before` (null: an empty rule set, before version 1) to `after`. */
-export function describeRuleSetChanges(before: RuleSetSide | null, after: RuleSetSide): string[] {
+/** The changes of going from `before` (null: an empty rule set, before version 1) to `after`. */
+export function describeRuleSetChanges(before: RuleSetSide | null, after: RuleSetSide): RuleSetChange[] {
   const from = before ?? EMPTY;
   const tenantsBefore = byKey(Object.values(from.compiled.tenants), (t) => t.slug);
   const tenantsAfter = byKey(Object.values(after.compiled.tenants), (t) => t.slug);
   // Plan limits and overrides come from the snapshots when both sides have one; otherwise each tenant's limits as enforced.
   const sources = from.source && after.source ? { before: from.source, after: after.source } : null;
-  return [
-    ...(sources ? planSentences(sources.before, sources.after) : []),
-    ...tenantSentences(tenantsBefore, tenantsAfter, sources),
-    ...policySentences(from.compiled.policies, after.compiled.policies),
-    ...keySentences(from.compiled, after.compiled, tenantsAfter),
+  const kind = (k: RuleSetChange['kind']) => (text: string): RuleSetChange => ({ kind: k, text });
+  const described = [
+    ...(sources ? planSentences(sources.before, sources.after) : []).map(kind('plan')),
+    ...tenantSentences(tenantsBefore, tenantsAfter, sources).map(kind('tenant')),
+    ...policySentences(from.compiled.policies, after.compiled.policies).map(kind('policy')),
+    ...keySentences(from.compiled, after.compiled, tenantsAfter).map(kind('key')),
   ];
+  if (described.length > 0) return described;
+  // What no sentence names (a format change between releases, a tenant deleted and made again under its slug) is
+  // still a change: said leaf by leaf, so that a version never claims "no change" while its rules differ.
+  return diffRuleSetBodies(from.compiled, after.compiled).map(({ path, before: was, after: now }) =>
+    kind('rule_set')(
+      was === undefined ? `${path} added: ${JSON.stringify(now)}` : now === undefined ? `${path} removed (was ${JSON.stringify(was)})` : `${path}: ${JSON.stringify(was)} → ${JSON.stringify(now)}`,
+    ),
+  );
 }
+
+/** One line for a version: its only change, its first and how many more, or that it changed nothing enforced. */
+export function summarizeChanges(changes: readonly RuleSetChange[]): string {
+  const [first] = changes;
+  if (!first) return NO_CHANGE;
+  return changes.length === 1 ? first.text : `${first.text} (and ${plural(changes.length - 1, 'more change')})`;
+}
+
+/** The summary of a version that changed nothing enforced (only versions published before such versions were skipped). */
+export const NO_CHANGE = 'no change to enforcement';
 
 function planSentences(before: RuleSnapshot, after: RuleSnapshot): string[] {
   const out: string[] = [];
@@ -54,7 +86,6 @@ function planSentences(before: RuleSnapshot, after: RuleSnapshot): string[] {
       continue;
     }
     if (old.slug !== plan.slug) out.push(`plan ${old.slug} renamed to ${plan.slug}`);
-    else if (old.name !== plan.name) out.push(`plan ${plan.slug}: name “${old.name}” → “${plan.name}”`);
     out.push(...limitSentences(plan.slug, old.limits, plan.limits));
   }
   for (const [id, plan] of plansBefore) if (!plansAfter.has(id)) out.push(`plan ${plan.slug} removed`);
@@ -72,7 +103,9 @@ function tenantSentences(
   for (const [slug, tenant] of after) {
     const old = before.get(slug);
     if (!old) {
-      out.push(`tenant ${slug} added on plan ${tenant.plan}${tenant.status === 'suspended' ? ', suspended' : ''}`);
+      const overrides = overridesAfter?.get(tenant.id)?.overrides ?? [];
+      const own = overrides.length > 0 ? `, overrides ${overrides.map((l) => `${l.name} ${formatRate(l)}`).join(', ')}` : '';
+      out.push(`tenant ${slug} added on plan ${tenant.plan}${tenant.status === 'suspended' ? ', suspended' : ''}${own}`);
       continue;
     }
     if (old.plan !== tenant.plan) out.push(`tenant ${slug} moved to plan ${tenant.plan} (from ${old.plan})`);

@@ -1,6 +1,6 @@
 import type { RuleSetBody, RuleSnapshot } from '@tollgate/domain';
 import { describe, expect, it } from 'vitest';
-import { describeRuleSetChanges, type RuleSetSide } from './rule-set-sentences';
+import { describeRuleSetChanges, type RuleSetSide, summarizeChanges } from './describe-changes';
 
 // Rule sets as the API compiles them (two tenants on `starter`, one on `pro`, a policy, keys), then changed the way
 // the admin API changes them; each test reads what the diff panel would say.
@@ -49,9 +49,12 @@ function changed(edit: (side: RuleSetSide) => void): RuleSetSide {
 
 const tenantsOn = (side: RuleSetSide, plan: string) => Object.values(side.compiled.tenants).filter((t) => t.plan === plan);
 
+/** The lines of going from `before` to `after`. */
+const lines = (before: RuleSetSide | null, after: RuleSetSide) => describeRuleSetChanges(before, after).map((c) => c.text);
+
 describe('rule set changes as sentences', () => {
   it('says nothing of two equal rule sets', () => {
-    expect(describeRuleSetChanges(base(), base())).toEqual([]);
+    expect(lines(base(), base())).toEqual([]);
   });
 
   it('names a plan limit once, on the plan, however many tenants it reaches', () => {
@@ -59,7 +62,7 @@ describe('rule set changes as sentences', () => {
       s.source!.plans[0]!.limits[0]!.limit = 20;
       for (const t of tenantsOn(s, 'starter')) t.limits[0]!.limit = 20;
     });
-    expect(describeRuleSetChanges(base(), after)).toEqual(['starter: minute 10 → 20']);
+    expect(lines(base(), after)).toEqual(['starter: minute 10 → 20']);
   });
 
   it('tells a tenant\'s override from its plan\'s limit', () => {
@@ -67,7 +70,7 @@ describe('rule set changes as sentences', () => {
       s.source!.tenants[0]!.overrides = [{ ...minute(50), burst: null, calendar: null }];
       s.compiled.tenants.acme!.limits[0]!.limit = 50;
     });
-    expect(describeRuleSetChanges(base(), after)).toEqual(['acme: override minute added (50 per minute)']);
+    expect(lines(base(), after)).toEqual(['acme: override minute added (50 per minute)']);
   });
 
   it('says a limit\'s period, algorithm and burst as words, and added and removed limits', () => {
@@ -76,7 +79,7 @@ describe('rule set changes as sentences', () => {
       limits[0] = { ...limits[0]!, windowS: 120, algorithm: 'token_bucket', burst: 30 };
       limits.splice(1, 1, { id: 'l9', name: 'hourly', windowS: 3600, limit: 500, algorithm: 'sliding_window', burst: null, calendar: null });
     });
-    expect(describeRuleSetChanges(base(), after)).toEqual([
+    expect(lines(base(), after)).toEqual([
       'starter: minute per minute → per 2 minutes, Fixed window → Token bucket, burst none → 30',
       'starter: hourly added (500 per hour, sliding window)',
       'starter: daily removed',
@@ -94,7 +97,7 @@ describe('rule set changes as sentences', () => {
       s.compiled.tenants.delta = tenant('44444444-4444-4444-8444-444444444444', 'delta', 'enterprise', [minute(1000)]);
       s.source!.plans.push({ id: 'cccccccc-cccc-4ccc-8ccc-cccccccccccc', slug: 'enterprise', name: 'Enterprise', limits: [{ id: 'l5', ...minute(1000), burst: null, calendar: null }] });
     });
-    expect(describeRuleSetChanges(base(), after)).toEqual([
+    expect(lines(base(), after)).toEqual([
       'plan enterprise added: minute 1,000 per minute',
       'tenant acme moved to plan pro (from starter)',
       'tenant beta suspended',
@@ -102,7 +105,7 @@ describe('rule set changes as sentences', () => {
       'tenant delta added on plan enterprise',
       'tenant gamma removed',
     ]);
-    expect(describeRuleSetChanges(after, base())).toContain('tenant beta resumed');
+    expect(lines(after, base())).toContain('tenant beta resumed');
   });
 
   it('groups keys by tenant and counts them, never showing a hash or a prefix', () => {
@@ -110,11 +113,11 @@ describe('rule set changes as sentences', () => {
       s.compiled.tenantKeys = [tenantKey(2, 'beta'), tenantKey(3, 'acme'), tenantKey(4, 'acme'), tenantKey(5, 'acme')];
       s.compiled.serviceKeys = [{ ...serviceKey(1), expiresAt: '2026-12-02T10:00:00.000Z' }, serviceKey(2)];
     });
-    const sentences = describeRuleSetChanges(base(), after);
+    const sentences = lines(base(), after);
     expect(sentences).toEqual(['3 keys added to acme, 1 revoked', '1 service key added, 1 set to expire']);
     expect(sentences.join(' ')).not.toMatch(/[0-9a-f]{16}|tg_live/);
     const revoked = changed((s) => void (s.compiled.tenantKeys = [tenantKey(2, 'beta')]));
-    expect(describeRuleSetChanges(base(), revoked)).toEqual(['1 key of acme revoked']);
+    expect(lines(base(), revoked)).toEqual(['1 key of acme revoked']);
   });
 
   it('says what changed in a policy: its settings, its limits, and policies added and removed', () => {
@@ -125,24 +128,24 @@ describe('rule set changes as sentences', () => {
       policy.limits[0]!.limit = 200;
       s.compiled.policies.tenants.acme = { 'POST /v1/orders': { ...items, id: 'p2', name: 'orders', method: 'POST', pattern: '/v1/orders', limits: [] } };
     });
-    expect(describeRuleSetChanges(base(), after)).toEqual([
+    expect(lines(base(), after)).toEqual([
       'policy items: cost 1 → 2, mode enforce → shadow',
       'policy items: minute 100 → 200',
       'policy orders added to tenant acme: POST /v1/orders, 0 limits',
     ]);
     const gone = changed((s) => void (s.compiled.policies.plans = {}));
-    expect(describeRuleSetChanges(base(), gone)).toEqual(['policy items removed from plan starter: GET /v1/items/*']);
+    expect(lines(base(), gone)).toEqual(['policy items removed from plan starter: GET /v1/items/*']);
   });
 
   it('names the owner of a policy when two owners have one of that name', () => {
     const after = changed((s) => {
       s.compiled.policies.plans.pro = { 'GET /v1/items/*': { ...items, cost: 3 } };
     });
-    expect(describeRuleSetChanges(base(), after)).toEqual(['policy items (plan pro) added to plan pro: GET /v1/items/*, 1 limit']);
+    expect(lines(base(), after)).toEqual(['policy items (plan pro) added to plan pro: GET /v1/items/*, 1 limit']);
   });
 
   it('describes the first version against an empty rule set', () => {
-    expect(describeRuleSetChanges(null, base())).toEqual([
+    expect(lines(null, base())).toEqual([
       'plan starter added: minute 10 per minute, daily 1,000 per calendar day',
       'plan pro added: minute 100 per minute',
       'tenant acme added on plan starter',
@@ -160,7 +163,7 @@ describe('rule set changes as sentences', () => {
     const after = changed((s) => {
       for (const t of tenantsOn(s, 'starter')) t.limits[0]!.limit = 20;
     });
-    expect(describeRuleSetChanges(old, after)).toEqual(['acme: minute 10 → 20', 'beta: minute 10 → 20']);
+    expect(lines(old, after)).toEqual(['acme: minute 10 → 20', 'beta: minute 10 → 20']);
   });
 
   it('takes names such as constructor and __proto__ as names', () => {
@@ -169,10 +172,54 @@ describe('rule set changes as sentences', () => {
       s.compiled.tenants[slug] = tenant('55555555-5555-4555-8555-555555555555', slug, 'starter');
       s.source!.plans[0]!.limits[0]!.name = '__proto__';
     });
-    expect(describeRuleSetChanges(base(), after)).toEqual([
+    expect(lines(base(), after)).toEqual([
       'starter: __proto__ added (10 per minute)',
       'starter: minute removed',
       'tenant constructor added on plan starter',
     ]);
+  });
+
+  it('knows keys by id: the same keys in another order are no change, and a key is never shown by its hash', () => {
+    const reordered = changed((s) => {
+      s.compiled.serviceKeys = [serviceKey(2), serviceKey(1), serviceKey(3)].reverse();
+      s.compiled.tenantKeys.reverse();
+    });
+    const more = changed((s) => {
+      s.compiled.serviceKeys = [serviceKey(1), serviceKey(2), serviceKey(3)];
+    });
+    expect(lines(more, reordered)).toEqual([]);
+    const texts = describeRuleSetChanges(base(), reordered).map((c) => c.text).join(' ');
+    expect(texts).toBe('2 service keys added');
+    expect(texts).not.toMatch(/[0-9a-f]{32}/);
+  });
+
+  it('says a difference no sentence names leaf by leaf, so that no version claims to change nothing while it does', () => {
+    const after = changed((s) => {
+      s.compiled.explicitCalendars = true;
+    });
+    expect(describeRuleSetChanges(base(), after)).toEqual([{ kind: 'rule_set', text: 'explicitCalendars added: true' }]);
+  });
+
+  it('names the overrides a tenant is added with', () => {
+    const after = changed((s) => {
+      s.compiled.tenants.delta = tenant('44444444-4444-4444-8444-444444444444', 'delta', 'starter', [minute(50), daily(1000)]);
+      s.source!.tenants.push({ id: '44444444-4444-4444-8444-444444444444', planId: STARTER, status: 'active', overrides: [{ ...minute(50), burst: null, calendar: null }] });
+    });
+    expect(lines(base(), after)).toEqual(['tenant delta added on plan starter, overrides minute 50 per minute']);
+  });
+
+  it('sums a version up in one line', () => {
+    expect(summarizeChanges([])).toBe('no change to enforcement');
+    expect(summarizeChanges([{ kind: 'plan', text: 'starter: minute 10 → 20' }])).toBe('starter: minute 10 → 20');
+    const three = describeRuleSetChanges(base(), changed((s) => {
+      s.compiled.tenants.acme!.status = 'suspended';
+      s.compiled.tenants.beta!.status = 'suspended';
+      s.compiled.serviceKeys = [];
+    }));
+    expect(summarizeChanges(three)).toBe('tenant acme suspended (and 2 more changes)');
+  });
+
+  it('does not take a plan\'s display name for a rule', () => {
+    expect(lines(base(), changed((s) => void (s.source!.plans[0]!.name = 'Starter (2026)')))).toEqual([]);
   });
 });
