@@ -3,6 +3,7 @@ import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, signInAsTenantUser, untilInvalid } from '../support/browser';
+import { DEMO_SERVICE_KEY } from '../../prisma/demo';
 import { operatorApi, startStack, type Stack } from '../support/stack';
 
 const TENANT_USER = { email: 'alerts@acme.example', name: 'Acme alerts', password: 'acme-alerts-passphrase' };
@@ -16,7 +17,8 @@ describe('alerts in the dashboard', () => {
   const ids = new Map<string, string>();
 
   beforeAll(async () => {
-    stack = await startStack('alert_pages');
+    // An endpoint on 127.0.0.1 (nothing listens on port 9): its test event makes a delivery that fails.
+    stack = await startStack('alert_pages', { WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1' });
     prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
     admin = await operatorApi(stack);
     const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
@@ -245,5 +247,49 @@ describe('alerts in the dashboard', () => {
       await expect.poll(() => silenced.count(), { timeout: 10_000 }).toBe(0);
       await page.close();
     }
+  });
+
+  it('reads a tenant’s limit bars (tenant page and portal) and an endpoint’s delivery log again by themselves, without a reload', async () => {
+    const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
+    const operator = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(operator, stack.dashboardUrl);
+    await operator.goto(`${stack.dashboardUrl}/tenants/${acme.id}`);
+    const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
+    const portal = await context.newPage();
+    await signInAsTenantUser(portal, stack.dashboardUrl, TENANT_USER);
+    // What each bar says is used; a mark in each page's window, which a reload would lose.
+    const used = (page: Page, prefix: string) => page.locator(`[data-testid^="${prefix}"][role="meter"]`).evaluateAll((meters) => meters.map((m) => m.getAttribute('aria-valuenow')).join(','));
+    const mark = (page: Page) => page.evaluate(() => Object.assign(window, { unreloaded: true }));
+    const marked = (page: Page) => page.evaluate(() => (window as unknown as { unreloaded?: boolean }).unreloaded === true);
+    await operator.getByTestId('tenant-live-limits').waitFor();
+    const before = { operator: await used(operator, 'live-limit-'), portal: await used(portal, 'own-limit-') };
+    expect(before.operator).not.toBe('');
+    await Promise.all([mark(operator), mark(portal)]);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await fetch(`${stack.apiUrl}/v1/check`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_SERVICE_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ tenant: 'acme', endpoint: 'GET /refresh-probe' }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await expect.poll(() => used(operator, 'live-limit-'), { timeout: 30_000 }).not.toBe(before.operator);
+    await expect.poll(() => used(portal, 'own-limit-'), { timeout: 30_000 }).not.toBe(before.portal);
+    expect([await marked(operator), await marked(portal)]).toEqual([true, true]);
+    await expectNoHorizontalOverflow(portal, 'the portal limits');
+    await shot(portal, 'portal-limits-420');
+    await context.close();
+
+    const made = await admin('POST', '/v1/admin/webhooks', { url: 'http://127.0.0.1:9/refresh', eventTypes: ['webhook.test'] });
+    expect(made.status).toBe(201);
+    const endpointId = (made.body.endpoint as { id: string }).id;
+    await operator.goto(`${stack.dashboardUrl}/webhooks/${endpointId}`);
+    await operator.getByTestId('webhook-deliveries-empty').waitFor();
+    await mark(operator);
+    expect((await admin('POST', `/v1/admin/webhooks/${endpointId}/test`)).status).toBeLessThan(300);
+    await operator.locator('tr[data-testid^="delivery-row-"]').first().waitFor({ timeout: 30_000 });
+    expect(await marked(operator)).toBe(true);
+    await shot(operator, 'delivery-log-1400');
+    await operator.close();
   });
 });
