@@ -259,8 +259,8 @@ describe('alerts in the dashboard', () => {
     await signInAsTenantUser(portal, stack.dashboardUrl, TENANT_USER);
     // What each bar says is used; a mark in each page's window, which a reload would lose.
     const used = (page: Page, prefix: string) => page.locator(`[data-testid^="${prefix}"][role="meter"]`).evaluateAll((meters) => meters.map((m) => m.getAttribute('aria-valuenow')).join(','));
-    const mark = (page: Page) => page.evaluate(() => Object.assign(window, { unreloaded: true }));
-    const marked = (page: Page) => page.evaluate(() => (window as unknown as { unreloaded?: boolean }).unreloaded === true);
+    const mark = (page: Page) => page.evaluate(() => Object.assign(globalThis, { unreloaded: true }));
+    const marked = (page: Page) => page.evaluate(() => (globalThis as { unreloaded?: boolean }).unreloaded === true);
     await operator.getByTestId('tenant-live-limits').waitFor();
     const before = { operator: await used(operator, 'live-limit-'), portal: await used(portal, 'own-limit-') };
     expect(before.operator).not.toBe('');
