@@ -296,6 +296,54 @@ export const usageTopSchema = z.object({
 });
 export type UsageTop = z.infer<typeof usageTopSchema>;
 
+/** The decisions of one tenant or endpoint policy over a range (`GET /v1/admin/usage/summary`). */
+export const usageSummaryEntrySchema = z.object({
+  id: z.string().describe('the tenant or endpoint policy id, as asked'),
+  decisions: z.int(),
+  denied: z.int().describe('refused by a limit (429)'),
+  denyRate: z.number().nullable().describe('denied / decisions; null without decisions'),
+  shadowDenied: z.int().describe('admitted, but a policy in shadow mode would have refused'),
+});
+export const usageSummarySchema = z.object({
+  by: z.enum(['tenants', 'policies']),
+  from: instant,
+  to: instant,
+  step: z.enum(USAGE_STEPS),
+  items: z.array(usageSummaryEntrySchema).describe('one per id asked, in the order asked (zeros for one without decisions)'),
+});
+export type UsageSummary = z.infer<typeof usageSummarySchema>;
+
+/** The most used of a tenant's own limits now (`GET /v1/admin/tenants/limits-used`). */
+export const limitsUsedEntrySchema = z.object({
+  tenantId: z.string(),
+  limits: z.int().describe("how many limits of the tenant's own it has in force"),
+  mostUsed: liveLimitSchema
+    .extend({ share: z.number().describe('used / limit, 0 to 1') })
+    .nullable()
+    .describe('the limit with the highest share used now; null without limits, or when Redis did not answer'),
+});
+export const limitsUsedSchema = z.object({
+  live: z.boolean().describe('false when Redis did not answer: no state now is known'),
+  items: z.array(limitsUsedEntrySchema).describe('one per tenant asked that exists, in the order asked'),
+});
+export type LimitsUsed = z.infer<typeof limitsUsedSchema>;
+
+/** How many tenants of each plan are at one of their limits now (`GET /v1/admin/plans/at-limit`). */
+export const plansAtLimitSchema = z.object({
+  live: z.boolean().describe('false when Redis did not answer: no state now is known'),
+  items: z
+    .array(
+      z.object({
+        planId: z.string(),
+        tenants: z.int().describe('tenants on the plan'),
+        checked: z.int().describe('tenants whose limits were read: all of them, or the first ones by slug past the most one read reads'),
+        atLimit: z.int().describe('of those checked, the tenants with a limit that would refuse a request of cost 1 now'),
+      }),
+    )
+    .describe('one per plan asked that exists, in the order asked'),
+});
+export type PlansAtLimit = z.infer<typeof plansAtLimitSchema>;
+
 /** One sampled denial (or shadow would-deny) of a tenant. */
 export const denialSampleSchema = z.object({
   id: z.string(),

@@ -3,7 +3,7 @@ import { DEGRADED_CAUSES, type DegradedCause } from '@tollgate/domain';
 import type { UsageResult } from './fields';
 import type { UsageStep } from './range';
 import { SUMS_BY_OWNER } from './totals-writer';
-import type { DegradedCounts, DegradedUsage, UsageFilter, UsagePoint, UsageReader, UsageRow, UsageTopEntry, UsageTopMetric, UsageTopQuery } from './store';
+import type { DegradedCounts, DegradedUsage, UsageFilter, UsagePoint, UsageReader, UsageRow, UsageSummaryBy, UsageSummaryEntry, UsageTopEntry, UsageTopMetric, UsageTopQuery } from './store';
 
 /**
  * `UsageReader` on the Postgres rollup tables (docs/adr/0015-usage-counting-and-rollups.md). Every query is one
@@ -127,6 +127,27 @@ export class PostgresUsageReader implements UsageReader {
     }));
   }
 
+  async summary(by: UsageSummaryBy, ids: readonly string[], from: Date, to: Date, step: UsageStep): Promise<UsageSummaryEntry[]> {
+    if (ids.length === 0) return [];
+    const range = rangeOf(step, from, to, 'UTC');
+    const tenants = by === 'tenants';
+    const owner = tenants ? Prisma.sql`u.tenant_id` : Prisma.sql`u.policy_id`;
+    const sums = Prisma.raw(SUMS_BY_OWNER.get(tenants ? 'tenant' : 'policy')!.get(step)!);
+    const wanted = Prisma.sql`${owner} = any(${[...ids]}::uuid[])`;
+    // The sums per owner hold decisions and 429s; the would-denies are in the rows by result (a bucket's few of them).
+    const rows = await this.prisma.$queryRaw<SummaryRow[]>`
+      select o.id::text as id, coalesce(s.decisions, 0)::bigint as decisions, coalesce(s.denied, 0)::bigint as denied,
+        coalesce(w.shadow_denied, 0)::bigint as shadow_denied
+      from unnest(${[...ids]}::uuid[]) with ordinality as o(id, n)
+      left join (select ${owner} as id, sum(u.decisions) as decisions, sum(u.denied) as denied from ${sums} u where ${range} and ${wanted} group by 1) s on s.id = o.id
+      left join (
+        select ${owner} as id, sum(u.decisions) as shadow_denied from ${table(step)} u
+        where ${range} and ${wanted} and u.result = 'shadow_denied' group by 1
+      ) w on w.id = o.id
+      order by o.n`;
+    return rows.map((r) => ({ id: r.id, decisions: Number(r.decisions), denied: Number(r.denied), shadowDenied: Number(r.shadow_denied) }));
+  }
+
   async *rows(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): AsyncIterable<UsageRow> {
     const where = conditions(filter, rangeOf(step, from, to, timeZone));
     const bucket = step === 'day' ? Prisma.sql`u.day` : Prisma.sql`u.bucket`;
@@ -192,6 +213,13 @@ interface TopRow {
   denied: bigint;
   cost: bigint;
   deny_rate: number;
+}
+
+interface SummaryRow {
+  id: string;
+  decisions: bigint;
+  denied: bigint;
+  shadow_denied: bigint;
 }
 
 interface RowOfTable {

@@ -45,6 +45,11 @@ export interface UsageReader {
    * the `limit` tenants with the most of them, most first.
    */
   degraded(from: Date, to: Date, step: UsageStep, limit: number): Promise<DegradedUsage>;
+  /**
+   * The decisions, 429s and shadow would-denies over the range of each tenant or endpoint policy of `ids` (a list
+   * page's rows), one entry per id in the order given, zeros for one without any.
+   */
+  summary(by: UsageSummaryBy, ids: readonly string[], from: Date, to: Date, step: UsageStep): Promise<UsageSummaryEntry[]>;
   /** The stored rows of the range, in order of bucket, a batch at a time (the CSV export). */
   rows(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): AsyncIterable<UsageRow>;
 }
@@ -111,6 +116,18 @@ export interface UsageTopEntry {
   /** `denied` over the decisions of the tenant (and endpoint policy, for a limit) in the range. */
   denyRate: number;
   cost: number;
+}
+
+export const USAGE_SUMMARY_BY = ['tenants', 'policies'] as const;
+export type UsageSummaryBy = (typeof USAGE_SUMMARY_BY)[number];
+
+/** What one tenant or endpoint policy decided over a range. */
+export interface UsageSummaryEntry {
+  id: string;
+  decisions: number;
+  /** Refused by a limit (429s). */
+  denied: number;
+  shadowDenied: number;
 }
 
 /** A stored row as the CSV export writes it, with the names of its tenant and policy (null: none, or deleted since). */

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { freeText, planAnswerSchema, planPageSchema, planViewSchema, ruleVersionAnswerSchema, slug } from '@tollgate/domain';
+import { freeText, planAnswerSchema, planPageSchema, type PlansAtLimit, plansAtLimitSchema, planViewSchema, ruleVersionAnswerSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
@@ -8,15 +8,19 @@ import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
+import { idList } from '../../common/id-list';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { pageSizeQuery } from '../../common/page-size';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
+import { AT_LIMIT_CHECKED, LimitsInForceService } from '../tenant-self/limits-in-force.service';
 import { type NewPlan, newPlanSchema, type PlanPatch, planPatchSchema } from './dto/plan.schemas';
 import { planInclude, toPlanView, type PlanView } from './plan-views';
 import { CreatePlanUseCase, DeletePlanUseCase, UpdatePlanUseCase } from './use-cases/plans.use-cases';
+
+const atLimitQuery = z.strictObject({ id: idList('a plan') });
 
 const listQuery = z.strictObject({
   ...pageSizeQuery,
@@ -36,6 +40,7 @@ export class PlansController {
     private readonly createPlan: CreatePlanUseCase,
     private readonly updatePlan: UpdatePlanUseCase,
     private readonly deletePlan: DeletePlanUseCase,
+    private readonly limitsInForce: LimitsInForceService,
   ) {}
 
   /** Every plan with its limits and how many tenants are on it. */
@@ -56,6 +61,19 @@ export class PlansController {
     });
     const page = plans.slice(0, query.pageSize);
     return { items: page.map(toPlanView), nextCursor: plans.length > query.pageSize ? (page.at(-1)?.slug ?? null) : null };
+  }
+
+  /**
+   * How many tenants of each plan are at one of their limits now (a limit that would refuse a request of cost 1,
+   * read without charging), of at most AT_LIMIT_CHECKED tenants per plan: the rows of the plans page in one read.
+   */
+  @Get('at-limit')
+  @ApiOperation({ summary: 'Get how many tenants of plans are at their limit' })
+  @Access('operator')
+  @ApiQueryOf(atLimitQuery, { id: `a plan id; repeat it for each (at most 200); at most ${AT_LIMIT_CHECKED} tenants of each are read` })
+  @ApiAnswer(plansAtLimitSchema)
+  atLimit(@Query(new ZodPipe(atLimitQuery)) query: z.infer<typeof atLimitQuery>): Promise<PlansAtLimit> {
+    return this.limitsInForce.atLimit(query.id.map((id) => id.toLowerCase()));
   }
 
   @Get(':planId')

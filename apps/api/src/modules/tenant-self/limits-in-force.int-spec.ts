@@ -12,6 +12,7 @@ describe('limits in force, with their live state', () => {
   let fresh: { id: string; slug: string };
   let userToken: string;
   let serviceKey: string;
+  let planId: string;
 
   beforeAll(async () => {
     const suffix = randomUUID().slice(0, 8);
@@ -28,6 +29,7 @@ describe('limits in force, with their live state', () => {
         },
       },
     });
+    planId = plan.id;
     tenant = await ctx.prisma.tenant.create({ data: { slug: `live-${suffix}`, name: 'Live', planId: plan.id } });
     fresh = await ctx.prisma.tenant.create({ data: { slug: `live-fresh-${suffix}`, name: 'Live fresh', planId: plan.id } });
     await ctx.prisma.endpointPolicy.create({
@@ -80,6 +82,52 @@ describe('limits in force, with their live state', () => {
       { name: 'bucket', limit: 5, used: 0, remaining: 5, resetsAt: null },
       { name: 'minute', limit: 100, used: 0, remaining: 100, resetsAt: null },
     ]);
+  });
+
+  it("reads the most used limit of several tenants, and how many of a plan's tenants are at a limit, in one request each", async () => {
+    // Until the bucket (5) refuses: it is used up; the minute's window has 100.
+    let denied = false;
+    for (let i = 0; i < 10 && !denied; i += 1) {
+      const r = await ctx.api.request('POST', '/v1/check', { token: serviceKey, body: { tenant: tenant.slug, endpoint: 'GET /items' } });
+      denied = r.body.allowed === false;
+    }
+    expect(denied).toBe(true);
+    const unknown = randomUUID();
+    const ids = new URLSearchParams([['id', fresh.id], ['id', unknown], ['id', tenant.id]]);
+    const used = await ctx.api.request('GET', `/v1/admin/tenants/limits-used?${ids}`, { token: ctx.session });
+    expect(used.status, JSON.stringify(used.body)).toBe(200);
+    expect(used.body).toEqual({
+      live: true,
+      items: [
+        // Nothing used: the first of its limits (shortest window first), at 0.
+        { tenantId: fresh.id, limits: 2, mostUsed: { name: 'minute', limit: 100, used: 0, remaining: 100, resetsAt: null, share: 0 } },
+        { tenantId: tenant.id, limits: 2, mostUsed: { name: 'bucket', limit: 5, used: 5, remaining: 0, resetsAt: expect.any(String), share: 1 } },
+      ],
+    });
+    // Reading charged nothing.
+    const again = await ctx.api.request('GET', `/v1/admin/tenants/limits-used?id=${fresh.id}`, { token: ctx.session });
+    expect(again.body.items[0].mostUsed.used).toBe(0);
+
+    const planIds = new URLSearchParams([['id', planId], ['id', unknown]]);
+    const plans = await ctx.api.request('GET', `/v1/admin/plans/at-limit?${planIds}`, { token: ctx.session });
+    expect(plans.status, JSON.stringify(plans.body)).toBe(200);
+    expect(plans.body).toEqual({ live: true, items: [{ planId, tenants: 2, checked: 2, atLimit: 1 }] });
+  });
+
+  it.each([
+    ['/v1/admin/tenants/limits-used', ''],
+    ['/v1/admin/tenants/limits-used', '?id=acme'],
+    ['/v1/admin/plans/at-limit', '?id=1&id=2'],
+    ['/v1/admin/plans/at-limit', `?id=${'0'.repeat(8)}-0000-4000-8000-000000000000&plan=x`],
+  ])('refuses %s%s with a 400', async (path, query) => {
+    const r = await ctx.api.request('GET', `${path}${query}`, { token: ctx.session });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.error.code).toBe('validation_failed');
+  });
+
+  it('reads several tenants or plans for operators only', async () => {
+    expect((await ctx.api.request('GET', `/v1/admin/tenants/limits-used?id=${tenant.id}`, { token: userToken })).status).toBe(403);
+    expect((await ctx.api.request('GET', `/v1/admin/plans/at-limit?id=${planId}`, { token: userToken })).status).toBe(403);
   });
 
   it('answers an unknown tenant with 404', async () => {

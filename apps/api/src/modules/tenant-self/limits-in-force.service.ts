@@ -1,11 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppError, ErrorCode, type LimitsInForce, type LiveLimit } from '@tollgate/domain';
+import { AppError, type CompiledTenant, ErrorCode, type LimitsInForce, type LimitsUsed, type LiveLimit, type PlansAtLimit } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { type LimitRule, RedisEngine, resolveRule } from '@tollgate/limiter';
 import { effectivePolicies } from '@tollgate/rules';
 import { describeError } from '../../common/describe-error';
 import { PRISMA } from '../../infra/infra.module';
 import { RuleCache } from '../rules/rule-cache.service';
+
+/** The most tenants of a plan whose limits one read of plans at their limit peeks. */
+export const AT_LIMIT_CHECKED = 1000;
+/** Tenants whose rules are peeked together: their peeks are in flight at once. */
+const PEEKS_AT_ONCE = 100;
 
 /**
  * What a tenant is held to now: the limits and policies of the rule set every node enforces, and the live state of
@@ -37,6 +42,81 @@ export class LimitsInForceService {
     // An endpoint that names no route: the plan of the tenant's own limits, the very rules its checks run.
     const { rules } = enforced.planFor(compiled, '');
     return { ruleVersion: ruleSet.version, limits: compiled.limits, policies, live: await this.live(tenantId, rules) };
+  }
+
+  /**
+   * The most used of each tenant's own limits now (the highest share of its capacity), for the tenants of `tenantIds`
+   * that exist, in that order: a list page's rows in one read, every rule peeked at once.
+   */
+  async mostUsed(tenantIds: readonly string[]): Promise<LimitsUsed> {
+    const existing = new Set((await this.prisma.tenant.findMany({ where: { id: { in: [...tenantIds] } }, select: { id: true } })).map((t) => t.id));
+    const ids = [...new Set(tenantIds)].filter((id) => existing.has(id));
+    const states = await this.statesOf(ids);
+    const compiled = this.compiledById();
+    return {
+      live: states !== null,
+      items: ids.map((tenantId) => {
+        const rules = states?.get(tenantId) ?? [];
+        let most: (LiveLimit & { share: number }) | null = null;
+        for (const state of rules) {
+          const share = state.limit > 0 ? Math.min(1, Math.max(0, state.used / state.limit)) : 0;
+          if (most === null || share > most.share) most = { ...state, share };
+        }
+        return { tenantId, limits: this.rulesOf(tenantId, compiled)?.length ?? 0, mostUsed: most };
+      }),
+    };
+  }
+
+  /**
+   * For each plan of `planIds` that exists, in that order: its tenants, and how many of them are at one of their
+   * limits now (a limit that would refuse a request of cost 1). At most AT_LIMIT_CHECKED tenants are read per plan, the
+   * first by slug: `checked` says how many were.
+   */
+  async atLimit(planIds: readonly string[]): Promise<PlansAtLimit> {
+    const plans = await this.prisma.plan.findMany({ where: { id: { in: [...planIds] } }, select: { id: true, _count: { select: { tenants: true } } } });
+    const tenantCount = new Map(plans.map((p) => [p.id, p._count.tenants]));
+    const ids = [...new Set(planIds)].filter((id) => tenantCount.has(id));
+    const tenantsOf = new Map<string, string[]>();
+    for (const planId of ids) {
+      const tenants = await this.prisma.tenant.findMany({ where: { planId }, orderBy: { slug: 'asc' }, take: AT_LIMIT_CHECKED, select: { id: true } });
+      tenantsOf.set(planId, tenants.map((t) => t.id));
+    }
+    const states = await this.statesOf([...tenantsOf.values()].flat());
+    return {
+      live: states !== null,
+      items: ids.map((planId) => {
+        const checked = tenantsOf.get(planId)!;
+        const atLimit = states === null ? 0 : checked.filter((id) => (states.get(id) ?? []).some((state) => state.remaining < 1)).length;
+        return { planId, tenants: tenantCount.get(planId)!, checked: states === null ? 0 : checked.length, atLimit };
+      }),
+    };
+  }
+
+  /** The rules a tenant's checks run without an endpoint policy, as this node enforces them (undefined: not compiled yet). */
+  private rulesOf(tenantId: string, compiled: ReadonlyMap<string, CompiledTenant>): readonly LimitRule[] | undefined {
+    const tenant = compiled.get(tenantId);
+    return tenant && this.rules.enforced().planFor(tenant, '').rules;
+  }
+
+  private compiledById(): Map<string, CompiledTenant> {
+    return new Map(Object.values(this.rules.enforced().ruleSet.tenants).map((t) => [t.id, t]));
+  }
+
+  /** The state of each rule of each tenant, PEEKS_AT_ONCE tenants at a time; null when Redis did not answer. */
+  private async statesOf(tenantIds: readonly string[]): Promise<Map<string, LiveLimit[]> | null> {
+    const compiled = this.compiledById();
+    const states = new Map<string, LiveLimit[]>();
+    try {
+      for (let i = 0; i < tenantIds.length; i += PEEKS_AT_ONCE) {
+        const batch = tenantIds.slice(i, i + PEEKS_AT_ONCE);
+        const read = await Promise.all(batch.map((id) => Promise.all((this.rulesOf(id, compiled) ?? []).map((rule, n) => this.peek(id, rule, n)))));
+        batch.forEach((id, n) => states.set(id, read[n]!));
+      }
+    } catch (err) {
+      this.log.warn(`the live state of limits is unavailable: ${describeError(err).message}`);
+      return null;
+    }
+    return states;
   }
 
   /** Each rule's state, or null when Redis did not answer (the limits are still shown). */

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { freeText, type LimitsInForce, limitsInForceSchema, type TenantCapsUsage, tenantCapsUsageSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
+import { freeText, type LimitsInForce, limitsInForceSchema, type LimitsUsed, limitsUsedSchema, type TenantCapsUsage, tenantCapsUsageSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
@@ -8,6 +8,7 @@ import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
+import { idList } from '../../common/id-list';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { containsText } from '../../common/text-filter';
@@ -31,6 +32,8 @@ const listQuery = z.strictObject({
   /** Tenants whose slug or name contains this (case-insensitive). */
   q: freeText(100).optional(),
 });
+
+const limitsUsedQuery = z.strictObject({ id: idList('a tenant') });
 
 /** Tenants: the operator's customers. Every write is one audited rule change and answers with its rule set version. */
 @ApiTags('tenants')
@@ -68,6 +71,19 @@ export class TenantsController {
     });
     const page = rows.slice(0, query.pageSize);
     return { items: page.map(toTenantView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.slug ?? null) : null };
+  }
+
+  /**
+   * The most used of each tenant's own limits now (the highest share of its capacity, read without charging): the
+   * rows of a list page in one read. Tenants that do not exist are left out.
+   */
+  @Get('limits-used')
+  @ApiOperation({ summary: "Get several tenants' most used limits" })
+  @Access('operator')
+  @ApiQueryOf(limitsUsedQuery, { id: 'a tenant id; repeat it for each (at most 200)' })
+  @ApiAnswer(limitsUsedSchema)
+  limitsUsed(@Query(new ZodPipe(limitsUsedQuery)) query: z.infer<typeof limitsUsedQuery>): Promise<LimitsUsed> {
+    return this.limitsInForce.mostUsed(query.id.map((id) => id.toLowerCase()));
   }
 
   @Get(':tenantId')

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { applyDecorators, Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type DegradedUsageView, degradedUsageSchema, type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageTop, usageTopSchema, type WouldDeny, wouldDenySchema } from '@tollgate/domain';
+import { type DegradedUsageView, degradedUsageSchema, type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageSummary, usageSummarySchema, type UsageTop, usageTopSchema, type WouldDeny, wouldDenySchema } from '@tollgate/domain';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
@@ -15,6 +15,8 @@ import {
   ownDenialsQuery,
   type OwnUsageQuery,
   ownUsageQuery,
+  summaryQuery,
+  type SummaryQuery,
   topQuery,
   type TopQuery,
   type UsageQuery,
@@ -22,7 +24,7 @@ import {
   wouldDenyQuery,
   type WouldDenyQuery,
 } from './dto/usage.schemas';
-import { DenialSamplesUseCase, USAGE_CSV_COLUMNS, UsageExportUseCase, UsageSeriesUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
+import { DenialSamplesUseCase, USAGE_CSV_COLUMNS, UsageExportUseCase, UsageSeriesUseCase, UsageSummaryUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
 import { DegradedUsageUseCase } from './use-cases/degraded.use-case';
 import { WOULD_DENY_TENANTS_SAMPLED, WouldDenyUseCase } from './use-cases/would-deny.use-case';
 
@@ -61,6 +63,7 @@ export class UsageController {
     private readonly exportUsage: UsageExportUseCase,
     private readonly wouldDeny: WouldDenyUseCase,
     private readonly degradedUsage: DegradedUsageUseCase,
+    private readonly summaryOf: UsageSummaryUseCase,
   ) {}
 
   /** Decisions per bucket of the range, of one tenant, one endpoint policy, one result, or all of them. */
@@ -82,6 +85,19 @@ export class UsageController {
   @ApiAnswer(usageTopSchema)
   top(@Query(new ZodPipe(topQuery)) query: TopQuery): Promise<UsageTop> {
     return this.topUsage.execute(query);
+  }
+
+  /**
+   * The decisions, 429s (and their rate) and shadow would-denies over the range of each tenant or endpoint policy
+   * named: the rows of a list page in one read.
+   */
+  @Get('usage/summary')
+  @ApiOperation({ summary: 'Get usage of several tenants or policies' })
+  @Access('operator')
+  @ApiQueryOf(summaryQuery, { ...RANGE, by: 'what the ids are', id: 'a tenant or endpoint policy id; repeat it for each (at most 200)' })
+  @ApiAnswer(usageSummarySchema)
+  summary(@Query(new ZodPipe(summaryQuery)) query: SummaryQuery): Promise<UsageSummary> {
+    return this.summaryOf.execute(query);
   }
 
   /** A sample of the tenant's recent denials, newest first. */

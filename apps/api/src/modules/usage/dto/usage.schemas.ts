@@ -1,6 +1,7 @@
 import { slug } from '@tollgate/domain';
-import { USAGE_RESULTS, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
+import { USAGE_RESULTS, USAGE_SUMMARY_BY, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
 import { z } from 'zod';
+import { idList } from '../../../common/id-list';
 import { instantQuery } from '../../../common/instant-query';
 
 /** The most entries a top-N answers, and the most denial samples one read answers. */
@@ -60,3 +61,11 @@ export const degradedQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_DEGRADED_TENANTS).default(10),
 });
 export type DegradedQuery = z.infer<typeof degradedQuery>;
+
+
+export const summaryQuery = z.strictObject({
+  ...range,
+  by: z.enum(USAGE_SUMMARY_BY),
+  id: idList('a tenant or policy'),
+});
+export type SummaryQuery = z.infer<typeof summaryQuery>;

@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, type DenialSamples, ErrorCode, type UsageSeries, type UsageTop } from '@tollgate/domain';
+import { AppError, type DenialSamples, ErrorCode, type UsageSeries, type UsageSummary, type UsageTop } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { chooseStep, readDenialSamples, type UsageFilter, type UsageReader, type UsageRow, type UsageStep } from '@tollgate/usage';
 import { stringify } from 'csv-stringify';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { PRISMA, REDIS } from '../../../infra/infra.module';
-import type { TopQuery, UsageQuery } from '../dto/usage.schemas';
+import type { SummaryQuery, TopQuery, UsageQuery } from '../dto/usage.schemas';
 
 export const USAGE_READER = Symbol('UsageReader');
 
@@ -175,6 +175,28 @@ export class UsageTopUseCase {
         denyRate: e.denyRate,
         cost: e.cost,
       })),
+    };
+  }
+}
+
+/** The decisions, 429 rate and would-denies of each tenant or endpoint policy of a list page, in one read. */
+@Injectable()
+export class UsageSummaryUseCase {
+  constructor(
+    private readonly names: UsageNames,
+    @Inject(USAGE_READER) private readonly reader: UsageReader,
+  ) {}
+
+  async execute(query: SummaryQuery): Promise<UsageSummary> {
+    const { from, to, step } = this.names.range(query, new Date(), 'UTC');
+    const ids = [...new Set(query.id.map((id) => id.toLowerCase()))];
+    const entries = await this.reader.summary(query.by, ids, from, to, step);
+    return {
+      by: query.by,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      step,
+      items: entries.map((e) => ({ ...e, denyRate: e.decisions > 0 ? e.denied / e.decisions : null })),
     };
   }
 }
