@@ -1,8 +1,27 @@
 import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 
 export * from './generated/prisma/client';
+
+/**
+ * A connection that sends a query only once the one before it has answered. Inside a transaction (one connection)
+ * Prisma reads the relations a query includes side by side, which `pg` queues on the connection and warns of on
+ * every run (it is to be refused in pg 9): here they wait their turn in the same order instead, as they did in
+ * pg's queue. A query with a callback (none of Prisma's) goes to pg as it is.
+ */
+export class OneQueryAtATimeClient extends pg.Client {
+  private previous: Promise<unknown> = Promise.resolve();
+
+  override query(...args: unknown[]): never {
+    const send = () => (super.query as (...a: unknown[]) => unknown).apply(this, args);
+    if (args.some((arg) => typeof arg === 'function')) return send() as never;
+    const answer = this.previous.then(send);
+    this.previous = answer.catch(() => undefined);
+    return answer as never;
+  }
+}
 
 /** A Prisma client on the pg driver adapter (no native query engine). */
 export function createPrismaClient(databaseUrl: string, options: { poolSize?: number; connectTimeoutMs?: number } = {}): PrismaClient {
@@ -10,6 +29,7 @@ export function createPrismaClient(databaseUrl: string, options: { poolSize?: nu
     connectionString: databaseUrl,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
+    Client: OneQueryAtATimeClient,
   });
   return new PrismaClient({ adapter });
 }
