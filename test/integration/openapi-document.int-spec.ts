@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { FORWARD_AUTH_REASONS, REFUSAL_REASONS } from '@tollgate/domain';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../support/context';
@@ -70,6 +71,18 @@ describe('the OpenAPI document', () => {
     expect(withoutSchema).toEqual([]);
     const check = operations.find(({ name }) => name === 'POST /v1/check')!.op.responses;
     expect(Object.keys(check)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '413', '415', '422', '503']));
+  });
+
+  it('names every reason a refusal can give, from the domain\'s list', () => {
+    const operations = operationsOf(document);
+    const answer = (name: string, status: string) => {
+      const schema = (operations.find((o) => o.name === name)!.op.responses[status]!.content as Record<string, { schema: Schema & { properties?: Record<string, Schema>; oneOf?: Schema[] } }>)['application/json']!.schema;
+      return (schema.oneOf?.[0] ?? schema) as { properties: Record<string, Schema> };
+    };
+    for (const route of ['POST /v1/check', 'POST /v1/check/peek', 'POST /v1/check/refund', 'POST /v1/check/lease']) {
+      expect(answer(route, '200').properties.reason!.enum, route).toEqual([...REFUSAL_REASONS]);
+    }
+    for (const status of ['200', '401', '429']) expect(answer('GET /v1/forward-auth', status).properties.reason!.enum).toEqual([...FORWARD_AUTH_REASONS]);
   });
 
   it('types every parameter and every body, so that a generated client types what it sends', () => {

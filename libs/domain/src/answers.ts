@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BatchCheckResult, CheckResult, LeaseResult, LimitState } from './check-contract';
+import { REFUSAL_REASONS, type CheckResult, type LeaseResult, type LimitState, type RefusalReason } from './check-contract';
 import { ErrorCode, errorHttpStatus, type ErrorBody } from './errors';
 import { limitInputFields, limitNameSchema, limitSpecSchema } from './limits';
 import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES } from './policies';
@@ -409,10 +409,13 @@ export const checkResultSchema = z.object({
   policy: z.string().optional(),
   limits: z.array(limitStateSchema),
   headers: z.record(z.string(), z.string()),
-  reason: z.string().optional(),
+  reason: z.enum(REFUSAL_REASONS).optional().describe('why the check was refused before any limit was asked (`allowed: false`, nothing charged)'),
   degraded: z.boolean().optional(),
 });
 export const leaseResultSchema = checkResultSchema.extend({ granted: z.int() });
+/** A decision as the API answers it (a CheckResult whose reason is one of REFUSAL_REASONS). */
+export type CheckAnswer = z.output<typeof checkResultSchema>;
+export type LeaseAnswer = z.output<typeof leaseResultSchema>;
 
 const errorCodes = Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]];
 const errorEnvelope = <C extends z.ZodType>(code: C) =>
@@ -434,10 +437,12 @@ export const batchCheckResultSchema = z.object({ results: z.array(z.union([check
 // field added, renamed or retyped on one side only fails the type check here (as check.ts does for the bodies).
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Holds<T extends true> = T;
+// The API's reasons are REFUSAL_REASONS only: the contract's other one is the SDK's own fail-open pass.
+type Answered<T> = { [K in keyof T]: K extends 'reason' ? RefusalReason | undefined : T[K] };
 type _AnswersAreTheContract = [
   Holds<Same<z.output<typeof limitStateSchema>, LimitState>>,
-  Holds<Same<z.output<typeof checkResultSchema>, CheckResult>>,
-  Holds<Same<z.output<typeof leaseResultSchema>, LeaseResult>>,
-  Holds<Same<z.output<typeof batchCheckResultSchema>, BatchCheckResult>>,
+  Holds<Same<z.output<typeof checkResultSchema>, Answered<CheckResult>>>,
+  Holds<Same<z.output<typeof leaseResultSchema>, Answered<LeaseResult>>>,
+  Holds<Same<z.output<typeof batchCheckResultSchema>, { results: (Answered<CheckResult> | { error: { code: string; message: string; field?: string } })[] }>>,
   Holds<Same<z.output<typeof errorBodySchema>, ErrorBody>>,
 ];

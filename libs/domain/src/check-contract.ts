@@ -34,6 +34,23 @@ export interface LeaseRequest extends CheckTarget {
 
 export type EnforcementMode = 'enforce' | 'shadow';
 
+/**
+ * Why a check is refused before any limit is asked (`allowed: false`, nothing charged): the one list of the
+ * `reason`s the API answers. The OpenAPI document's enum of `reason` is this list.
+ * - `key_invalid`: the tenant key is unknown or revoked, or of a tenant the service key may not check,
+ * - `key_expired`: the tenant key is past its expiry,
+ * - `tenant_suspended`: the tenant is suspended.
+ */
+export const REFUSAL_REASONS = ['key_invalid', 'key_expired', 'tenant_suspended'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+/** Forward-auth's reasons: a check's, and `key_missing` when the original request carries no tenant key. */
+export const FORWARD_AUTH_REASONS = [...REFUSAL_REASONS, 'key_missing'] as const;
+export type ForwardAuthReason = (typeof FORWARD_AUTH_REASONS)[number];
+
+/** The reason of the pass an SDK client decides by itself when Tollgate does not answer and it fails open: never the API's. */
+export const UNAVAILABLE_REASON = 'tollgate_unavailable';
+
 /** What one limit looked like when a decision was made; times in milliseconds from the decision. */
 export interface LimitState {
   name: string;
@@ -60,8 +77,8 @@ export interface CheckResult {
   policy?: string;
   limits: LimitState[];
   headers: Record<string, string>;
-  /** Why a request is denied without counting, e.g. `tenant_suspended`, `key_revoked`. */
-  reason?: string;
+  /** Why a request is denied without counting (REFUSAL_REASONS); the SDK's own fail-open pass says `tollgate_unavailable`. */
+  reason?: RefusalReason | typeof UNAVAILABLE_REASON;
   /** Redis could not be asked in time: decided by the policy's failure mode (`open` or `local`). */
   degraded?: boolean;
 }

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { batchCheckRequestSchema, batchCheckResultSchema, checkRequestSchema, checkResultSchema, leaseRequestSchema, leaseResultSchema } from '@tollgate/domain';
+import { batchCheckRequestSchema, batchCheckResultSchema, checkRequestSchema, checkResultSchema, FORWARD_AUTH_REASONS, leaseRequestSchema, leaseResultSchema } from '@tollgate/domain';
 import { z } from 'zod';
 import { openApiSchema } from '../../common/api-json-body';
 import { errorResponse } from '../../common/openapi-errors';
@@ -39,7 +39,9 @@ const post = (operationId: string, [summary, description]: [string, string], sch
  * document builder does not see, so they are described here from the same zod schemas that validate them.
  */
 /** What forward-auth answers a gateway (enforcement.routes.ts): a pass, or a denial with why and when to retry. */
-const verdictSchema = z.object({ allowed: z.boolean(), degraded: z.boolean().optional(), retryAfterMs: z.number().optional(), reason: z.string().optional() });
+export const verdictSchema = z.object({ allowed: z.boolean(), degraded: z.boolean().optional(), retryAfterMs: z.number().optional(), reason: z.enum(FORWARD_AUTH_REASONS).optional() });
+/** What forward-auth sends in its body. */
+export type Verdict = z.output<typeof verdictSchema>;
 const verdict = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(verdictSchema, 'output') } } });
 
 export function enforcementOpenApiPaths(): Paths {

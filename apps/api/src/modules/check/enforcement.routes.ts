@@ -10,8 +10,8 @@ import {
   parseOrThrow,
   safeText,
   type BatchCheckResult,
-  type CheckResult,
-  type LeaseResult,
+  type CheckAnswer,
+  type LeaseAnswer,
 } from '@tollgate/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessKind } from '../../common/access.decorator';
@@ -19,6 +19,7 @@ import { bearerToken, type Caller, headerValue as header } from '../../common/ca
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { Authenticator } from '../auth/authenticator.service';
 import { EnforcementHttp, FORWARD_AUTH_ROUTE } from './enforcement-http';
+import type { Verdict } from './enforcement.openapi';
 import { originalRequest, sourceProblem } from './forward-auth-original';
 import { ForwardAuthSourceReporter } from './forward-auth-source-reporter';
 import { type CheckOperation, type CheckScope, CheckQuota } from './use-cases/check-quota.use-case';
@@ -82,7 +83,7 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** May this request pass, at this cost (consume); what would a check answer now (peek); give cost back (refund). */
-  private async decide(caller: Caller, body: unknown, operation: Exclude<CheckOperation, 'lease'>, reply: FastifyReply): Promise<CheckResult> {
+  private async decide(caller: Caller, body: unknown, operation: Exclude<CheckOperation, 'lease'>, reply: FastifyReply): Promise<CheckAnswer> {
     const check = parseOrThrow(checkRequestSchema, body);
     const result = await this.checkQuota.execute(scopeOf(caller), check, check.cost, operation);
     void reply.headers(result.headers);
@@ -90,7 +91,7 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Takes up to `max` units from every limit at once (as many as all can give), to spend locally. */
-  private async lease(caller: Caller, body: unknown, reply: FastifyReply): Promise<LeaseResult> {
+  private async lease(caller: Caller, body: unknown, reply: FastifyReply): Promise<LeaseAnswer> {
     const { max, ...target } = parseOrThrow(leaseRequestSchema, body);
     const result = await this.checkQuota.execute(scopeOf(caller), target, max, 'lease');
     void reply.headers(result.headers);
@@ -139,9 +140,9 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
     if (problem) this.sourceProblems.record(problem);
     const { method, path } = originalRequest(req, forwardAuth.original, suffix);
     const key = header(req, forwardAuth.keyHeader) ?? bearerToken(req);
-    if (!key) return reply.code(401).send({ allowed: false, reason: 'key_missing' });
+    if (!key) return reply.code(401).send({ allowed: false, reason: 'key_missing' } satisfies Verdict);
     // No key is this long: refused before it is hashed and remembered (keys from headers could be KBs each).
-    if (key.length > MAX_TENANT_KEY_LENGTH) return reply.code(401).send({ allowed: false, reason: 'key_invalid' });
+    if (key.length > MAX_TENANT_KEY_LENGTH) return reply.code(401).send({ allowed: false, reason: 'key_invalid' } satisfies Verdict);
     const subject = forwardAuth.subjectHeader ? header(req, forwardAuth.subjectHeader) : null;
     // The subject becomes part of a Redis key: the same bound as a check's.
     if (subject !== null && !safeText.safeParse(subject).success) {
@@ -149,10 +150,10 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
     }
     const result = await this.checkQuota.execute(scopeOf(caller), { key, endpoint: `${method} ${path}`, ...(subject ? { subject } : {}), ip: req.ip }, 1);
     void reply.headers(result.headers);
-    if (result.allowed) return reply.code(200).send({ allowed: true, ...(result.degraded ? { degraded: true } : {}) });
+    if (result.allowed) return reply.code(200).send({ allowed: true, ...(result.degraded ? { degraded: true } : {}) } satisfies Verdict);
     // A key that is unknown, revoked or expired is the client's credential failing: 401, whatever deny_status says.
     const status = result.reason?.startsWith('key_') ? 401 : denyStatus;
-    return reply.code(status).send({ allowed: false, retryAfterMs: result.retryAfterMs, ...(result.reason ? { reason: result.reason } : {}) });
+    return reply.code(status).send({ allowed: false, retryAfterMs: result.retryAfterMs, ...(result.reason ? { reason: result.reason } : {}) } satisfies Verdict);
   }
 }
 

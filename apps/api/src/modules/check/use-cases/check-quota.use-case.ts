@@ -5,12 +5,13 @@ import {
   ipSubject,
   rateLimitHeaders,
   rateLimitPolicy,
+  type CheckAnswer,
   type CheckRequest,
-  type CheckResult,
   type CompiledPolicy,
   type CompiledTenant,
-  type LeaseResult,
+  type LeaseAnswer,
   type LimitState,
+  type RefusalReason,
 } from '@tollgate/domain';
 import type { Decision } from '@tollgate/limiter';
 import { degradedReason, NO_TENANT } from '@tollgate/usage';
@@ -57,9 +58,9 @@ export class CheckQuota {
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
-  execute(scope: CheckScope, request: CheckTarget, amount: number, operation: 'lease'): Promise<LeaseResult>;
-  execute(scope: CheckScope, request: CheckTarget, amount: number, operation?: Exclude<CheckOperation, 'lease'>): Promise<CheckResult>;
-  async execute(scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation = 'consume'): Promise<CheckResult | LeaseResult> {
+  execute(scope: CheckScope, request: CheckTarget, amount: number, operation: 'lease'): Promise<LeaseAnswer>;
+  execute(scope: CheckScope, request: CheckTarget, amount: number, operation?: Exclude<CheckOperation, 'lease'>): Promise<CheckAnswer>;
+  async execute(scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation = 'consume'): Promise<CheckAnswer | LeaseAnswer> {
     const call: CallOf = { tenantId: NO_TENANT, keyIds: scope.keyId === null ? [] : [scope.keyId] };
     try {
       const result = await this.decide(call, scope, request, amount, operation);
@@ -82,7 +83,7 @@ export class CheckQuota {
     }
   }
 
-  private async decide(call: CallOf, scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation): Promise<CheckResult | LeaseResult> {
+  private async decide(call: CallOf, scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation): Promise<CheckAnswer | LeaseAnswer> {
     const rules = this.rules.enforced();
     const found = this.tenantOf(rules, scope, request, call);
     if (found.tenant) call.tenantId = found.tenant.id;
@@ -115,7 +116,7 @@ export class CheckQuota {
         return { ...result, granted: lease.granted };
       }
       const decision = await this.limiter[operation](limiterRequest);
-      let mode: CheckResult['mode'] = shadowFrom === undefined ? 'enforce' : 'shadow';
+      let mode: CheckAnswer['mode'] = shadowFrom === undefined ? 'enforce' : 'shadow';
       let wouldDeny: boolean | undefined;
       if (mode === 'shadow' && !decision.allowed) {
         // The tenant's own limits deny: that is enforced, shadow or not.
@@ -161,7 +162,7 @@ export class CheckQuota {
     ruleVersion: number,
     plan: DecisionPlan,
     request: Parameters<ResilientLimiter['locally']>[1],
-  ): Promise<CheckResult> {
+  ): Promise<CheckAnswer> {
     const failureMode = plan.policy?.failureMode ?? this.config.failover.defaultMode;
     // Decisions Redis did not make are counted by this node (a refund or a peek is not a decision), with their failure
     // mode and cause as the reason (`open:deadline`): the overview's degraded drill-down reads them by cause.
@@ -184,7 +185,7 @@ export class CheckQuota {
     }
     // Open: nothing is known about the limits, so none are claimed.
     err.answered(true);
-    const result: CheckResult = {
+    const result: CheckAnswer = {
       allowed: true,
       mode: 'enforce',
       retryAfterMs: 0,
@@ -201,7 +202,7 @@ export class CheckQuota {
   }
 
   /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
-  private tenantOf(rules: EnforcedRuleSet, scope: CheckScope, request: CheckTarget, call: CallOf): { tenant: CompiledTenant } | { reason: string; tenant?: CompiledTenant } {
+  private tenantOf(rules: EnforcedRuleSet, scope: CheckScope, request: CheckTarget, call: CallOf): { tenant: CompiledTenant } | { reason: RefusalReason; tenant?: CompiledTenant } {
     // By id: a tenant created with the slug of a deleted one is not the tenant the key was scoped to.
     const visible = (tenant: CompiledTenant) => scope.tenantIds === null || scope.tenantIds.includes(tenant.id);
     if (request.tenant !== undefined) {
@@ -229,7 +230,7 @@ export class CheckQuota {
     return undefined;
   }
 
-  private answer(ruleVersion: number, plan: DecisionPlan, decision: Decision, mode: CheckResult['mode']): CheckResult {
+  private answer(ruleVersion: number, plan: DecisionPlan, decision: Decision, mode: CheckAnswer['mode']): CheckAnswer {
     const limits: LimitState[] = decision.rules.map((r, i) => ({
       name: r.name,
       limit: r.limit,
@@ -255,14 +256,14 @@ export class CheckQuota {
   }
 
   /** A denial decided without counting (suspended tenant, bad key); usage counts it as refused (not a peek or a refund). */
-  private refused(ruleVersion: number, reason: string, operation: CheckOperation, tenant?: CompiledTenant): CheckResult | LeaseResult {
+  private refused(ruleVersion: number, reason: RefusalReason, operation: CheckOperation, tenant?: CompiledTenant): CheckAnswer | LeaseAnswer {
     this.metrics.decisionTally(tenant?.slug ?? '-', '-', reason, 'enforce').count += 1;
     if (operation === 'consume' || operation === 'lease') this.recorder.count(tenant?.id ?? NO_TENANT, null, 'refused', reason, 0);
-    const result: CheckResult = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion, ...(tenant ? { tenant: tenant.slug } : {}), limits: [], headers: {}, reason };
+    const result: CheckAnswer = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion, ...(tenant ? { tenant: tenant.slug } : {}), limits: [], headers: {}, reason };
     return operation === 'lease' ? { ...result, granted: 0 } : result;
   }
 
-  private count(plan: DecisionPlan, result: CheckResult): void {
+  private count(plan: DecisionPlan, result: CheckAnswer): void {
     const outcome = result.degraded ? (result.allowed ? 'degraded_allowed' : 'degraded_denied') : result.wouldDeny ? 'would_deny' : result.allowed ? 'allowed' : 'denied';
     this.metrics.decisionTally(plan.tenant.slug, plan.policy?.name ?? '-', outcome, result.mode).count += 1;
   }
