@@ -119,6 +119,16 @@ describe('forward-auth for gateways', () => {
     expect(r.body.reason).toBe('key_invalid');
   });
 
+  it('answers 403 tenant_not_allowed, whatever deny_status says, for a valid key of a tenant the gateway may not check', async () => {
+    const other = await createTenant(prisma);
+    const scoped = await createServiceKey(prisma, [other.tenant.id]);
+    await untilEveryNodeHas((await publishRules(prisma, TEST_REDIS_URL)).version);
+    for (const path of ['/v1/forward-auth', '/v1/forward-auth?deny_status=429']) {
+      const r = await api.request('GET', path, { headers: { 'x-tollgate-key': scoped, 'x-api-key': tenantKey, ...ELSEWHERE } });
+      expect([r.status, r.body]).toEqual([403, { allowed: false, retryAfterMs: 0, reason: 'tenant_not_allowed' }]);
+    }
+  });
+
   it('counts one bucket per client behind one trusted hop, whatever X-Forwarded-For the client made up', async () => {
     await awayFromMinuteBoundary();
     const signup = (xff: string, node = api) => ask({ 'x-api-key': tenantKey, 'x-forwarded-method': 'POST', 'x-forwarded-uri': '/signup', 'x-forwarded-for': xff }, '/v1/forward-auth', node);
@@ -228,7 +238,7 @@ describe('forward-auth for gateways', () => {
       expect(await tenantMinuteLeft(key)).toBe(left - 1);
     });
 
-    it('refuses a tenant key longer than any key (401 key_invalid) and a subject over 256 bytes (400), counting nothing', async () => {
+    it('refuses a tenant key longer than any key (401 key_invalid) and a subject over 256 bytes (400), charging nothing', async () => {
       const key = await expensiveTenant();
       const left = await tenantMinuteLeft(key);
       const longKey = await ask({ 'x-api-key': `${key}${'k'.repeat(8000)}`, ...ELSEWHERE });

@@ -37,11 +37,14 @@ export type EnforcementMode = 'enforce' | 'shadow';
 /**
  * Why a check is refused before any limit is asked (`allowed: false`, nothing charged): the one list of the
  * `reason`s the API answers. The OpenAPI document's enum of `reason` is this list.
- * - `key_invalid`: the tenant key is unknown or revoked, or of a tenant the service key may not check,
+ * - `key_invalid`: the tenant key is unknown or revoked,
  * - `key_expired`: the tenant key is past its expiry,
- * - `tenant_suspended`: the tenant is suspended.
+ * - `tenant_suspended`: the tenant is suspended,
+ * - `tenant_not_allowed`: a valid tenant key of a tenant the service key may not check (forward-auth and the SDK's
+ *   middleware answer it 403: the client's key is fine, this service may not serve its tenant).
+ * Usage counts each refused check (result `refused`) with its reason.
  */
-export const REFUSAL_REASONS = ['key_invalid', 'key_expired', 'tenant_suspended'] as const;
+export const REFUSAL_REASONS = ['key_invalid', 'key_expired', 'tenant_suspended', 'tenant_not_allowed'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** Forward-auth's reasons: a check's, and `key_missing` when the original request carries no tenant key. */

@@ -40,6 +40,15 @@ const compiledTenantKeySchema = z.object({
   expiresAt: z.string().datetime().nullable(),
 });
 
+/**
+ * A revoked tenant key, kept so that a check with it is refused and counted under its tenant (not as a key of no one):
+ * the `REVOKED_TENANT_KEYS_KEPT` most recently revoked, of tenants that still exist.
+ */
+const revokedTenantKeySchema = compiledTenantKeySchema.pick({ id: true, prefix: true, hash: true, tenant: true });
+
+/** How many revoked tenant keys a rule set keeps (the most recently revoked): a bound on its size, whatever the history. */
+export const REVOKED_TENANT_KEYS_KEPT = 1000;
+
 const compiledPolicySchema = z.object({
   id: z.string().min(1),
   name: policyNameSchema,
@@ -87,6 +96,8 @@ const ruleSetObjectSchema = z.object({
   serviceKeys: z.array(compiledServiceKeySchema),
   /** Live tenant keys (revoked ones are left out: a revocation is a new version). Absent in older versions. */
   tenantKeys: z.array(compiledTenantKeySchema).default([]),
+  /** Recently revoked tenant keys (`revokedTenantKeySchema`). Absent in older versions. */
+  revokedTenantKeys: z.array(revokedTenantKeySchema).default([]),
   // Absent in versions compiled before policies existed.
   policies: compiledPoliciesSchema.default({ plans: {}, tenants: {} }),
 });
@@ -103,6 +114,7 @@ export type RuleSet = z.infer<typeof ruleSetSchema>;
 export type CompiledTenant = z.infer<typeof compiledTenantSchema>;
 export type CompiledServiceKey = z.infer<typeof compiledServiceKeySchema>;
 export type CompiledTenantKey = z.infer<typeof compiledTenantKeySchema>;
+export type RevokedTenantKey = z.infer<typeof revokedTenantKeySchema>;
 export type CompiledPolicy = z.infer<typeof compiledPolicySchema>;
 export type CompiledPolicies = z.infer<typeof compiledPoliciesSchema>;
 /** A rule set before it is numbered. */

@@ -42,7 +42,8 @@ export async function changesBetween(db: Db, from: number, to: number): Promise<
 export function withoutKeyHashes(compiled: unknown): unknown {
   if (!isRecord(compiled)) return compiled;
   const strip = (keys: unknown) => (Array.isArray(keys) ? keys.map((key) => (isRecord(key) ? omitHash(key) : key)) : keys);
-  return { ...compiled, serviceKeys: strip(compiled['serviceKeys']), ...('tenantKeys' in compiled ? { tenantKeys: strip(compiled['tenantKeys']) } : {}) };
+  const kept = (name: string) => (name in compiled ? { [name]: strip(compiled[name]) } : {});
+  return { ...compiled, serviceKeys: strip(compiled['serviceKeys']), ...kept('tenantKeys'), ...kept('revokedTenantKeys') };
 }
 
 async function loadSides(db: Db, versions: number[]): Promise<Map<number, RuleSetSide>> {

@@ -1,5 +1,5 @@
 import type { PrismaClient, Prisma } from '@tollgate/db';
-import { parseSnapshot, ruleSetSchema, type RuleSet, type RuleSetChange, type RuleSnapshot } from '@tollgate/domain';
+import { parseSnapshot, REVOKED_TENANT_KEYS_KEPT, ruleSetSchema, type RuleSet, type RuleSetChange, type RuleSnapshot } from '@tollgate/domain';
 import { compileRuleSet, describeRuleSetChanges, diffJson, diffRuleSetBodies, type RuleSetSide, type RuleSource } from '@tollgate/rules';
 import { takeSnapshot } from './snapshots';
 import { sideOfVersion } from './version-changes';
@@ -9,11 +9,17 @@ const VERSION_LOCK = 72_616_002; // serialises version numbering across API node
 
 /** Reads what a rule set is compiled from, inside the caller's transaction. */
 export async function loadRuleSource(tx: Tx): Promise<RuleSource> {
-  const [plans, tenants, serviceKeys, tenantKeys, policies] = await Promise.all([
+  const [plans, tenants, serviceKeys, tenantKeys, revokedTenantKeys, policies] = await Promise.all([
     tx.plan.findMany({ include: { limits: true } }),
     tx.tenant.findMany({ include: { overrides: true } }),
     tx.apiKey.findMany({ where: { kind: 'service', revokedAt: null }, include: { scopedTenants: { select: { tenantId: true } } } }),
     tx.apiKey.findMany({ where: { kind: 'tenant', revokedAt: null } }),
+    tx.apiKey.findMany({
+      where: { kind: 'tenant', revokedAt: { not: null } },
+      orderBy: [{ revokedAt: 'desc' }, { id: 'asc' }],
+      take: REVOKED_TENANT_KEYS_KEPT,
+      select: { id: true, prefix: true, hash: true, tenantId: true },
+    }),
     tx.endpointPolicy.findMany({ include: { limits: true } }),
   ]);
   return {
@@ -21,6 +27,7 @@ export async function loadRuleSource(tx: Tx): Promise<RuleSource> {
     tenants,
     serviceKeys: serviceKeys.map(({ scopedTenants, ...k }) => ({ ...k, tenantIds: scopedTenants.map((s) => s.tenantId) })),
     tenantKeys,
+    revokedTenantKeys,
     policies,
   };
 }

@@ -39,6 +39,15 @@ describe('compileRuleSet', () => {
     expect(body.tenantKeys).toEqual([{ id: 'k2', prefix: 'tg_test_t_Ab1', hash: 'b'.repeat(64), tenant: 'acme', expiresAt: '2027-01-01T00:00:00.000Z' }]);
   });
 
+  it("keeps revoked tenant keys with their tenant's slug, and leaves out those whose tenant is gone", () => {
+    const s = source();
+    s.revokedTenantKeys = [
+      { id: 'k4', prefix: 'tg_test_t_gone', hash: 'd'.repeat(64), tenantId: 'deleted' },
+      { id: 'k3', prefix: 'tg_test_t_Old', hash: 'c'.repeat(64), tenantId: 't1' },
+    ];
+    expect(compileRuleSet(s).revokedTenantKeys).toEqual([{ id: 'k3', prefix: 'tg_test_t_Old', hash: 'c'.repeat(64), tenant: 'acme' }]);
+  });
+
   it('scopes a service key to tenant ids, and a key whose scope is empty to no tenant (never to every tenant)', () => {
     const s = source();
     s.tenants.push({ id: 't0', slug: 'globex', status: 'active', planId: 'p1' });

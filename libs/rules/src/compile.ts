@@ -21,6 +21,8 @@ export interface RuleSource {
   serviceKeys: { id: string; prefix: string; hash: string; allTenants: boolean; tenantIds: string[]; expiresAt: Date | null }[];
   /** Live (not revoked) tenant keys. */
   tenantKeys?: { id: string; prefix: string; hash: string; tenantId: string | null; expiresAt: Date | null }[];
+  /** Revoked tenant keys, the most recently revoked (`REVOKED_TENANT_KEYS_KEPT`); those of no tenant are left out. */
+  revokedTenantKeys?: { id: string; prefix: string; hash: string; tenantId: string | null }[];
   /** Endpoint policies of plans and tenants. */
   policies?: SourcePolicy[];
 }
@@ -63,6 +65,11 @@ export function compileRuleSet(source: RuleSource): RuleSetBody {
       const tenant = k.tenantId === null ? undefined : tenantsById.get(k.tenantId);
       if (!tenant) throw invalid(`tenant key ${k.prefix} belongs to no tenant`);
       return { id: k.id, prefix: k.prefix, hash: k.hash, tenant: tenant.slug, expiresAt: k.expiresAt ? k.expiresAt.toISOString() : null };
+    }),
+    // A revoked key still names its tenant: a check with it is refused and counted there. A deleted tenant's go with it.
+    revokedTenantKeys: sortedBy(source.revokedTenantKeys ?? [], (k) => k.id).flatMap((k) => {
+      const tenant = k.tenantId === null ? undefined : tenantsById.get(k.tenantId);
+      return tenant ? [{ id: k.id, prefix: k.prefix, hash: k.hash, tenant: tenant.slug }] : [];
     }),
     policies: groupPolicies(
       source.policies ?? [],

@@ -23,6 +23,7 @@ function base(): RuleSetSide {
     tenants: { acme: tenant(ACME, 'acme', 'starter'), beta: tenant(BETA, 'beta', 'starter'), gamma: tenant(GAMMA, 'gamma', 'pro', [minute(100)]) },
     serviceKeys: [serviceKey(1)],
     tenantKeys: [tenantKey(1, 'acme'), tenantKey(2, 'beta')],
+    revokedTenantKeys: [],
     policies: { plans: { starter: { 'GET /v1/items/*': items } }, tenants: {} },
   };
   const source: RuleSnapshot = {
@@ -118,6 +119,12 @@ describe('rule set changes as sentences', () => {
     expect(sentences.join(' ')).not.toMatch(/[0-9a-f]{16}|tg_live/);
     const revoked = changed((s) => void (s.compiled.tenantKeys = [tenantKey(2, 'beta')]));
     expect(lines(base(), revoked)).toEqual(['1 key of acme revoked']);
+    // Kept among the revoked keys (to count its checks under acme): still one change, said once.
+    const kept = changed((s) => {
+      s.compiled.tenantKeys = [tenantKey(2, 'beta')];
+      s.compiled.revokedTenantKeys = [{ id: 'key-1', prefix: 'tg_live_t_1', hash: HASH(1), tenant: 'acme' }];
+    });
+    expect(lines(base(), kept)).toEqual(['1 key of acme revoked']);
   });
 
   it('says what changed in a policy: its settings, its limits, and policies added and removed', () => {

@@ -37,7 +37,7 @@ interface Limit {
 }
 
 const EMPTY: RuleSetSide = {
-  compiled: { tenants: {}, serviceKeys: [], tenantKeys: [], policies: { plans: {}, tenants: {} } },
+  compiled: { tenants: {}, serviceKeys: [], tenantKeys: [], revokedTenantKeys: [], policies: { plans: {}, tenants: {} } },
   source: { plans: [], tenants: [], policies: [] },
 };
 

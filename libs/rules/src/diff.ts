@@ -37,7 +37,7 @@ export function diffRuleSetBodies(before: RuleSetBody, after: RuleSetBody): Json
   return diffJson(byIdentity(before), byIdentity(after));
 }
 
-function byIdentity({ serviceKeys, tenantKeys, ...body }: RuleSetBody) {
+function byIdentity({ serviceKeys, tenantKeys, revokedTenantKeys, ...body }: RuleSetBody) {
   const keyed = (keys: readonly { id: string; hash: string }[]) => Object.fromEntries(keys.map(({ hash: _hash, ...key }) => [key.id, key]));
-  return { ...body, serviceKeys: keyed(serviceKeys), tenantKeys: keyed(tenantKeys) };
+  return { ...body, serviceKeys: keyed(serviceKeys), tenantKeys: keyed(tenantKeys), revokedTenantKeys: keyed(revokedTenantKeys) };
 }

@@ -36,7 +36,8 @@ export type Outcome =
   | { pass: false; status: number; headers: Record<string, string>; body: { error: { code: string; message: string } } };
 
 /**
- * Checks one request: 429 with the decision's headers when denied (401 when the tenant's key was refused),
+ * Checks one request: 429 with the decision's headers when denied (401 when the tenant's key was refused, 403
+ * when it is valid but of a tenant the service key may not check),
  * after the decision's `delayMs` when a shaper admitted it late, 503 with `Retry-After` when Tollgate
  * cannot decide and the client fails closed, 401 when no tenant can be named. Other errors of Tollgate (an
  * unknown tenant, an invalid endpoint, a cost above capacity) are the service's configuration at fault: thrown.
@@ -72,6 +73,10 @@ export async function enforce<R extends { headers: Record<string, string | strin
   }
   if (result.reason?.startsWith('key_')) {
     return { pass: false, status: 401, headers: {}, body: { error: { code: ErrorCode.UNAUTHENTICATED, message: `API key refused: ${result.reason}` } } };
+  }
+  if (result.reason === 'tenant_not_allowed') {
+    // A valid key, of a tenant this service may not serve: retrying will not help.
+    return { pass: false, status: 403, headers: {}, body: { error: { code: ErrorCode.FORBIDDEN, message: 'API key refused: tenant_not_allowed' } } };
   }
   const message = result.reason ? `request denied: ${result.reason}` : `rate limited; retry after ${result.headers['Retry-After'] ?? secondsUp(result.retryAfterMs)} s`;
   return { pass: false, status: 429, headers: result.headers, body: { error: { code: ErrorCode.RATE_LIMITED, message } } };

@@ -60,7 +60,7 @@ describe('enforcement API: the check contract', () => {
       expect(remaining(r)).toEqual([9, 999]);
     });
 
-    it('denies, with a reason and without counting, for unknown, revoked and expired keys, and keys of a tenant the service may not check', async () => {
+    it('denies, with a reason and without charging, for unknown, revoked and expired keys, and keys of a tenant the service may not check', async () => {
       const { tenant } = await createTenant(prisma);
       const other = await createTenant(prisma);
       const revoked = await createTenantKey(prisma, tenant.id, { revoked: true });
@@ -72,7 +72,8 @@ describe('enforcement API: the check contract', () => {
         [revoked.key, service, 'key_invalid'],
         ['tg_live_t_not_a_real_key', service, 'key_invalid'],
         [expired.key, service, 'key_expired'],
-        [live.key, scoped, 'key_invalid'],
+        // A valid key: not `key_invalid` (the client's key is fine), the service key may not check its tenant.
+        [live.key, scoped, 'tenant_not_allowed'],
       ];
       for (const [key, token, reason] of cases) {
         const r = await post('/v1/check', { key, endpoint: 'GET /x' }, token);

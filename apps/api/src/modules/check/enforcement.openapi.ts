@@ -10,14 +10,15 @@ type Operation = NonNullable<Paths[string]['post']>;
 
 const EXAMPLE = { tenant: 'acme', endpoint: 'POST /v1/messages', subject: 'user-42', cost: 1 };
 const decision = (schema: z.ZodType) => ({
-  description: 'the decision: a denial is `allowed: false`, with the rate-limit headers in the body and on this response',
+  description:
+    'the decision: a denial is `allowed: false`, with the rate-limit headers in the body and on this response; a check refused before any limit is decided says why in `reason` (`key_invalid`, `key_expired`, `tenant_suspended`, `tenant_not_allowed`: a valid tenant key of a tenant this service key may not check)',
   content: { 'application/json': { schema: openApiSchema(schema, 'output') } },
 });
 const ERRORS = {
   '400': errorResponse(400, 'validation_failed: the body is not a check (field names the first problem)'),
   '401': errorResponse(401, 'unauthenticated: missing, unknown, revoked or expired service key'),
   '403': errorResponse(403, 'forbidden: not a service key'),
-  '404': errorResponse(404, 'not_found: a tenant this key may not check, or none of that slug'),
+  '404': errorResponse(404, 'not_found: a tenant (by slug) this key may not check, or none of that slug'),
   '413': errorResponse(413),
   '415': errorResponse(415),
   '422': errorResponse(422, 'cost_exceeds_capacity: the cost is more than a limit can ever hold'),
@@ -61,6 +62,11 @@ export function enforcementOpenApiPaths(): Paths {
       '401': {
         description: "no or a bad credential: the gateway's (the error envelope) or the client's key (a denial, `reason: key_…`)",
         content: { 'application/json': { schema: { oneOf: [openApiSchema(verdictSchema, 'output'), { $ref: '#/components/schemas/Error401' }] } } },
+      },
+      '403': {
+        description:
+          "the gateway's key is no service key (the error envelope), or the client's key is valid but of a tenant the gateway's service key may not check (a denial, `reason: tenant_not_allowed`, whatever deny_status says; also the denial status when deny_status=403)",
+        content: { 'application/json': { schema: { oneOf: [openApiSchema(verdictSchema, 'output'), { $ref: '#/components/schemas/Error403' }] } } },
       },
       '414': errorResponse(414, 'the original path is over 2048 bytes (uri_too_long); nothing is counted'),
       '429': verdict('denied (or the configured deny status), with Retry-After'),

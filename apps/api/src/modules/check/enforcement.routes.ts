@@ -140,9 +140,13 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
     if (problem) this.sourceProblems.record(problem);
     const { method, path } = originalRequest(req, forwardAuth.original, suffix);
     const key = header(req, forwardAuth.keyHeader) ?? bearerToken(req);
-    if (!key) return reply.code(401).send({ allowed: false, reason: 'key_missing' } satisfies Verdict);
-    // No key is this long: refused before it is hashed and remembered (keys from headers could be KBs each).
-    if (key.length > MAX_TENANT_KEY_LENGTH) return reply.code(401).send({ allowed: false, reason: 'key_invalid' } satisfies Verdict);
+    // Refused before a look-up (no key; no key is this long: not hashed and remembered, keys from headers could be KBs
+    // each), and counted as the refusals after one are.
+    if (!key || key.length > MAX_TENANT_KEY_LENGTH) {
+      const reason = key ? 'key_invalid' : 'key_missing';
+      this.checkQuota.refuseUnread(scopeOf(caller), reason);
+      return reply.code(401).send({ allowed: false, reason } satisfies Verdict);
+    }
     const subject = forwardAuth.subjectHeader ? header(req, forwardAuth.subjectHeader) : null;
     // The subject becomes part of a Redis key: the same bound as a check's.
     if (subject !== null && !safeText.safeParse(subject).success) {
@@ -151,8 +155,9 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
     const result = await this.checkQuota.execute(scopeOf(caller), { key, endpoint: `${method} ${path}`, ...(subject ? { subject } : {}), ip: req.ip }, 1);
     void reply.headers(result.headers);
     if (result.allowed) return reply.code(200).send({ allowed: true, ...(result.degraded ? { degraded: true } : {}) } satisfies Verdict);
-    // A key that is unknown, revoked or expired is the client's credential failing: 401, whatever deny_status says.
-    const status = result.reason?.startsWith('key_') ? 401 : denyStatus;
+    // A key that is unknown, revoked or expired is the client's credential failing: 401, whatever deny_status says; a
+    // valid key of a tenant this service may not check is forbidden here: 403.
+    const status = result.reason?.startsWith('key_') ? 401 : result.reason === 'tenant_not_allowed' ? 403 : denyStatus;
     return reply.code(status).send({ allowed: false, retryAfterMs: result.retryAfterMs, ...(result.reason ? { reason: result.reason } : {}) } satisfies Verdict);
   }
 }

@@ -1,4 +1,4 @@
-import { countsOf, activeTenantsKey, denialsKey, minuteOf, NO_TENANT, usageKey, type UsageCount } from '@tollgate/usage';
+import { countsOf, activeTenantsKey, denialsKey, keyCountsOf, keyUsageOf, minuteOf, NO_TENANT, PostgresUsageWriter, usageKey, type UsageCount } from '@tollgate/usage';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../../../../../test/support/context';
@@ -98,5 +98,78 @@ describe('usage counting of /v1/check', () => {
       [trial.id, 'GET /v1/trial', 'user-9', 'trial-minute', 'shadow_denied'],
       ['-', 'GET /v1/items', '', 'minute', 'denied'],
     ]);
+  });
+
+  it('counts every refusal once with its reason, under the tenant its key names (a key of no one under none), and as a call of its keys', async () => {
+    await awayFromMinuteBoundary(20_000);
+    const { tenant } = await createTenant(ctx.prisma);
+    const other = await createTenant(ctx.prisma);
+    const live = await createTenantKey(ctx.prisma, tenant.id);
+    const revoked = await createTenantKey(ctx.prisma, tenant.id, { revoked: true });
+    const expired = await createTenantKey(ctx.prisma, tenant.id, { expiresAt: new Date(Date.now() - 1000) });
+    // A service key that may check the other tenant only.
+    const scoped = await createServiceKey(ctx.prisma, [other.tenant.id]);
+    const scopedId = (await ctx.prisma.apiKey.findFirstOrThrow({ where: { kind: 'service', scopedTenants: { some: { tenantId: other.tenant.id } } } })).id;
+    await inForce();
+    const minute = minuteOf(Date.now());
+    const unknownBefore = (await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_invalid')?.decisions ?? 0;
+
+    const answers = [
+      await check({ key: 'tg_test_t_nobody-has-this-one', endpoint: 'GET /v1/items' }),
+      await check({ key: revoked.key, endpoint: 'GET /v1/items' }),
+      await ctx.api.request('POST', '/v1/check/lease', { token: serviceKey, body: { key: revoked.key, endpoint: 'GET /v1/items', max: 5 } }),
+      await check({ key: expired.key, endpoint: 'GET /v1/items' }),
+      await ctx.api.request('POST', '/v1/check', { token: scoped, body: { key: live.key, endpoint: 'GET /v1/items' } }),
+      await ctx.api.request('POST', '/v1/check', { token: scoped, body: { key: live.key, endpoint: 'GET /v1/items' } }),
+    ];
+    // A peek is not a decision: a call of the key, not a refusal.
+    const peek = await ctx.api.request('POST', '/v1/check/peek', { token: serviceKey, body: { key: revoked.key, endpoint: 'GET /v1/items' } });
+    expect(answers.map((a) => [a.status, a.body.reason])).toEqual([
+      [200, 'key_invalid'], [200, 'key_invalid'], [200, 'key_invalid'], [200, 'key_expired'], [200, 'tenant_not_allowed'], [200, 'tenant_not_allowed'],
+    ]);
+    expect(peek.body.reason).toBe('key_invalid');
+    // Only the key's own tenant says who the key is for; a key of no one says nothing about any tenant.
+    expect(answers.map((a) => a.body.tenant ?? null)).toEqual([null, null, null, tenant.slug, tenant.slug, tenant.slug]);
+
+    const refusedOf = (rows: UsageCount[]) => rows.filter((r) => r.result === 'refused');
+    await waitFor(async () => refusedOf(await usageOf(tenant.id, minute)).reduce((n, r) => n + r.decisions, 0) === 5);
+    expect(await usageOf(tenant.id, minute)).toEqual(sorted([
+      // The revoked key: its check and its lease, under its tenant (the rule set keeps it with its tenant).
+      { policyId: null, result: 'refused', reason: 'key_invalid', decisions: 2, cost: 0 },
+      { policyId: null, result: 'refused', reason: 'key_expired', decisions: 1, cost: 0 },
+      { policyId: null, result: 'refused', reason: 'tenant_not_allowed', decisions: 2, cost: 0 },
+    ]));
+    expect(await usageOf(other.tenant.id, minute)).toEqual([]);
+    await waitFor(async () => ((await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_invalid')?.decisions ?? 0) >= unknownBefore + 1);
+    // Forward-auth without a client key is refused before any look-up, and counted all the same, under no tenant.
+    const missingBefore = (await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_missing')?.decisions ?? 0;
+    const keyless = await ctx.api.request('GET', '/v1/forward-auth', { headers: { 'x-tollgate-key': serviceKey, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/x' } });
+    expect([keyless.status, keyless.body.reason]).toEqual([401, 'key_missing']);
+    await waitFor(async () => ((await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_missing')?.decisions ?? 0) === missingBefore + 1);
+
+    // Each key counts its calls where its tenant's usage is: the valid key used through a service that may not check
+    // its tenant is used all the same; the revoked key's peek is a call, not a decision.
+    const keys = keyCountsOf(await redis.hgetall(usageKey(tenant.id, minute)));
+    expect(keys.get(live.id)).toEqual({ decisions: 2, denied: 2, other: 0 });
+    expect(keys.get(revoked.id)).toEqual({ decisions: 2, denied: 2, other: 1 });
+    expect(keys.get(expired.id)).toEqual({ decisions: 1, denied: 1, other: 0 });
+    expect(keys.get(scopedId)).toEqual({ decisions: 2, denied: 2, other: 0 });
+
+    // Written as the rollup writes a minute: rows under the tenant with their reasons, and the keys' last use.
+    const hashes = new Map([[tenant.id, await redis.hgetall(usageKey(tenant.id, minute))]]);
+    await new PostgresUsageWriter(ctx.prisma).writeMinute(
+      minute,
+      new Map([...hashes].map(([id, hash]) => [id, countsOf(hash)])),
+      new Map([...hashes].map(([id, hash]) => [id, keyCountsOf(hash)])),
+    );
+    const rows = await ctx.prisma.usageMinute.findMany({ where: { tenantId: tenant.id, bucket: new Date(minute * 1000) }, orderBy: { reason: 'asc' } });
+    expect(rows.map((r) => [r.result, r.reason, Number(r.decisions)])).toEqual([
+      ['refused', 'key_expired', 1],
+      ['refused', 'key_invalid', 2],
+      ['refused', 'tenant_not_allowed', 2],
+    ]);
+    const used = await ctx.prisma.apiKey.findMany({ where: { id: { in: [live.id, revoked.id, expired.id] } }, select: { id: true, lastUsedAt: true } });
+    expect(used.every((k) => k.lastUsedAt?.getTime() === minute * 1000)).toBe(true);
+    expect((await keyUsageOf(ctx.prisma, [live.id])).get(live.id)?.last24h).toEqual({ decisions: 2, denied: 2, other: 0 });
   });
 });

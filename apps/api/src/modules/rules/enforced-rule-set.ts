@@ -1,4 +1,4 @@
-import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, RuleSet } from '@tollgate/domain';
+import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, RevokedTenantKey, RuleSet } from '@tollgate/domain';
 import { buildPolicyIndex, matchPolicy, type PolicyIndex } from '@tollgate/rules';
 import { type RuleSetRevision } from '@tollgate/rule-store';
 import { BoundedCache } from '../../common/bounded-cache';
@@ -25,6 +25,7 @@ export class EnforcedRuleSet {
   private readonly tenants: Map<string, TenantEntry>;
   private readonly serviceKeys: Map<string, CompiledServiceKey>;
   private readonly tenantKeys: Map<string, CompiledTenantKey>;
+  private readonly revokedTenantKeys: Map<string, RevokedTenantKey>;
   private readonly policyIndex: PolicyIndex;
   /**
    * The plan of a (tenant, endpoint) as asked: services ask about the same few endpoints over and over. Bounded by
@@ -40,6 +41,7 @@ export class EnforcedRuleSet {
     this.tenants = new Map(Object.values(ruleSet.tenants).map((t) => [t.slug, { tenant: t, own: tenantPlan(t), withPolicy: new Map() }]));
     this.serviceKeys = new Map(ruleSet.serviceKeys.map((k) => [k.hash, k]));
     this.tenantKeys = new Map(ruleSet.tenantKeys.map((k) => [k.hash, k]));
+    this.revokedTenantKeys = new Map(ruleSet.revokedTenantKeys.map((k) => [k.hash, k]));
     this.policyIndex = buildPolicyIndex(ruleSet.policies);
   }
 
@@ -59,6 +61,11 @@ export class EnforcedRuleSet {
   /** The tenant key with this SHA-256 hash, if it is live in this rule set (revoked keys are not). */
   tenantKey(hash: string): CompiledTenantKey | undefined {
     return this.tenantKeys.get(hash);
+  }
+
+  /** The revoked tenant key with this hash, if this rule set still keeps it (the most recently revoked): whose it was. */
+  revokedTenantKey(hash: string): RevokedTenantKey | undefined {
+    return this.revokedTenantKeys.get(hash);
   }
 
   /**

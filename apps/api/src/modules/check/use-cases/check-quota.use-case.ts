@@ -87,7 +87,7 @@ export class CheckQuota {
     const rules = this.rules.enforced();
     const found = this.tenantOf(rules, scope, request, call);
     if (found.tenant) call.tenantId = found.tenant.id;
-    if ('reason' in found) return this.refused(rules.version, found.reason, operation, found.tenant);
+    if ('reason' in found) return this.refused(rules.version, found.reason, operation, found.tenant, found.unnamed);
     const { tenant } = found;
     if (tenant.status !== 'active') return this.refused(rules.version, 'tenant_suspended', operation, tenant);
 
@@ -201,8 +201,16 @@ export class CheckQuota {
     return result;
   }
 
-  /** The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired). */
-  private tenantOf(rules: EnforcedRuleSet, scope: CheckScope, request: CheckTarget, call: CallOf): { tenant: CompiledTenant } | { reason: RefusalReason; tenant?: CompiledTenant } {
+  /**
+   * The tenant a check is for, or why none may be decided for (a key that is unknown, revoked or expired, or of a tenant
+   * the service may not check), with the tenant the key names when it names one (usage counts the refusal there).
+   */
+  private tenantOf(
+    rules: EnforcedRuleSet,
+    scope: CheckScope,
+    request: CheckTarget,
+    call: CallOf,
+  ): { tenant: CompiledTenant } | { reason: RefusalReason; tenant?: CompiledTenant; unnamed?: true } {
     // By id: a tenant created with the slug of a deleted one is not the tenant the key was scoped to.
     const visible = (tenant: CompiledTenant) => scope.tenantIds === null || scope.tenantIds.includes(tenant.id);
     if (request.tenant !== undefined) {
@@ -211,11 +219,22 @@ export class CheckQuota {
       if (!tenant || !visible(tenant)) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
       return { tenant };
     }
-    const key = request.key === undefined ? undefined : rules.tenantKey(this.rules.keyHash(request.key));
+    const hash = request.key === undefined ? undefined : this.rules.keyHash(request.key);
+    const key = hash === undefined ? undefined : rules.tenantKey(hash);
     const tenant = key ? rules.tenant(key.tenant) : undefined;
-    // Unknown, revoked, or of a tenant this service may not check: all look the same from outside.
-    if (!key || !tenant || !visible(tenant)) return { reason: 'key_invalid' };
+    if (!key || !tenant) {
+      // Unknown or revoked: the same answer. A revoked key the rule set still keeps is counted under its tenant, and
+      // as a call of that key (someone still uses it).
+      const revoked = hash === undefined ? undefined : rules.revokedTenantKey(hash);
+      const owner = revoked ? rules.tenant(revoked.tenant) : undefined;
+      if (!revoked || !owner) return { reason: 'key_invalid' };
+      call.keyIds.push(revoked.id);
+      // Its answer is an unknown key's: the tenant is not named.
+      return { reason: 'key_invalid', tenant: owner, unnamed: true };
+    }
+    // A valid key: used, whatever the answer.
     call.keyIds.push(key.id);
+    if (!visible(tenant)) return { reason: 'tenant_not_allowed', tenant };
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant };
     return { tenant };
   }
@@ -255,12 +274,28 @@ export class CheckQuota {
     };
   }
 
+  /**
+   * A check refused before the tenant key is looked up (forward-auth: no key, or one longer than any key): counted as
+   * refused without a tenant, and as a use of the service key, as a refusal after the look-up is.
+   */
+  refuseUnread(scope: CheckScope, reason: 'key_missing' | 'key_invalid'): void {
+    const call: CallOf = { tenantId: NO_TENANT, keyIds: scope.keyId === null ? [] : [scope.keyId] };
+    this.countRefusal(reason, 'consume');
+    this.countKeys(call, 'consume', false);
+  }
+
   /** A denial decided without counting (suspended tenant, bad key); usage counts it as refused (not a peek or a refund). */
-  private refused(ruleVersion: number, reason: RefusalReason, operation: CheckOperation, tenant?: CompiledTenant): CheckAnswer | LeaseAnswer {
+  private refused(ruleVersion: number, reason: RefusalReason, operation: CheckOperation, tenant?: CompiledTenant, unnamed?: true): CheckAnswer | LeaseAnswer {
+    this.countRefusal(reason, operation, tenant);
+    const named = tenant && !unnamed ? { tenant: tenant.slug } : {};
+    const result: CheckAnswer = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion, ...named, limits: [], headers: {}, reason };
+    return operation === 'lease' ? { ...result, granted: 0 } : result;
+  }
+
+  /** A refusal in the decisions metric, and in usage under the tenant the key names (none: NO_TENANT) with its reason. */
+  private countRefusal(reason: RefusalReason | 'key_missing', operation: CheckOperation, tenant?: CompiledTenant): void {
     this.metrics.decisionTally(tenant?.slug ?? '-', '-', reason, 'enforce').count += 1;
     if (operation === 'consume' || operation === 'lease') this.recorder.count(tenant?.id ?? NO_TENANT, null, 'refused', reason, 0);
-    const result: CheckAnswer = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion, ...(tenant ? { tenant: tenant.slug } : {}), limits: [], headers: {}, reason };
-    return operation === 'lease' ? { ...result, granted: 0 } : result;
   }
 
   private count(plan: DecisionPlan, result: CheckAnswer): void {
