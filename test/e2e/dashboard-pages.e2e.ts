@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
-import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots } from '../support/browser';
+import { controlsOutsideTheirCard, expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 /**
@@ -89,6 +89,16 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
     const acmeHook = await admin('POST', '/v1/admin/webhooks', { url: 'http://127.0.0.1:9/acme', eventTypes: ['quota.threshold_crossed'], tenantId: ids.get('acme') });
     expect(acmeHook.status).toBe(201);
     ids.set('webhook:acme', (acmeHook.body.endpoint as { id: string }).id);
+    // Keys as a running installation has them: long names, a service key over two tenants, an expiry (the keys table
+    // fits its card with every button in sight).
+    for (const key of [
+      { kind: 'service', name: 'Production gateway (eu-west-1, leaked 2026-12-04)', tenants: ['acme', 'globex'] },
+      { kind: 'service', name: 'Every tenant gateway' },
+      { kind: 'tenant', name: 'Acme CI runner key with a long name', tenantId: ids.get('acme'), expiresAt: new Date(Date.now() + 90 * 86_400_000).toISOString() },
+      { kind: 'operator', name: 'Terraform automation' },
+    ]) {
+      expect((await admin('POST', '/v1/admin/keys', key)).status).toBe(201);
+    }
     // A tenant's user of acme, as the Users page makes one.
     expect((await admin('POST', '/v1/admin/users', { ...TENANT_USER, role: 'tenant', tenantId: ids.get('acme') })).status).toBe(201);
     browser = await launchBrowser();
@@ -122,7 +132,7 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
   };
 
   for (const width of WIDTHS) {
-    it.each(PAGES.map((p) => [p.page, p] as const))(`shows %s at ${width} px with its heading and no page-wide horizontal scroll`, async (name, { as, path, heading }) => {
+    it.each(PAGES.map((p) => [p.page, p] as const))(`shows %s at ${width} px with its heading, no page-wide horizontal scroll and every button inside its card`, async (name, { as, path, heading }) => {
       const page = await tabOf(as, width);
       await page.goto(`${stack.dashboardUrl}${pathOf(path)}`);
       const h1 = page.locator('h1').first();
@@ -133,6 +143,8 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
       await shot(page, `${name}-${width}`);
       // At 1400 px too: the header's links, the rule set badge and the address keep one line without widening the page.
       await expectNoHorizontalOverflow(page, name);
+      // Every button and link in sight: none hidden behind a card's scroll bar (a table wider than its card) or over its edge.
+      expect(await controlsOutsideTheirCard(page), name).toEqual([]);
     });
   }
 

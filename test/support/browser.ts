@@ -78,3 +78,29 @@ export async function expectNoHorizontalOverflow(page: Page, what: string): Prom
   const { by, sticksOut } = await horizontalOverflow(page);
   expect(by, `${what} is ${by} px wider than the window: ${sticksOut.join(', ')}`).toBeLessThanOrEqual(0);
 }
+
+/**
+ * The buttons and links of the page that lie, even in part, outside the card that holds them (hidden behind a
+ * card's own scroll bar, or drawn over its edge) or outside the window's width, named for a failure. What has no box
+ * (not shown) or a box of a pixel (text for screen readers only) is no button anyone sees: left out.
+ */
+export function controlsOutsideTheirCard(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const width = document.documentElement.clientWidth;
+    const name = (el) => el.tagName.toLowerCase() + '[' + (el.getAttribute('data-testid') ?? '') + '] "' + (el.textContent ?? '').trim().slice(0, 40) + '"';
+    const out = [];
+    for (const el of document.querySelectorAll('a[href], button, input[type="submit"], input[type="button"], [role="button"]')) {
+      const box = el.getBoundingClientRect();
+      if (box.width <= 1 || box.height <= 1) continue;
+      if (box.left < -0.5 || box.right > width + 0.5) out.push(name(el) + ' outside the window (' + Math.round(box.left) + '-' + Math.round(box.right) + ' of ' + width + ')');
+      const card = el.closest('.card');
+      if (!card) continue;
+      const edge = card.getBoundingClientRect();
+      if (box.left < edge.left - 0.5 || box.right > edge.right + 0.5 || box.top < edge.top - 0.5 || box.bottom > edge.bottom + 0.5) {
+        out.push(name(el) + ' outside its card (' + [box.left, box.right, box.top, box.bottom].map(Math.round).join(',') + ' in ' + [edge.left, edge.right, edge.top, edge.bottom].map(Math.round).join(',') + ')');
+      }
+    }
+    return out;
+  })()`);
+}
+

@@ -27,7 +27,7 @@ export interface KeyRowView {
 export function KeyCells({ row }: { row: KeyRowView }) {
   return (
     <>
-      <td>{row.name}</td>
+      <td className="break">{row.name}</td>
       {row.scope && (
         <td>
           <span className={`badge badge-kind-${row.kind}`}>{KIND_LABELS[row.kind]}</span>

@@ -27,7 +27,7 @@ export function KeyRow({ row }: { row: KeyRowView }) {
       statusKey={statusKey}
       actions={
         row.status === 'active' && (
-          <>
+          <div className="key-actions">
             <RotateForm row={row} identity={identity} action={rotateAction} />
             <ConfirmForm
               action={revokeAction}
@@ -39,7 +39,7 @@ export function KeyRow({ row }: { row: KeyRowView }) {
               testId={`key-revoke-${row.id}`}
               cancelTestId={`key-revoke-cancel-${row.id}`}
             />
-          </>
+          </div>
         )
       }
       failure={!succeeded && failure?.status === 'failed' ? { message: failure.message, testId: `key-error-${row.id}` } : undefined}
