@@ -21,6 +21,10 @@ interface Tenant {
   key: string;
 }
 
+const UPGRADE_URL = 'https://example.com/pricing';
+/** What a full minute's bar says: refused for how long more, until when by initech's clock (Asia/Kolkata). */
+const FULL_UNTIL = /^Nothing left: calls counted on this limit are refused for \d+ seconds? more, until \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}:\d{2} Asia\/Kolkata\./;
+
 describe("a tenant's usage in the dashboard: the operator's tenant page and the tenant's own portal", () => {
   let stack: Stack;
   let browser: Browser;
@@ -61,7 +65,8 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
 
   beforeAll(async () => {
     // The worker writes the open minute's counts so far every second (and rolls a closed one up with no grace).
-    stack = await startStack('tenant_usage', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_LIVE_EVERY_MS: '1000', USAGE_FLUSH_MS: '200' });
+    // A tenant at 100 % is sent to TENANT_UPGRADE_URL.
+    stack = await startStack('tenant_usage', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_LIVE_EVERY_MS: '1000', USAGE_FLUSH_MS: '200', TENANT_UPGRADE_URL: UPGRADE_URL });
     const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
     operatorToken = ((await login.json()) as { token: string }).token;
 
@@ -149,10 +154,19 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
   });
 
   it('shows the operator the live limits, the denials of a burst of 429s, and the usage written so far', async () => {
-    await awayFromMinuteBoundary(20_000);
+    // The minute's bar is full through the tenant's portal and the operator's page: both read before the minute ends.
+    await awayFromMinuteBoundary(40_000);
     for (let i = 0; i < 8; i += 1) await check(tenants.initech, 'burst-subject');
     for (let i = 0; i < 7; i += 1) await check(tenants.umbrella, UMBRELLA_SUBJECT);
     expect(initechTally.denied).toBeGreaterThanOrEqual(3);
+
+    // Under the full bar the tenant reads for how long and until when (its clock), and where to get more; the day's bar says nothing.
+    const portal = await signInAsInitech();
+    expect(await portal.page.getByTestId('own-limit-minute-full').textContent()).toMatch(FULL_UNTIL);
+    expect(await portal.page.getByTestId('tenant-upgrade-link').getAttribute('href')).toBe(UPGRADE_URL);
+    expect(await portal.page.getByTestId('own-limit-daily-full').count()).toBe(0);
+    await shot(portal.page, 'portal-full-1400');
+    await portal.context.close();
 
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await signInAsDemoOperator(page, stack.dashboardUrl);
@@ -164,6 +178,9 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     expect(await page.getByTestId('live-limit-minute-meter').getAttribute('class')).toContain('meter-full');
     expect(await meter(page, 'live-limit-daily')).toBe(String(initechTally.allowed));
     expect(await page.getByTestId('live-limit-minute-resets').textContent()).toMatch(/^resets \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}:\d{2}$/);
+    // The operator's way to let more through now: an override.
+    expect(await page.getByTestId('live-limit-minute-full').textContent()).toMatch(FULL_UNTIL);
+    expect(await page.getByTestId('live-limit-minute-full').textContent()).toContain('raise it with Override');
 
     // Its denials: the burst's subject, endpoint and the limit that refused; never umbrella's.
     // A sample is written just after the check is answered: it may reach the stream a moment after this page.

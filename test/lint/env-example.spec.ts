@@ -53,7 +53,7 @@ describe('the environment variables the apps read', () => {
   it('come from every app schema', () => {
     expect(APP_VARIABLES.api).toContain('METRICS_TOKEN');
     expect(APP_VARIABLES.worker).toContain('QUEUE_PREFIX');
-    expect(APP_VARIABLES['dashboard (app)']).toEqual(['TOLLGATE_API_URL']);
+    expect(APP_VARIABLES['dashboard (app)']).toEqual(['TOLLGATE_API_URL', 'TENANT_UPGRADE_URL']);
     expect(APP_VARIABLES['dashboard (server.mts)']).toContain('DASHBOARD_TRUST_PROXY');
     // VITEST_POOL_ID is Vitest's, TEST_REDIS_DIR what the run sets for its own redis-server: neither is the user's to set.
     expect(TEST_VARIABLES).toEqual(new Set(['VITEST_POOL_ID', 'TEST_DATABASE_URL', 'TEST_REDIS_URL', 'TEST_REDIS_DIR']));

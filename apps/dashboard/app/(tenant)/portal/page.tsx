@@ -6,6 +6,7 @@ import { PoliciesInForce } from '@/components/policies-in-force';
 import { TenantFacts } from '@/components/tenant-facts';
 import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { getOwnLimits, getOwnTenant } from '@/lib/api';
+import { config } from '@/lib/config';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Limits' };
@@ -45,11 +46,25 @@ export default async function PortalPage() {
           {limits.length === 0 ? (
             <p className="panel muted">No limits: your checks are not throttled.</p>
           ) : (
-            <LiveLimitList limits={limits} live={live} timeZone={tenant.timeZone} testId={(name) => `own-limit-${name}`} />
+            <LiveLimitList limits={limits} live={live} timeZone={tenant.timeZone} testId={(name) => `own-limit-${name}`} whenFull={<AskForMore />} />
           )}
         </section>
         <PoliciesInForce policies={policies} />
       </div>
+    </>
+  );
+}
+
+/** Where a tenant at 100 % gets more: the installation's page for it (TENANT_UPGRADE_URL), else its operator. */
+function AskForMore() {
+  if (!config.tenantUpgradeUrl) return <>To get more, ask the operator of this service for a bigger plan.</>;
+  return (
+    <>
+      To get more,{' '}
+      <a href={config.tenantUpgradeUrl} data-testid="tenant-upgrade-link">
+        {config.tenantUpgradeUrl.startsWith('mailto:') ? `write to ${config.tenantUpgradeUrl.slice('mailto:'.length).split('?')[0]}` : 'upgrade your plan'}
+      </a>
+      .
     </>
   );
 }

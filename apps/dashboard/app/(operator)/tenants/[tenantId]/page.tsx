@@ -135,7 +135,13 @@ function LimitsNow({ limits, timeZone }: { limits: Loaded<LimitsInForce>; timeZo
       {specs.length === 0 ? (
         <p className="panel muted">No limits: this tenant&apos;s checks are not throttled. Add an override below, or give its plan a limit.</p>
       ) : (
-        <LiveLimitList limits={specs} live={live} timeZone={timeZone} testId={(name) => `live-limit-${name}`} />
+        <LiveLimitList
+          limits={specs}
+          live={live}
+          timeZone={timeZone}
+          testId={(name) => `live-limit-${name}`}
+          whenFull={<>To let more through now, raise it with Override under Limits below, or move the tenant to a plan with more.</>}
+        />
       )}
     </section>
   );
