@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// `npm start`: installs what is missing, finds or starts PostgreSQL and Redis (scripts/lib/services.mjs), builds
-// what changed, migrates (creating the database), seeds the demo into an empty database, then runs api, worker and
-// dashboard with prefixed logs. Ctrl-C stops all three, then the servers it started.
+// `npm start`: installs what is missing, finds or starts PostgreSQL and Redis (scripts/lib/services.mjs) while it
+// builds what changed, migrates (creating the database), seeds the demo into an empty database, then runs api, worker
+// and dashboard with prefixed logs (readable lines on a terminal, JSON otherwise: LOG_FORMAT), and once all three
+// answer prints where they are and the demo's sign-in, last. Ctrl-C stops all three, then the servers it started.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { build, ensureInstalled, ensureNode24, loadEnv, readEnv, root, run, say, unlessUnchanged } from './lib/bootstrap.mjs';
+import { build, ensureInstalled, ensureNode24, loadEnv, readEnv, root, run, say, stateDir, unlessUnchanged } from './lib/bootstrap.mjs';
+import { freePort } from './lib/redis-server.mjs';
 import { provideServices } from './lib/services.mjs';
 
 ensureInstalled();
@@ -34,9 +36,9 @@ const given = readEnv();
 // `/metrics` names every tenant and its traffic: on this machine it is served on a port of its own on the loopback
 // interface (METRICS_HOST defaults to 127.0.0.1), unless .env or the environment say otherwise.
 const env = { METRICS_PORT: '9464', ...loadEnv() };
-services = await provideServices(given);
-Object.assign(env, services.urls);
-build();
+// The build needs neither server: both are started (or found) while it runs.
+const [provided] = await Promise.all([provideServices(given).then((s) => (services = s)), build()]);
+Object.assign(env, provided.urls);
 
 say('migrating the database…');
 const { migrate } = await import('./db/migrate.mjs');
@@ -54,10 +56,14 @@ const seeded = unlessUnchanged('seed', { files: ['prisma/seed.ts', 'prisma/demo.
 if (!seeded) say('the demo is seeded already');
 
 const metrics = env.METRICS_PORT ? `http://${env.METRICS_HOST ?? '127.0.0.1'}:${env.METRICS_PORT}/metrics` : `/metrics${env.METRICS_TOKEN ? ' (bearer token)' : ': off'}`;
-// The worker's own GET /health (WORKER_HEALTH_PORT: 3002 unless set; empty: off; 0: a free port its log names).
+// The worker's own GET /health (WORKER_HEALTH_PORT: 3002 unless set; empty: off; 0: a free port, chosen here so
+// that the banner can name it).
+if (env.WORKER_HEALTH_PORT === '0') env.WORKER_HEALTH_PORT = String(await freePort());
 const workerPort = env.WORKER_HEALTH_PORT ?? '3002';
-const workerHealth = workerPort === '' ? 'off' : workerPort === '0' ? 'on a free port (in its log)' : `http://localhost:${workerPort}/health`;
-say(`starting: API http://localhost:${env.API_PORT} (docs /docs) · dashboard http://localhost:${env.DASHBOARD_PORT} · metrics ${metrics} · worker health ${workerHealth}`);
+// Readable lines for a person at a terminal, JSON lines for a file, a pipe or CI (LOG_FORMAT says which, if set).
+const logFormat = env.LOG_FORMAT || (process.stdout.isTTY && !env.CI ? 'pretty' : 'json');
+const demo = await demoSignIn(env.DATABASE_URL);
+say('starting api, worker and dashboard…');
 // The dashboard signs each browser's address for the API with a secret both share; one made up for this run will
 // do locally. A deployment sets the same CLIENT_ADDRESS_SECRET on both (README, Configuration).
 const clientAddressSecret = env.CLIENT_ADDRESS_SECRET || randomBytes(32).toString('hex');
@@ -82,12 +88,56 @@ apps = spawn(
       TOLLGATE_API_URL: env.TOLLGATE_API_URL ?? `http://127.0.0.1:${env.API_PORT}`,
       CLIENT_ADDRESS_SECRET: clientAddressSecret,
       NODE_ENV: 'production',
+      LOG_FORMAT: logFormat,
+      NEXT_TELEMETRY_DISABLED: '1',
+      // V8's compiled code of the apps' modules kept between starts: most of a start is loading them.
+      NODE_COMPILE_CACHE: env.NODE_COMPILE_CACHE ?? join(stateDir, 'compile-cache'),
     },
   },
 );
-const code = await new Promise((resolve) => apps.once('exit', (status, signal) => resolve(status ?? (signal ? 130 : 1))));
+const exited = new Promise((resolve) => apps.once('exit', (status, signal) => resolve(status ?? (signal ? 130 : 1))));
+const api = `http://localhost:${env.API_PORT}`;
+const dashboard = `http://localhost:${env.DASHBOARD_PORT}`;
+const workerHealth = workerPort === '' ? null : `http://localhost:${workerPort}/health`;
+void Promise.race([exited.then(() => false), answering([`${api}/health`, `${dashboard}/login`, ...(workerHealth ? [workerHealth] : [])])]).then((ready) => {
+  if (!ready) return;
+  const rows = [
+    ['dashboard', dashboard, demo ? `sign in: ${demo.email} / ${demo.password}` : ''],
+    ['API', api, `docs ${api}/docs`],
+    ['worker health', workerHealth ?? 'off (WORKER_HEALTH_PORT is empty)', ''],
+    ['metrics', metrics, ''],
+  ];
+  const lines = rows.map(([name, where, more]) => `  ${name.padEnd(14)}${more ? `${where.padEnd(28)} ${more}` : where}`);
+  say(`ready in ${(performance.now() / 1000).toFixed(1)} s\n${lines.join('\n')}\n  Ctrl-C stops everything.`);
+});
+const code = await exited;
 await services.stop();
 process.exit(code);
+
+/** Resolves once every URL answers (without a server error), asking again every 250 ms. */
+async function answering(urls) {
+  const answers = (url) => fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(2000) }).then((r) => r.status < 500, () => false);
+  const waiting = new Set(urls);
+  while (waiting.size > 0) {
+    for (const url of [...waiting]) if (await answers(url)) waiting.delete(url);
+    if (waiting.size > 0) await new Promise((r) => setTimeout(r, 250));
+  }
+  return true;
+}
+
+/** The demo operator's e-mail and password (prisma/demo.ts) when the database has that user, else null. */
+async function demoSignIn(url) {
+  const { DEMO_OPERATOR } = await import('../prisma/demo.ts');
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from users where email = $1', [DEMO_OPERATOR.email]);
+    return rowCount > 0 ? DEMO_OPERATOR : null;
+  } finally {
+    await client.end();
+  }
+}
 
 /** The database's installation id (its one-row `installation` table), or '' where there is none yet. */
 async function installationId(url) {

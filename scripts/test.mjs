@@ -28,7 +28,7 @@ if (!hasRedisServer()) {
       '  • with Homebrew:    brew install redis',
   );
 }
-build();
+await build();
 
 say('type checking…');
 run('nx', ['run-many', '-t', 'typecheck', '--output-style=static']);

@@ -1,10 +1,11 @@
 // Shared by `npm start` and `npm test`: install what is missing, run on Node 24, build what changed.
 // Plain JavaScript that also runs on an older Node: the very first run may happen before Node 24 is installed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(root, 'node_modules', '.bin');
@@ -33,14 +34,25 @@ export function fail(message) {
   process.exit(1);
 }
 
+/**
+ * The environment of the commands these scripts run: node_modules/.bin first on PATH; Nx without its daemon and
+ * with its plugins in its own process (a worker process each took seconds to start); Next.js without telemetry.
+ */
+function commandEnv(env) {
+  return {
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH}`,
+    NX_DAEMON: 'false',
+    NX_NO_CLOUD: 'true',
+    NX_ISOLATE_PLUGINS: 'false',
+    NEXT_TELEMETRY_DISABLED: '1',
+    ...env,
+  };
+}
+
 /** Runs a command in the repo with node_modules/.bin first on PATH; exits when it fails. */
 export function run(command, args, options = {}) {
-  const result = spawnSync(command, args, {
-    cwd: root,
-    stdio: 'inherit',
-    ...options,
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', ...options.env },
-  });
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options, env: commandEnv(options.env) });
   if (result.status !== 0) fail(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
 }
 
@@ -111,9 +123,11 @@ const packageVersion = (name) => JSON.parse(readFileSync(join(root, 'node_module
 
 /**
  * Generates the Prisma client (unless schema and Prisma are as when it last did) and builds every project
- * (libraries, api, worker, dashboard): Nx replays what its local cache (.nx/cache) holds for unchanged inputs.
+ * (libraries, api, worker, dashboard): Nx takes what its local cache holds for unchanged inputs. Only the output of
+ * the builds that ran is shown (a build Nx found in its cache would replay its whole log), then one line: what was
+ * built, or "built (cached)". When Nx fails, all it said is shown and the script exits.
  */
-export function build(projects) {
+export async function build(projects) {
   const generated = unlessUnchanged(
     'prisma-generate',
     {
@@ -128,5 +142,40 @@ export function build(projects) {
   );
   if (!generated) say('the Prisma client is up to date');
   say('building (what changed)…');
-  run('nx', ['run-many', '-t', 'build', '--output-style=static', ...(projects ? [`--projects=${projects}`] : [])]);
+  const args = ['run-many', '-t', 'build', '--output-style=static', ...(projects ? [`--projects=${projects}`] : [])];
+  const nx = spawn('nx', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: commandEnv() });
+  const stopNx = () => nx.kill('SIGTERM');
+  process.once('exit', stopNx);
+  const everything = [];
+  const errors = [];
+  const built = [];
+  let tasks = 0;
+  let shown = false; // whether the lines now read are those of a build that ran
+  let pending = '';
+  nx.stdout.setEncoding('utf8').on('data', (chunk) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop();
+    for (const line of lines) {
+      everything.push(line);
+      const plain = stripVTControlCharacters(line);
+      const task = /^> nx run ([\w.-]+):build\b(.*)$/.exec(plain);
+      if (task) {
+        tasks += 1;
+        shown = !/\[(local cache|remote cache|existing outputs match the cache)/.test(task[2]);
+        if (shown) built.push(task[1]);
+      } else if (/^\s*NX\s/.test(plain)) shown = false; // Nx's own lines: the plan, the summary
+      if (shown) console.log(line);
+    }
+  });
+  nx.stderr.setEncoding('utf8').on('data', (chunk) => errors.push(chunk));
+  const code = await new Promise((resolve) => nx.once('close', (status, signal) => resolve(status ?? signal)));
+  process.removeListener('exit', stopNx);
+  if (pending) everything.push(pending);
+  if (code !== 0) {
+    console.log(everything.join('\n'));
+    process.stderr.write(errors.join(''));
+    fail(`nx ${args.join(' ')} failed (exit ${code})`);
+  }
+  if (built.length > 0) process.stderr.write(errors.join(''));
+  say(built.length === 0 ? 'built (cached)' : `built ${built.join(', ')}${built.length < tasks ? " (the rest from Nx's cache)" : ''}`);
 }

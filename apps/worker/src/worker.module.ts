@@ -1,6 +1,6 @@
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { type DynamicModule, Module } from '@nestjs/common';
-import { createRedisClient } from '@tollgate/nest-infra';
+import { createRedisClient, logDestination } from '@tollgate/nest-infra';
 import type { Queue } from 'bullmq';
 import { LoggerModule } from 'nestjs-pino';
 import type { WorkerConfig } from './config/config';
@@ -17,10 +17,11 @@ export class WorkerModule {
   static register(config: WorkerConfig): DynamicModule {
     // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
     const connection = createRedisClient(config.redis, { maxRetriesPerRequest: null, lazyConnect: true });
+    const logs = logDestination(config.log.format);
     return {
       module: WorkerModule,
       imports: [
-        LoggerModule.forRoot({ pinoHttp: { level: config.log.level } }),
+        LoggerModule.forRoot({ pinoHttp: logs ? [{ level: config.log.level }, logs] : { level: config.log.level } }),
         workerInfra(config),
         BullModule.forRoot({ connection, prefix: config.queues.prefix }),
         UsageModule,

@@ -1,6 +1,6 @@
 import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, TENANT_CAP_MAX, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
-import { redisClusterNodesEnv, shutdownEnv } from '@tollgate/nest-infra';
+import { logFormatEnv, redisClusterNodesEnv, shutdownEnv } from '@tollgate/nest-infra';
 import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
@@ -82,6 +82,7 @@ export const apiEnvSchema = z.object({
    */
   FORWARD_AUTH_ORIGINAL: z.enum(['x-forwarded', 'x-original', 'path']).default('x-forwarded'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...logFormatEnv,
   /**
    * `/metrics` names every tenant and its traffic, so it is never open to whoever reaches the API: it needs this
    * token (`Authorization: Bearer …`), or is served on a listener of its own (`METRICS_PORT`), or both; with
@@ -141,7 +142,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       caps: { webhookEndpoints: e.WEBHOOK_ENDPOINTS_PER_TENANT, alertRules: e.ALERT_RULES_PER_TENANT },
     },
     usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S, retention: retentionOf(e) },
-    log: { level: e.LOG_LEVEL },
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     webhooks: webhookSharedConfig(e),
     metrics: {
       token: e.METRICS_TOKEN || null,

@@ -1,6 +1,6 @@
 import { loadConfig } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
-import { redisClusterNodesEnv, shutdownEnv } from '@tollgate/nest-infra';
+import { logFormatEnv, redisClusterNodesEnv, shutdownEnv } from '@tollgate/nest-infra';
 import { emailConfig, emailEnv, webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
@@ -14,6 +14,7 @@ export const workerEnvSchema = z.object({
   /** BullMQ key prefix; a hash tag keeps each queue in one Redis Cluster slot. */
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:{}_-]+$/).default('{tollgate}'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...logFormatEnv,
   /** How often the usage rollup runs (each run rolls up every minute that has closed since the last). */
   USAGE_ROLLUP_EVERY_MS: z.coerce.number().int().min(1000).max(3_600_000).default(10_000),
   /** How long after a minute's end the rollup waits for its last counts (API nodes flush every 5 s, clocks differ by up to 5 s). */
@@ -68,7 +69,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL, clusterNodes: e.REDIS_CLUSTER_NODES },
     queues: { prefix: e.QUEUE_PREFIX },
-    log: { level: e.LOG_LEVEL },
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     usage: {
       rollupEveryMs: e.USAGE_ROLLUP_EVERY_MS,
       graceS: e.USAGE_GRACE_S,
