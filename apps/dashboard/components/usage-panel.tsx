@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { UsageSeries } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
 import { totalsOf } from '@/lib/overview';
+import { RefusedReasons } from './usage/refused-reasons';
 import { formatRate } from '@/lib/usage-chart';
 
 interface UsagePanelProps {
@@ -13,7 +14,7 @@ interface UsagePanelProps {
   children: ReactNode;
 }
 
-/** A usage series in a card: its totals over the range in one line, then its chart. */
+/** A usage series in a card: its totals over the range in one line, its refused checks by reason, then its chart. */
 export function UsagePanel({ title, id, series, children }: UsagePanelProps) {
   const totals = totalsOf(series);
   const cost = series.points.reduce((sum, p) => sum + p.cost, 0);
@@ -25,6 +26,9 @@ export function UsagePanel({ title, id, series, children }: UsagePanelProps) {
     { key: 'shadow', label: 'Shadow would-deny', value: formatCount(totals.shadowDenied), shown: totals.shadowDenied > 0 },
     { key: 'degraded', label: 'Degraded', value: formatCount(totals.degraded), shown: totals.degraded > 0 },
     { key: 'cost', label: 'Units charged', value: formatCount(cost) },
+    // Not decisions: checks answered without one (a bad key, a suspended tenant, a service that may not check it).
+    // (None on an endpoint policy's series: a refused check matches no policy.)
+    { key: 'refused', label: 'Refused', value: formatCount(totals.refused), shown: series.policy === null },
   ];
   return (
     <section className="card" aria-labelledby={`${id}-title`} data-testid={id}>
@@ -41,6 +45,7 @@ export function UsagePanel({ title, id, series, children }: UsagePanelProps) {
             </div>
           ))}
       </dl>
+      <RefusedReasons reasons={series.refusedByReason} testId={`${id}-refused-reasons`} />
       <div className="usage-panel-chart">{children}</div>
     </section>
   );

@@ -26,9 +26,12 @@ export function getUsage(token: string, { from, to }: Range, filter: { policy?: 
   return apiRequest(`/v1/admin/usage?${query({ from, to, ...filter })}`, usageSeriesSchema, { token });
 }
 
-/** The tenants or endpoint policies of the range with the highest 429 rate among those with `minDecisions`. */
-export function getUsageTop(token: string, { from, to }: Range, by: 'tenants' | 'policies', minDecisions: number, limit = 5): Promise<UsageTop> {
-  return apiRequest(`/v1/admin/usage/top?${query({ from, to, by, metric: 'deny_rate', minDecisions, limit })}`, usageTopSchema, { token });
+/**
+ * The tenants or endpoint policies of the range with the highest 429 rate among those with `minDecisions`, or (metric
+ * `refused`, tenants only) the tenants with the most refused checks, keys of no one among them (a null tenant).
+ */
+export function getUsageTop(token: string, { from, to }: Range, by: 'tenants' | 'policies', minDecisions: number, limit = 5, metric: 'deny_rate' | 'refused' = 'deny_rate'): Promise<UsageTop> {
+  return apiRequest(`/v1/admin/usage/top?${query({ from, to, by, metric, minDecisions, limit })}`, usageTopSchema, { token });
 }
 
 /** The decisions failure modes made over the range (Redis did not decide): by cause, per bucket, and the tenants with the most. */

@@ -44,7 +44,7 @@ describe('previousRange', () => {
 describe('totalsOf', () => {
   it('sums the points: every result is a decision, the would-denies were admitted', () => {
     const point = (allowed: number, denied: number, shadowDenied = 0, degraded = 0) => ({ at: '', allowed, denied, shadowDenied, degraded, refused: 9, cost: 0 });
-    expect(totalsOf({ points: [point(10, 5, 3, 2), point(20, 0)] })).toEqual({ decisions: 40, allowed: 33, denied: 5, denyRate: 5 / 40, shadowDenied: 3, degraded: 2 });
+    expect(totalsOf({ points: [point(10, 5, 3, 2), point(20, 0)] })).toEqual({ decisions: 40, allowed: 33, denied: 5, denyRate: 5 / 40, shadowDenied: 3, degraded: 2, refused: 18 });
     expect(totalsOf({ points: [] }).denyRate).toBeNull();
   });
 });

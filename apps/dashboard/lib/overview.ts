@@ -103,6 +103,8 @@ export interface UsageTotals {
   denyRate: number | null;
   shadowDenied: number;
   degraded: number;
+  /** Checks refused without a decision (a bad key, a suspended tenant, a tenant the service may not check): not in `decisions`. */
+  refused: number;
 }
 
 /** The totals of a series: its points summed as the API gave them. */
@@ -112,14 +114,16 @@ export function totalsOf(series: Pick<UsageSeries, 'points'>): UsageTotals {
   let denied = 0;
   let shadowDenied = 0;
   let degraded = 0;
+  let refused = 0;
   for (const p of series.points) {
     decisions += decisionsOf(p);
     allowed += p.allowed + p.shadowDenied;
     denied += p.denied;
     shadowDenied += p.shadowDenied;
     degraded += p.degraded;
+    refused += p.refused;
   }
-  return { decisions, allowed, denied, denyRate: decisions === 0 ? null : denied / decisions, shadowDenied, degraded };
+  return { decisions, allowed, denied, denyRate: decisions === 0 ? null : denied / decisions, shadowDenied, degraded, refused };
 }
 
 /** A count's change against the previous range, as people say it: "+12 %", "−3 %", "new", "no change". */

@@ -250,8 +250,14 @@ export const usagePointSchema = z.object({
   denied: z.int().describe('refused by a limit (429)'),
   shadowDenied: z.int().describe('admitted, but a policy in shadow mode would have refused'),
   degraded: z.int().describe('decided without Redis by the failure mode (allowed or denied)'),
-  refused: z.int().describe('no decision: invalid or expired key, suspended tenant'),
+  refused: z.int().describe('no decision: no, unknown, revoked or expired key, suspended tenant, tenant not allowed (REFUSAL_REASONS)'),
   cost: z.int().describe('units charged'),
+});
+
+/** The refused checks of a range with one reason (`key_invalid`, `tenant_not_allowed`, …). */
+export const refusedReasonSchema = z.object({
+  reason: z.string().describe('why they were refused, as the check answered (REFUSAL_REASONS, or `key_missing` from forward-auth)'),
+  checks: z.int(),
 });
 
 /**
@@ -270,6 +276,9 @@ export const usageSeriesSchema = z.object({
   policy: usagePolicyRefSchema.nullable(),
   result: z.string().nullable().describe('the one result counted, or null for all'),
   points: z.array(usagePointSchema),
+  refusedByReason: z
+    .array(refusedReasonSchema)
+    .describe("the range's refused checks by reason, most first: without a tenant, those of every tenant and of keys of no one"),
 });
 export type UsageSeries = z.infer<typeof usageSeriesSchema>;
 
@@ -284,10 +293,11 @@ export const usageTopEntrySchema = z.object({
   denied: z.int(),
   denyRate: z.number().describe('denied / decisions'),
   cost: z.int(),
+  refused: z.int().describe('checks refused without a decision (by=tenants; null tenant: keys of no one); 0 for policies and limits'),
 });
 export const usageTopSchema = z.object({
   by: z.enum(['tenants', 'policies', 'limits']),
-  metric: z.enum(['denied', 'deny_rate', 'cost']),
+  metric: z.enum(['denied', 'deny_rate', 'cost', 'refused']),
   from: instant,
   to: instant,
   step: z.enum(USAGE_STEPS),

@@ -44,6 +44,16 @@ export class PostgresUsageReader implements UsageReader {
     }));
   }
 
+  async refusedByReason(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<{ reason: string; checks: number }[]> {
+    const where = conditions({ ...filter, result: 'refused' }, rangeOf(step, from, to, timeZone));
+    // A policy or another result asked for: refused checks have neither.
+    if (filter.policyId !== undefined || (filter.result !== undefined && filter.result !== 'refused')) return [];
+    const rows = await this.prisma.$queryRaw<{ reason: string; checks: bigint }[]>`
+      select u.reason, sum(u.decisions)::bigint as checks from ${table(step)} u where ${where}
+      group by u.reason having sum(u.decisions) > 0 order by checks desc, u.reason`;
+    return rows.map((r) => ({ reason: r.reason, checks: Number(r.checks) }));
+  }
+
   async degraded(from: Date, to: Date, step: UsageStep, limit: number): Promise<DegradedUsage> {
     const degraded = Prisma.sql`u.result in ('degraded_allowed', 'degraded_denied')`;
     const where = Prisma.sql`${rangeOf(step, from, to, 'UTC')} and ${degraded}`;
@@ -95,7 +105,7 @@ export class PostgresUsageReader implements UsageReader {
     if (query.by === 'limits') {
       // A limit's rate is over the decisions of its tenant and endpoint policy: the requests it could have refused.
       entries = Prisma.sql`
-        select l.tenant_id, l.policy_id, l.reason as limit_name, s.decisions, l.denied, 0::numeric as cost
+        select l.tenant_id, l.policy_id, l.reason as limit_name, s.decisions, l.denied, 0::numeric as cost, 0::numeric as refused
         from (select u.tenant_id, u.policy_id, u.reason, sum(u.decisions) as denied from ${from} u where ${range} and u.result = 'denied' group by 1, 2, 3) l
         join (select u.tenant_id, u.policy_id, sum(u.decisions) as decisions from ${from} u where ${range} group by 1, 2) s
           on s.tenant_id is not distinct from l.tenant_id and s.policy_id is not distinct from l.policy_id`;
@@ -106,11 +116,23 @@ export class PostgresUsageReader implements UsageReader {
       const key = tenants ? Prisma.sql`u.tenant_id` : Prisma.sql`u.policy_id`;
       entries = Prisma.sql`
         select ${tenants ? key : Prisma.sql`null::uuid`} as tenant_id, ${tenants ? Prisma.sql`null::uuid` : key} as policy_id,
-          null::text as limit_name, sum(u.decisions) as decisions, sum(u.denied) as denied, sum(u.cost) as cost
+          null::text as limit_name, sum(u.decisions) as decisions, sum(u.denied) as denied, sum(u.cost) as cost, 0::numeric as refused
         from ${Prisma.raw(SUMS_BY_OWNER.get(tenants ? 'tenant' : 'policy')!.get(query.step)!)} u where ${range} group by ${key}`;
+      if (tenants) {
+        // With each tenant's refused checks, and those of keys of no one (a null tenant, which the sums per tenant do
+        // not hold): few rows, read from the table of the step. Joined on a key that is never null (a full join needs
+        // an equality).
+        const none = Prisma.sql`'00000000-0000-0000-0000-000000000000'::uuid`;
+        entries = Prisma.sql`
+          select coalesce(o.tenant_id, r.tenant_id) as tenant_id, null::uuid as policy_id, null::text as limit_name,
+            coalesce(o.decisions, r.refused) as decisions, coalesce(o.denied, 0) as denied, coalesce(o.cost, 0) as cost, coalesce(r.refused, 0) as refused
+          from (${entries}) o
+          full join (select u.tenant_id, sum(u.decisions) as refused from ${from} u where ${range} and u.result = 'refused' group by 1) r
+            on coalesce(r.tenant_id, ${none}) = coalesce(o.tenant_id, ${none})`;
+      }
     }
     const rows = await this.prisma.$queryRaw<TopRow[]>`
-      select e.tenant_id, e.policy_id, e.limit_name, e.decisions::bigint as decisions, e.denied::bigint as denied, e.cost::bigint as cost,
+      select e.tenant_id, e.policy_id, e.limit_name, e.decisions::bigint as decisions, e.denied::bigint as denied, e.cost::bigint as cost, e.refused::bigint as refused,
         case when e.decisions > 0 then e.denied::float8 / e.decisions::float8 else 0 end as deny_rate
       from (${entries}) e
       where ${RANKED.get(query.metric)!} and e.decisions >= ${query.metric === 'deny_rate' ? query.minDecisions : 0}
@@ -124,6 +146,7 @@ export class PostgresUsageReader implements UsageReader {
       denied: Number(r.denied),
       denyRate: Number(r.deny_rate),
       cost: Number(r.cost),
+      refused: Number(r.refused),
     }));
   }
 
@@ -212,6 +235,7 @@ interface TopRow {
   decisions: bigint;
   denied: bigint;
   cost: bigint;
+  refused: bigint;
   deny_rate: number;
 }
 
@@ -263,11 +287,13 @@ const RANKED: ReadonlyMap<UsageTopMetric, Prisma.Sql> = new Map([
   ['denied', Prisma.sql`e.denied > 0`],
   ['deny_rate', Prisma.sql`e.denied > 0`],
   ['cost', Prisma.sql`e.cost > 0`],
+  ['refused', Prisma.sql`e.refused > 0`],
 ]);
 const ORDER: ReadonlyMap<UsageTopMetric, Prisma.Sql> = new Map([
   ['denied', Prisma.sql`e.denied desc, e.decisions desc`],
   ['deny_rate', Prisma.sql`deny_rate desc, e.denied desc`],
   ['cost', Prisma.sql`e.cost desc, e.decisions desc`],
+  ['refused', Prisma.sql`e.refused desc, e.decisions desc`],
 ]);
 
 /** The range's last millisecond: the range is [from, to). */

@@ -38,6 +38,8 @@ export interface ExpiredUsage {
 export interface UsageReader {
   /** One point per bucket of the range, oldest first, zeros where nothing was counted. */
   series(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<UsagePoint[]>;
+  /** The refused checks of the range by reason, most first (without a tenant in `filter`: every tenant's and none's). */
+  refusedByReason(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<{ reason: string; checks: number }[]>;
   /** The tenants, endpoint policies or limits that lead the range by `metric`, at most `limit` of them. */
   top(query: UsageTopQuery): Promise<UsageTopEntry[]>;
   /**
@@ -88,7 +90,7 @@ export interface DegradedUsage {
 
 export const USAGE_TOP_BY = ['tenants', 'policies', 'limits'] as const;
 export type UsageTopBy = (typeof USAGE_TOP_BY)[number];
-export const USAGE_TOP_METRICS = ['denied', 'deny_rate', 'cost'] as const;
+export const USAGE_TOP_METRICS = ['denied', 'deny_rate', 'cost', 'refused'] as const;
 export type UsageTopMetric = (typeof USAGE_TOP_METRICS)[number];
 
 export interface UsageTopQuery {
@@ -116,6 +118,8 @@ export interface UsageTopEntry {
   /** `denied` over the decisions of the tenant (and endpoint policy, for a limit) in the range. */
   denyRate: number;
   cost: number;
+  /** Checks refused without a decision (tenants only: a refusal has no endpoint policy); null tenant: keys of no one. */
+  refused: number;
 }
 
 export const USAGE_SUMMARY_BY = ['tenants', 'policies'] as const;

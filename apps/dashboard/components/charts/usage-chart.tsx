@@ -46,8 +46,9 @@ export type { ChartMarker } from '@/lib/usage-chart';
  * - `testId` (optional): prefix of the `data-testid`s (`<testId>`, `<testId>-table`, `<testId>-tooltip`); `usage-chart`.
  *
  * Decisions per bucket are stacked areas on the left axis: allowed (with the shadow would-denies, which were
- * admitted too), degraded (decided without Redis; drawn only when there are some) and denied (429) on top. The 429
- * rate, denied over all decisions, is a line on the right axis. A visually hidden table holds every figure for
+ * admitted too), degraded (decided without Redis; drawn only when there are some) and denied (429) on top. Refused
+ * checks (no decision: a bad key, a suspended tenant) are a dashed line of their own on the same axis, when there are
+ * some. The 429 rate, denied over all decisions, is a line on the right axis. A visually hidden table holds every figure for
  * screen readers.
  */
 export interface UsageChartProps {
@@ -89,7 +90,8 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
   // The first bucket may start before the range (an hour or a day that holds `from`): the axis starts with it.
   const start = points.length > 0 && points[0]!.at < series.from ? points[0]!.at : series.from;
   const x = scaleUtc({ domain: [time(start), time(series.to)], range: [0, innerWidth] });
-  const highest = Math.max(1, ...points.map(decisionsOf));
+  // Refused checks are drawn on the same axis, as a line of their own: they are not decisions.
+  const highest = Math.max(1, ...points.map(decisionsOf), ...points.map((p) => p.refused));
   const y = scaleLinear({ domain: [0, highest], range: [innerHeight, 0], nice: true });
   // Decisions are whole: a scale up to 2 would otherwise be ruled at 0.5, 1, 1.5.
   const countTicks = y.ticks(4).filter((v) => Number.isInteger(v));
@@ -98,6 +100,7 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
   const ticks = axisTicks(points, step, innerWidth).map(time);
 
   const hasDegraded = points.some((p) => p.degraded > 0);
+  const hasRefused = points.some((p) => p.refused > 0);
   const labels = markerLabels(shown.map((m) => ({ x: x(time(m.at)), label: m.label })));
 
   const onPointer = (event: PointerEvent<SVGRectElement>) => {
@@ -113,9 +116,10 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
     });
   };
 
+  const refused = points.reduce((sum, p) => sum + p.refused, 0);
   const summary = `${title}: ${formatCount(points.reduce((sum, p) => sum + admittedOf(p), 0))} allowed and ${formatCount(
     points.reduce((sum, p) => sum + p.denied, 0),
-  )} denied, per ${step}. The figures are in the table that follows.`;
+  )} denied${refused > 0 ? `, ${formatCount(refused)} refused without a decision` : ''}, per ${step}. The figures are in the table that follows.`;
 
   return (
     <figure className="usage-chart" data-testid={testId}>
@@ -148,6 +152,9 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
               y1={(c) => y(decisionsOf(c.point))}
               className="chart-denied"
             />
+            {hasRefused && (
+              <LinePath<Corner> data={drawn} x={(c) => x(time(c.at))} y={(c) => y(c.point.refused)} className="chart-refused" data-testid={`${testId}-refused`} />
+            )}
             <LinePath<UsagePoint>
               data={points}
               x={(p) => x(time(p.at)) + bucketWidth(x, step) / 2}
@@ -228,6 +235,7 @@ export function UsageChart({ series, title, markers = [], height = 260, testId =
         {hasDegraded && <span className="legend-item legend-degraded">Degraded (no Redis)</span>}
         <span className="legend-item legend-denied">Denied (429)</span>
         <span className="legend-item legend-rate">429 rate (right axis)</span>
+        {hasRefused && <span className="legend-item legend-refused">Refused (no decision)</span>}
         {shown.length > 0 && <span className="legend-item legend-marker">Rule set published</span>}
       </figcaption>
       <UsageTable series={series} markers={shown} caption={title} testId={testId} />
@@ -258,6 +266,12 @@ function BucketDetails({ bucket, series, markers, testId }: { bucket: Bucket; se
           <>
             <dt>Degraded</dt>
             <dd>{formatCount(point.degraded)}</dd>
+          </>
+        )}
+        {point.refused > 0 && (
+          <>
+            <dt>Refused (no decision)</dt>
+            <dd>{formatCount(point.refused)}</dd>
           </>
         )}
       </dl>

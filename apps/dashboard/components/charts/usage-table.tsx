@@ -29,6 +29,7 @@ export function UsageTable({ series, markers, caption, testId }: UsageTableProps
             <th scope="col">429 rate</th>
             <th scope="col">Shadow would-deny (admitted, in Allowed)</th>
             <th scope="col">Degraded</th>
+            <th scope="col">Refused (no decision)</th>
           </tr>
         </thead>
         <tbody>
@@ -40,6 +41,7 @@ export function UsageTable({ series, markers, caption, testId }: UsageTableProps
               <td>{formatRate(denyRateOf(point))}</td>
               <td>{formatCount(point.shadowDenied)}</td>
               <td>{formatCount(point.degraded)}</td>
+              <td>{formatCount(point.refused)}</td>
             </tr>
           ))}
         </tbody>

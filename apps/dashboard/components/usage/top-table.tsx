@@ -9,8 +9,12 @@ interface TopTableProps {
   testId: string;
 }
 
-/** Who led the range by 429 rate (among those with enough decisions): each a link to its own page. */
+/**
+ * Who led the range by 429 rate (among those with enough decisions), or by refused checks (`metric: refused`: keys of
+ * no one are a row of their own): each a link to its own page.
+ */
 export function TopTable({ title, top, testId }: TopTableProps) {
+  const refused = top.metric === 'refused';
   const rows = top.items.map((entry) => {
     if (top.by === 'tenants') {
       const key = entry.tenantId ?? 'none';
@@ -20,6 +24,10 @@ export function TopTable({ title, top, testId }: TopTableProps) {
           <Link href={`/tenants/${encodeURIComponent(entry.tenant.id)}`} data-testid={`${testId}-link-${entry.tenant.slug}`}>
             {entry.tenant.name}
           </Link>
+        ) : entry.tenantId === null ? (
+          <span className="muted" data-testid={`${testId}-no-tenant`}>
+            Keys of no tenant
+          </span>
         ) : (
           <span className="muted">A deleted tenant</span>
         ),
@@ -48,19 +56,27 @@ export function TopTable({ title, top, testId }: TopTableProps) {
       </h2>
       {rows.length === 0 ? (
         <p className="muted card-empty" data-testid={`${testId}-empty`}>
-          None was limited in this range with at least {formatCount(top.minDecisions)} decisions.
+          {refused ? 'No check was refused in this range.' : `None was limited in this range with at least ${formatCount(top.minDecisions)} decisions.`}
         </p>
       ) : (
         <table className="table" data-testid={testId}>
           <thead>
             <tr>
               <th scope="col">{top.by === 'tenants' ? 'Tenant' : 'Endpoint'}</th>
-              <th scope="col" className="table-num">
-                429 rate
-              </th>
-              <th scope="col" className="table-num">
-                Denied
-              </th>
+              {refused ? (
+                <th scope="col" className="table-num">
+                  Refused
+                </th>
+              ) : (
+                <>
+                  <th scope="col" className="table-num">
+                    429 rate
+                  </th>
+                  <th scope="col" className="table-num">
+                    Denied
+                  </th>
+                </>
+              )}
               <th scope="col" className="table-num">
                 Decisions
               </th>
@@ -70,8 +86,16 @@ export function TopTable({ title, top, testId }: TopTableProps) {
             {rows.map(({ key, cell, entry }) => (
               <tr key={key}>
                 <td className="top-name">{cell}</td>
-                <td className="table-num">{formatRate(entry.denyRate)}</td>
-                <td className="table-num">{formatCount(entry.denied)}</td>
+                {refused ? (
+                  <td className="table-num" data-testid={`${testId}-refused-${entry.tenant?.slug ?? 'none'}`}>
+                    {formatCount(entry.refused)}
+                  </td>
+                ) : (
+                  <>
+                    <td className="table-num">{formatRate(entry.denyRate)}</td>
+                    <td className="table-num">{formatCount(entry.denied)}</td>
+                  </>
+                )}
                 <td className="table-num">{formatCount(entry.decisions)}</td>
               </tr>
             ))}

@@ -17,8 +17,21 @@ interface Tile {
  * The range's totals, each with its change against the previous range of the same length. `degradedHref`: the page
  * that says why decisions were degraded (the operator's drill-down); the Degraded tile links to it.
  */
-export function UsageTotalsTiles({ current, previous, testId = 'totals', degradedHref }: { current: UsageTotals; previous: UsageTotals; testId?: string; degradedHref?: string }) {
-  const count = (id: string, label: string, key: 'decisions' | 'allowed' | 'denied' | 'shadowDenied' | 'degraded', hint?: string): Tile => ({
+export function UsageTotalsTiles({
+  current,
+  previous,
+  testId = 'totals',
+  degradedHref,
+  refused = true,
+}: {
+  current: UsageTotals;
+  previous: UsageTotals;
+  testId?: string;
+  degradedHref?: string;
+  /** Whether to show the refused checks (not on an endpoint policy's page: a refused check matches no policy). */
+  refused?: boolean;
+}) {
+  const count = (id: string, label: string, key: 'decisions' | 'allowed' | 'denied' | 'shadowDenied' | 'degraded' | 'refused', hint?: string): Tile => ({
     id,
     label,
     value: formatCount(current[key]),
@@ -32,6 +45,7 @@ export function UsageTotalsTiles({ current, previous, testId = 'totals', degrade
     { id: 'deny-rate', label: '429 rate', value: formatRate(current.denyRate), change: formatRateChange(current.denyRate, previous.denyRate) },
     count('shadow', 'Shadow would-deny', 'shadowDenied', 'admitted; enforce would refuse'),
     { ...count('degraded', 'Degraded', 'degraded', 'decided without Redis'), ...(degradedHref ? { href: degradedHref } : {}) },
+    ...(refused ? [count('refused', 'Refused', 'refused', 'no decision: bad key, suspended or not allowed')] : []),
   ];
   return (
     <dl className="usage-totals" data-testid={testId}>

@@ -93,9 +93,9 @@ describe('usage API exports', () => {
     it('ranks tenants by denials, with their slugs and names', async () => {
       const items = await top({ by: 'tenants', metric: 'denied' });
       expect(items).toEqual([
-        { tenantId: a.id, tenant: { id: a.id, slug: a.slug, name: a.name }, policyId: null, policy: null, limit: null, decisions: 1000, denied: 100, denyRate: 0.1, cost: 900 },
-        { tenantId: b.id, tenant: { id: b.id, slug: b.slug, name: b.name }, policyId: null, policy: null, limit: null, decisions: 50, denied: 40, denyRate: 0.8, cost: 10 },
-        { tenantId: c.id, tenant: { id: c.id, slug: c.slug, name: c.name }, policyId: null, policy: null, limit: null, decisions: 200, denied: 30, denyRate: 0.15, cost: 5000 },
+        { tenantId: a.id, tenant: { id: a.id, slug: a.slug, name: a.name }, policyId: null, policy: null, limit: null, decisions: 1000, denied: 100, denyRate: 0.1, cost: 900, refused: 0 },
+        { tenantId: b.id, tenant: { id: b.id, slug: b.slug, name: b.name }, policyId: null, policy: null, limit: null, decisions: 50, denied: 40, denyRate: 0.8, cost: 10, refused: 0 },
+        { tenantId: c.id, tenant: { id: c.id, slug: c.slug, name: c.name }, policyId: null, policy: null, limit: null, decisions: 200, denied: 30, denyRate: 0.15, cost: 5000, refused: 0 },
       ]);
     });
 
@@ -129,6 +129,32 @@ describe('usage API exports', () => {
         [a.id, 'minute', 60 / 960],
       ]);
       expect(limits[0]).toMatchObject({ tenant: { slug: a.slug }, policy: { id: planPolicy } });
+    });
+
+    it('ranks tenants by refused checks, keys of no one as a tenant of their own (null), and says each entry\'s refusals', async () => {
+      const later = hour + 2 * HOUR;
+      await insert('usageMinute', later, b.id, null, 'refused', 'key_invalid', 4);
+      await insert('usageMinute', later, b.id, null, 'refused', 'tenant_not_allowed', 2);
+      await insert('usageMinute', later, b.id, planPolicy, 'allowed', '', 3, 3);
+      await insert('usageMinute', later, c.id, null, 'refused', 'key_expired', 1);
+      await insert('usageMinute', later + MINUTE, null, null, 'refused', 'key_invalid', 7);
+      const r = await usage({ from: iso(later), to: iso(later + HOUR), by: 'tenants', metric: 'refused', limit: 100 }, '/v1/admin/usage/top');
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const items = r.body.items as UsageTop['items'];
+      const mine = items.filter((e) => e.tenantId === b.id || e.tenantId === c.id);
+      expect(mine.map((e) => [e.tenant?.slug, e.refused, e.decisions, e.denied])).toEqual([[b.slug, 6, 9, 0], [c.slug, 1, 1, 0]]);
+      const nobody = items.find((e) => e.tenantId === null);
+      expect(nobody).toMatchObject({ tenant: null, policyId: null, denied: 0, cost: 0 });
+      expect(nobody!.refused).toBeGreaterThanOrEqual(7);
+      // Ranked by the other metrics, entries say their refusals too; a tenant with only refusals ranks by refused alone.
+      const denied = await usage({ from: iso(later), to: iso(later + HOUR), by: 'tenants', metric: 'cost', limit: 100 }, '/v1/admin/usage/top');
+      expect((denied.body.items as UsageTop['items']).filter((e) => e.tenantId === b.id || e.tenantId === c.id).map((e) => [e.tenantId, e.refused])).toEqual([[b.id, 6]]);
+      // The series says them by reason: the tenant's own, and every tenant's and none's without one.
+      const own = await usage({ tenant: b.slug, from: iso(later), to: iso(later + HOUR) });
+      expect(own.body.refusedByReason).toEqual([{ reason: 'key_invalid', checks: 4 }, { reason: 'tenant_not_allowed', checks: 2 }]);
+      const all = await usage({ from: iso(later), to: iso(later + HOUR) });
+      expect(all.body.refusedByReason.find((x: { reason: string }) => x.reason === 'key_invalid').checks).toBeGreaterThanOrEqual(11);
+      expect(all.body.points.reduce((n: number, p: { refused: number }) => n + p.refused, 0)).toBeGreaterThanOrEqual(14);
     });
   });
 

@@ -31,6 +31,7 @@ describe('usage API', () => {
         { at: iso(base + 3 * MINUTE), ...zero, shadowDenied: 1, degraded: 5, refused: 3, cost: 5 },
         { at: iso(base + 4 * MINUTE), ...zero },
       ]);
+      expect(r.body.refusedByReason).toEqual([{ reason: 'tenant_suspended', checks: 3 }]);
     });
 
     it('fills the hours without usage with zeros', async () => {
@@ -205,6 +206,7 @@ describe('usage API', () => {
         ['/v1/admin/usage/top', { by: 'planets' }, 'by'],
         ['/v1/admin/usage/top', { metric: 'joy' }, 'metric'],
         ['/v1/admin/usage/top', { by: 'limits', metric: 'cost' }, 'metric'],
+        ['/v1/admin/usage/top', { by: 'policies', metric: 'refused' }, 'metric'],
         ['/v1/admin/usage/top', { limit: '101' }, 'limit'],
         ['/v1/admin/usage/top', { limit: '0' }, 'limit'],
         ['/v1/admin/usage/top', { minDecisions: '0' }, 'minDecisions'],

@@ -6,6 +6,7 @@ import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { MinVolumePicker } from '@/components/usage/min-volume';
 import { NoTraffic } from '@/components/usage/no-traffic';
 import { RangePicker } from '@/components/usage/range-picker';
+import { RefusedReasons } from '@/components/usage/refused-reasons';
 import { TopTable } from '@/components/usage/top-table';
 import { UsageTotalsTiles } from '@/components/usage/usage-totals';
 import '@/components/usage/usage.css';
@@ -30,14 +31,15 @@ export default async function OverviewPage({ searchParams }: OverviewPageProps) 
   const min = parseMinVolume(params);
   const before = previousRange(range);
   const loaded = await loadWithSession(async (token) => {
-    const [series, previous, tenants, policies, versions] = await Promise.all([
+    const [series, previous, tenants, policies, versions, refused] = await Promise.all([
       getUsage(token, range),
       getUsage(token, before),
       getUsageTop(token, range, 'tenants', min),
       getUsageTop(token, range, 'policies', min),
       listRuleSetsBetween(token, range.from, range.to),
+      getUsageTop(token, range, 'tenants', 1, 5, 'refused'),
     ]);
-    return { series, previous, tenants, policies, versions };
+    return { series, previous, tenants, policies, versions, refused };
   });
   const query = rangeQuery(range);
 
@@ -65,6 +67,7 @@ function Overview({
   tenants,
   policies,
   versions,
+  refused,
   min,
   query,
 }: {
@@ -73,6 +76,7 @@ function Overview({
   tenants: Awaited<ReturnType<typeof getUsageTop>>;
   policies: Awaited<ReturnType<typeof getUsageTop>>;
   versions: Awaited<ReturnType<typeof listRuleSetsBetween>>;
+  refused: Awaited<ReturnType<typeof getUsageTop>>;
   min: number;
   query: URLSearchParams;
 }) {
@@ -81,7 +85,7 @@ function Overview({
   return (
     <div className="usage-page">
       <UsageTotalsTiles current={totals} previous={before} degradedHref={`${PATH}/degraded?${query}`} />
-      {totals.decisions === 0 ? (
+      {totals.decisions === 0 && totals.refused === 0 ? (
         <NoTraffic everSeen={before.decisions > 0} />
       ) : (
         <>
@@ -95,6 +99,13 @@ function Overview({
           <div className="usage-tops">
             <TopTable title="Most limited tenants" top={tenants} testId="top-tenants" />
             <TopTable title="Most limited endpoints" top={policies} testId="top-policies" />
+            <TopTable title="Most refused checks" top={refused} testId="top-refused" />
+            <section className="card panel" aria-labelledby="refused-reasons-title">
+              <h2 id="refused-reasons-title" className="card-title">
+                Refused checks by reason
+              </h2>
+              <RefusedReasons reasons={series.refusedByReason} testId="overview-refused-reasons" empty="No check was refused in this range." />
+            </section>
           </div>
         </>
       )}

@@ -130,7 +130,10 @@ export class UsageSeriesUseCase {
 
   async execute(scope: UsageScope, query: Omit<UsageQuery, 'tenant'>): Promise<UsageSeries> {
     const read = await this.names.resolve(scope, query, new Date());
-    const points = await this.reader.series(read.filter, read.from, read.to, read.step, read.timeZone);
+    const [points, refusedByReason] = await Promise.all([
+      this.reader.series(read.filter, read.from, read.to, read.step, read.timeZone),
+      this.reader.refusedByReason(read.filter, read.from, read.to, read.step, read.timeZone),
+    ]);
     return {
       from: read.from.toISOString(),
       to: read.to.toISOString(),
@@ -140,6 +143,7 @@ export class UsageSeriesUseCase {
       policy: read.policy,
       result: query.result ?? null,
       points: points.map((p) => ({ ...p, at: p.at.toISOString() })),
+      refusedByReason,
     };
   }
 }
@@ -154,6 +158,8 @@ export class UsageTopUseCase {
   async execute(query: TopQuery): Promise<UsageTop> {
     // A limit denies at no cost: its cost is always 0, and ranking by it would rank nothing.
     if (query.by === 'limits' && query.metric === 'cost') throw new AppError(ErrorCode.VALIDATION_FAILED, 'metric: limits are ranked by denied or deny_rate', 'metric');
+    // A refused check has no endpoint policy and no limit: only tenants have refusals to rank.
+    if (query.by !== 'tenants' && query.metric === 'refused') throw new AppError(ErrorCode.VALIDATION_FAILED, 'metric: only tenants are ranked by refused', 'metric');
     const { from, to, step } = this.names.range(query, new Date(), 'UTC');
     const entries = await this.reader.top({ by: query.by, metric: query.metric, from, to, step, minDecisions: query.minDecisions, limit: query.limit });
     const [tenants, policies] = await Promise.all([this.names.tenants(entries.map((e) => e.tenantId)), this.names.policies(entries.map((e) => e.policyId))]);
@@ -174,6 +180,7 @@ export class UsageTopUseCase {
         denied: e.denied,
         denyRate: e.denyRate,
         cost: e.cost,
+        refused: e.refused,
       })),
     };
   }

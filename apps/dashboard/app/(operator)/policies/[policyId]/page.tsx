@@ -61,7 +61,7 @@ export default async function PolicyPage({ params, searchParams }: PolicyPagePro
       <div className="usage-page" data-testid="policy-page">
         <PolicyFacts policy={policy} />
         {preview && <WouldDenyPreview preview={preview} route={route} />}
-        <UsageTotalsTiles current={totalsOf(series)} previous={totalsOf(previous)} testId="policy-totals" />
+        <UsageTotalsTiles current={totalsOf(series)} previous={totalsOf(previous)} testId="policy-totals" refused={false} />
         <section className="card usage-chart-card" aria-labelledby="policy-chart-title">
           <h2 id="policy-chart-title" className="card-title">
             Allowed and denied, per {series.step}
