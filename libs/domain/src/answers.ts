@@ -354,6 +354,36 @@ export const plansAtLimitSchema = z.object({
 });
 export type PlansAtLimit = z.infer<typeof plansAtLimitSchema>;
 
+/** One route of usage (`GET /v1/admin/usage/routes`, `GET /v1/tenant/usage/routes`): its decisions, and the limits that denied it. */
+export const usageRouteSchema = z.object({
+  route: z.string().describe("`METHOD /path` as checks named it (the method in capitals, no query, no empty segments), or `other`: the routes past a tenant's cap of a minute, and endpoints that name no route"),
+  decisions: z.int(),
+  allowed: z.int(),
+  denied: z.int().describe('refused by a limit (429)'),
+  shadowDenied: z.int().describe('admitted, but a policy in shadow mode would have refused'),
+  degraded: z.int().describe('decided without Redis by the failure mode (allowed or denied)'),
+  refused: z.int().describe('no decision: invalid or expired key, suspended tenant'),
+  denyRate: z.number().describe('denied / decisions'),
+  limits: z
+    .array(z.object({ name: z.string(), denied: z.int(), shadowDenied: z.int() }))
+    .describe('the limits that refused the route (or would have, in shadow mode), most first: route × limit'),
+});
+/**
+ * The routes that lead a range, whether or not an endpoint policy matched them: by 429 rate or by volume, of one tenant
+ * or of every tenant. Read by the minute up to 6 hours, by the hour beyond (routes are kept per minute and hour).
+ */
+export const usageRoutesSchema = z.object({
+  order: z.enum(['deny_rate', 'decisions']),
+  from: instant,
+  to: instant,
+  step: z.enum(['minute', 'hour']),
+  tenant: namedRefSchema.nullable().describe('the tenant asked about; null: every tenant'),
+  minDecisions: z.int().describe('deny_rate ranks only routes with at least this many decisions'),
+  routesPerTenantMinute: z.int().describe('the most routes counted under their own name per tenant and minute (USAGE_ROUTES_PER_TENANT_MINUTE); the rest are `other`'),
+  items: z.array(usageRouteSchema),
+});
+export type UsageRoutes = z.infer<typeof usageRoutesSchema>;
+
 /** One sampled denial (or shadow would-deny) of a tenant. */
 export const denialSampleSchema = z.object({
   id: z.string(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costField, countField, countsOf, keyCountsOf, keyField, NO_POLICY } from './fields';
+import { costField, countField, countsOf, keyCountsOf, keyField, NO_POLICY, routeCountsOf, routeField } from './fields';
 
 describe('usage hash fields', () => {
   const policy = '0b7f4f6e-2f0e-4d59-9a51-3c1f2d9b8e11';
@@ -60,5 +60,27 @@ describe('usage hash fields', () => {
       [key, { decisions: 3, denied: 1, other: 2 }],
       ['other-key', { decisions: 4, denied: 0, other: 0 }],
     ]));
+  });
+
+  it('reads the decisions per route, a path with a `|` included, and skips the markers of the cap and what is not a count', () => {
+    const hash = {
+      [countField(null, 'allowed', '')]: '4',
+      [routeField('GET /v1/items', 'allowed', '')]: '2',
+      [routeField('GET /v1/items', 'denied', 'minute')]: '1',
+      [routeField('GET /a|b', 'refused', 'key_expired')]: '1',
+      [routeField('other', 'allowed', '')]: '1',
+      'rr|GET /v1/items': '1',
+      'r#': '2',
+      'r|GET /x|joy|': '1',
+      'r|GET /y|allowed|': 'x',
+      'r||allowed|': '1',
+    };
+    expect(countsOf(hash)).toEqual([{ policyId: null, result: 'allowed', reason: '', decisions: 4, cost: 0 }]);
+    expect(routeCountsOf(hash)).toEqual([
+      { route: 'GET /v1/items', result: 'allowed', reason: '', decisions: 2 },
+      { route: 'GET /v1/items', result: 'denied', reason: 'minute', decisions: 1 },
+      { route: 'GET /a|b', result: 'refused', reason: 'key_expired', decisions: 1 },
+      { route: 'other', result: 'allowed', reason: '', decisions: 1 },
+    ]);
   });
 });

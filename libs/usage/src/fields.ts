@@ -6,6 +6,9 @@ import { DEGRADED_CAUSES, type DegradedCause, type DegradedMode } from '@tollgat
  *   n|<policy id or ->|<result>|<reason>    decisions
  *   c|<policy id or ->|<result>|<reason>    units charged (absent when none)
  *   k|<key id>|<what>                        calls made with one API key (keyField: decisions, denied, other)
+ *   r|<route>|<result>|<reason>             decisions per route (`METHOD /path` as the check named it, or `other`)
+ *   rr|<route>                               a route counted under its own name in this minute (1)
+ *   r#                                       how many routes are (the cap: `USAGE_ROUTES_PER_TENANT_MINUTE`)
  *
  * The limit script writes `allowed`, `denied` and `shadow_denied` (lua/limit.lua: its tally); the API node writes the
  * rest (decisions made without Redis). docs/adr/0015-usage-counting-and-rollups.md says what each result and reason
@@ -139,4 +142,44 @@ function parseField(field: string): { kind: 'n' | 'c'; policyId: string | null; 
   const result = field.slice(policyEnd + 1, resultEnd);
   if (!RESULTS.has(result) || policy === '') return null;
   return { kind, policyId: policy === NO_POLICY ? null : policy, result: result as UsageResult, reason: field.slice(resultEnd + 1) };
+}
+
+/**
+ * Decisions per route: the check's endpoint as `METHOD /path` (the API's routeOf), counted in the same hash as the rest of the
+ * minute whether or not an endpoint policy matched. A tenant's minute holds at most `USAGE_ROUTES_PER_TENANT_MINUTE`
+ * routes under their own names: the scripts that write the counts (the limit script, the node's flush) count every
+ * other route as `other` (a client that puts ids in its paths cannot grow Redis or Postgres by a row per id). The
+ * route is the field's middle: the result and the reason after it hold no `|`, a path may.
+ */
+export const ROUTE_OTHER = 'other';
+
+/** The field of a route's decisions, as the node's flush sends it (its script caps the route: see above). */
+export function routeField(route: string, result: UsageResult, reason: string): string {
+  return `r|${route}|${result}|${reason}`;
+}
+
+/** One route's decisions of a minute per result and reason (the limit that denied). */
+export interface RouteCount {
+  route: string;
+  result: UsageResult;
+  reason: string;
+  decisions: number;
+}
+
+/** The per-route rows of a usage hash (HGETALL's answer); other fields are skipped. */
+export function routeCountsOf(hash: ReadonlyMap<string, string> | Record<string, string>): RouteCount[] {
+  const rows: RouteCount[] = [];
+  const entries = hash instanceof Map ? hash.entries() : Object.entries(hash);
+  for (const [field, raw] of entries) {
+    if (!field.startsWith('r|')) continue;
+    const reasonAt = field.lastIndexOf('|');
+    const resultAt = field.lastIndexOf('|', reasonAt - 1);
+    if (resultAt <= 2) continue;
+    const route = field.slice(2, resultAt);
+    const result = field.slice(resultAt + 1, reasonAt);
+    const value = Number(raw);
+    if (!RESULTS.has(result) || !Number.isSafeInteger(value) || value <= 0) continue;
+    rows.push({ route, result: result as UsageResult, reason: field.slice(reasonAt + 1), decisions: value });
+  }
+  return rows;
 }

@@ -7,6 +7,7 @@ export * from './denials';
 export * from './ids';
 export * from './postgres-writer';
 export * from './key-usage-writer';
+export * from './route-usage-writer';
 export * from './key-usage-reader';
 export * from './rollup';
 export * from './config';

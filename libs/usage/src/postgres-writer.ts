@@ -2,6 +2,7 @@ import { Prisma, type PrismaClient } from '@tollgate/db';
 import type { UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
 import { type KeyCountsByTenant, writeKeyMinute } from './key-usage-writer';
+import { type RouteCountsByTenant, writeRouteMinute } from './route-usage-writer';
 import { moveSumsByOwner, SUMS_BY_OWNER, writeTotals } from './totals-writer';
 import { type DayWindow, tenantDays } from './usage-days';
 import type { ExpiredUsage, UsageRetention, UsageWriter } from './store';
@@ -93,7 +94,7 @@ export class PostgresUsageWriter implements UsageWriter {
    * "no tenant" use UTC. Ids that are not UUIDs and reasons with a NUL character cannot be stored
    * and are left out (`ids.ts`).
    */
-  async writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>, keys: KeyCountsByTenant = new Map()): Promise<void> {
+  async writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>, keys: KeyCountsByTenant = new Map(), routes: RouteCountsByTenant = new Map()): Promise<void> {
     const { tenantIds, noTenant, rows } = storableRows(counts);
     if (tenantIds.length === 0 && !noTenant) return;
     const minuteMs = minute * 1000;
@@ -127,6 +128,8 @@ export class PostgresUsageWriter implements UsageWriter {
         await moveSumsByOwner(tx, minuteMs, hourStart, (tenantId) => days.get(tenantId)!.day, before, rows);
         // The calls of each API key, and its last use (key-usage-writer.ts).
         await writeKeyMinute(tx, minuteMs, [...counts.keys()], keys, hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS);
+        // The decisions per route, policy or none (route-usage-writer.ts).
+        await writeRouteMinute(tx, minuteMs, [...counts.keys()], routes, hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS);
       },
       { timeout: this.transactionTimeoutMs, maxWait: this.transactionTimeoutMs },
     );
@@ -157,6 +160,12 @@ export class PostgresUsageWriter implements UsageWriter {
     const keyHours = await this.deleteInBatches((limit) =>
       this.prisma.$executeRaw`DELETE FROM key_usage_hour WHERE ctid IN (SELECT ctid FROM key_usage_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
     );
+    const routeMinutes = await this.deleteInBatches((limit) =>
+      this.prisma.$executeRaw`DELETE FROM usage_route_minute WHERE ctid IN (SELECT ctid FROM usage_route_minute WHERE bucket < ${minuteCutoff} LIMIT ${limit})`,
+    );
+    const routeHours = await this.deleteInBatches((limit) =>
+      this.prisma.$executeRaw`DELETE FROM usage_route_hour WHERE ctid IN (SELECT ctid FROM usage_route_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
+    );
     let totals =
       (await this.prisma.$executeRaw`DELETE FROM usage_total_minute WHERE bucket < ${minuteCutoff}`) +
       (await this.prisma.$executeRaw`DELETE FROM usage_total_hour WHERE bucket < ${hourCutoff}`) +
@@ -175,7 +184,7 @@ export class PostgresUsageWriter implements UsageWriter {
         );
       }
     }
-    return { minutes, hours, days, keyMinutes, keyHours, totals };
+    return { minutes, hours, days, keyMinutes, keyHours, routeMinutes, routeHours, totals };
   }
 
   private async deleteInBatches(deleteSome: (limit: number) => Promise<number>): Promise<number> {

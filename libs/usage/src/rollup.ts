@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { countsOf, type KeyCount, keyCountsOf, type UsageCount } from './fields';
+import { countsOf, type KeyCount, keyCountsOf, type RouteCount, routeCountsOf, type UsageCount } from './fields';
 import { isStorableCount, storedTenantId } from './ids';
 import { activeTenantsKey, COUNTED_KEY, ROLLED_KEY, USAGE_ROLLED_TTL_S, usageKey } from './keys';
 import type { UsageWriter } from './store';
@@ -104,7 +104,7 @@ export class UsageRollup {
     let minute = first;
     for (; minute <= lastClosed && run.minutes < this.maxMinutes; minute += 60) {
       const read = await this.readMinute(minute);
-      await this.writer.writeMinute(minute, read.counts, read.keyCounts);
+      await this.writer.writeMinute(minute, read.counts, read.keyCounts, read.routeCounts);
       await this.markRolled(read.keys);
       await this.redis.eval(ADVANCE, 1, ROLLED_KEY, String(minute));
       run.minutes += 1;
@@ -145,11 +145,11 @@ export class UsageRollup {
     let written = 0;
     for (let minute = from; minute <= to; minute += 60) {
       const read = await this.readMinute(minute);
-      await this.writer.writeMinute(minute, read.counts, read.keyCounts);
+      await this.writer.writeMinute(minute, read.counts, read.keyCounts, read.routeCounts);
       const rolled = Number((await this.redis.get(ROLLED_KEY)) ?? Number.NaN);
       if (rolled >= minute) {
         const again = await this.readMinute(minute);
-        await this.writer.writeMinute(minute, again.counts, again.keyCounts);
+        await this.writer.writeMinute(minute, again.counts, again.keyCounts, again.routeCounts);
       }
       written += 1;
     }
@@ -158,11 +158,14 @@ export class UsageRollup {
   }
 
   /** The counts of every tenant listed for the minute, and the keys that were read (the set and each hash). */
-  private async readMinute(minute: number): Promise<{ counts: Map<string, UsageCount[]>; keyCounts: Map<string, Map<string, KeyCount>>; keys: string[]; rows: number; skipped: number }> {
+  private async readMinute(
+    minute: number,
+  ): Promise<{ counts: Map<string, UsageCount[]>; keyCounts: Map<string, Map<string, KeyCount>>; routeCounts: Map<string, RouteCount[]>; keys: string[]; rows: number; skipped: number }> {
     const setKey = activeTenantsKey(minute);
     const listed = await this.redis.smembers(setKey);
     const counts = new Map<string, UsageCount[]>();
     const keyCounts = new Map<string, Map<string, KeyCount>>();
+    const routeCounts = new Map<string, RouteCount[]>();
     const keys = [setKey];
     let rows = 0;
     let skipped = 0;
@@ -183,10 +186,11 @@ export class UsageRollup {
         rows += storable.length;
         counts.set(tenant, storable);
         keyCounts.set(tenant, keyCountsOf(hash));
+        routeCounts.set(tenant, routeCountsOf(hash));
         keys.push(usageKey(tenant, minute));
       });
     }
-    return { counts, keyCounts, keys, rows, skipped };
+    return { counts, keyCounts, routeCounts, keys, rows, skipped };
   }
 
   /** The minute's keys live `USAGE_ROLLED_TTL_S` more: long enough for a run that stopped midway to read them again. */

@@ -1,5 +1,5 @@
 import type { DegradedCause } from '@tollgate/domain';
-import type { KeyCount, UsageCount, UsageResult } from './fields';
+import type { KeyCount, RouteCount, UsageCount, UsageResult } from './fields';
 import type { UsageStep } from './range';
 
 /**
@@ -12,9 +12,15 @@ export interface UsageWriter {
    * Makes the stored minute starting at `minute` (epoch seconds) of each tenant in `counts` (tenant id, or NO_TENANT)
    * exactly what `counts` says — absolute values, so writing the same minute twice leaves the same rows — and
    * recomputes the hours and days (in each tenant's time zone) that hold it; the same for the calls of each API key
-   * (`keys`: per tenant of `counts`, per key id), whose last use becomes the minute unless it was later. One transaction.
+   * (`keys`: per tenant of `counts`, per key id), whose last use becomes the minute unless it was later, and for the
+   * decisions per route (`routes`: per tenant of `counts`). One transaction.
    */
-  writeMinute(minute: number, counts: ReadonlyMap<string, readonly UsageCount[]>, keys?: ReadonlyMap<string, ReadonlyMap<string, KeyCount>>): Promise<void>;
+  writeMinute(
+    minute: number,
+    counts: ReadonlyMap<string, readonly UsageCount[]>,
+    keys?: ReadonlyMap<string, ReadonlyMap<string, KeyCount>>,
+    routes?: ReadonlyMap<string, readonly RouteCount[]>,
+  ): Promise<void>;
   /** Deletes what is older than the retention of each granularity, in batches; how many rows went. */
   deleteExpired(now: Date, retention: UsageRetention): Promise<ExpiredUsage>;
 }
@@ -26,6 +32,9 @@ export interface ExpiredUsage {
   days: number;
   keyMinutes: number;
   keyHours: number;
+  /** Decisions per route per minute and hour. */
+  routeMinutes: number;
+  routeHours: number;
   /** Rows of the sums over every tenant, per tenant and per endpoint policy (per minute, hour and date). */
   totals: number;
 }
@@ -52,6 +61,12 @@ export interface UsageReader {
    * page's rows), one entry per id in the order given, zeros for one without any.
    */
   summary(by: UsageSummaryBy, ids: readonly string[], from: Date, to: Date, step: UsageStep): Promise<UsageSummaryEntry[]>;
+  /**
+   * The routes (`METHOD /path` as checks named them, or `other`) that lead the range by `order`, of one tenant or of
+   * every tenant, with their decisions per result and the limits that denied them (route × limit). Read by the minute
+   * for a range read by the minute, by the hour otherwise (routes are kept per minute and hour only).
+   */
+  routes(query: UsageRoutesQuery): Promise<UsageRouteEntry[]>;
   /** The stored rows of the range, in order of bucket, a batch at a time (the CSV export). */
   rows(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): AsyncIterable<UsageRow>;
 }
@@ -102,6 +117,37 @@ export interface UsageTopQuery {
   /** `deny_rate` ranks only entries with at least this many decisions (a handful of decisions makes any rate). */
   minDecisions: number;
   limit: number;
+}
+
+export const USAGE_ROUTE_ORDERS = ['deny_rate', 'decisions'] as const;
+export type UsageRouteOrder = (typeof USAGE_ROUTE_ORDERS)[number];
+
+export interface UsageRoutesQuery {
+  /** One tenant's routes (its id, or the nil UUID for decisions without a tenant); absent: every tenant's. */
+  tenantId?: string;
+  /** `deny_rate`: the share of decisions a limit refused (429s), most first; `decisions`: the most decisions first. */
+  order: UsageRouteOrder;
+  from: Date;
+  to: Date;
+  step: UsageStep;
+  /** `deny_rate` ranks only routes with at least this many decisions and one denial. */
+  minDecisions: number;
+  limit: number;
+}
+
+/** A route's decisions over a range, per result, and per limit that denied it. */
+export interface UsageRouteEntry {
+  route: string;
+  decisions: number;
+  allowed: number;
+  denied: number;
+  shadowDenied: number;
+  degraded: number;
+  refused: number;
+  /** `denied` over `decisions`. */
+  denyRate: number;
+  /** The limits that refused the route (`denied`) or would have (`shadowDenied`, a policy in shadow mode), most first. */
+  limits: { name: string; denied: number; shadowDenied: number }[];
 }
 
 /**

@@ -58,6 +58,11 @@ export const apiEnvSchema = z.object({
   USAGE_FLUSH_MS: ms.default(5_000),
   /** Denials sampled into a tenant's stream of recent denials, at most this many a second per node (0: none). */
   USAGE_DENIAL_SAMPLES_PER_S: z.coerce.number().int().min(0).max(10_000).default(10),
+  /**
+   * The most routes counted under their own name per tenant and minute; the rest are counted as route `other` (paths
+   * with ids in them would otherwise make a hash field and a row per id). Enforced by the scripts that write the counts.
+   */
+  USAGE_ROUTES_PER_TENANT_MINUTE: z.coerce.number().int().min(0).max(10_000).default(100),
   /** What the worker keeps (the same variables): a range is read at a step whose rows are still there. */
   ...usageRetentionEnv,
   /** Shared with the dashboard, which signs the browser's address with it (docs/adr/0011-sign-in-throttling.md). Unset: no address is believed. */
@@ -141,7 +146,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       webhookChangesPerMinute: e.WEBHOOK_CHANGES_PER_MINUTE_PER_TENANT,
       caps: { webhookEndpoints: e.WEBHOOK_ENDPOINTS_PER_TENANT, alertRules: e.ALERT_RULES_PER_TENANT },
     },
-    usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S, retention: retentionOf(e) },
+    usage: { counting: e.USAGE_COUNTING === 'true', flushMs: e.USAGE_FLUSH_MS, denialSamplesPerSecond: e.USAGE_DENIAL_SAMPLES_PER_S, routesPerTenantMinute: e.USAGE_ROUTES_PER_TENANT_MINUTE, retention: retentionOf(e) },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     webhooks: webhookSharedConfig(e),
     metrics: {

@@ -52,11 +52,14 @@
            denying. When the decision over every rule is denied by one of them (every rule before k admits), it is
            made again on rules 1..k-1 alone, in the same call: charged there only (a consume), granted 2, and the
            policy's rules report what they would have answered (their numbers of the first, denied, decision).
-  Tally: `<field base>\n<rule 1 name>\n<rule 2 name>...`. A decision with one adds to
+  Tally: `<field base>\n<rule 1 name>\n<rule 2 name>...`, or `<field base>\t<cap>\t<route>\n<rule names>...` to
+           count per route too. A decision with one adds to
            the call's hash (ARGV[3] .. minute): `n|<field base><result>|<reason>` += 1 and `c|…` += the units
            charged, where result|reason is `allowed|` when admitted, `shadow_denied|<name of the first policy
            rule that would have denied>` when granted 2, `denied|<name of the first rule that refused>` when
-           denied. A refund adds to `c|<field base>allowed|` minus the units it gave back (the most
+           denied; with a route, `r|<route>|<result>|<reason>` += 1 as well, under `other` instead of the route
+           when the minute's hash already counts `cap` other routes (`rr|<route>` marks a route it counts, `r#`
+           says how many: routeName). A refund adds to `c|<field base>allowed|` minus the units it gave back (the most
            any of its rules took back, at most its cost; its cost without rules), never taking the minute's
            field below 0; a peek counts nothing. Counts are
            gathered over the whole call and each field written once at its end (HINCRBY); the hash expires 48 h
@@ -194,21 +197,36 @@ local returned = nil
 
 -- Usage counts of this call (field -> amount), written once at its end (writeTally).
 local usage, usageCounted = {}, false
--- Tally strings read so far: string -> { base, shadowFrom, admittedAs, names }.
+-- Decisions per route of this call: route -> { cap, counts = { `<result>|<reason>` -> decisions } } (writeTally), and
+-- the routes in the order the call's decisions named them first (a route named earlier gets a name under the cap first).
+local routed, routeOrder = {}, {}
+-- Tally strings read so far: string -> { base, names, route, cap }.
 local tallies = {}
 
 local function readTally(text)
   local tally = tallies[text]
   if tally then return tally end
-  local base, names = string.match(text, '^([^\n]*)\n?(.*)$')
-  if not base then return nil end
-  tally = { base = base, names = names }
+  local head, names = string.match(text, '^([^\n]*)\n?(.*)$')
+  if not head then return nil end
+  local base, cap, route = string.match(head, '^([^\t]*)\t(%d+)\t(.+)$')
+  if not base then base, cap, route = head, '0', nil end
+  tally = { base = base, names = names, route = route, cap = cap + 0 }
   tallies[text] = tally
   return tally
 end
 
 local function addUsage(tally, result, reason, decisions, cost)
-  local rest = tally.base .. result .. '|' .. reason
+  local outcome = result .. '|' .. reason
+  if tally.route and decisions ~= 0 then
+    local route = routed[tally.route]
+    if not route then
+      route = { cap = tally.cap, counts = {} }
+      routed[tally.route] = route
+      routeOrder[#routeOrder + 1] = tally.route
+    end
+    route.counts[outcome] = (route.counts[outcome] or 0) + decisions
+  end
+  local rest = tally.base .. outcome
   if decisions ~= 0 then
     local field = 'n|' .. rest
     usage[field] = (usage[field] or 0) + decisions
@@ -240,6 +258,17 @@ local function countDecision(tally, operation, granted, cost, refusedBy)
   addUsage(tally, 'denied', ruleName(tally, refusedBy), 1, 0)
 end
 
+-- The name `route` is counted under in the hash `key`: its own when the minute already counts it, or has counted fewer
+-- than `cap` routes (it is then added: `rr|<route>`, and `r#` the number of routes); `other` past the cap. A route
+-- left out once stays out for the minute (the count never goes down), so a take-back finds the name again.
+local function routeName(key, route, cap)
+  if route == 'other' or redis.call('HEXISTS', key, 'rr|' .. route) == 1 then return route end
+  if (tonumber(redis.call('HGET', key, 'r#')) or 0) >= cap then return 'other' end
+  redis.call('HSET', key, 'rr|' .. route, 1)
+  redis.call('HINCRBY', key, 'r#', 1)
+  return route
+end
+
 -- Writes the call's counts: each field once, into the hash of `now`'s minute.
 local function writeTally()
   if not usageCounted or ARGV[3] == '' then return end
@@ -248,6 +277,11 @@ local function writeTally()
     -- Refunds of units charged in an earlier minute take this minute's cost down to 0, not below.
     if amount < 0 then amount = max(amount, -(tonumber(redis.call('HGET', key, field)) or 0)) end
     if amount ~= 0 then redis.call('HINCRBY', key, field, amount) end
+  end
+  for _, route in ipairs(routeOrder) do
+    local counted = routed[route]
+    local name = routeName(key, route, counted.cap)
+    for outcome, decisions in pairs(counted.counts) do redis.call('HINCRBY', key, 'r|' .. name .. '|' .. outcome, decisions) end
   end
   redis.call('EXPIRE', key, 172800, 'NX')
 end
@@ -260,6 +294,9 @@ local function takeBackUsage()
   if not minute then return redis.error_reply('ERR malformed usage to take back') end
   local key = ARGV[3] .. minute
   for field, amount in string.gmatch(rest, '\n([^\n]+)\n(%d+)') do
+    -- A route's decisions are where its call counted them: under its name if the minute has it, else `other`.
+    local route, outcome = string.match(field, '^r|(.*)(|[^|]*|[^|]*)$')
+    if route and redis.call('HEXISTS', key, 'rr|' .. route) == 0 then field = 'r|other' .. outcome end
     -- A field back at 0 goes: the hash reads as if that call had never counted.
     if redis.call('HINCRBY', key, field, '-' .. amount) == 0 then redis.call('HDEL', key, field) end
   end

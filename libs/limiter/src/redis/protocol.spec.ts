@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from '../contract';
 import { resolveRequest, type ResolvedRule } from '../rules';
-import { countedUsage, decisionLength, encodeBatch, expiredAt, parseDecision, planOf, replyNumbers, ruleArgs, type ScriptDecision, takeBackText, tallyText, withCalendarWindows } from './protocol';
+import { countedUsage, decisionLength, encodeBatch, expiredAt, parseDecision, planOf, replyNumbers, routedTally, ruleArgs, type ScriptDecision, takeBackText, tallyText, withCalendarWindows } from './protocol';
 
 // Golden examples of lua/limit.lua's protocol (its header documents the same): fixed rules → the exact ARGV, a
 // fixed batch → the exact KEYS and ARGV, a fixed reply → the exact decisions. A change to either side of the
@@ -102,6 +102,18 @@ describe('limit.lua protocol: arguments', () => {
     expect(countedUsage(text, 'refund', { allowed: true, charged: 3, refusedBy: 0 })).toEqual([]);
     // Admitted while a shadow policy's rule would have denied: a would-deny, charged to the rules before the policy's.
     expect(countedUsage(text, 'consume', { allowed: true, charged: 1, refusedBy: 2 })).toEqual([['n|p1|shadow_denied|p-minute', 1], ['c|p1|shadow_denied|p-minute', 1]]);
+  });
+
+  it('puts a route and its cap in the tally\'s first line, and names the route\'s field the script counted', () => {
+    const tally = { key: 'tg:{a}:u:', text: tallyText('p1|', ['minute', 'p-minute']) };
+    const routed = routedTally(tally, 'GET /v1/items', 100);
+    expect(routed).toEqual({ key: 'tg:{a}:u:', text: 'p1|\t100\tGET /v1/items\nminute\np-minute' });
+    expect(countedUsage(routed.text, 'consume', { allowed: true, charged: 3, refusedBy: 0 })).toEqual([['n|p1|allowed|', 1], ['c|p1|allowed|', 3], ['r|GET /v1/items|allowed|', 1]]);
+    expect(countedUsage(routed.text, 'consume', { allowed: false, charged: 0, refusedBy: 1 })).toEqual([['n|p1|denied|minute', 1], ['r|GET /v1/items|denied|minute', 1]]);
+    expect(countedUsage(routed.text, 'consume', { allowed: true, charged: 1, refusedBy: 2 })).toEqual([
+      ['n|p1|shadow_denied|p-minute', 1], ['c|p1|shadow_denied|p-minute', 1], ['r|GET /v1/items|shadow_denied|p-minute', 1],
+    ]);
+    expect(() => routedTally(tally, 'GET /a\tb', 1)).toThrow(/tab/);
   });
 });
 

@@ -32,6 +32,18 @@ export function tallyText(base: string, names: readonly string[]): string {
   return [base, ...names].join('\n');
 }
 
+/**
+ * `tally` counting its decision per route too (see "Tally" in lua/limit.lua): `route` as usage names it, of which the
+ * script keeps at most `cap` a minute under their own names in the tenant's hash (the rest count as `other`). Made per
+ * call (the route is the request's); the tally's own text is made once per rule set.
+ */
+export function routedTally(tally: Tally, route: string, cap: number): Tally {
+  if (/[\t\n]/.test(route)) throw new Error('a route must not hold a tab or a line break');
+  const end = tally.text.indexOf('\n');
+  const head = end === -1 ? tally.text : tally.text.slice(0, end);
+  return { key: tally.key, text: `${head}\t${Math.max(0, Math.floor(cap))}\t${route}${end === -1 ? '' : tally.text.slice(end)}` };
+}
+
 /** One decision of a script call, as the protocol encodes it. */
 export interface ScriptDecision {
   operation: Operation;
@@ -197,12 +209,16 @@ export function redisNowOf(reply: readonly number[], injected: boolean): number 
  * 1): the first rule that refused a denied decision, or whose would-deny a shadow decision reported; 0 = none.
  */
 export function countedUsage(text: string, operation: Operation, decision: { allowed: boolean; charged: number; refusedBy: number }): [string, number][] {
-  const [base = '', ...names] = text.split('\n');
+  const [head = '', ...names] = text.split('\n');
   if (operation === 'peek' || operation === 'refund') return [];
+  // A routed tally (routedTally): `<base>\t<cap>\t<route>`; its route field is taken back under the name the script
+  // gave it (the route, or `other` past the cap: the script looks that up again).
+  const [base = '', , route] = head.split('\t');
   const refuser = names[decision.refusedBy - 1] ?? '';
-  if (!decision.allowed) return [[`n|${base}denied|${refuser}`, 1]];
-  const rest = decision.refusedBy > 0 && operation === 'consume' ? `${base}shadow_denied|${refuser}` : `${base}allowed|`;
-  return [[`n|${rest}`, 1], [`c|${rest}`, decision.charged]];
+  if (!decision.allowed) return [[`n|${base}denied|${refuser}`, 1], ...(route ? [[`r|${route}|denied|${refuser}`, 1] as [string, number]] : [])];
+  const outcome = decision.refusedBy > 0 && operation === 'consume' ? `shadow_denied|${refuser}` : 'allowed|';
+  const rest = `${base}${outcome}`;
+  return [[`n|${rest}`, 1], [`c|${rest}`, decision.charged], ...(route ? [[`r|${route}|${outcome}`, 1] as [string, number]] : [])];
 }
 
 /** ARGV[5] of lua/limit.lua: take back `fields` from the hash of `minute` (epoch s); amounts add up per field. */

@@ -8,7 +8,7 @@ import type { LimitRule, Tally } from '../contract';
 import { DeadlineExceeded } from '../errors';
 import { resolveRequest } from '../rules';
 import { tenantKeyPrefix } from './keys';
-import { encodeBatch, planOf, tallyText } from './protocol';
+import { encodeBatch, planOf, routedTally, tallyText } from './protocol';
 import { type LateReplyOutcome, limitScript, RedisEngine, type RedisEngineOptions } from './redis-engine';
 import { deleteTenantKeys } from './redis-test-support';
 
@@ -139,6 +139,31 @@ describe('RedisEngine deadline per script call', () => {
     expect(outcomes).toEqual(['compensated']);
     expect(await usage(tenantId)).toEqual(before);
     expect(await left(tenantId, five)).toBe(2);
+  });
+
+  it('takes a late call\'s counts per route back under the names it counted them: its route, or other past the cap', async () => {
+    const { engine, outcomes } = lateEngine();
+    const tenantId = tenant();
+    const five: LimitRule[] = [{ name: 'day', algorithm: 'fixed_window', limit: 5, windowMs: DAY }];
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('p1|', ['day']) };
+    const on = (route: string) => engine.consume({ tenantId, rules: five, cost: 1, tally: routedTally(tally, route, 1) });
+    for (let i = 0; i < 2; i += 1) expect((await on('GET /a')).allowed).toBe(true);
+    const before = await usage(tenantId);
+    expect(before).toEqual({ 'n|p1|allowed|': 2, 'c|p1|allowed|': 2, 'r|GET /a|allowed|': 2, 'rr|GET /a': 1, 'r#': 1 });
+
+    proxy.delay(900, 'replies');
+    const late = await Promise.allSettled([on('GET /a'), on('GET /b'), on('GET /a'), on('GET /b')]);
+    expect(deadlines(late)).toHaveLength(4);
+    // Redis did decide them: 3 admitted, 1 denied; GET /b past the cap (1) is `other`.
+    expect(await usage(tenantId)).toEqual({
+      'n|p1|allowed|': 5, 'c|p1|allowed|': 5, 'n|p1|denied|day': 1,
+      'r|GET /a|allowed|': 4, 'r|other|allowed|': 1, 'r|other|denied|day': 1, 'rr|GET /a': 1, 'r#': 1,
+    });
+
+    await until(() => outcomes.length === 1);
+    proxy.delay(0);
+    expect(outcomes).toEqual(['compensated']);
+    expect(await usage(tenantId)).toEqual(before);
   });
 
   it('keeps the charge of a late decision the caller answered allowed (its request went ahead), not its count', async () => {

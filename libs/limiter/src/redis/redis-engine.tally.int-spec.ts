@@ -6,7 +6,7 @@ import type { ScriptClient } from '@tollgate/lua-script';
 import { ManualClock } from '../clock';
 import type { LimitRule, Tally } from '../contract';
 import { tenantKeyPrefix } from './keys';
-import { tallyText } from './protocol';
+import { routedTally, tallyText } from './protocol';
 import { RedisEngine } from './redis-engine';
 import { deleteTenantKeys } from './redis-test-support';
 
@@ -143,6 +143,22 @@ describe('RedisEngine counts decisions with their tally', () => {
     await engine.consume({ tenantId: t, cost: 4, rules: [], tally });
     await engine.refund({ tenantId: t, cost: 3, rules: [], tally });
     expect(await usage(t)).toEqual({ 'n|-|allowed|': '3', 'c|-|allowed|': '1' });
+  });
+
+  it('counts each decision under its route too, at most `cap` routes a minute under their own name, the rest as other', async () => {
+    const t = tenant();
+    const tally: Tally = { key: usageKey(t), text: tallyText('-|', ['minute']) };
+    const engine = new RedisEngine(redis, { clock });
+    const on = (route: string) => engine.consume({ tenantId: t, cost: 1, rules: [minuteLimit], tally: routedTally(tally, route, 2) });
+    // One call of several routes (batched), then one at a time: 6 admitted, the seventh denied by the minute.
+    const first = await Promise.all(['GET /a', 'GET /b', 'GET /c', 'GET /a'].map(on));
+    const rest = [await on('GET /d'), await on('GET /b'), await on('GET /a')];
+    expect([...first, ...rest].map((d) => d.allowed)).toEqual([true, true, true, true, true, true, false]);
+    expect(await usage(t)).toEqual({
+      'n|-|allowed|': '6', 'c|-|allowed|': '6', 'n|-|denied|minute': '1',
+      'r|GET /a|allowed|': '2', 'r|GET /a|denied|minute': '1', 'r|GET /b|allowed|': '2', 'r|other|allowed|': '2',
+      'rr|GET /a': '1', 'rr|GET /b': '1', 'r#': '2',
+    });
   });
 
   it('counts nothing without a tally, and refuses a tally outside the tenant\'s hash tag', async () => {

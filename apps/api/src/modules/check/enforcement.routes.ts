@@ -144,7 +144,7 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
     // each), and counted as the refusals after one are.
     if (!key || key.length > MAX_TENANT_KEY_LENGTH) {
       const reason = key ? 'key_invalid' : 'key_missing';
-      this.checkQuota.refuseUnread(scopeOf(caller), reason);
+      this.checkQuota.refuseUnread(scopeOf(caller), reason, `${method} ${path}`);
       return reply.code(401).send({ allowed: false, reason } satisfies Verdict);
     }
     const subject = forwardAuth.subjectHeader ? header(req, forwardAuth.subjectHeader) : null;

@@ -14,6 +14,7 @@ import {
   keyField,
   type KeyCountKind,
   minuteOf,
+  routeField,
   usageKey,
   USAGE_KEY_TTL_S,
   type UsageResult,
@@ -118,11 +119,15 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     if (into > 60_000 - CLOCK_MARGIN_MS) this.list(minute + 60, tenantId);
   }
 
-  /** A decision made without Redis: counted here, written with the next flush. */
-  count(tenantId: string, policyId: string | null, result: UsageResult, reason: string, cost: number, now = Date.now()): void {
+  /**
+   * A decision made without Redis: counted here, written with the next flush; per route too (`route` as routeOf names
+   * it; the flush's script counts it as `other` once the tenant's minute has as many routes as it may).
+   */
+  count(tenantId: string, policyId: string | null, route: string, result: UsageResult, reason: string, cost: number, now = Date.now()): void {
     if (!this.enabled) return;
     const minute = minuteOf(now);
     this.add(tenantId, minute, countField(policyId, result, reason), 1);
+    this.add(tenantId, minute, routeField(route, result, reason), 1);
     if (cost !== 0) this.add(tenantId, minute, costField(policyId, result, reason), cost);
     this.active(tenantId, now);
   }
@@ -245,7 +250,7 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
         const minute = late ? current : entry.minute;
         if (late) this.list(minute, entry.tenantId);
         // One script call per hash: all its counts or none, once (the minute's set, in another slot, is listed apart).
-        const args: (string | number)[] = [entry.id, USAGE_KEY_TTL_S];
+        const args: (string | number)[] = [entry.id, USAGE_KEY_TTL_S, this.config.usage.routesPerTenantMinute];
         for (const [field, amount] of entry.fields) args.push(field, amount);
         try {
           await addUsageCounts.run(this.redis, [usageKey(entry.tenantId, entry.minute), usageKey(entry.tenantId, minute)], args);

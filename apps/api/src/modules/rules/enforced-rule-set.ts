@@ -1,6 +1,7 @@
 import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, RevokedTenantKey, RuleSet } from '@tollgate/domain';
 import { buildPolicyIndex, matchPolicy, type PolicyIndex } from '@tollgate/rules';
 import { type RuleSetRevision } from '@tollgate/rule-store';
+import { ROUTE_OTHER } from '@tollgate/usage';
 import { BoundedCache } from '../../common/bounded-cache';
 import { type DecisionPlan, policyPlan, tenantPlan } from './decision-plan';
 
@@ -104,4 +105,15 @@ export class EnforcedRuleSet {
 export function parseEndpoint(endpoint: string): { method: string; path: string } | null {
   const match = /^([A-Za-z]+) (\/[^?#\s]*)/.exec(endpoint);
   return match ? { method: match[1]!.toUpperCase(), path: match[2]! } : null;
+}
+
+/**
+ * The route usage counts a check under: `METHOD /path` with the method in capitals and the path without its query,
+ * fragment and empty segments (`get /v1//items/?page=2` is `GET /v1/items`), as endpoint policies match it; `other`
+ * (ROUTE_OTHER) for an endpoint that names no route.
+ */
+export function routeOf(endpoint: string): string {
+  const route = parseEndpoint(endpoint);
+  if (!route) return ROUTE_OTHER;
+  return `${route.method} /${route.path.split('/').filter((s) => s !== '').join('/')}`;
 }

@@ -1,7 +1,22 @@
 import type { Readable } from 'node:stream';
 import { applyDecorators, Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type DegradedUsageView, degradedUsageSchema, type DenialSamples, denialSamplesSchema, type UsageSeries, usageSeriesSchema, type UsageSummary, usageSummarySchema, type UsageTop, usageTopSchema, type WouldDeny, wouldDenySchema } from '@tollgate/domain';
+import {
+  type DegradedUsageView,
+  degradedUsageSchema,
+  type DenialSamples,
+  denialSamplesSchema,
+  type UsageRoutes,
+  usageRoutesSchema,
+  type UsageSeries,
+  usageSeriesSchema,
+  type UsageSummary,
+  usageSummarySchema,
+  type UsageTop,
+  usageTopSchema,
+  type WouldDeny,
+  wouldDenySchema,
+} from '@tollgate/domain';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
@@ -13,6 +28,10 @@ import {
   degradedQuery,
   denialsQuery,
   ownDenialsQuery,
+  type OwnRoutesQuery,
+  ownRoutesQuery,
+  type RoutesQuery,
+  routesQuery,
   type OwnUsageQuery,
   ownUsageQuery,
   summaryQuery,
@@ -24,7 +43,7 @@ import {
   wouldDenyQuery,
   type WouldDenyQuery,
 } from './dto/usage.schemas';
-import { DenialSamplesUseCase, USAGE_CSV_COLUMNS, UsageExportUseCase, UsageSeriesUseCase, UsageSummaryUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
+import { DenialSamplesUseCase, USAGE_CSV_COLUMNS, UsageExportUseCase, UsageRoutesUseCase, UsageSeriesUseCase, UsageSummaryUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
 import { DegradedUsageUseCase } from './use-cases/degraded.use-case';
 import { WOULD_DENY_TENANTS_SAMPLED, WouldDenyUseCase } from './use-cases/would-deny.use-case';
 
@@ -49,6 +68,12 @@ const ApiCsv = () =>
 const attachment = ({ csv, filename }: { csv: Readable; filename: string }) =>
   new StreamableFile(csv, { type: 'text/csv; charset=utf-8', disposition: `attachment; filename="${filename}"` });
 
+const ROUTES = {
+  order: 'deny_rate: the share of decisions refused by a limit (429s), most first; decisions: the most decisions first',
+  minDecisions: 'deny_rate ranks only routes with at least this many decisions',
+  limit: 'how many routes',
+};
+
 const DENIALS = { tenant: 'tenant slug', limit: 'how many samples, newest first' };
 
 /** Usage of every tenant, for operators: decisions over time, who leads, recent denials, CSV. */
@@ -64,7 +89,19 @@ export class UsageController {
     private readonly wouldDeny: WouldDenyUseCase,
     private readonly degradedUsage: DegradedUsageUseCase,
     private readonly summaryOf: UsageSummaryUseCase,
+    private readonly routeUsage: UsageRoutesUseCase,
   ) {}
+
+  /** The routes (`METHOD /path`, policy or none) that lead the range by 429 rate or volume, of every tenant or of one, with the limits that denied each. */
+  @Get('usage/routes')
+  @ApiOperation({ summary: 'Get the top routes' })
+  @Access('operator')
+  @ApiQueryOf(routesQuery, { ...RANGE, ...ROUTES })
+  @ApiAnswer(usageRoutesSchema)
+  routes(@Query(new ZodPipe(routesQuery)) query: RoutesQuery): Promise<UsageRoutes> {
+    const { tenant, ...rest } = query;
+    return this.routeUsage.execute({ kind: 'operator', ...(tenant === undefined ? {} : { tenantSlug: tenant }) }, rest);
+  }
 
   /** Decisions per bucket of the range, of one tenant, one endpoint policy, one result, or all of them. */
   @Get('usage')
@@ -154,7 +191,18 @@ export class OwnUsageController {
     private readonly series: UsageSeriesUseCase,
     private readonly denialSamples: DenialSamplesUseCase,
     private readonly exportUsage: UsageExportUseCase,
+    private readonly routeUsage: UsageRoutesUseCase,
   ) {}
+
+  /** The tenant's routes that lead the range by 429 rate or volume, with the limits that denied each (route × limit). */
+  @Get('usage/routes')
+  @ApiOperation({ summary: 'Get own top routes' })
+  @Access('tenant')
+  @ApiQueryOf(ownRoutesQuery, { from: RANGE.from, to: RANGE.to, ...ROUTES })
+  @ApiAnswer(usageRoutesSchema)
+  routes(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownRoutesQuery)) query: OwnRoutesQuery): Promise<UsageRoutes> {
+    return this.routeUsage.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query);
+  }
 
   /** The tenant's decisions per bucket of the range (days in its time zone); `policy` only one that applies to it. */
   @Get('usage')

@@ -5,7 +5,7 @@ import { PRISMA } from '../../infra/infra.module';
 import { OwnUsageController, UsageController } from './usage.controller';
 import { DegradedUsageUseCase } from './use-cases/degraded.use-case';
 import { WouldDenyUseCase } from './use-cases/would-deny.use-case';
-import { DenialSamplesUseCase, USAGE_READER, UsageExportUseCase, UsageNames, UsageSeriesUseCase, UsageSummaryUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
+import { DenialSamplesUseCase, USAGE_READER, UsageExportUseCase, UsageNames, UsageRoutesUseCase, UsageSeriesUseCase, UsageSummaryUseCase, UsageTopUseCase } from './use-cases/usage.use-cases';
 
 @Module({
   controllers: [UsageController, OwnUsageController],
@@ -15,6 +15,7 @@ import { DenialSamplesUseCase, USAGE_READER, UsageExportUseCase, UsageNames, Usa
     UsageSeriesUseCase,
     UsageTopUseCase,
     UsageSummaryUseCase,
+    UsageRoutesUseCase,
     DenialSamplesUseCase,
     UsageExportUseCase,
     WouldDenyUseCase,

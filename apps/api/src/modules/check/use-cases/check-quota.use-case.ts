@@ -13,12 +13,12 @@ import {
   type LimitState,
   type RefusalReason,
 } from '@tollgate/domain';
-import type { Decision } from '@tollgate/limiter';
+import { type Decision, routedTally } from '@tollgate/limiter';
 import { degradedReason, NO_TENANT } from '@tollgate/usage';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
 import type { DecisionPlan } from '../../rules/decision-plan';
-import type { EnforcedRuleSet } from '../../rules/enforced-rule-set';
+import { type EnforcedRuleSet, routeOf } from '../../rules/enforced-rule-set';
 import { RuleCache } from '../../rules/rule-cache.service';
 import { OutageReporter } from '../outage-reporter';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
@@ -87,9 +87,9 @@ export class CheckQuota {
     const rules = this.rules.enforced();
     const found = this.tenantOf(rules, scope, request, call);
     if (found.tenant) call.tenantId = found.tenant.id;
-    if ('reason' in found) return this.refused(rules.version, found.reason, operation, found.tenant, found.unnamed);
+    if ('reason' in found) return this.refused(rules.version, found.reason, operation, request.endpoint, found.tenant, found.unnamed);
     const { tenant } = found;
-    if (tenant.status !== 'active') return this.refused(rules.version, 'tenant_suspended', operation, tenant);
+    if (tenant.status !== 'active') return this.refused(rules.version, 'tenant_suspended', operation, request.endpoint, tenant);
 
     const plan = rules.planFor(tenant, request.endpoint);
     const policySubject = plan.policy ? this.subjectFor(plan.policy, request) : undefined;
@@ -101,15 +101,18 @@ export class CheckQuota {
     // this node lists for the rollup.
     const counting = this.recorder.enabled && operation !== 'peek';
     if (counting) this.recorder.active(tenant.id);
+    // …per route too, whether or not a policy matched (the script caps the routes a tenant's minute names).
+    const route = routeOf(request.endpoint);
+    const tally = counting ? routedTally(plan.tally, route, this.config.usage.routesPerTenantMinute) : undefined;
     // A policy in shadow mode is decided with the tenant's limits in the same script call: it never denies, and when
     // only it would have, the tenant's limits alone are charged and the script counts the would-deny (a lease is never
     // in shadow). docs/adr/0021-one-request-one-decision.md.
     const shadowFrom = plan.policy?.mode === 'shadow' && (operation === 'consume' || operation === 'peek') ? plan.tenantRules : undefined;
-    const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects, ...(counting ? { tally: plan.tally } : {}), ...(shadowFrom === undefined ? {} : { shadowFrom }) };
+    const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects, ...(tally ? { tally } : {}), ...(shadowFrom === undefined ? {} : { shadowFrom }) };
 
     try {
       if (operation === 'lease') {
-        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects, ...(counting ? { tally: plan.tally } : {}) });
+        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects, ...(tally ? { tally } : {}) });
         const result = this.answer(rules.version, plan, lease.decision, 'enforce');
         this.count(plan, result);
         if (!result.allowed) this.sampleDenial(plan, request, lease.decision, 'denied');
@@ -132,7 +135,7 @@ export class CheckQuota {
       return result;
     } catch (err) {
       if (!(err instanceof QuotaStoreUnavailable)) throw err;
-      return this.withoutRedis(err, operation, rules.version, plan, limiterRequest);
+      return this.withoutRedis(err, operation, rules.version, plan, route, limiterRequest);
     }
   }
 
@@ -161,6 +164,7 @@ export class CheckQuota {
     operation: CheckOperation,
     ruleVersion: number,
     plan: DecisionPlan,
+    route: string,
     request: Parameters<ResilientLimiter['locally']>[1],
   ): Promise<CheckAnswer> {
     const failureMode = plan.policy?.failureMode ?? this.config.failover.defaultMode;
@@ -171,7 +175,7 @@ export class CheckQuota {
     if (failureMode === 'closed' || operation === 'lease') {
       err.answered(false);
       const cause = this.outages.record(err, 'closed');
-      if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_denied', degradedReason('closed', cause), 0);
+      if (decided) this.recorder.count(plan.tenant.id, policyId, route, 'degraded_denied', degradedReason('closed', cause), 0);
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err, retryAfterMs: err.retryAfterMs });
     }
     const cause = this.outages.record(err, failureMode);
@@ -180,7 +184,7 @@ export class CheckQuota {
       err.answered(decision.allowed);
       const result = { ...this.answer(ruleVersion, plan, decision, 'enforce'), degraded: true };
       this.count(plan, result);
-      if (decided) this.recorder.count(plan.tenant.id, policyId, result.allowed ? 'degraded_allowed' : 'degraded_denied', degradedReason('local', cause), result.allowed ? request.cost : 0);
+      if (decided) this.recorder.count(plan.tenant.id, policyId, route, result.allowed ? 'degraded_allowed' : 'degraded_denied', degradedReason('local', cause), result.allowed ? request.cost : 0);
       return result;
     }
     // Open: nothing is known about the limits, so none are claimed.
@@ -197,7 +201,7 @@ export class CheckQuota {
       degraded: true,
     };
     this.count(plan, result);
-    if (decided) this.recorder.count(plan.tenant.id, policyId, 'degraded_allowed', degradedReason('open', cause), request.cost);
+    if (decided) this.recorder.count(plan.tenant.id, policyId, route, 'degraded_allowed', degradedReason('open', cause), request.cost);
     return result;
   }
 
@@ -278,24 +282,27 @@ export class CheckQuota {
    * A check refused before the tenant key is looked up (forward-auth: no key, or one longer than any key): counted as
    * refused without a tenant, and as a use of the service key, as a refusal after the look-up is.
    */
-  refuseUnread(scope: CheckScope, reason: 'key_missing' | 'key_invalid'): void {
+  refuseUnread(scope: CheckScope, reason: 'key_missing' | 'key_invalid', endpoint: string): void {
     const call: CallOf = { tenantId: NO_TENANT, keyIds: scope.keyId === null ? [] : [scope.keyId] };
-    this.countRefusal(reason, 'consume');
+    this.countRefusal(reason, 'consume', endpoint);
     this.countKeys(call, 'consume', false);
   }
 
   /** A denial decided without counting (suspended tenant, bad key); usage counts it as refused (not a peek or a refund). */
-  private refused(ruleVersion: number, reason: RefusalReason, operation: CheckOperation, tenant?: CompiledTenant, unnamed?: true): CheckAnswer | LeaseAnswer {
-    this.countRefusal(reason, operation, tenant);
+  private refused(ruleVersion: number, reason: RefusalReason, operation: CheckOperation, endpoint: string, tenant?: CompiledTenant, unnamed?: true): CheckAnswer | LeaseAnswer {
+    this.countRefusal(reason, operation, endpoint, tenant);
     const named = tenant && !unnamed ? { tenant: tenant.slug } : {};
     const result: CheckAnswer = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion, ...named, limits: [], headers: {}, reason };
     return operation === 'lease' ? { ...result, granted: 0 } : result;
   }
 
-  /** A refusal in the decisions metric, and in usage under the tenant the key names (none: NO_TENANT) with its reason. */
-  private countRefusal(reason: RefusalReason | 'key_missing', operation: CheckOperation, tenant?: CompiledTenant): void {
+  /**
+   * A refusal in the decisions metric, and in usage under the tenant the key names (none: NO_TENANT) with its reason,
+   * and under the route of `endpoint`.
+   */
+  private countRefusal(reason: RefusalReason | 'key_missing', operation: CheckOperation, endpoint: string, tenant?: CompiledTenant): void {
     this.metrics.decisionTally(tenant?.slug ?? '-', '-', reason, 'enforce').count += 1;
-    if (operation === 'consume' || operation === 'lease') this.recorder.count(tenant?.id ?? NO_TENANT, null, 'refused', reason, 0);
+    if (operation === 'consume' || operation === 'lease') this.recorder.count(tenant?.id ?? NO_TENANT, null, routeOf(endpoint), 'refused', reason, 0);
   }
 
   private count(plan: DecisionPlan, result: CheckAnswer): void {

@@ -1,5 +1,5 @@
 import { slug } from '@tollgate/domain';
-import { USAGE_RESULTS, USAGE_SUMMARY_BY, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
+import { USAGE_RESULTS, USAGE_ROUTE_ORDERS, USAGE_SUMMARY_BY, USAGE_TOP_BY, USAGE_TOP_METRICS } from '@tollgate/usage';
 import { z } from 'zod';
 import { idList } from '../../../common/id-list';
 import { instantQuery } from '../../../common/instant-query';
@@ -36,6 +36,19 @@ export const topQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(MAX_TOP_ENTRIES).default(10),
 });
 export type TopQuery = z.infer<typeof topQuery>;
+
+/** The routes of every tenant, or of one (`tenant`), by 429 rate or by volume. */
+export const routesQuery = z.strictObject({
+  ...range,
+  tenant: slug.optional(),
+  order: z.enum(USAGE_ROUTE_ORDERS).default('deny_rate'),
+  minDecisions: z.coerce.number().int().min(1).max(1_000_000_000).default(10),
+  limit: z.coerce.number().int().min(1).max(MAX_TOP_ENTRIES).default(10),
+});
+export type RoutesQuery = z.infer<typeof routesQuery>;
+/** The same for a tenant: its own routes always. */
+export const ownRoutesQuery = routesQuery.omit({ tenant: true });
+export type OwnRoutesQuery = z.infer<typeof ownRoutesQuery>;
 
 export const denialsQuery = z.strictObject({
   tenant: slug,

@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, type DenialSamples, ErrorCode, type UsageSeries, type UsageSummary, type UsageTop } from '@tollgate/domain';
+import { AppError, type DenialSamples, ErrorCode, type UsageRoutes, type UsageSeries, type UsageSummary, type UsageTop } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { chooseStep, readDenialSamples, type UsageFilter, type UsageReader, type UsageRow, type UsageStep } from '@tollgate/usage';
 import { stringify } from 'csv-stringify';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { PRISMA, REDIS } from '../../../infra/infra.module';
-import type { SummaryQuery, TopQuery, UsageQuery } from '../dto/usage.schemas';
+import type { OwnRoutesQuery, SummaryQuery, TopQuery, UsageQuery } from '../dto/usage.schemas';
 
 export const USAGE_READER = Symbol('UsageReader');
 
@@ -204,6 +204,40 @@ export class UsageSummaryUseCase {
       to: to.toISOString(),
       step,
       items: entries.map((e) => ({ ...e, denyRate: e.decisions > 0 ? e.denied / e.decisions : null })),
+    };
+  }
+}
+
+/** The routes that lead a range (by 429 rate or volume), of every tenant or of the scope's tenant, with route × limit. */
+@Injectable()
+export class UsageRoutesUseCase {
+  constructor(
+    private readonly names: UsageNames,
+    @Inject(USAGE_READER) private readonly reader: UsageReader,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
+
+  async execute(scope: UsageScope, query: OwnRoutesQuery): Promise<UsageRoutes> {
+    const tenant = await this.names.tenantOf(scope);
+    const { from, to, step } = this.names.range(query, new Date(), tenant?.timeZone ?? 'UTC');
+    const items = await this.reader.routes({
+      ...(tenant ? { tenantId: tenant.id } : {}),
+      order: query.order,
+      from,
+      to,
+      step,
+      minDecisions: query.minDecisions,
+      limit: query.limit,
+    });
+    return {
+      order: query.order,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      step: step === 'minute' ? 'minute' : 'hour',
+      tenant: tenant && { id: tenant.id, slug: tenant.slug, name: tenant.name },
+      minDecisions: query.minDecisions,
+      routesPerTenantMinute: this.config.usage.routesPerTenantMinute,
+      items,
     };
   }
 }

@@ -1,0 +1,120 @@
+import { countsOf, minuteOf, PostgresUsageWriter, ROUTE_OTHER, routeCountsOf, type RouteCount, usageKey } from '@tollgate/usage';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../../../../../test/support/context';
+import { TEST_REDIS_URL } from '../../../../../test/support/env';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules } from '../../../../../test/support/fixtures';
+import { UsageRecorder } from '../check/usage-recorder.service';
+
+// Usage per route (docs/adr/0015-usage-counting-and-rollups.md): every decision is counted under the route its check
+// named (`METHOD /path`, normalised as policies match it), whether or not an endpoint policy matched, by the limit
+// script for the decisions Redis made and by the node for the others, at most USAGE_ROUTES_PER_TENANT_MINUTE routes a
+// tenant and minute (here 3), the rest as `other`. The counts read back from Redis, written into Postgres the way the
+// rollup writes a minute (twice: the rows are absolute), are what the routes API answers.
+describe('usage per route', () => {
+  const ctx = useOperatorApi({ USAGE_FLUSH_MS: '3600000', USAGE_ROUTES_PER_TENANT_MINUTE: '3' });
+  let redis: Redis;
+  let serviceKey: string;
+
+  beforeAll(async () => {
+    redis = new Redis(TEST_REDIS_URL);
+    serviceKey = await createServiceKey(ctx.prisma);
+  });
+  afterAll(() => redis.disconnect());
+
+  const get = (path: string, token: string, query: Record<string, string>) => ctx.api.request('GET', `${path}?${new URLSearchParams(query).toString()}`, { token });
+  const check = (body: Record<string, unknown>) => ctx.api.request('POST', '/v1/check', { token: serviceKey, body });
+  const sorted = (rows: RouteCount[]) => [...rows].sort((a, b) => `${a.route}|${a.result}|${a.reason}`.localeCompare(`${b.route}|${b.result}|${b.reason}`));
+
+  it('counts each route as checked, policy or none, caps the routes of a minute, and answers them exactly', async () => {
+    const { plan, tenant } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 6 }]);
+    await ctx.prisma.endpointPolicy.create({
+      data: { planId: plan.id, name: 'search', method: 'GET', pattern: '/v1/search', cost: 1, scope: 'tenant', mode: 'enforce', limits: { create: [{ name: 'minute', windowS: 60, limit: 1 }] } },
+    });
+    const { key: expired } = await createTenantKey(ctx.prisma, tenant.id, { expiresAt: new Date(Date.now() - 1000) });
+    await ctx.api.waitForRuleVersion((await publishRules(ctx.prisma, TEST_REDIS_URL)).version);
+    await awayFromMinuteBoundary(20_000);
+    const minute = minuteOf(Date.now());
+
+    const sent: [string, boolean][] = [
+      ['GET /v1/items', true],
+      ['get /v1//items/?page=2', true], // the same route: the method in capitals, no query, no empty segments
+      ['GET /v1/search', true],
+      ['GET /v1/search', false], // the policy's own minute (1)
+      ['POST /v1/orders', true], // the third route: the cap
+      ['GET /v1/users/1', true], // past the cap: `other`
+      ['GET /v1/users/2', true],
+      ['GET /v1/items', false], // the tenant's minute (6) is spent
+    ];
+    for (const [endpoint, allowed] of sent) expect((await check({ tenant: tenant.slug, endpoint })).body.allowed, endpoint).toBe(allowed);
+    // Refused (counted by the node, capped by its flush's script like the limit script's counts).
+    expect((await check({ key: expired, endpoint: 'GET /v1/items' })).body.reason).toBe('key_expired');
+    expect((await check({ key: expired, endpoint: 'DELETE /v1/users/3' })).body.reason).toBe('key_expired');
+    await ctx.api.app.get(UsageRecorder).flush();
+
+    const hash = await redis.hgetall(usageKey(tenant.id, minute));
+    expect(sorted(routeCountsOf(hash))).toEqual(sorted([
+      { route: 'GET /v1/items', result: 'allowed', reason: '', decisions: 2 },
+      { route: 'GET /v1/items', result: 'denied', reason: 'minute', decisions: 1 },
+      { route: 'GET /v1/items', result: 'refused', reason: 'key_expired', decisions: 1 },
+      { route: 'GET /v1/search', result: 'allowed', reason: '', decisions: 1 },
+      { route: 'GET /v1/search', result: 'denied', reason: 'search-minute', decisions: 1 },
+      { route: 'POST /v1/orders', result: 'allowed', reason: '', decisions: 1 },
+      { route: ROUTE_OTHER, result: 'allowed', reason: '', decisions: 2 },
+      { route: ROUTE_OTHER, result: 'refused', reason: 'key_expired', decisions: 1 },
+    ]));
+    // Every decision is in a route, once: the routes add up to the decisions.
+    const decisions = countsOf(hash).reduce((sum, c) => sum + c.decisions, 0);
+    expect(routeCountsOf(hash).reduce((sum, c) => sum + c.decisions, 0)).toBe(decisions);
+    expect(decisions).toBe(sent.length + 2);
+
+    // Written as the rollup writes a minute, twice (a rollup repeated, or a live write and then the final one).
+    const writer = new PostgresUsageWriter(ctx.prisma);
+    for (let i = 0; i < 2; i += 1) await writer.writeMinute(minute, new Map([[tenant.id, countsOf(hash)]]), new Map(), new Map([[tenant.id, routeCountsOf(hash)]]));
+    const rows = await ctx.prisma.usageRouteHour.findMany({ where: { tenantId: tenant.id } });
+    expect(rows.reduce((sum, r) => sum + Number(r.decisions), 0)).toBe(decisions);
+
+    const range = { from: new Date(minute * 1000).toISOString(), to: new Date(minute * 1000 + 60_000).toISOString() };
+    const byVolume = await get('/v1/admin/usage/routes', ctx.session, { ...range, tenant: tenant.slug, order: 'decisions' });
+    expect(byVolume.status).toBe(200);
+    expect(byVolume.body.tenant.slug).toBe(tenant.slug);
+    expect(byVolume.body.routesPerTenantMinute).toBe(3);
+    expect(byVolume.body.items.map((r: { route: string; decisions: number }) => [r.route, r.decisions])).toEqual([
+      ['GET /v1/items', 4],
+      ['other', 3],
+      ['GET /v1/search', 2],
+      ['POST /v1/orders', 1],
+    ]);
+    const items = byVolume.body.items[0];
+    expect(items).toEqual({ route: 'GET /v1/items', decisions: 4, allowed: 2, denied: 1, shadowDenied: 0, degraded: 0, refused: 1, denyRate: 0.25, limits: [{ name: 'minute', denied: 1, shadowDenied: 0 }] });
+
+    // By 429 rate: only routes a limit denied, with at least `minDecisions`.
+    const byRate = await get('/v1/admin/usage/routes', ctx.session, { ...range, tenant: tenant.slug, minDecisions: '2' });
+    expect(byRate.body.items.map((r: { route: string; denyRate: number; limits: unknown }) => [r.route, r.denyRate, r.limits])).toEqual([
+      ['GET /v1/search', 0.5, [{ name: 'search-minute', denied: 1, shadowDenied: 0 }]],
+      ['GET /v1/items', 0.25, [{ name: 'minute', denied: 1, shadowDenied: 0 }]],
+    ]);
+
+    // The tenant's own routes: the same rows, its own only.
+    const own = await get('/v1/tenant/usage/routes', await ctx.signIn('tenant', tenant.id), { ...range, order: 'decisions' });
+    expect(own.status).toBe(200);
+    expect(own.body.items).toEqual(byVolume.body.items);
+    // Over every tenant, these routes are there with at least these counts (other tests count too).
+    const all = await get('/v1/admin/usage/routes', ctx.session, { ...range, order: 'decisions', limit: '100' });
+    expect(all.body.tenant).toBeNull();
+    expect(all.body.items.find((r: { route: string }) => r.route === 'POST /v1/orders')?.decisions).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses a malformed query with the field it names', async () => {
+    for (const [query, status, code, field] of [
+      [{ order: 'joy' }, 400, 'validation_failed', 'order'],
+      [{ limit: '101' }, 400, 'validation_failed', 'limit'],
+      [{ minDecisions: '0' }, 400, 'validation_failed', 'minDecisions'],
+      [{ tenant: 'no-such-tenant' }, 404, 'not_found', 'tenant'],
+    ] as const) {
+      const r = await get('/v1/admin/usage/routes', ctx.session, query);
+      expect(r.status, JSON.stringify(query)).toBe(status);
+      expect(r.body.error, JSON.stringify(query)).toMatchObject({ code, field });
+    }
+  });
+});
