@@ -100,7 +100,7 @@ function Overview({
             <TopTable title="Most limited tenants" top={tenants} testId="top-tenants" />
             <TopTable title="Most limited endpoints" top={policies} testId="top-policies" />
             <TopTable title="Most refused checks" top={refused} testId="top-refused" />
-            <section className="card panel" aria-labelledby="refused-reasons-title">
+            <section className="card refused-card" aria-labelledby="refused-reasons-title">
               <h2 id="refused-reasons-title" className="card-title">
                 Refused checks by reason
               </h2>
