@@ -61,6 +61,7 @@ export {
   type UsageSeries,
   type DenialSamples,
   type UsageTop,
+  type UsageRoutes,
   type WouldDeny,
   type DegradedUsageView as DegradedUsage,
 } from '@tollgate/domain';

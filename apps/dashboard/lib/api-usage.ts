@@ -1,6 +1,6 @@
-import { degradedUsageSchema, denialSamplesSchema, limitsInForceSchema, usageSeriesSchema, usageTopSchema, wouldDenySchema } from '@tollgate/domain';
+import { degradedUsageSchema, denialSamplesSchema, limitsInForceSchema, usageRoutesSchema, usageSeriesSchema, usageTopSchema, wouldDenySchema } from '@tollgate/domain';
 import { adminPath, apiRequest, apiStream } from './api-client';
-import type { DegradedUsage, DenialSamples, LimitsInForce, UsageSeries, UsageTop, WouldDeny } from './api-answers';
+import type { DegradedUsage, DenialSamples, LimitsInForce, UsageRoutes, UsageSeries, UsageTop, WouldDeny } from './api-answers';
 
 // Usage, as the operator reads it (the series of a range, who leads it, what a shadow policy would have refused, a
 // tenant's denials and the live state of its limits) and as a tenant's user reads its own.
@@ -34,6 +34,14 @@ export function getUsageTop(token: string, { from, to }: Range, by: 'tenants' | 
   return apiRequest(`/v1/admin/usage/top?${query({ from, to, by, metric, minDecisions, limit })}`, usageTopSchema, { token });
 }
 
+/**
+ * The routes (`METHOD /path`, endpoint policy or none) that lead the range, of every tenant or of one (by slug): by 429
+ * rate among those with `minDecisions`, or by decisions; each with the limits that denied it.
+ */
+export function getUsageRoutes(token: string, { from, to }: Range, order: 'deny_rate' | 'decisions', options: { tenant?: string; minDecisions?: number; limit?: number } = {}): Promise<UsageRoutes> {
+  return apiRequest(`/v1/admin/usage/routes?${query({ from, to, order, ...options })}`, usageRoutesSchema, { token });
+}
+
 /** The decisions failure modes made over the range (Redis did not decide): by cause, per bucket, and the tenants with the most. */
 export function getDegradedUsage(token: string, { from, to }: Range, limit = 10): Promise<DegradedUsage> {
   return apiRequest(`/v1/admin/usage/degraded?${query({ from, to, limit })}`, degradedUsageSchema, { token });
@@ -57,6 +65,11 @@ export function getTenantLimitsInForce(token: string, tenantId: string): Promise
 /** The signed-in user's tenant's decisions per bucket of the range; `policy` only one that applies to it. */
 export function getOwnUsage(token: string, { from, to }: Range, filter: { policy?: string } = {}): Promise<UsageSeries> {
   return apiRequest(`/v1/tenant/usage?${query({ from, to, ...filter })}`, usageSeriesSchema, { token });
+}
+
+/** The signed-in user's tenant's routes that lead the range (by 429 rate or by decisions), with the limits that denied each. */
+export function getOwnUsageRoutes(token: string, { from, to }: Range, order: 'deny_rate' | 'decisions', limit = 10): Promise<UsageRoutes> {
+  return apiRequest(`/v1/tenant/usage/routes?${query({ from, to, order, limit })}`, usageRoutesSchema, { token });
 }
 
 /** A sample of the signed-in user's tenant's recent denials, newest first. */

@@ -7,10 +7,11 @@ import { MinVolumePicker } from '@/components/usage/min-volume';
 import { NoTraffic } from '@/components/usage/no-traffic';
 import { RangePicker } from '@/components/usage/range-picker';
 import { RefusedReasons } from '@/components/usage/refused-reasons';
+import { RouteTable } from '@/components/usage/route-table';
 import { TopTable } from '@/components/usage/top-table';
 import { UsageTotalsTiles } from '@/components/usage/usage-totals';
 import '@/components/usage/usage.css';
-import { getUsage, getUsageTop, listRuleSetsBetween } from '@/lib/api';
+import { getUsage, getUsageRoutes, getUsageTop, listRuleSetsBetween } from '@/lib/api';
 import { formatTimestamp } from '@/lib/format';
 import { parseMinVolume, parseRange, PRESET_RANGES, previousRange, rangeQuery, ruleSetMarkers, totalsOf } from '@/lib/overview';
 import type { SearchParams } from '@/lib/pagination';
@@ -31,15 +32,16 @@ export default async function OverviewPage({ searchParams }: OverviewPageProps) 
   const min = parseMinVolume(params);
   const before = previousRange(range);
   const loaded = await loadWithSession(async (token) => {
-    const [series, previous, tenants, policies, versions, refused] = await Promise.all([
+    const [series, previous, tenants, policies, routes, versions, refused] = await Promise.all([
       getUsage(token, range),
       getUsage(token, before),
       getUsageTop(token, range, 'tenants', min),
       getUsageTop(token, range, 'policies', min),
+      getUsageRoutes(token, range, 'deny_rate', { minDecisions: min, limit: 5 }),
       listRuleSetsBetween(token, range.from, range.to),
       getUsageTop(token, range, 'tenants', 1, 5, 'refused'),
     ]);
-    return { series, previous, tenants, policies, versions, refused };
+    return { series, previous, tenants, policies, routes, versions, refused };
   });
   const query = rangeQuery(range);
 
@@ -66,6 +68,7 @@ function Overview({
   previous,
   tenants,
   policies,
+  routes,
   versions,
   refused,
   min,
@@ -75,6 +78,7 @@ function Overview({
   previous: Awaited<ReturnType<typeof getUsage>>;
   tenants: Awaited<ReturnType<typeof getUsageTop>>;
   policies: Awaited<ReturnType<typeof getUsageTop>>;
+  routes: Awaited<ReturnType<typeof getUsageRoutes>>;
   versions: Awaited<ReturnType<typeof listRuleSetsBetween>>;
   refused: Awaited<ReturnType<typeof getUsageTop>>;
   min: number;
@@ -106,6 +110,12 @@ function Overview({
               </h2>
               <RefusedReasons reasons={series.refusedByReason} testId="overview-refused-reasons" empty="No check was refused in this range." />
             </section>
+            <RouteTable
+              title="Most limited routes"
+              routes={routes}
+              testId="top-routes"
+              empty={`No route was limited in this range with at least ${min} decisions, endpoint policy or none.`}
+            />
           </div>
         </>
       )}

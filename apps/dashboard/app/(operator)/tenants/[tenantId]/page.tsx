@@ -12,10 +12,11 @@ import { TenantLimits } from '@/components/tenant-limits';
 import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { TenantRelated } from '@/components/tenant-related';
 import { RangePicker } from '@/components/usage/range-picker';
+import { RouteTable } from '@/components/usage/route-table';
 import '@/components/usage/usage.css';
 import { UsageChart } from '@/components/charts/server-usage-chart';
 import { UsagePanel } from '@/components/usage-panel';
-import { ApiError, getPlan, getTenant, getTenantCaps, getTenantDenials, getTenantLimitsInForce, getUsage, listAccounts, listKeys, listPolicies } from '@/lib/api';
+import { ApiError, getPlan, getTenant, getTenantCaps, getTenantDenials, getTenantLimitsInForce, getUsage, getUsageRoutes, listAccounts, listKeys, listPolicies } from '@/lib/api';
 import type { LimitsInForce } from '@/lib/api-answers';
 import { tenantLimitRows } from '@/lib/overrides';
 import type { SearchParams } from '@/lib/pagination';
@@ -28,6 +29,8 @@ export const metadata: Metadata = { title: 'Tenant' };
 
 /** How many policies and users the page lists before it points to their own pages. */
 const LISTED = 100;
+/** How many routes the page shows, most decisions first. */
+const ROUTES_SHOWN = 10;
 
 interface TenantPageProps {
   params: Promise<{ tenantId: string }>;
@@ -50,10 +53,11 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
     });
     if (!tenant) return null;
     const { from, to } = range;
-    const [plan, limits, usage, denials, policies, keys, users, caps] = await Promise.all([
+    const [plan, limits, usage, routes, denials, policies, keys, users, caps] = await Promise.all([
       getPlan(token, tenant.plan.id),
       settled(getTenantLimitsInForce(token, tenant.id)),
       settled(getUsage(token, { from, to }, { tenant: tenant.slug })),
+      settled(getUsageRoutes(token, { from, to }, 'decisions', { tenant: tenant.slug, limit: ROUTES_SHOWN })),
       settled(getTenantDenials(token, tenant.slug)),
       settled(
         Promise.all([listPolicies(token, { tenantId: tenant.id }, undefined, LISTED), listPolicies(token, { planId: tenant.plan.id }, undefined, LISTED)]).then(
@@ -64,7 +68,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
       settled(listAccounts(token, { tenantId: tenant.id }, undefined, LISTED).then((page) => ({ items: page.items, more: page.nextCursor !== null }))),
       settled(getTenantCaps(token, tenant.id)),
     ]);
-    return { tenant, plan, limits, usage, denials, policies, keys, users, caps };
+    return { tenant, plan, limits, usage, routes, denials, policies, keys, users, caps };
   });
 
   if (loaded.ok && loaded.data === null) notFound();
@@ -79,7 +83,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
     );
   }
 
-  const { tenant, plan, limits, usage, denials, policies, keys, users, caps } = loaded.data;
+  const { tenant, plan, limits, usage, routes, denials, policies, keys, users, caps } = loaded.data;
   const path = `/tenants/${encodeURIComponent(tenant.id)}`;
   return (
     <>
@@ -100,6 +104,16 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
               <ErrorPanel problem={usage.problem} />
             )}
           </div>
+          {routes.ok ? (
+            <RouteTable
+              title={`What ${tenant.slug} is hitting, ${rangeLabel(range)}`}
+              routes={routes.data}
+              testId="tenant-routes"
+              empty="No checks in this range: the routes this tenant's checks name show here, with the limits that denied them."
+            />
+          ) : (
+            <ErrorPanel problem={routes.problem} />
+          )}
           {denials.ok ? (
             <RecentDenials items={denials.data.items} timeZone={tenant.timeZone} empty="No denials lately: every recent check of this tenant was within its limits." />
           ) : (

@@ -5,8 +5,9 @@ import { PageHeading } from '@/components/page-heading';
 import { RecentDenials } from '@/components/recent-denials';
 import { UsagePanel } from '@/components/usage-panel';
 import { RangePicker } from '@/components/usage/range-picker';
+import { RouteTable } from '@/components/usage/route-table';
 import '@/components/usage/usage.css';
-import { getOwnDenials, getOwnLimits, getOwnTenant, getOwnUsage } from '@/lib/api';
+import { getOwnDenials, getOwnLimits, getOwnTenant, getOwnUsage, getOwnUsageRoutes } from '@/lib/api';
 import type { SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 import { settled } from '@/lib/settled';
@@ -28,10 +29,16 @@ export default async function PortalUsagePage({ searchParams }: PortalUsagePageP
   const range = parseRange(await searchParams);
   const { from, to } = range;
   const loaded = await loadWithSession(async (token) => {
-    const [tenant, inForce, all, denials] = await Promise.all([getOwnTenant(token), getOwnLimits(token), getOwnUsage(token, { from, to }), settled(getOwnDenials(token))]);
+    const [tenant, inForce, all, routes, denials] = await Promise.all([
+      getOwnTenant(token),
+      getOwnLimits(token),
+      getOwnUsage(token, { from, to }),
+      settled(getOwnUsageRoutes(token, { from, to }, 'decisions')),
+      settled(getOwnDenials(token)),
+    ]);
     const charted = inForce.policies.slice(0, MAX_POLICY_CHARTS);
     const perPolicy = await Promise.all(charted.map(async (policy) => ({ policy, usage: await settled(getOwnUsage(token, { from, to }, { policy: policy.id })) })));
-    return { tenant, all, denials, perPolicy, uncharted: inForce.policies.length - charted.length };
+    return { tenant, all, routes, denials, perPolicy, uncharted: inForce.policies.length - charted.length };
   });
 
   const heading = (
@@ -53,7 +60,7 @@ export default async function PortalUsagePage({ searchParams }: PortalUsagePageP
     );
   }
 
-  const { tenant, all, denials, perPolicy, uncharted } = loaded.data;
+  const { tenant, all, routes, denials, perPolicy, uncharted } = loaded.data;
   const last = rangeLabel(range);
   return (
     <>
@@ -62,6 +69,16 @@ export default async function PortalUsagePage({ searchParams }: PortalUsagePageP
         <UsagePanel title={`All checks, ${last}`} id="own-usage" series={all}>
           <UsageChart series={all} title={`Your checks, ${last}`} testId="own-usage-chart" />
         </UsagePanel>
+        {routes.ok ? (
+          <RouteTable
+            title={`Your top routes, ${last}`}
+            routes={routes.data}
+            testId="own-routes"
+            empty="No checks in this range: the routes your checks name show here, with the limits that denied them."
+          />
+        ) : (
+          <ErrorPanel problem={routes.problem} />
+        )}
         {perPolicy.map(({ policy, usage }) =>
           usage.ok ? (
             <UsagePanel key={policy.id} title={`${policy.route}, ${last}`} id={`own-usage-policy-${policy.name}`} series={usage.data}>
