@@ -6,6 +6,7 @@ import { useOperatorApi } from '../support/context';
 import { TEST_REDIS_URL } from '../support/env';
 import { createServiceKey, createTenant, createTenantKey, createUser, publishRules } from '../support/fixtures';
 import { edgeValues, type FieldSchema, hostileHeaders, hostileJson, mutatedBody, pathSegment, queryString, rawBody } from '../support/hostile';
+import { answers, documented, type OpenApiPaths } from '../support/openapi';
 
 // Hostile requests to every route the API serves (taken from the running app, so a new route is fuzzed without a
 // change here; bodies and query names from its OpenAPI document). First a sweep: every field of every body, with
@@ -32,8 +33,12 @@ interface Pools {
   slugs: string[];
   examples: Map<string, Record<string, unknown>>;
   queries: Map<string, string[]>;
+  /** The OpenAPI document: every status answered must be one its operation lists. */
+  document: OpenApiPaths;
 }
 interface Call {
+  /** The route called, as Fastify names it (`GET /v1/admin/plans/:planId`). */
+  route: Route;
   method: string;
   path: string;
   body?: unknown;
@@ -95,7 +100,7 @@ describe('fuzzing every route', () => {
   }
 
   /** Example bodies and query parameter names of every route, from the OpenAPI document. */
-  async function fromOpenApi(): Promise<Pick<Pools, 'examples' | 'queries' | 'fields'>> {
+  async function fromOpenApi(): Promise<Pick<Pools, 'examples' | 'queries' | 'fields' | 'document'>> {
     const doc = (await ctx.api.request('GET', '/docs-json')).body as { paths: Record<string, Record<string, OpenApiOperation>> };
     const examples = new Map<string, Record<string, unknown>>();
     const queries = new Map<string, string[]>();
@@ -110,7 +115,7 @@ describe('fuzzing every route', () => {
         queries.set(key, (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
       }
     }
-    return { examples, queries, fields };
+    return { examples, queries, fields, document: doc };
   }
 
   /** A request to one of the routes: path ids from the pools or hostile, and a body, a query and headers. */
@@ -129,6 +134,7 @@ describe('fuzzing every route', () => {
             { weight: 1, arbitrary: rawBody },
           );
       return fc.record({ segments: fc.tuple(...params), query: queryString(pools.queries.get(key) ?? []), body, headers: hostileHeaders }).map(({ segments, query, body, headers }) => ({
+        route,
         method: route.method,
         path: segments.join('/') + query,
         body,
@@ -177,12 +183,18 @@ describe('fuzzing every route', () => {
   }
 
   /**
-   * What must hold of every answer: no 5xx; a 4xx in the envelope, with its code's status, and nothing committed.
+   * What must hold of every answer: no 5xx; a status the OpenAPI document lists for the route; a 4xx in the envelope,
+   * with its code's status, and nothing committed.
    * Forward-auth answers a denial (no or a bad client key, over a limit) with its decision, not an error: a gateway
    * passes it on to the client.
    */
   function expectSound(c: Call, r: { status: number; body: any }, committed: { before: number; after: number }, what: string): void { // eslint-disable-line @typescript-eslint/no-explicit-any -- the body is checked field by field
     expect(r.status, what).toBeLessThan(500);
+    // /metrics is Prometheus's, not the API's: the document leaves it out.
+    if (c.route.url !== '/metrics') {
+      const operation = documented(pools.document, c.route.method, c.route.url);
+      expect(operation !== undefined && answers(operation, r.status), `${r.status} is not in the document's answers of ${c.route.method} ${c.route.url}: ${what}`).toBe(true);
+    }
     if (r.status < 400) return;
     expect(committed.after, `committed on a ${r.status}: ${what}`).toBe(committed.before);
     if (c.path.startsWith('/v1/forward-auth') && r.body?.allowed === false) return;
@@ -209,7 +221,7 @@ describe('fuzzing every route', () => {
       let before = await committedBy(actor);
       for (const [field, schema] of Object.entries(pools.fields.get(key) ?? {})) {
         for (const value of edgeValues(schema)) {
-          const c: Call = { method: route.method, path, body: { ...fc.sample(validBody(example), 1)[0]!, [field]: value }, headers: {} };
+          const c: Call = { route, method: route.method, path, body: { ...fc.sample(validBody(example), 1)[0]!, [field]: value }, headers: {} };
           const r = await ctx.api.request(c.method, c.path, { token, body: c.body });
           const after = await committedBy(actor);
           expectSound(c, r, { before, after }, describeCall(c, r));
@@ -251,5 +263,6 @@ interface OpenApiSchema {
 }
 interface OpenApiOperation {
   parameters?: { name: string; in: string }[];
+  responses: Record<string, unknown>;
   requestBody?: { content?: Record<string, { schema?: OpenApiSchema }> };
 }

@@ -5,7 +5,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../support/context';
 import { TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
 import { root, run } from '../support/sdk-package';
 
 // The OpenAPI document as the running API serves it (`/docs-json`): valid by Redocly's recommended rules, and
@@ -47,6 +47,8 @@ describe('the OpenAPI document', () => {
   let document: Record<string, unknown>;
   let serviceKey: string;
   let tenant: string;
+  /** A tenant of one check a minute, and its key: its second check is a denial. */
+  let scarce: { slug: string; key: string };
 
   beforeAll(async () => {
     const cache = path.join(root, 'node_modules', '.cache');
@@ -55,6 +57,8 @@ describe('the OpenAPI document', () => {
     document = (await ctx.api.request('GET', '/docs-json')).body;
     ({ tenant: { slug: tenant } } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 100 }]));
     serviceKey = await createServiceKey(ctx.prisma);
+    const { tenant: one } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 1 }]);
+    scarce = { slug: one.slug, key: (await createTenantKey(ctx.prisma, one.id)).key };
     const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
     await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
   });
@@ -83,6 +87,44 @@ describe('the OpenAPI document', () => {
       expect(answer(route, '200').properties.reason!.enum, route).toEqual([...REFUSAL_REASONS]);
     }
     for (const status of ['200', '401', '429']) expect(answer('GET /v1/forward-auth', status).properties.reason!.enum).toEqual([...FORWARD_AUTH_REASONS]);
+  });
+
+  it('declares on each answer the headers the API sends: a decision\'s rate-limit headers, and Retry-After', async () => {
+    const operations = operationsOf(document);
+    const declared = (name: string, status: string) => Object.keys(operations.find((o) => o.name === name)!.op.responses[status]?.headers ?? {}).map((h) => h.toLowerCase());
+    /** The headers the API sent that a client reads (not HTTP's own), lower-cased. */
+    const sent = (headers: Headers) => [...headers.keys()].filter((h) => !['content-type', 'content-length', 'date', 'connection', 'keep-alive'].includes(h));
+    const check = (body: object) => ctx.api.request('POST', '/v1/check', { token: serviceKey, body: { endpoint: 'GET /v1/items', ...body } });
+    // One window for the pass and the denials that follow (a fixed window would start over at the minute).
+    await awayFromMinuteBoundary();
+    const allowed = await check({ tenant: scarce.slug });
+    const denied = await check({ tenant: scarce.slug });
+    expect([allowed.body.allowed, denied.body.allowed]).toEqual([true, false]);
+    for (const answer of [allowed, denied]) {
+      // What the answer's `headers` says is what the response carries, and each is declared.
+      expect(sent(answer.headers).sort()).toEqual(Object.keys(answer.body.headers).map((h) => h.toLowerCase()).sort());
+      expect(declared('POST /v1/check', '200')).toEqual(expect.arrayContaining(sent(answer.headers)));
+    }
+    expect(sent(denied.headers)).toContain('retry-after');
+
+    // Forward-auth's pass, its denial with the default status and with ?deny_status=403.
+    const forward = (query = '') =>
+      ctx.api.request('GET', `/v1/forward-auth${query}`, { token: scarce.key, headers: { 'x-tollgate-key': serviceKey, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/v1/items' } });
+    for (const [r, status] of [[await forward(), 429], [await forward('?deny_status=403'), 403]] as const) {
+      expect(r.status).toBe(status);
+      expect(sent(r.headers)).toContain('retry-after');
+      expect(declared('GET /v1/forward-auth', String(status))).toEqual(expect.arrayContaining(sent(r.headers)));
+    }
+
+    // Every error 429 and 503 sends Retry-After (the error filter): each declares it, required. (Forward-auth's 429 is
+    // a denial, whose Retry-After a suspended tenant's has not.)
+    const withoutRetryAfter = operations.flatMap(({ name, op }) =>
+      Object.entries(op.responses)
+        .filter(([status, r]) => ['429', '503'].includes(status) && JSON.stringify(r.content ?? {}).includes(`Error${status}"`))
+        .filter(([, r]) => (r.headers?.['Retry-After'] as { required?: boolean } | undefined)?.required !== true)
+        .map(([status]) => `${name} ${status}`),
+    );
+    expect(withoutRetryAfter).toEqual([]);
   });
 
   it('types every parameter and every body, so that a generated client types what it sends', () => {
@@ -122,12 +164,23 @@ const remaining: number[] = checked.data.limits.map((l) => l.remaining);
 const retryAfter: string | undefined = checked.data.headers['Retry-After'];
 // @ts-expect-error: a decision has no \`allow\` (it is \`allowed\`): a misspelt field does not type-check.
 void checked.data.allow;
+// The response's headers, typed by the document: RateLimit-Policy a string, X-RateLimit-Remaining a number.
+type CheckHeaders = paths['/v1/check']['post']['responses'][200]['headers'];
+const policy: CheckHeaders['RateLimit-Policy'] = checked.response.headers.get('RateLimit-Policy') ?? undefined;
+const left: CheckHeaders['X-RateLimit-Remaining'] = Number(checked.response.headers.get('X-RateLimit-Remaining'));
+// @ts-expect-error: RateLimit-Policy is a string (an untyped header would take anything).
+export const notAPolicy: CheckHeaders['RateLimit-Policy'] = 60;
+// A 429 always says when to try again: its Retry-After is a number, and never left out.
+type TooMany = paths['/v1/auth/login']['post']['responses'][429]['headers'];
+export const wait: TooMany['Retry-After'] = 30;
+// @ts-expect-error: a 429's Retry-After is required.
+export const noWait: TooMany['Retry-After'] = undefined;
 
 const plans = await api.GET('/v1/admin/plans', { headers: { Authorization: \`Bearer \${process.env.SESSION}\` }, params: { query: { pageSize: 10 } } });
 if (!plans.data) throw new Error(plans.error?.error.code ?? 'no plans');
 const slugs: string[] = plans.data.items.map((p) => p.slug);
 const next: string | null = plans.data.nextCursor;
-console.log(JSON.stringify({ allowed, remaining, retryAfter, slugs, next }));
+console.log(JSON.stringify({ allowed, remaining, retryAfter, policy, left, slugs, next }));
 `,
     );
     writeFileSync(
@@ -146,7 +199,7 @@ console.log(JSON.stringify({ allowed, remaining, retryAfter, slugs, next }));
     const env = { API_URL: ctx.api.url, SERVICE_KEY: serviceKey, SESSION: ctx.session };
     const ran = await run(process.execPath, ['out/client.js'], { cwd: dir, timeoutMs: 30_000, env });
     expect(ran.stderr).toBe('');
-    expect(JSON.parse(ran.stdout)).toMatchObject({ allowed: true, remaining: [99] });
+    expect(JSON.parse(ran.stdout)).toMatchObject({ allowed: true, remaining: [99], policy: '"minute";q=100;w=60', left: 99 });
   }, 180_000);
 
   it('fails to type-check a client that reads a field the decision does not have', async () => {

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../support/context';
 import { TEST_REDIS_URL } from '../support/env';
 import { createServiceKey, createTenant, createTenantKey, createUser, publishRules } from '../support/fixtures';
+import { answers, documented, type OpenApiPaths } from '../support/openapi';
 
 // Tenant isolation and deny-by-default: every route × every kind of caller gets the expected status; guards deny by
 // default. A route missing from MATRIX fails the test. Callers: anonymous; tenant A's service key (restricted
@@ -67,6 +68,7 @@ const MATRIX: Row[] = [
   { method: 'GET', url: '/v1/admin/usage/denials', call: (ids) => ({ path: `/v1/admin/usage/denials?tenant=${ids.tenant}` }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/usage/would-deny', call: (ids) => ({ path: `/v1/admin/usage/would-deny?policy=${ids.policyId}` }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/usage/degraded', call: () => ({ path: '/v1/admin/usage/degraded' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/usage/summary', call: (ids) => ({ path: `/v1/admin/usage/summary?by=tenants&id=${ids.tenantId}` }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/usage.csv', call: () => ({ path: '/v1/admin/usage.csv' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/users', call: () => ({ path: '/v1/admin/users' }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
@@ -74,6 +76,7 @@ const MATRIX: Row[] = [
   { method: 'PATCH', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000', body: { name: 'x' } }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'DELETE', url: '/v1/admin/users/:userId', call: () => ({ path: '/v1/admin/users/00000000-0000-4000-8000-000000000000' }), expect: OPERATOR_WRITE_REFUSED(404) },
   { method: 'GET', url: '/v1/admin/plans', call: () => ({ path: '/v1/admin/plans' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/plans/at-limit', call: (ids) => ({ path: `/v1/admin/plans/at-limit?id=${ids.planId}` }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/plans/:planId', call: (ids) => ({ path: `/v1/admin/plans/${ids.planId}` }), expect: OPERATOR_READ },
   // Webhooks: the operator's routes answer an unknown endpoint 404 and a bad body 400; a tenant's own answer its users
   // (an unknown endpoint is 404) and refuse its keys any change (403), whatever the body.
@@ -116,6 +119,7 @@ const MATRIX: Row[] = [
     expect: OPERATOR_READ,
   },
   { method: 'GET', url: '/v1/admin/tenants', call: () => ({ path: '/v1/admin/tenants' }), expect: OPERATOR_READ },
+  { method: 'GET', url: '/v1/admin/tenants/limits-used', call: (ids) => ({ path: `/v1/admin/tenants/limits-used?id=${ids.tenantId}` }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/tenants/:tenantId', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}` }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/tenants/:tenantId/limits', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/limits` }), expect: OPERATOR_READ },
   { method: 'GET', url: '/v1/admin/tenants/:tenantId/caps', call: (ids) => ({ path: `/v1/admin/tenants/${ids.tenantId}/caps` }), expect: OPERATOR_READ },
@@ -283,6 +287,19 @@ describe('route × caller matrix', () => {
     const known = MATRIX.map((r) => `${r.method} ${r.url}`);
     expect(served.filter((r) => !known.includes(r))).toEqual([]);
     expect(known.filter((r) => !served.includes(r))).toEqual([]);
+  });
+
+  it('finds every status of this table in the OpenAPI document, on its operation', async () => {
+    const doc = (await ctx.api.request('GET', '/docs-json')).body as OpenApiPaths;
+    const missing = MATRIX.flatMap((row) => {
+      const operation = documented(doc, row.method, row.url);
+      // /metrics is Prometheus's, not the API's: the document leaves it out.
+      if (row.url === '/metrics') return [];
+      if (!operation) return [`${row.method} ${row.url} (no operation)`];
+      const statuses = new Set(Object.values(row.expect));
+      return [...statuses].filter((status) => !answers(operation, status)).map((status) => `${row.method} ${row.url} ${status}`);
+    });
+    expect(missing).toEqual([]);
   });
 
   // Another tenant's ids: a tenant's caller that names them by id gets exactly the answer an unknown id gets (404 on

@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { errorBodySchemaOf, ErrorCode, errorHttpStatus } from '@tollgate/domain';
 import { openApiSchema } from './api-json-body';
+import { retryAfter } from './openapi-headers';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -13,6 +14,7 @@ const WHY = new Map<number, string>([
   [401, 'unauthenticated: no credential, or an unknown, revoked or expired one'],
   [403, 'forbidden: this kind of caller may not use this route'],
   [404, 'not_found'],
+  [408, 'request_timeout: the request did not arrive in full in time (refused before any route)'],
   [409, 'conflict: a taken slug, name or route, or a state that forbids it; cap_reached: the tenant has as many as its cap allows'],
   [413, 'payload_too_large: the body is over the size limit'],
   [415, 'unsupported_media_type: the body is not JSON'],
@@ -22,15 +24,26 @@ const WHY = new Map<number, string>([
   [503, 'database_unavailable (or the quota store for enforcement): try again later'],
 ]);
 
+/** Statuses whose every error answer says when to try again (error.filter.ts sets `Retry-After` on each). */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
 export const errorResponse = (status: number, description = WHY.get(status) ?? 'an error') => ({
   description,
+  ...(RETRY_AFTER_STATUSES.has(status) ? { headers: retryAfter() } : {}),
   content: { 'application/json': { schema: { $ref: `#/components/schemas/Error${status}` } } },
 });
 
+/** What Node's HTTP parser and Fastify's router refuse before any route runs, whatever the route (client-error.ts, error.filter.ts). */
+const BEFORE_ANY_ROUTE = new Map<number, string>([
+  [400, 'validation_failed: not a well-formed HTTP request, or a path that is not percent-encoded UTF-8 (refused before any route)'],
+  [408, WHY.get(408)!],
+  [431, WHY.get(431)!],
+]);
+
 /**
  * The error answers of an operation the document does not describe yet, from what the API's pipeline does: bad
- * input is a 400 where there is input, a guarded route a 401/403, a path with an id a 404, a write a 409, a body a
- * 413/415, and every route a 500, or a 503 while Postgres is down.
+ * input is a 400 where there is input, a guarded route a 401/403, a path with an id a 404, a write a 409, a body (of
+ * any method but GET) a 413/415, and every route a 500, or a 503 while Postgres is down.
  */
 function errorsOf(path: string, method: (typeof METHODS)[number], operation: Operation): number[] {
   const hasInput = (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined;
@@ -39,7 +52,8 @@ function errorsOf(path: string, method: (typeof METHODS)[number], operation: Ope
   if (operation.security?.length) statuses.push(401, 403);
   if (path.includes('{') || path === '/v1/tenant' || path.endsWith('/current') || path.endsWith('/diff')) statuses.push(404);
   if (method !== 'get' && path.startsWith('/v1/admin/')) statuses.push(409);
-  if (operation.requestBody) statuses.push(413, 415);
+  // Fastify reads the body of any method but GET's, whether the route takes one or not.
+  if (operation.requestBody || method !== 'get') statuses.push(413, 415);
   return statuses;
 }
 
@@ -54,11 +68,11 @@ export function withErrorAnswers(document: OpenAPIObject, { skip }: { skip: (pat
       if (!operation) continue;
       // A route that takes no credential (sign-in, health) says so, rather than leaving it unsaid.
       operation.security ??= [];
-      if (skip(path)) continue;
-      for (const status of errorsOf(path, method, operation)) operation.responses[status] ??= errorResponse(status);
+      if (!skip(path)) for (const status of errorsOf(path, method, operation)) operation.responses[status] ??= errorResponse(status);
+      for (const [status, why] of BEFORE_ANY_ROUTE) operation.responses[status] ??= errorResponse(status, why);
     }
   }
-  // The envelopes of the statuses some operation answers (a 431 is the HTTP server's, before any route).
+  // The envelopes of the statuses some operation answers.
   const used = JSON.stringify(document.paths);
   const schemas = Object.fromEntries(
     ERROR_STATUSES.filter((status) => used.includes(`#/components/schemas/Error${status}"`)).map((status) => [`Error${status}`, openApiSchema(errorBodySchemaOf(status), 'output')]),

@@ -7,6 +7,7 @@ import { Access } from '../../common/access.decorator';
 import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { errorResponse } from '../../common/openapi-errors';
+import { retryAfter } from '../../common/openapi-headers';
 import { ZodPipe } from '../../common/zod.pipe';
 import { ClientAddress } from './client-address.service';
 import { LoginThrottle } from './login-throttle.service';
@@ -37,7 +38,7 @@ export class AuthController {
   @Access('public')
   @ApiJsonBody(loginSchema, { email: 'admin@tollgate.local', password: 'tollgate-demo' })
   @ApiAnswer(loginAnswerSchema)
-  @ApiResponse({ status: 401, ...errorResponse(401, 'unauthenticated: wrong e-mail or password') })
+  @ApiResponse({ status: 401, ...errorResponse(401, 'unauthenticated: wrong e-mail or password; Retry-After when the next attempt must wait'), headers: retryAfter(false) })
   @ApiResponse({ status: 403, ...errorResponse(403, 'forbidden: a signed client address the API cannot verify') })
   @ApiResponse({ status: 429, ...errorResponse(429) })
   async login(@Body(new ZodPipe(loginSchema)) body: z.infer<typeof loginSchema>, @Req() request: FastifyRequest) {

@@ -3,6 +3,7 @@ import { batchCheckRequestSchema, batchCheckResultSchema, checkRequestSchema, ch
 import { z } from 'zod';
 import { openApiSchema } from '../../common/api-json-body';
 import { errorResponse } from '../../common/openapi-errors';
+import { decisionHeaders } from '../../common/openapi-headers';
 import { FORWARD_AUTH_ROUTE } from './enforcement-http';
 
 type Paths = OpenAPIObject['paths'];
@@ -11,7 +12,8 @@ type Operation = NonNullable<Paths[string]['post']>;
 const EXAMPLE = { tenant: 'acme', endpoint: 'POST /v1/messages', subject: 'user-42', cost: 1 };
 const decision = (schema: z.ZodType) => ({
   description:
-    'the decision: a denial is `allowed: false`, with the rate-limit headers in the body and on this response; a check refused before any limit is decided says why in `reason` (`key_invalid`, `key_expired`, `tenant_suspended`, `tenant_not_allowed`: a valid tenant key of a tenant this service key may not check)',
+    'the decision: a denial is `allowed: false`, with the rate-limit headers in the body and on this response; a check refused before any limit is decided says why in `reason` (`tenant_not_allowed`: a valid tenant key of a tenant this service key may not check), without headers',
+  headers: decisionHeaders(),
   content: { 'application/json': { schema: openApiSchema(schema, 'output') } },
 });
 const ERRORS = {
@@ -31,9 +33,15 @@ const json = (schema: z.ZodType, example: unknown) => ({
   content: { 'application/json': { schema: { ...openApiSchema(schema, 'input'), example } } },
 });
 
-const post = (operationId: string, [summary, description]: [string, string], schema: z.ZodType, example: unknown, answer: z.ZodType = checkResultSchema): { post: Operation } => ({
-  post: { tags: ['enforcement'], operationId, summary, description, security: [{ bearer: [] }], requestBody: json(schema, example), responses: { '200': decision(answer), ...ERRORS } },
+const post = (operationId: string, [summary, description]: [string, string], schema: z.ZodType, example: unknown, answer: z.ZodType = checkResultSchema, ok: Operation['responses'][string] = decision(answer)): { post: Operation } => ({
+  post: { tags: ['enforcement'], operationId, summary, description, security: [{ bearer: [] }], requestBody: json(schema, example), responses: { '200': ok, ...ERRORS } },
 });
+
+/** The batch's answer: each check's decision in the body, and no rate-limit headers (which check's would they be?). */
+const batchAnswer = {
+  description: "each check's decision (or its own error), in order; no rate-limit headers on this response",
+  content: { 'application/json': { schema: openApiSchema(batchCheckResultSchema, 'output') } },
+};
 
 /**
  * The enforcement routes in the OpenAPI document. They are Fastify routes (enforcement.routes.ts), which Nest's
@@ -43,7 +51,13 @@ const post = (operationId: string, [summary, description]: [string, string], sch
 export const verdictSchema = z.object({ allowed: z.boolean(), degraded: z.boolean().optional(), retryAfterMs: z.number().optional(), reason: z.enum(FORWARD_AUTH_REASONS).optional() });
 /** What forward-auth sends in its body. */
 export type Verdict = z.output<typeof verdictSchema>;
-const verdict = (description: string) => ({ description, content: { 'application/json': { schema: openApiSchema(verdictSchema, 'output') } } });
+const verdict = (description: string) => ({ description, headers: decisionHeaders(), content: { 'application/json': { schema: openApiSchema(verdictSchema, 'output') } } });
+/** A status that is a denial or an error, by who failed: the client (a verdict) or the gateway's call (the envelope). */
+const verdictOrError = (status: number, description: string) => ({
+  description,
+  headers: decisionHeaders(),
+  content: { 'application/json': { schema: { oneOf: [openApiSchema(verdictSchema, 'output'), { $ref: `#/components/schemas/Error${status}` }] } } },
+});
 
 export function enforcementOpenApiPaths(): Paths {
   const forwardAuth: Operation = {
@@ -57,19 +71,22 @@ export function enforcementOpenApiPaths(): Paths {
       { name: 'deny_status', in: 'query', required: false, description: 'status of a denial (401, 403 or 429…); not read with FORWARD_AUTH_ORIGINAL=path', schema: { type: 'integer' } },
     ],
     responses: {
-      '200': verdict('the request may pass'),
-      '400': errorResponse(400, 'the original method or URI is missing from the configured source, or malformed (validation_failed)'),
+      '200': verdict('the request may pass (with the rate-limit headers, none when it passed without Redis)'),
+      '400': errorResponse(400, 'the original method or URI is missing from the configured source, or malformed, or deny_status is not a 4xx (validation_failed)'),
       '401': {
-        description: "no or a bad credential: the gateway's (the error envelope) or the client's key (a denial, `reason: key_…`)",
+        description: "no or a bad credential: the gateway's (the error envelope) or the client's key (a denial, `reason: key_…`, without headers)",
         content: { 'application/json': { schema: { oneOf: [openApiSchema(verdictSchema, 'output'), { $ref: '#/components/schemas/Error401' }] } } },
       },
-      '403': {
-        description:
-          "the gateway's key is no service key (the error envelope), or the client's key is valid but of a tenant the gateway's service key may not check (a denial, `reason: tenant_not_allowed`, whatever deny_status says; also the denial status when deny_status=403)",
-        content: { 'application/json': { schema: { oneOf: [openApiSchema(verdictSchema, 'output'), { $ref: '#/components/schemas/Error403' }] } } },
-      },
+      '403': verdictOrError(
+        403,
+        "the gateway's key is no service key (the error envelope), or the client's key is valid but of a tenant the gateway's service key may not check (a denial, `reason: tenant_not_allowed`, whatever deny_status says; also the denial status when deny_status=403)",
+      ),
+      '413': errorResponse(413),
       '414': errorResponse(414, 'the original path is over 2048 bytes (uri_too_long); nothing is counted'),
-      '429': verdict('denied (or the configured deny status), with Retry-After'),
+      '415': errorResponse(415),
+      '429': verdict('denied (the default deny status, FORWARD_AUTH_DENY_STATUS): by a limit, with the rate-limit headers and Retry-After; a suspended tenant (`reason: tenant_suspended`) without'),
+      '4XX': verdict('denied with another deny status (FORWARD_AUTH_DENY_STATUS or `?deny_status=`), as a 429 is'),
+      '500': errorResponse(500),
       '503': errorResponse(503, 'redis_unavailable: the quota store did not decide and the failure mode is closed (Retry-After)'),
     },
   };
@@ -80,7 +97,7 @@ export function enforcementOpenApiPaths(): Paths {
     '/v1/check/lease': post('lease', ['Lease units to spend locally', 'Takes up to `max` units from every limit at once, to spend locally; `granted` says how many.'], leaseRequestSchema, { tenant: 'acme', endpoint: 'POST /v1/messages', max: 100 }, leaseResultSchema),
     '/v1/check/batch': post('batch', ['Check several requests', 'Several checks in one call, each decided on its own, answered in order; a bad check gets its own error, and so does one the quota store could not decide (503 only when it could decide none).'], batchCheckRequestSchema, {
       checks: [EXAMPLE, { ...EXAMPLE, subject: 'user-43', cost: 3 }],
-    }, batchCheckResultSchema),
+    }, batchCheckResultSchema, batchAnswer),
     [FORWARD_AUTH_ROUTE]: { get: { ...forwardAuth, operationId: 'forwardAuthGet' }, post: { ...forwardAuth, operationId: 'forwardAuthPost' } },
   };
 }

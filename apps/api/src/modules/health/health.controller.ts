@@ -6,7 +6,6 @@ import type { RedisClient } from '@tollgate/nest-infra';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, openApiSchema } from '../../common/api-json-body';
-import { errorResponse } from '../../common/openapi-errors';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { RuleCache } from '../rules/rule-cache.service';
 
@@ -42,8 +41,6 @@ export class HealthController {
   @Access('public')
   @ApiAnswer(healthSchema, 200, 'ready')
   @ApiResponse({ status: 503, description: 'not ready: what is down or wrong', content: { 'application/json': { schema: openApiSchema(healthSchema, 'output') } } })
-  // Like every route: Node's HTTP parser refuses request headers over 16 KiB before any route runs.
-  @ApiResponse({ status: 431, ...errorResponse(431) })
   async health(@Res({ passthrough: true }) reply: FastifyReply): Promise<z.output<typeof healthSchema>> {
     const [postgres, redis] = await Promise.all([
       probe(() => this.prisma.$queryRaw`select 1`),
