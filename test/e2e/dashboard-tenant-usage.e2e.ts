@@ -201,6 +201,8 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     expect(await page.getByTestId('tenant-policy-search').textContent()).toContain('GET /v1/search');
     expect(await page.getByTestId('tenant-keys').textContent()).toContain('initech backend');
     expect(await page.getByTestId('tenant-keys').textContent()).not.toContain('umbrella backend');
+    // The service key of every tenant may check it: listed with it.
+    expect(await page.getByTestId('tenant-service-keys').textContent()).toContain('backends');
     expect(await page.getByTestId(`tenant-user-${INITECH_USER.email}`).count()).toBe(1);
     expect(await page.getByTestId('tenant-limits').count()).toBe(1);
 

@@ -108,6 +108,8 @@ describe('webhook endpoints in the dashboard', () => {
     expect(await page.getByTestId(`webhook-row-${endpointId}`).textContent()).toContain('Operator');
     await page.getByTestId(`webhook-link-${endpointId}`).click();
     await page.waitForURL(new RegExp(`/webhooks/${endpointId}$`));
+    // Its heading says which endpoint it is: its URL under the title.
+    expect(await page.getByTestId('webhook-heading-target').textContent()).toBe(`${receiver.url}/hooks`);
     expect(await page.content()).not.toContain(secret);
     expect(await page.getByTestId('webhook-deliveries-empty').textContent()).toContain('Send test event');
 
@@ -296,6 +298,7 @@ describe('webhook endpoints in the dashboard', () => {
     await page.getByTestId(`webhook-link-${endpoint!.id}`).click();
     await page.waitForURL(new RegExp(`/webhooks/${endpoint!.id}$`));
     expect(await page.getByTestId('webhook-url').textContent()).toBe('oncall@example.com');
+    expect(await page.getByTestId('webhook-heading-target').textContent()).toBe('oncall@example.com');
     expect(await page.getByTestId('webhook-rotate').count()).toBe(0);
     await page.getByTestId('webhook-edit').click();
     await page.getByTestId('webhook-edit-email').fill('pager@example.com');

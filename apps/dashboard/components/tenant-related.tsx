@@ -11,11 +11,13 @@ interface TenantRelatedProps {
   /** The tenant's own policies, then its plan's; `more`: either list went past its first page. */
   policies: Loaded<{ own: Policy[]; plan: Policy[]; more: boolean }>;
   keys: Loaded<ApiKey[]>;
+  /** The active service keys that may check it. */
+  serviceKeys: Loaded<ApiKey[]>;
   users: Loaded<{ items: Account[]; more: boolean }>;
 }
 
-/** What else belongs to a tenant: the endpoint policies it is held to, its API keys, its dashboard users. */
-export function TenantRelated({ tenant, plan, policies, keys, users }: TenantRelatedProps) {
+/** What else belongs to a tenant: the endpoint policies it is held to, its API keys, the service keys that may check it, its dashboard users. */
+export function TenantRelated({ tenant, plan, policies, keys, serviceKeys, users }: TenantRelatedProps) {
   const now = Date.now();
   return (
     <div className="related-grid">
@@ -67,6 +69,31 @@ export function TenantRelated({ tenant, plan, policies, keys, users }: TenantRel
                     <span className="break">{key.name}</span>
                     <span className="related-meta">
                       <code>{key.prefix}…</code>
+                      <span className={`badge badge-${status}`}>{status}</span>
+                    </span>
+                  </li>
+                );
+              })}
+            </ul>
+          )
+        }
+      </RelatedCard>
+      <RelatedCard id="tenant-service-keys" title="Service keys that may check it" link={{ href: '/keys?kind=service', label: 'Manage' }} loaded={serviceKeys}>
+        {(items) =>
+          items.length === 0 ? (
+            <Empty>
+              No service key may check {tenant.slug}: <Link href="/keys?kind=service">create one</Link> for its gateway.
+            </Empty>
+          ) : (
+            <ul className="related-list">
+              {items.map((key) => {
+                const status = keyStatus(key, now);
+                return (
+                  <li key={key.id} data-testid={`tenant-service-key-${key.id}`}>
+                    <span className="break">{key.name}</span>
+                    <span className="related-meta">
+                      <code>{key.prefix}…</code>
+                      <span className="muted">{key.allTenants ? 'all tenants' : key.tenants.length === 1 ? 'this tenant only' : `${key.tenants.length} tenants`}</span>
                       <span className={`badge badge-${status}`}>{status}</span>
                     </span>
                   </li>

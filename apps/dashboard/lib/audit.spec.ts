@@ -67,4 +67,13 @@ describe('the audit log page', () => {
     });
     expect(describeAuditEntry(entry({ action: 'widget.frobbed', entityType: 'widget', after: {} })).headline).toBe('frobbed widget');
   });
+
+  it("says what was done to a webhook endpoint in the same words as to anything else: a verb, capitalised, then what", () => {
+    const endpoint = (action: string, after: Record<string, unknown>) => describeAuditEntry(entry({ action, entityType: 'webhook_endpoint', after })).headline;
+    expect(endpoint('webhook_endpoint.created', { url: 'https://hooks.example.com/tollgate' })).toBe('Created webhook endpoint https://hooks.example.com/tollgate');
+    expect(endpoint('webhook_endpoint.tested', { eventId: 'e1' })).toBe('Sent a test event to webhook endpoint');
+    expect(endpoint('webhook_endpoint.resent', {})).toBe('Resent a delivery to webhook endpoint');
+    expect(endpoint('webhook_endpoint.replayed', {})).toBe('Replayed events to webhook endpoint');
+    expect(endpoint('webhook_endpoint.secret_rotated', {})).toBe('Rotated the secret of webhook endpoint');
+  });
 });

@@ -109,6 +109,10 @@ const VERBS = new Map([
   ['silenced', 'Silenced'],
   ['unsilenced', 'Ended the silence of'],
   ['acknowledged', 'Acknowledged'],
+  ['tested', 'Sent a test event to'],
+  ['resent', 'Resent a delivery to'],
+  ['replayed', 'Replayed events to'],
+  ['secret_rotated', 'Rotated the secret of'],
 ]);
 const NOUNS = new Map([
   ['plan', 'plan'],
@@ -121,6 +125,7 @@ const NOUNS = new Map([
   ['user', 'user'],
   ['rule_set', 'rule set'],
   ['alert_rule', 'alert rule'],
+  ['webhook_endpoint', 'webhook endpoint'],
   ['demo', 'the demo with tenant'],
 ]);
 
@@ -142,7 +147,7 @@ function resourceName(entry: AuditEntry, record: Json | undefined): string | und
     const prefix = text(key, 'prefix');
     return name && prefix ? `${name} (${prefix}…)` : (name ?? prefix);
   }
-  return text(record, 'slug') ?? text(record, 'email') ?? text(record, 'name') ?? text(record, 'tenant');
+  return text(record, 'slug') ?? text(record, 'email') ?? text(record, 'name') ?? text(record, 'tenant') ?? text(record, 'url');
 }
 
 /** A limit as a record holds it, said as a rate: "20 per minute". */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expiryFromDate, keyScope, keyStatus, parseTenantSlugs, readOverlap } from './keys';
+import { checksTenant, expiryFromDate, keyScope, keyStatus, parseTenantSlugs, readOverlap } from './keys';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 
@@ -19,6 +19,11 @@ describe('keyScope', () => {
   it('names a service key\'s tenants by slug, or says it reaches every tenant', () => {
     expect(keyScope({ ...service, allTenants: false, tenants: [{ id: 't1', slug: 'acme', name: 'Acme' }] }, new Map())).toEqual({ slugs: ['acme'] });
     expect(keyScope({ ...service, allTenants: true, tenants: [] }, new Map())).toEqual({ label: 'all tenants' });
+    // The service keys a tenant's page lists: of every tenant, or of a list naming it; never a tenant's own key.
+    expect(checksTenant({ ...service, allTenants: true, tenants: [] }, 't1')).toBe(true);
+    expect(checksTenant({ ...service, allTenants: false, tenants: [{ id: 't1', slug: 'acme', name: 'Acme' }] }, 't1')).toBe(true);
+    expect(checksTenant({ ...service, allTenants: false, tenants: [{ id: 't2', slug: 'globex', name: 'Globex' }] }, 't1')).toBe(false);
+    expect(checksTenant({ kind: 'tenant', allTenants: false, tenants: [] }, 't1')).toBe(false);
   });
   it('says a service key whose tenants were all deleted reaches none, not every tenant', () => {
     expect(keyScope({ ...service, allTenants: false, tenants: [] }, new Map())).toEqual({ label: 'no tenants' });

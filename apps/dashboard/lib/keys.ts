@@ -38,6 +38,11 @@ export function keyScope(key: Pick<ApiKey, 'kind' | 'tenantId' | 'allTenants' | 
   return key.tenants.length === 0 ? { label: 'no tenants' } : { slugs: key.tenants.map((tenant) => tenant.slug) };
 }
 
+/** Whether a key is a service key that may check `tenantId`: one of every tenant, or of a list naming it. */
+export function checksTenant(key: Pick<ApiKey, 'kind' | 'allTenants' | 'tenants'>, tenantId: string): boolean {
+  return key.kind === 'service' && (key.allTenants || key.tenants.some((tenant) => tenant.id === tenantId));
+}
+
 /** "acme, globex , acme" → ["acme", "globex"]: the tenant slugs a service key is limited to (none: every tenant). */
 export function parseTenantSlugs(text: string): string[] {
   return [...new Set(text.split(/[\s,]+/).map((slug) => slug.trim().toLowerCase()).filter(Boolean))];

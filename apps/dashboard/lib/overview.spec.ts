@@ -18,12 +18,20 @@ describe('parseRange', () => {
     expect(rangeQuery(range).toString()).toBe('from=2026-11-30T08%3A00&to=2026-12-01T08%3A30');
   });
 
+  it('reads ISO 8601 times with their offset, as a script or a link from elsewhere writes them', () => {
+    const range = parseRange({ from: '2026-12-04T23:40:00Z', to: '2026-12-05T01:10:30.500+01:00' }, new Date('2026-12-06T00:00:00Z'));
+    expect(range).toMatchObject({ id: 'custom', from: new Date('2026-12-04T23:40:00Z'), to: new Date('2026-12-05T00:10:30.500Z'), fromInput: '2026-12-04T23:40' });
+    expect(parseRange({ from: '2026-12-04T18:40-05:00' }, new Date('2026-12-05T10:00:00Z')).from).toEqual(new Date('2026-12-04T23:40:00Z'));
+  });
+
   it.each([
     [{ range: '2w' }, /not one of/],
     [{ range: ['1h', '24h'] }, /not one of/],
     [{ from: 'yesterday', to: '2026-12-01T08:30' }, /start of the range is not a time/],
     [{ from: '2026-02-31T08:00', to: '2026-03-05T08:30' }, /start of the range is not a time/],
-    [{ from: '2026-11-30T08:00', to: '2026-11-30T08:00Z' }, /end of the range is not a time/],
+    [{ from: '2026-11-30T08:00', to: '2026-11-30T08:00+15:00' }, /end of the range is not a time/],
+    [{ from: '2026-11-30T08:00', to: '2026-11-30T08:00:61Z' }, /end of the range is not a time/],
+    [{ from: '2026-11-30 08:00Z', to: '2026-12-01T08:00' }, /start of the range is not a time/],
     [{ from: '2026-12-01T08:00', to: '2026-11-30T08:00' }, /before its end/],
     [{ from: '2024-01-01T00:00', to: '2026-12-01T00:00' }, /400 days/],
     [{ from: '2026-11-30T08:00\u0000', to: '2026-12-01T08:00' }, /not a time/],

@@ -4,7 +4,7 @@ import { type ChartMarker, decisionsOf } from './usage-chart';
 
 /**
  * The time range of a usage page as its URL keeps it: `?range=1h|24h|7d|30d` (ending now), or `?from=&to=` (a custom
- * range in UTC, as the `datetime-local` inputs give it: `2026-12-01T10:00`). Pure, so the pages and their tests
+ * range in UTC, as the `datetime-local` inputs give it: `2026-12-01T10:00`, or ISO 8601 times with an offset). Pure, so the pages and their tests
  * share it. Anything else in the URL is refused with a message, and the default range is shown instead.
  */
 
@@ -34,17 +34,32 @@ export interface TimeRange {
   toInput: string;
 }
 
-/** `2026-12-01T10:00` (or with seconds) as UTC; anything else is not a time here. */
-const LOCAL_INPUT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+/**
+ * `2026-12-01T10:00` (or with seconds) as UTC, as the inputs give it, or an ISO 8601 time with its offset
+ * (`2026-12-04T23:40:00Z`, `…T23:40:00.250+01:00`), as a script or a link from elsewhere writes it; anything else is
+ * not a time here.
+ */
+const TIME_INPUT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?$/;
 
 function parseInput(value: string): Date | null {
-  const match = LOCAL_INPUT.exec(value);
+  const match = TIME_INPUT.exec(value);
   if (!match) return null;
   const [y, mo, d, h, mi] = match.slice(1, 6).map(Number) as [number, number, number, number, number];
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, Number(match[6] ?? 0)));
+  const seconds = Number(match[6] ?? 0);
+  const ms = Number((match[7] ?? '0').padEnd(3, '0').slice(0, 3));
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, seconds, ms));
   // 2026-02-31 rolls over into March: not a time that exists.
-  if (Number.isNaN(date.getTime()) || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59) return null;
-  return date;
+  if (Number.isNaN(date.getTime()) || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || seconds > 59) return null;
+  const offset = offsetMinutes(match[8]);
+  return offset === null ? null : new Date(date.getTime() - offset * 60_000);
+}
+
+/** An ISO 8601 offset in minutes east of UTC (none, or Z: 0); null for one no zone has (past ±14:00). */
+function offsetMinutes(text: string | undefined): number | null {
+  if (!text || text === 'Z') return 0;
+  const minutes = Number(text.slice(1, 3)) * 60 + Number(text.slice(4, 6));
+  if (Number(text.slice(4, 6)) > 59 || minutes > 14 * 60) return null;
+  return text.startsWith('-') ? -minutes : minutes;
 }
 
 export function toInput(date: Date): string {

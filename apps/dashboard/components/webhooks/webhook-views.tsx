@@ -148,6 +148,7 @@ export async function WebhookEndpointView({ audience, endpointId, params }: Endp
     <Providers audience={audience}>
       <PageHeading
         title={endpoint.channel === 'email' ? 'E-mail endpoint' : 'Webhook endpoint'}
+        subject={{ text: endpoint.email ?? endpoint.url, testId: 'webhook-heading-target' }}
         description={endpoint.description || (endpoint.channel === 'email' ? 'Its settings and every message sent to it.' : 'Its settings, its signing secret and every delivery to it.')}
       >
         {back}

@@ -18,6 +18,7 @@ import { UsageChart } from '@/components/charts/server-usage-chart';
 import { UsagePanel } from '@/components/usage-panel';
 import { ApiError, getPlan, getTenant, getTenantCaps, getTenantDenials, getTenantLimitsInForce, getUsage, getUsageRoutes, listAccounts, listKeys, listPolicies } from '@/lib/api';
 import type { LimitsInForce } from '@/lib/api-answers';
+import { checksTenant } from '@/lib/keys';
 import { tenantLimitRows } from '@/lib/overrides';
 import type { SearchParams } from '@/lib/pagination';
 import { loadWithSession, type Loaded } from '@/lib/session';
@@ -53,7 +54,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
     });
     if (!tenant) return null;
     const { from, to } = range;
-    const [plan, limits, usage, routes, denials, policies, keys, users, caps] = await Promise.all([
+    const [plan, limits, usage, routes, denials, policies, keys, serviceKeys, users, caps] = await Promise.all([
       getPlan(token, tenant.plan.id),
       settled(getTenantLimitsInForce(token, tenant.id)),
       settled(getUsage(token, { from, to }, { tenant: tenant.slug })),
@@ -65,10 +66,12 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
         ),
       ),
       settled(listKeys(token, { kind: 'tenant', tenantId: tenant.id })),
+      // The service keys that may check it: of every tenant, or of a list that names it (the newest 100 active ones).
+      settled(listKeys(token, { kind: 'service', revoked: false }).then((items) => items.filter((key) => checksTenant(key, tenant.id)))),
       settled(listAccounts(token, { tenantId: tenant.id }, undefined, LISTED).then((page) => ({ items: page.items, more: page.nextCursor !== null }))),
       settled(getTenantCaps(token, tenant.id)),
     ]);
-    return { tenant, plan, limits, usage, routes, denials, policies, keys, users, caps };
+    return { tenant, plan, limits, usage, routes, denials, policies, keys, serviceKeys, users, caps };
   });
 
   if (loaded.ok && loaded.data === null) notFound();
@@ -83,7 +86,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
     );
   }
 
-  const { tenant, plan, limits, usage, routes, denials, policies, keys, users, caps } = loaded.data;
+  const { tenant, plan, limits, usage, routes, denials, policies, keys, serviceKeys, users, caps } = loaded.data;
   const path = `/tenants/${encodeURIComponent(tenant.id)}`;
   return (
     <>
@@ -125,7 +128,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
             rows={tenantLimitRows(plan.limits, tenant.overrides)}
           />
           {caps.ok ? <TenantCaps tenant={{ id: tenant.id, slug: tenant.slug }} caps={caps.data} /> : <ErrorPanel problem={caps.problem} />}
-          <TenantRelated tenant={tenant} plan={plan} policies={policies} keys={keys} users={users} />
+          <TenantRelated tenant={tenant} plan={plan} policies={policies} keys={keys} serviceKeys={serviceKeys} users={users} />
         </div>
       </MutationStatusProvider>
     </>
