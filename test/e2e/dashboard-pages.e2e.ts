@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
-import { controlsOutsideTheirCard, expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots } from '../support/browser';
+import { controlsOutsideTheirCard, expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, seriousAccessibilityViolations } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 /**
@@ -11,6 +11,7 @@ import { startStack, type Stack } from '../support/stack';
  */
 const PAGES: readonly { page: string; as: 'operator' | 'tenant' | 'anonymous'; path: string; heading: RegExp }[] = [
   { page: 'overview', as: 'operator', path: '/overview', heading: /^Overview$/ },
+  { page: 'degraded', as: 'operator', path: '/overview/degraded', heading: /^Degraded decisions$/ },
   { page: 'plans', as: 'operator', path: '/plans', heading: /^Plans$/ },
   { page: 'policies', as: 'operator', path: '/policies', heading: /^Policies$/ },
   { page: 'policy', as: 'operator', path: '/policies/{policy:search}', heading: /search/i },
@@ -82,7 +83,8 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
     expect(policy.status).toBe(201);
     ids.set('policy:search', (policy.body.policy as { id: string }).id);
     // A webhook endpoint of the operator's with a test event in its log, and one of acme's.
-    const hook = await admin('POST', '/v1/admin/webhooks', { url: 'http://127.0.0.1:9/hooks', description: 'on-call', eventTypes: ['quota.threshold_crossed', 'platform.rule_set_rejected'] });
+    // Its URL long, as receivers' are: the page's heading shows it, wrapped.
+    const hook = await admin('POST', '/v1/admin/webhooks', { url: 'http://127.0.0.1:9/hooks/tollgate/production-events/receiver-for-the-on-call-rotation-of-the-platform-team', description: 'on-call', eventTypes: ['quota.threshold_crossed', 'platform.rule_set_rejected'] });
     expect(hook.status).toBe(201);
     ids.set('webhook:operator', (hook.body.endpoint as { id: string }).id);
     expect((await admin('POST', `/v1/admin/webhooks/${ids.get('webhook:operator')}/test`)).status).toBe(202);
@@ -132,7 +134,7 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
   };
 
   for (const width of WIDTHS) {
-    it.each(PAGES.map((p) => [p.page, p] as const))(`shows %s at ${width} px with its heading, no page-wide horizontal scroll and every button inside its card`, async (name, { as, path, heading }) => {
+    it.each(PAGES.map((p) => [p.page, p] as const))(`shows %s at ${width} px with its heading, no page-wide horizontal scroll, every button inside its card and no serious accessibility problem`, async (name, { as, path, heading }) => {
       const page = await tabOf(as, width);
       await page.goto(`${stack.dashboardUrl}${pathOf(path)}`);
       const h1 = page.locator('h1').first();
@@ -145,6 +147,8 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
       await expectNoHorizontalOverflow(page, name);
       // Every button and link in sight: none hidden behind a card's scroll bar (a table wider than its card) or over its edge.
       expect(await controlsOutsideTheirCard(page), name).toEqual([]);
+      // Nothing axe-core calls serious or critical (contrast, names of controls and links, links told apart by colour only…).
+      expect(await seriousAccessibilityViolations(page), name).toEqual([]);
     });
   }
 

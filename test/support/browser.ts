@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
@@ -104,3 +105,14 @@ export function controlsOutsideTheirCard(page: Page): Promise<string[]> {
   })()`);
 }
 
+/**
+ * What axe-core finds of impact serious or critical on the page as it is now, one line per element (rule, where, what
+ * is wrong). axe-core is put into the page the first time (again after each navigation).
+ */
+export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate<boolean>('typeof globalThis.axe === "object"'))) await page.evaluate(axe.source);
+  return page.evaluate<string[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .flatMap((v) => v.nodes.map((node) => v.id + ' (' + v.impact + ') at ' + node.target.join(' ') + ': ' + v.help)))`);
+}

@@ -26,7 +26,7 @@ export function AuditList({ entries }: { entries: AuditEntry[] }) {
                 <Link
                   href={ruleSetsHref([], { version: entry.ruleVersion })}
                   className="audit-version"
-                  aria-label={`Rule set v${entry.ruleVersion}: see what it changed`}
+                  title={`See what rule set v${entry.ruleVersion} changed`}
                   data-testid="audit-version-link"
                 >
                   published v{entry.ruleVersion} →

@@ -43,7 +43,7 @@ export function RuleSetsTable({ versions, current, selected, trail }: RuleSetsTa
               <Link
                 href={ruleSetsHref(trail, { version })}
                 className="btn btn-secondary btn-sm"
-                aria-label={`Changes in v${version}`}
+                aria-label={`View changes in v${version}`}
                 data-testid={`rule-set-view-${version}`}
               >
                 View changes

@@ -16,7 +16,8 @@ export function NoTraffic({ everSeen }: { everSeen: boolean }) {
           ? 'Nothing was checked in this range. Pick a longer range, or send a check:'
           : 'Tollgate counts every check your services make. Send one with a service key (the rollup shows it here within a minute or so):'}
       </p>
-      <pre className="code-block" data-testid="overview-empty-curl">
+      {/* Focusable: on a phone the command scrolls sideways, by keyboard too. */}
+      <pre className="code-block" tabIndex={0} aria-label="A check with curl" data-testid="overview-empty-curl">
         <code>{curl}</code>
       </pre>
       <p className="muted">
