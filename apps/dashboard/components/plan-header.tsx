@@ -10,8 +10,11 @@ import { InlineForm } from './inline-form';
 import { useMutation } from './mutation-status';
 import { ToggleButton } from './toggle-button';
 
-/** A plan's name, slug and tenant count, with Rename and a two-step Delete plan. */
-export function PlanHeader({ plan }: { plan: Pick<Plan, 'id' | 'slug' | 'name' | 'tenantCount'> }) {
+/**
+ * A plan's name, slug and tenant count, how many of them are at a limit now (`atLimit`, null: not known or no tenants),
+ * with Rename and a two-step Delete plan.
+ */
+export function PlanHeader({ plan, atLimit = null }: { plan: Pick<Plan, 'id' | 'slug' | 'name' | 'tenantCount'>; atLimit?: { text: string; count: number } | null }) {
   const [renaming, setRenaming] = useState(false);
   // Here rather than in the Delete form: a refusal shows across the card, under its header.
   const [deletion, deleteAction] = useMutation(removePlan, 'plans');
@@ -22,7 +25,17 @@ export function PlanHeader({ plan }: { plan: Pick<Plan, 'id' | 'slug' | 'name' |
         <h2 id={`plan-${plan.slug}`}>{plan.name}</h2>
         <span className="chip">{plan.slug}</span>
         <span className="tenant-count">
-          {formatCount(plan.tenantCount)} {plan.tenantCount === 1 ? 'tenant' : 'tenants'}
+          <span data-testid={`plan-tenants-${plan.slug}`}>
+            {formatCount(plan.tenantCount)} {plan.tenantCount === 1 ? 'tenant' : 'tenants'}
+          </span>
+          {atLimit && (
+            <>
+              {' · '}
+              <span className={atLimit.count > 0 ? 'at-limit' : undefined} data-testid={`plan-at-limit-${plan.slug}`}>
+                {atLimit.text}
+              </span>
+            </>
+          )}
         </span>
         <div className="plan-card-actions">
           <ToggleButton expanded={renaming} onToggle={() => setRenaming(!renaming)} label="Rename" testId={`plan-rename-${plan.slug}`} />

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { editPolicy, removePolicy } from '@/lib/actions/policies';
 import type { Policy } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
+import { denyRateText, LIST_WINDOW, type UsageOfRow } from '@/lib/list-traffic';
 import { ownerLabel, SCOPE_LABELS } from '@/lib/policies';
 import { ConfirmForm } from './confirm-submit';
 import { InlineForm } from './inline-form';
@@ -13,8 +14,8 @@ import { PolicyLimits } from './policy-limits';
 import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
 import { ToggleButton } from './toggle-button';
 
-/** One policy: its route and owner, its settings (Edit), its limits, and a two-step Delete. */
-export function PolicyCard({ policy }: { policy: Policy }) {
+/** One policy: its route and owner, its traffic, its settings (Edit), its limits, and a two-step Delete. */
+export function PolicyCard({ policy, usage }: { policy: Policy; usage: UsageOfRow | null }) {
   const [editing, setEditing] = useState(false);
   const [deletion, deleteAction] = useMutation(removePolicy, 'policies');
   const route = `${policy.method} ${policy.pattern}`;
@@ -44,8 +45,41 @@ export function PolicyCard({ policy }: { policy: Policy }) {
         </p>
       )}
       {editing && <EditPolicyForm policy={policy} onDone={() => setEditing(false)} />}
+      <PolicyTraffic policy={policy} usage={usage} />
       <PolicyLimits policy={policy} />
     </section>
+  );
+}
+
+/** Its decisions, 429 rate and would-denies over the list's window, or that it had none. */
+function PolicyTraffic({ policy, usage }: { policy: Policy; usage: UsageOfRow | null }) {
+  const testId = (what: string) => `policy-${what}-${policy.name}`;
+  if (usage === null) return <p className="policy-traffic muted">Its traffic could not be read.</p>;
+  if (usage.decisions === 0) {
+    return (
+      <p className="policy-traffic muted" data-testid={testId('traffic')}>
+        No decisions in the last {LIST_WINDOW.label}.
+      </p>
+    );
+  }
+  const rate = denyRateText(usage);
+  return (
+    <dl className="policy-traffic" data-testid={testId('traffic')} aria-label={`Last ${LIST_WINDOW.label}`}>
+      <div>
+        <dt>Decisions, {LIST_WINDOW.label}</dt>
+        <dd data-testid={testId('decisions')}>{formatCount(usage.decisions)}</dd>
+      </div>
+      <div>
+        <dt>429 rate</dt>
+        <dd>
+          <span data-testid={testId('deny-rate')}>{rate.rate}</span> <span className="muted">({rate.count})</span>
+        </dd>
+      </div>
+      <div>
+        <dt>Would deny (shadow)</dt>
+        <dd data-testid={testId('would-deny')}>{formatCount(usage.shadowDenied)}</dd>
+      </div>
+    </dl>
   );
 }
 

@@ -4,11 +4,14 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { editTenant, removeTenant, setTenantStatus } from '@/lib/actions/tenants';
 import type { Tenant } from '@/lib/api-answers';
+import { formatCount } from '@/lib/format';
+import { denyRateText, type LimitUseOfRow, limitUseText, type UsageOfRow } from '@/lib/list-traffic';
 import { ActionRow } from './action-row';
 import { ConfirmForm, HiddenFields } from './confirm-submit';
 import { Field } from './form-field';
 import { ActionError } from './form-messages';
 import { InlineForm } from './inline-form';
+import { LimitMeter } from './limit-meter';
 import { useMutation } from './mutation-status';
 import { NamedField, type NamedOption } from './named-select';
 import { StatusBadge } from './status-badge';
@@ -16,10 +19,19 @@ import { SubmitButton } from './submit-button';
 import { TimeZoneField } from './time-zone-input';
 import { ToggleButton } from './toggle-button';
 
-const COLUMNS = 6;
+const COLUMNS = 9;
 
-/** One tenant, its Edit (name, plan, time zone) expanding under it, and Suspend or Resume. */
-export function TenantRow({ tenant, plans }: { tenant: Tenant; plans: NamedOption[] }) {
+interface TenantRowProps {
+  tenant: Tenant;
+  plans: NamedOption[];
+  /** Its decisions over the list's window; null when they could not be read. */
+  usage: UsageOfRow | null;
+  /** Its most used limit now; null when it could not be read. */
+  limitUse: { entry: LimitUseOfRow | undefined; live: boolean } | null;
+}
+
+/** One tenant with its traffic, its Edit (name, plan, time zone) expanding under it, and Suspend or Resume. */
+export function TenantRow({ tenant, plans, usage, limitUse }: TenantRowProps) {
   const [editing, setEditing] = useState(false);
   const statusKey = `tenant-${tenant.id}`;
 
@@ -51,8 +63,40 @@ export function TenantRow({ tenant, plans }: { tenant: Tenant; plans: NamedOptio
       <td>
         <StatusBadge status={tenant.status} />
       </td>
+      <td className="table-num" data-testid={`tenant-decisions-${tenant.slug}`}>
+        {usage ? formatCount(usage.decisions) : '—'}
+      </td>
+      <td className="table-num">
+        <DenyRate usage={usage} testId={`tenant-deny-rate-${tenant.slug}`} />
+      </td>
+      <td>
+        <LimitUse limitUse={limitUse} testId={`tenant-limit-use-${tenant.slug}`} />
+      </td>
       <td className="muted">{tenant.timeZone}</td>
     </ActionRow>
+  );
+}
+
+function DenyRate({ usage, testId }: { usage: UsageOfRow | null; testId: string }) {
+  if (!usage) return <span data-testid={testId}>—</span>;
+  const text = denyRateText(usage);
+  return (
+    <>
+      <span data-testid={testId}>{text.rate}</span>
+      {text.count && <span className="table-sub muted">{text.count}</span>}
+    </>
+  );
+}
+
+/** The most used limit now: a small bar and its share, or why there is none. */
+function LimitUse({ limitUse, testId }: { limitUse: TenantRowProps['limitUse']; testId: string }) {
+  if (!limitUse) return <span className="muted">—</span>;
+  const most = limitUse.entry?.mostUsed;
+  return (
+    <div className="limit-use" data-testid={testId}>
+      {limitUse.live && most && <LimitMeter live={most} label={`${most.name} limit used`} />}
+      <span className={limitUse.live && most ? 'limit-use-text' : 'limit-use-text muted'}>{limitUseText(limitUse.entry, limitUse.live)}</span>
+    </div>
   );
 }
 

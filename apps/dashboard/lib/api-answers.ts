@@ -62,6 +62,9 @@ export {
   type DenialSamples,
   type UsageTop,
   type UsageRoutes,
+  type UsageSummary,
+  type LimitsUsed,
+  type PlansAtLimit,
   type WouldDeny,
   type DegradedUsageView as DegradedUsage,
 } from '@tollgate/domain';

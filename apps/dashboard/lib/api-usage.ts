@@ -1,6 +1,6 @@
-import { degradedUsageSchema, denialSamplesSchema, limitsInForceSchema, usageRoutesSchema, usageSeriesSchema, usageTopSchema, wouldDenySchema } from '@tollgate/domain';
+import { degradedUsageSchema, denialSamplesSchema, limitsInForceSchema, limitsUsedSchema, plansAtLimitSchema, usageRoutesSchema, usageSeriesSchema, usageSummarySchema, usageTopSchema, wouldDenySchema } from '@tollgate/domain';
 import { adminPath, apiRequest, apiStream } from './api-client';
-import type { DegradedUsage, DenialSamples, LimitsInForce, UsageRoutes, UsageSeries, UsageTop, WouldDeny } from './api-answers';
+import type { DegradedUsage, DenialSamples, LimitsInForce, LimitsUsed, PlansAtLimit, UsageRoutes, UsageSeries, UsageSummary, UsageTop, WouldDeny } from './api-answers';
 
 // Usage, as the operator reads it (the series of a range, who leads it, what a shadow policy would have refused, a
 // tenant's denials and the live state of its limits) and as a tenant's user reads its own.
@@ -40,6 +40,28 @@ export function getUsageTop(token: string, { from, to }: Range, by: 'tenants' | 
  */
 export function getUsageRoutes(token: string, { from, to }: Range, order: 'deny_rate' | 'decisions', options: { tenant?: string; minDecisions?: number; limit?: number } = {}): Promise<UsageRoutes> {
   return apiRequest(`/v1/admin/usage/routes?${query({ from, to, order, ...options })}`, usageRoutesSchema, { token });
+}
+
+/** The ids of a list page's rows as the batched reads take them: `id` repeated. */
+function idsQuery(ids: readonly string[], values: Record<string, string | number | Date | undefined> = {}): URLSearchParams {
+  const params = query(values);
+  for (const id of ids) params.append('id', id);
+  return params;
+}
+
+/** The decisions, 429s and would-denies of each tenant or endpoint policy of a list page over the range, in one request. */
+export function getUsageSummary(token: string, by: 'tenants' | 'policies', ids: readonly string[], { from, to }: Range): Promise<UsageSummary> {
+  return apiRequest(`/v1/admin/usage/summary?${idsQuery(ids, { by, from, to })}`, usageSummarySchema, { token });
+}
+
+/** The most used limit now of each tenant of a list page, in one request. */
+export function getLimitsUsed(token: string, tenantIds: readonly string[]): Promise<LimitsUsed> {
+  return apiRequest(`/v1/admin/tenants/limits-used?${idsQuery(tenantIds)}`, limitsUsedSchema, { token });
+}
+
+/** How many tenants of each plan are at one of their limits now, in one request. */
+export function getPlansAtLimit(token: string, planIds: readonly string[]): Promise<PlansAtLimit> {
+  return apiRequest(`/v1/admin/plans/at-limit?${idsQuery(planIds)}`, plansAtLimitSchema, { token });
 }
 
 /** The decisions failure modes made over the range (Redis did not decide): by cause, per bucket, and the tenants with the most. */

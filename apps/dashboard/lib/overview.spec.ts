@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatChange, formatRateChange, parseMinVolume, parseRange, previousRange, rangeQuery, ruleSetMarkers, totalsOf } from './overview';
+import { formatChange, formatRateChange, namesRange, parseMinVolume, parseRange, previousRange, rangeForTraffic, rangeQuery, ruleSetMarkers, totalsOf, trafficProbe } from './overview';
 
 const now = new Date('2026-12-02T10:20:30Z');
 
@@ -39,6 +39,37 @@ describe('parseRange', () => {
     const range = parseRange(params, now);
     expect(range.id).toBe('24h');
     expect(range.problem).toMatch(problem);
+  });
+});
+
+describe('rangeForTraffic', () => {
+  /** The probe's minutes, with decisions in those `busy` says (minutes from its start). */
+  const probe = (busy: (minute: number) => boolean) => {
+    const { from } = trafficProbe(now);
+    return {
+      points: Array.from({ length: 360 }, (_, i) => ({ at: new Date(from.getTime() + i * 60_000).toISOString(), allowed: busy(i) ? 3 : 0, denied: 0, shadowDenied: 0, degraded: 0, refused: 0, cost: 0 })),
+    };
+  };
+
+  it('opens on the hour when all of the traffic is in the last hour: a fresh install with 10 minutes of it', () => {
+    expect(rangeForTraffic(probe((m) => m >= 350), now)).toBe('1h');
+    expect(rangeForTraffic(probe((m) => m === 300), now)).toBe('1h');
+  });
+
+  it('opens on 6 h when the traffic began within them, and on the default when before them or never', () => {
+    expect(rangeForTraffic(probe((m) => m === 299), now)).toBe('6h');
+    expect(rangeForTraffic(probe((m) => m >= 1), now)).toBe('6h');
+    expect(rangeForTraffic(probe((m) => m >= 0), now)).toBe('24h');
+    expect(rangeForTraffic(probe(() => false), now)).toBe('24h');
+  });
+
+  it('is only asked when the URL names no range, and parseRange opens on it then', () => {
+    expect(namesRange({})).toBe(false);
+    expect(namesRange({ range: '7d' })).toBe(true);
+    expect(namesRange({ from: 'nonsense' })).toBe(true);
+    expect(parseRange({}, now, '1h')).toMatchObject({ id: '1h', live: true });
+    expect(parseRange({ range: '24h' }, now, '1h').id).toBe('24h');
+    expect(parseRange({ range: 'nonsense' }, now, '1h').id).toBe('24h');
   });
 });
 

@@ -3,13 +3,14 @@ import type { SearchParams } from './pagination';
 import { type ChartMarker, decisionsOf } from './usage-chart';
 
 /**
- * The time range of a usage page as its URL keeps it: `?range=1h|24h|7d|30d` (ending now), or `?from=&to=` (a custom
+ * The time range of a usage page as its URL keeps it: `?range=1h|6h|24h|7d|30d` (ending now), or `?from=&to=` (a custom
  * range in UTC, as the `datetime-local` inputs give it: `2026-12-01T10:00`, or ISO 8601 times with an offset). Pure, so the pages and their tests
  * share it. Anything else in the URL is refused with a message, and the default range is shown instead.
  */
 
 export const PRESET_RANGES = [
   { id: '1h', label: '1 h', ms: 3_600_000 },
+  { id: '6h', label: '6 h', ms: 6 * 3_600_000 },
   { id: '24h', label: '24 h', ms: 86_400_000 },
   { id: '7d', label: '7 d', ms: 7 * 86_400_000 },
   { id: '30d', label: '30 d', ms: 30 * 86_400_000 },
@@ -80,7 +81,30 @@ function preset(id: PresetRange, now: Date, problem?: string): TimeRange {
   return { id, from, to, live: true, fromInput: toInput(from), toInput: toInput(to), ...(problem ? { problem } : {}) };
 }
 
-export function parseRange(params: SearchParams, now: Date = new Date()): TimeRange {
+/** Whether the URL names a range (a preset, or a custom one, even one refused): then it is the one shown. */
+export function namesRange(params: SearchParams): boolean {
+  return params.range !== undefined || params.from !== undefined || params.to !== undefined;
+}
+
+/** The range `rangeForTraffic` reads to choose: by the minute, so that how old the traffic is reads to the minute. */
+export function trafficProbe(now: Date = new Date()): TimeRange {
+  return preset('6h', now);
+}
+
+/**
+ * The preset a page opens on when its URL names no range, from the series of `trafficProbe` (the last 6 hours by the
+ * minute): the shortest that holds all of that traffic, so that a fresh install's first minutes are 60 bars of an
+ * hour, not one bar at the edge of a day. Traffic in the probe's first minute may have begun before it: the default
+ * (24 h), as for none at all.
+ */
+export function rangeForTraffic(probe: Pick<UsageSeries, 'points'>, now: Date = new Date()): PresetRange {
+  const first = probe.points.findIndex((p) => decisionsOf(p) > 0);
+  if (first <= 0) return DEFAULT_RANGE;
+  const since = new Date(probe.points[first]!.at);
+  return since >= preset('1h', now).from ? '1h' : '6h';
+}
+
+export function parseRange(params: SearchParams, now: Date = new Date(), fallback: PresetRange = DEFAULT_RANGE): TimeRange {
   const fromText = single(params, 'from');
   const toText = single(params, 'to');
   if (fromText !== undefined || toText !== undefined) {
@@ -93,9 +117,9 @@ export function parseRange(params: SearchParams, now: Date = new Date()): TimeRa
     return { id: 'custom', from, to, live: false, fromInput: toInput(from), toInput: toInput(to) };
   }
   const asked = single(params, 'range');
-  if (asked === undefined) return preset(DEFAULT_RANGE, now);
+  if (asked === undefined) return preset(fallback, now);
   const known = PRESET_RANGES.find((r) => r.id === asked);
-  return known ? preset(known.id, now) : preset(DEFAULT_RANGE, now, 'That range is not one of 1 h, 24 h, 7 d and 30 d.');
+  return known ? preset(known.id, now) : preset(DEFAULT_RANGE, now, 'That range is not one of 1 h, 6 h, 24 h, 7 d and 30 d.');
 }
 
 /** The range of the same length just before this one: what the totals are compared with. */

@@ -13,7 +13,7 @@ import { UsageTotalsTiles } from '@/components/usage/usage-totals';
 import '@/components/usage/usage.css';
 import { getUsage, getUsageRoutes, getUsageTop, listRuleSetsBetween } from '@/lib/api';
 import { formatTimestamp } from '@/lib/format';
-import { parseMinVolume, parseRange, PRESET_RANGES, previousRange, rangeQuery, ruleSetMarkers, totalsOf } from '@/lib/overview';
+import { DEFAULT_RANGE, namesRange, parseMinVolume, parseRange, PRESET_RANGES, previousRange, rangeForTraffic, rangeQuery, ruleSetMarkers, totalsOf, trafficProbe } from '@/lib/overview';
 import type { SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
@@ -28,7 +28,10 @@ interface OverviewPageProps {
 /** The operator's landing page: decisions over a range, against the range before it, and who was limited most. */
 export default async function OverviewPage({ searchParams }: OverviewPageProps) {
   const params = await searchParams;
-  const range = parseRange(params);
+  const now = new Date();
+  // Without a range in the URL, the one the traffic there is fills (a failed read: the default, and its error below).
+  const probe = namesRange(params) ? null : await loadWithSession((token) => getUsage(token, trafficProbe(now)));
+  const range = parseRange(params, now, probe?.ok ? rangeForTraffic(probe.data, now) : undefined);
   const min = parseMinVolume(params);
   const before = previousRange(range);
   const loaded = await loadWithSession(async (token) => {
@@ -44,12 +47,13 @@ export default async function OverviewPage({ searchParams }: OverviewPageProps) 
     return { series, previous, tenants, policies, routes, versions, refused };
   });
   const query = rangeQuery(range);
+  const fitted = probe?.ok === true && range.id !== DEFAULT_RANGE;
 
   return (
     <>
       <PageHeading
         title="Overview"
-        description={`Every decision Tollgate made from ${formatTimestamp(range.from.toISOString())} to ${formatTimestamp(range.to.toISOString())}, against the ${range.id === 'custom' ? 'range of the same length' : PRESET_RANGES.find((r) => r.id === range.id)!.label} before it.`}
+        description={`Every decision Tollgate made from ${formatTimestamp(range.from.toISOString())} to ${formatTimestamp(range.to.toISOString())}, against the ${range.id === 'custom' ? 'range of the same length' : PRESET_RANGES.find((r) => r.id === range.id)!.label} before it.${fitted ? ` Opened on ${PRESET_RANGES.find((r) => r.id === range.id)!.label}, the shortest range that holds all of the recent traffic.` : ''}`}
       >
         {range.live && <AutoRefresh />}
       </PageHeading>

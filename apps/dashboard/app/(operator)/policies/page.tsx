@@ -5,7 +5,8 @@ import { MutationStatus } from '@/components/mutation-status';
 import { NewPolicyForm } from '@/components/new-policy-form';
 import { PolicyCard } from '@/components/policy-card';
 import { PolicyFilters } from '@/components/policy-filters';
-import { listPlans, listPolicies, listAllTenants } from '@/lib/api';
+import { getUsageSummary, listPlans, listPolicies, listAllTenants } from '@/lib/api';
+import { byId, LIST_WINDOW, listWindow } from '@/lib/list-traffic';
 import { parsePolicyFilter } from '@/lib/policies';
 import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
@@ -29,17 +30,20 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
       listAllTenants(token),
     ]);
     const option = ({ id, slug, name }: { id: string; slug: string; name: string }) => ({ id, slug, name });
-    return { page, plans: plans.map(option), tenants: tenants.items.map(option) };
+    // The page's policies' traffic in one request; a failed one leaves the cards without it, not the list unshown.
+    const ids = page.items.map((p) => p.id);
+    const usage = ids.length === 0 ? null : await getUsageSummary(token, 'policies', ids, listWindow()).then((s) => byId(s.items, (e) => e.id), () => null);
+    return { page, plans: plans.map(option), tenants: tenants.items.map(option), usage };
   });
   const filters = filterQuery(params);
 
   return (
     <ListPage
       title="Policies"
-      description="Limits per method and route, for every tenant on a plan or for one tenant. Every change publishes a new rule set."
+      description={`Limits per method and route, for every tenant on a plan or for one tenant, with their decisions, 429s and would-denies over the last ${LIST_WINDOW.label}. Every change publishes a new rule set.`}
       loaded={loaded}
     >
-      {({ page, plans, tenants }) => (
+      {({ page, plans, tenants, usage }) => (
         <>
           <NewPolicyForm plans={plans} tenants={tenants} />
           <PolicyFilters plans={plans} tenants={tenants} params={params} />
@@ -62,7 +66,7 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
             grouped={false}
           >
             {page.items.map((policy) => (
-              <PolicyCard key={policy.id} policy={policy} />
+              <PolicyCard key={policy.id} policy={policy} usage={usage === null ? null : (usage.get(policy.id) ?? { id: policy.id, decisions: 0, denied: 0, denyRate: null, shadowDenied: 0 })} />
             ))}
           </PagedList>
         </>

@@ -4,9 +4,10 @@ import { FilterForm } from '@/components/filter-form';
 import { EmptyState, ListPage, PagedList } from '@/components/list-page';
 import { NewTenantForm } from '@/components/new-tenant-form';
 import { TenantsTable } from '@/components/tenants-table';
-import { listPlans, listTenants } from '@/lib/api';
+import { getLimitsUsed, getUsageSummary, listPlans, listTenants } from '@/lib/api';
 import { TENANT_STATUSES } from '@/lib/api-answers';
 import { parseTenantFilter } from '@/lib/list-filters';
+import { byId, LIST_WINDOW, listWindow } from '@/lib/list-traffic';
 import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
@@ -24,14 +25,27 @@ export default async function TenantsPage({ searchParams }: TenantsPageProps) {
   const trail = cursorTrail(params);
   const loaded = await loadWithSession(async (token) => {
     const [page, plans] = await Promise.all([listTenants(token, trail.at(-1), PAGE_SIZE, filter), listPlans(token)]);
+    // The page's rows' traffic, one request each; a failed one leaves its columns at "—", not the list unshown.
+    const ids = page.items.map((t) => t.id);
+    const [usage, limits] =
+      ids.length === 0
+        ? [null, null]
+        : await Promise.all([
+            getUsageSummary(token, 'tenants', ids, listWindow()).then((s) => ({ rows: byId(s.items, (e) => e.id), live: true }), () => null),
+            getLimitsUsed(token, ids).then((s) => ({ rows: byId(s.items, (e) => e.tenantId), live: s.live }), () => null),
+          ]);
     // Only what the plan selects need travels to the browser.
-    return { page, plans: plans.map(({ id, slug, name }) => ({ id, slug, name })) };
+    return { page, plans: plans.map(({ id, slug, name }) => ({ id, slug, name })), traffic: { usage, limits } };
   });
   const filters = filterQuery(params);
 
   return (
-    <ListPage title="Tenants" description="Every tenant, the plan it is on and whether its traffic is admitted." loaded={loaded}>
-      {({ page, plans }) => (
+    <ListPage
+      title="Tenants"
+      description={`Every tenant, the plan it is on, whether its traffic is admitted, its decisions and 429s over the last ${LIST_WINDOW.label} and the most used of its limits now.`}
+      loaded={loaded}
+    >
+      {({ page, plans, traffic }) => (
         <>
           <NewTenantForm plans={plans} />
           <FilterForm
@@ -65,7 +79,7 @@ export default async function TenantsPage({ searchParams }: TenantsPageProps) {
               </EmptyState>
             }
           >
-            <TenantsTable tenants={page.items} plans={plans} />
+            <TenantsTable tenants={page.items} plans={plans} traffic={traffic} />
           </PagedList>
         </>
       )}
