@@ -64,7 +64,7 @@ function PolicyTraffic({ policy, usage }: { policy: Policy; usage: UsageOfRow | 
   }
   const rate = denyRateText(usage);
   return (
-    <dl className="policy-traffic" data-testid={testId('traffic')} aria-label={`Last ${LIST_WINDOW.label}`}>
+    <dl className="policy-traffic" data-testid={testId('traffic')}>
       <div>
         <dt>Decisions, {LIST_WINDOW.label}</dt>
         <dd data-testid={testId('decisions')}>{formatCount(usage.decisions)}</dd>
