@@ -42,6 +42,13 @@ export interface CommittedRuleSet {
 }
 
 /**
+ * The bounds of a transaction that compiles a rule set: Prisma's defaults (2 s to get a connection, 5 s in all) are
+ * outlasted by a compile over thousands of tenants on a busy database, or by changes queued behind each other on the
+ * version lock, which then failed as 500s. A rule change is rare; waiting for its turn is what it should do.
+ */
+export const RULE_SET_TRANSACTION = { maxWait: 10_000, timeout: 60_000 } as const;
+
+/**
  * Compiles the current rows and, when they make other rules than the newest version's, writes them as a new numbered
  * version with its changes and snapshot, inside the caller's transaction (so a refused rule set rolls the change
  * back). A write that changes nothing enforced (a display name, a tenant's self-service caps) publishes nothing: the
@@ -121,6 +128,6 @@ export async function newestOrFirstRuleSet(prisma: PrismaClient, author: string)
     prisma.$transaction(async (tx) => {
       await tx.$executeRaw`select pg_advisory_xact_lock(${VERSION_LOCK})`;
       return (await latestRuleSet(tx)) ?? (await commitRuleSetVersion(tx, author)).ruleSet;
-    })
+    }, RULE_SET_TRANSACTION)
   );
 }

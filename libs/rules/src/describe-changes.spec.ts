@@ -144,6 +144,18 @@ describe('rule set changes as sentences', () => {
     expect(lines(base(), gone)).toEqual(['policy items removed from plan starter: GET /v1/items/*']);
   });
 
+  it('says a version\'s lines in one order whatever the order of its objects\' keys (Postgres gives them back shortest first)', () => {
+    const withRoutes = (routes: string[]) =>
+      changed((s) => {
+        s.compiled.policies.tenants.beta = Object.fromEntries(routes.map((route) => [route, { ...items, id: route, name: route.slice(5), pattern: route.slice(4) }]));
+        s.compiled.tenants = Object.fromEntries(Object.entries(s.compiled.tenants).reverse());
+      });
+    const asWritten = lines(base(), withRoutes(['GET /closed', 'GET /local']));
+    expect(asWritten).toEqual(['policy closed added to tenant beta: GET /closed, 1 limit', 'policy local added to tenant beta: GET /local, 1 limit']);
+    expect(lines(base(), withRoutes(['GET /local', 'GET /closed']))).toEqual(asWritten);
+    expect(lines(null, withRoutes(['GET /local', 'GET /closed']))).toEqual(lines(null, withRoutes(['GET /closed', 'GET /local'])));
+  });
+
   it('names the owner of a policy when two owners have one of that name', () => {
     const after = changed((s) => {
       s.compiled.policies.plans.pro = { 'GET /v1/items/*': { ...items, cost: 3 } };

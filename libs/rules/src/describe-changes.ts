@@ -12,6 +12,7 @@ import {
   type RuleSnapshot,
 } from '@tollgate/domain';
 import { diffRuleSetBodies } from './diff';
+import { sortedBy } from './sorted-by';
 
 /**
  * What changed between two rule set versions, one change per line an operator reads ("starter: minute 10 → 20",
@@ -44,8 +45,10 @@ const EMPTY: RuleSetSide = {
 /** The changes of going from `before` (null: an empty rule set, before version 1) to `after`. */
 export function describeRuleSetChanges(before: RuleSetSide | null, after: RuleSetSide): RuleSetChange[] {
   const from = before ?? EMPTY;
-  const tenantsBefore = byKey(Object.values(from.compiled.tenants), (t) => t.slug);
-  const tenantsAfter = byKey(Object.values(after.compiled.tenants), (t) => t.slug);
+  // Read in a stable order, not the objects' own: Postgres (jsonb) gives a stored version's keys back shortest first,
+  // so the lines written at commit and those described again from the stored rules would come out in other orders.
+  const tenantsBefore = byKey(sortedBy(Object.values(from.compiled.tenants), (t) => t.slug), (t) => t.slug);
+  const tenantsAfter = byKey(sortedBy(Object.values(after.compiled.tenants), (t) => t.slug), (t) => t.slug);
   // Plan limits and overrides come from the snapshots when both sides have one; otherwise each tenant's limits as enforced.
   const sources = from.source && after.source ? { before: from.source, after: after.source } : null;
   const kind = (k: RuleSetChange['kind']) => (text: string): RuleSetChange => ({ kind: k, text });
@@ -155,10 +158,14 @@ interface OwnedPolicy {
 
 function policySentences(before: RuleSetBody['policies'], after: RuleSetBody['policies']): string[] {
   const out: string[] = [];
-  const flatten = (policies: RuleSetBody['policies']): OwnedPolicy[] => [
-    ...Object.entries(policies.plans).flatMap(([slug, table]) => Object.entries(table).map(([route, policy]) => ({ owner: `plan ${slug}`, route, policy }))),
-    ...Object.entries(policies.tenants).flatMap(([slug, table]) => Object.entries(table).map(([route, policy]) => ({ owner: `tenant ${slug}`, route, policy }))),
-  ];
+  const flatten = (policies: RuleSetBody['policies']): OwnedPolicy[] =>
+    sortedBy(
+      [
+        ...Object.entries(policies.plans).flatMap(([slug, table]) => Object.entries(table).map(([route, policy]) => ({ owner: `plan ${slug}`, route, policy }))),
+        ...Object.entries(policies.tenants).flatMap(([slug, table]) => Object.entries(table).map(([route, policy]) => ({ owner: `tenant ${slug}`, route, policy }))),
+      ],
+      (p) => `${p.owner}\n${p.route}`,
+    );
   const all = [...flatten(before), ...flatten(after)];
   // A policy is named alone unless owners share its name: then its owner says which.
   const owners = new Map<string, Set<string>>();

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
-import { type CommittedRuleSet, commitRuleSetVersion } from '@tollgate/rule-store';
+import { type CommittedRuleSet, commitRuleSetVersion, RULE_SET_TRANSACTION } from '@tollgate/rule-store';
 import { linkAuditToVersion, writeAudit } from '../../common/audit';
 import { PRISMA } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
@@ -14,23 +14,36 @@ import { RulePublisher } from './rule-publisher.service';
  * audited and counted. A change that leaves the rules as they are (a display name, a tenant's caps) is committed and
  * audited but publishes no version (ADR 0004): `ruleVersion` is then the version in force, and the audit record
  * names none.
+ *
+ * A node commits its changes one after another: they would wait for each other on the version lock anyway, and
+ * waiting there each held a pooled connection, so that twenty changes at once left the node's other requests (and
+ * the changes queued behind them) no connection within its connect timeout: 500s.
  */
 @Injectable()
 export class RuleChangeService {
+  /** The end of the last change queued on this node (settled either way). */
+  private queue: Promise<unknown> = Promise.resolve();
+
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     private readonly publisher: RulePublisher,
     private readonly metrics: MetricsService,
   ) {}
 
-  async commit<T>(actor: string, change: (tx: Prisma.TransactionClient) => Promise<T>): Promise<{ result: T; ruleVersion: number } & Omit<CommittedRuleSet, 'ruleSet'>> {
+  commit<T>(actor: string, change: (tx: Prisma.TransactionClient) => Promise<T>): Promise<{ result: T; ruleVersion: number } & Omit<CommittedRuleSet, 'ruleSet'>> {
+    const run = this.queue.then(() => this.commitNow(actor, change));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async commitNow<T>(actor: string, change: (tx: Prisma.TransactionClient) => Promise<T>): Promise<{ result: T; ruleVersion: number } & Omit<CommittedRuleSet, 'ruleSet'>> {
     try {
       const { result, committed } = await this.prisma.$transaction(async (tx) => {
         const result = await change(tx);
         const committed = await commitRuleSetVersion(tx, actor);
         if (committed.published) await linkAuditToVersion(tx, committed.ruleSet.version);
         return { result, committed };
-      });
+      }, RULE_SET_TRANSACTION);
       if (committed.published) await this.publisher.publish(committed.ruleSet);
       return { result, ruleVersion: committed.ruleSet.version, published: committed.published, changes: committed.changes };
     } catch (err) {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, parseSnapshot, type RuleSetChange, type RuleSnapshot } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { previewRuleSetVersion, restoreSnapshot, takeSnapshot } from '@tollgate/rule-store';
+import { previewRuleSetVersion, restoreSnapshot, RULE_SET_TRANSACTION, takeSnapshot } from '@tollgate/rule-store';
 import { summarizeChanges } from '@tollgate/rules';
 import { writeAudit } from '../../../common/audit';
 import { PRISMA } from '../../../infra/infra.module';
@@ -47,7 +47,7 @@ export class RestoreRuleSetUseCase {
       .$transaction(async (tx) => {
         await restoreSnapshot(tx, snapshot);
         throw new PreviewRollback(await previewRuleSetVersion(tx));
-      })
+      }, RULE_SET_TRANSACTION)
       .catch((err: unknown) => {
         if (err instanceof PreviewRollback) return err.preview;
         throw err;
