@@ -341,7 +341,7 @@ describe('route × caller matrix', () => {
       });
     }
 
-    it("tenant A's service key: tenant B's slug and tenant B's key are checked as unknown ones", async () => {
+    it("tenant A's service key: tenant B's slug is an unknown one, tenant B's key is refused as not allowed without naming B", async () => {
       const check = (body: object) => ctx.api.request('POST', '/v1/check', { token: tokens.service, body: { endpoint: 'GET /x', ...body } });
       const [bySlug, byUnknownSlug] = [await check({ tenant: otherIds.slug }), await check({ tenant: 'no-such-tenant' })];
       expect(bySlug.status).toBe(404);
@@ -349,8 +349,10 @@ describe('route × caller matrix', () => {
       const [byKey, byUnknownKey] = [await check({ key: otherIds.key }), await check({ key: 'tg_test_t_no_such_key' })];
       const { ruleVersion: _a, ...answer } = byKey.body;
       const { ruleVersion: _b, ...unknownAnswer } = byUnknownKey.body;
-      expect(answer).toEqual(unknownAnswer);
-      expect(answer).toMatchObject({ allowed: false, reason: 'key_invalid' });
+      // A valid key of a tenant this service may not check says so (tenant_not_allowed), and nothing more than an
+      // unknown key's answer does: no tenant, no limits.
+      expect(unknownAnswer).toMatchObject({ allowed: false, reason: 'key_invalid' });
+      expect(answer).toEqual({ ...unknownAnswer, reason: 'tenant_not_allowed' });
       for (const secret of otherIds.secrets) expect(JSON.stringify([bySlug.body, byKey.body]), secret).not.toContain(secret);
     });
 

@@ -66,8 +66,9 @@ export async function startStack(name: string, extraEnv: Record<string, string> 
     },
   };
   try {
-    await until(async () => (await fetch(`${stack.apiUrl}/health`)).status === 200, 30_000);
-    await until(async () => (await fetch(`${stack.dashboardUrl}/login`)).status === 200, 30_000);
+    // Waits, not bounds: on a machine at load 30 the API alone took 23 s to answer.
+    await until(async () => (await fetch(`${stack.apiUrl}/health`)).status === 200, 90_000);
+    await until(async () => (await fetch(`${stack.dashboardUrl}/login`)).status === 200, 90_000);
   } catch (err) {
     await stack.stop();
     throw new Error(`the stack did not come up: ${String(err)}\n${stack.logs()}`);

@@ -238,7 +238,8 @@ export class CheckQuota {
     }
     // A valid key: used, whatever the answer.
     call.keyIds.push(key.id);
-    if (!visible(tenant)) return { reason: 'tenant_not_allowed', tenant };
+    // Counted under its tenant, but the answer does not name a tenant the service may not see.
+    if (!visible(tenant)) return { reason: 'tenant_not_allowed', tenant, unnamed: true };
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return { reason: 'key_expired', tenant };
     return { tenant };
   }
