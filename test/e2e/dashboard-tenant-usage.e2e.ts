@@ -273,9 +273,9 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     expect(csv.headers()['content-type']).toContain('text/csv');
     expect(csv.headers()['content-disposition']).toMatch(/^attachment; filename="usage-initech-/);
     const [header, ...rows] = (await csv.text()).trim().split('\n');
-    expect(header).toBe('bucket,tenant,policy,result,reason,decisions,cost');
+    expect(header).toBe('bucket,bucket_local,time_zone,tenant,tenant_name,policy,result,reason,decisions,cost');
     expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) expect(row.split(',')[1]).toBe('Initech');
+    for (const row of rows) expect(row.split(',').slice(2, 5)).toEqual(['Asia/Kolkata', 'initech', 'Initech']);
     expect(rows.some((row) => row.includes(searchPolicyId) || row.includes('search'))).toBe(true);
     await shot(page, 'portal-usage-1400');
 

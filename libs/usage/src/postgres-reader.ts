@@ -249,8 +249,8 @@ export class PostgresUsageReader implements UsageReader {
     for (;;) {
       const past = after === null ? Prisma.sql`true` : Prisma.sql`(${bucket}, u.id) > (${after.bucket}::${Prisma.raw(step === 'day' ? 'date' : 'timestamptz')}, ${after.id}::bigint)`;
       const batch: RowOfTable[] = await this.prisma.$queryRaw<RowOfTable[]>`
-        select u.id, ${text} as bucket, ${bucket}::text as bucket_key, u.tenant_id, t.name as tenant_name, u.policy_id, p.name as policy_name,
-          u.result::text as result, u.reason, u.decisions, u.cost
+        select u.id, ${text} as bucket, ${bucket}::text as bucket_key, u.tenant_id, t.slug as tenant_slug, t.name as tenant_name, t.time_zone as tenant_zone,
+          u.policy_id, p.name as policy_name, u.result::text as result, u.reason, u.decisions, u.cost
         from ${table(step)} u
         left join tenants t on t.id = u.tenant_id
         left join endpoint_policies p on p.id = u.policy_id
@@ -261,7 +261,9 @@ export class PostgresUsageReader implements UsageReader {
         yield {
           bucket: r.bucket,
           tenantId: r.tenant_id,
+          tenantSlug: r.tenant_slug,
           tenantName: r.tenant_name,
+          tenantTimeZone: r.tenant_zone,
           policyId: r.policy_id,
           policyName: r.policy_name,
           result: r.result,
@@ -320,7 +322,9 @@ interface RowOfTable {
   bucket: string;
   bucket_key: string;
   tenant_id: string | null;
+  tenant_slug: string | null;
   tenant_name: string | null;
+  tenant_zone: string | null;
   policy_id: string | null;
   policy_name: string | null;
   result: UsageResult;

@@ -185,7 +185,11 @@ export interface UsageRow {
   /** The bucket's start (minute, hour), or the calendar day as `YYYY-MM-DD`. */
   bucket: string;
   tenantId: string | null;
+  /** Null for no tenant, or one deleted since. */
+  tenantSlug: string | null;
   tenantName: string | null;
+  /** The tenant's time zone (IANA); null as for the slug. */
+  tenantTimeZone: string | null;
   policyId: string | null;
   policyName: string | null;
   result: UsageResult;

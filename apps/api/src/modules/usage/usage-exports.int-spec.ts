@@ -23,11 +23,16 @@ describe('usage API exports', () => {
   });
 
   describe('the CSV export', () => {
-    it('quotes names and defuses formulas, as an attachment', async () => {
+    it('names the tenant by slug, says each bucket in UTC and in the tenant\'s zone, quotes names and defuses formulas, as an attachment', async () => {
       const hour = base + 6 * HOUR;
       await insert('usageMinute', hour, c.id, policyOfC, 'allowed', '', 11, 22);
       await insert('usageMinute', hour + MINUTE, c.id, null, 'denied', 'minute', 1);
-      const r = await usage({ tenant: c.slug, from: iso(hour), to: iso(hour + 10 * MINUTE) }, '/v1/admin/usage.csv');
+      const zone = (await ctx.prisma.tenant.findUniqueOrThrow({ where: { id: c.id } })).timeZone;
+      await ctx.prisma.tenant.update({ where: { id: c.id }, data: { timeZone: 'Asia/Kolkata' } });
+      const r = await usage({ tenant: c.slug, from: iso(hour), to: iso(hour + 10 * MINUTE) }, '/v1/admin/usage.csv').finally(() =>
+        ctx.prisma.tenant.update({ where: { id: c.id }, data: { timeZone: zone } }),
+      );
+      const kolkata = (at: number) => `${new Date(at + 5.5 * HOUR).toISOString().slice(0, 19)}+05:30`;
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toMatch(/^text\/csv/);
       expect(r.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="usage-${c.slug}-[0-9TZ-]+\\.csv"$`));
@@ -35,9 +40,9 @@ describe('usage API exports', () => {
       const quoted = `"'${HOSTILE_NAME.replaceAll('"', '""')}"`;
       expect(r.body).toBe(
         [
-          'bucket,tenant,policy,result,reason,decisions,cost',
-          `${iso(hour).replace('.000', '')},${quoted},${policyName},allowed,,11,22`,
-          `${iso(hour + MINUTE).replace('.000', '')},${quoted},,denied,minute,1,0`,
+          'bucket,bucket_local,time_zone,tenant,tenant_name,policy,result,reason,decisions,cost',
+          `${iso(hour).replace('.000', '')},${kolkata(hour)},Asia/Kolkata,${c.slug},${quoted},${policyName},allowed,,11,22`,
+          `${iso(hour + MINUTE).replace('.000', '')},${kolkata(hour + MINUTE)},Asia/Kolkata,${c.slug},${quoted},,denied,minute,1,0`,
           '',
         ].join('\n'),
       );
@@ -66,7 +71,7 @@ describe('usage API exports', () => {
       const day = new Date(Date.now() - 40 * DAY).toISOString().slice(0, 10);
       await insertDay(day, tenant.id, null, 'allowed', 8, 8);
       const byDay = await usage({ tenant: tenant.slug, from: iso(Date.now() - 60 * DAY), to: iso(Date.now() - 20 * DAY) }, '/v1/admin/usage.csv');
-      expect(byDay.body).toBe(`bucket,tenant,policy,result,reason,decisions,cost\n${day},${tenant.name},,allowed,,8,8\n`);
+      expect(byDay.body).toBe(`bucket,bucket_local,time_zone,tenant,tenant_name,policy,result,reason,decisions,cost\n${day},${day},${tenant.timeZone},${tenant.slug},${tenant.name},,allowed,,8,8\n`);
     });
   });
 

@@ -164,11 +164,14 @@ describe('usage API', () => {
     it('exports only its own rows as CSV', async () => {
       const r = await usage({ from: iso(base), to: iso(base + 5 * MINUTE) }, '/v1/tenant/usage.csv', tokens.userB);
       expect(r.status).toBe(200);
+      const utc = (at: number) => iso(at).replace('.000', '');
+      const policyName = (await ctx.prisma.endpointPolicy.findUniqueOrThrow({ where: { id: planPolicy } })).name;
       expect(r.body).toBe(
         [
-          'bucket,tenant,policy,result,reason,decisions,cost',
-          `${iso(base + MINUTE).replace('.000', '')},Tenant B,${(await ctx.prisma.endpointPolicy.findUniqueOrThrow({ where: { id: planPolicy } })).name},allowed,,7,7`,
-          `${iso(base + 3 * MINUTE).replace('.000', '')},Tenant B,${(await ctx.prisma.endpointPolicy.findUniqueOrThrow({ where: { id: planPolicy } })).name},denied,daily,6,0`,
+          'bucket,bucket_local,time_zone,tenant,tenant_name,policy,result,reason,decisions,cost',
+          // Tenant B keeps UTC: its local time is the UTC one.
+          `${utc(base + MINUTE)},${utc(base + MINUTE)},UTC,${b.slug},Tenant B,${policyName},allowed,,7,7`,
+          `${utc(base + 3 * MINUTE)},${utc(base + 3 * MINUTE)},UTC,${b.slug},Tenant B,${policyName},denied,daily,6,0`,
           '',
         ].join('\n'),
       );

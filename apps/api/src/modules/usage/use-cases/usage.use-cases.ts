@@ -1,3 +1,5 @@
+import { TZDate } from '@date-fns/tz';
+import { formatISO } from 'date-fns';
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, type DenialSamples, ErrorCode, type UsageRoutes, type UsageSeries, type UsageSummary, type UsageTop } from '@tollgate/domain';
@@ -277,7 +279,12 @@ export class DenialSamplesUseCase {
 }
 
 /** The CSV export's columns, in order. */
-export const USAGE_CSV_COLUMNS = ['bucket', 'tenant', 'policy', 'result', 'reason', 'decisions', 'cost'] as const;
+/**
+ * The export's columns: `bucket` in UTC (a calendar day as the day), `bucket_local` the same instant in the tenant's
+ * time zone with its offset (what the portal shows; UTC for no tenant), `time_zone` that zone, `tenant` the slug (the
+ * id of a tenant deleted since), `tenant_name` its display name.
+ */
+export const USAGE_CSV_COLUMNS = ['bucket', 'bucket_local', 'time_zone', 'tenant', 'tenant_name', 'policy', 'result', 'reason', 'decisions', 'cost'] as const;
 
 @Injectable()
 export class UsageExportUseCase {
@@ -305,12 +312,22 @@ export class UsageExportUseCase {
   }
 }
 
+/** A minute or hour (`…Z`) as the same instant in `zone`, with the zone's offset; a calendar day as it is. */
+function localBucket(bucket: string, zone: string): string {
+  if (!bucket.endsWith('Z')) return bucket;
+  return formatISO(new TZDate(Date.parse(bucket), zone));
+}
+
 /** A row as the CSV writes it: names where they are known, the id of a tenant or policy deleted since, '' for none. */
 async function* records(rows: AsyncIterable<UsageRow>): AsyncGenerator<Record<(typeof USAGE_CSV_COLUMNS)[number], string>> {
   for await (const r of rows) {
+    const zone = r.tenantTimeZone ?? 'UTC';
     yield {
       bucket: r.bucket,
-      tenant: r.tenantName ?? r.tenantId ?? '',
+      bucket_local: localBucket(r.bucket, zone),
+      time_zone: zone,
+      tenant: r.tenantSlug ?? r.tenantId ?? '',
+      tenant_name: r.tenantName ?? '',
       policy: r.policyName ?? r.policyId ?? '',
       result: r.result,
       reason: r.reason,
