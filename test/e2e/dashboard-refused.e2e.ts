@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
 import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
-import { startStack, type Stack } from '../support/stack';
+import { adminCall, startStack, type Stack } from '../support/stack';
 
 // Refused checks as operators and tenants see them: a tenant (hooli) whose revoked key and whose live key, checked
 // through a service key that may check another tenant only, are refused, and keys of no one; each refusal is counted
@@ -21,16 +21,7 @@ describe('refused checks in the dashboard: the overview, the tenant page and the
   let piedId: string;
   let liveKeyId: string;
 
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${operatorToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const admin = (method: string, path: string, body?: unknown) => adminCall(stack, operatorToken, method, path, body);
   const inForce = (ruleVersion: number) =>
     waitFor(async () => ((await (await fetch(`${stack.apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= ruleVersion, 10_000, 100);
   /** A check as a service makes one; the answer's reason (none when allowed). */

@@ -5,7 +5,7 @@ import { formatRate } from '../../apps/dashboard/lib/usage-chart';
 import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
 import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
-import { startStack, type Stack } from '../support/stack';
+import { adminCall, startStack, type Stack } from '../support/stack';
 
 // What a tenant is hitting, by route, whether or not an endpoint policy matched: a tenant whose plan has one limit
 // (8 checks a minute) and no endpoint policy at all sends checks on two routes; the 429s of `GET /v1/items` are its
@@ -23,16 +23,7 @@ describe('usage per route in the dashboard: the overview, the tenant page and th
   /** Per route: decisions and denials, as answered. */
   const sent = new Map<string, { decisions: number; denied: number }>();
 
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${operatorToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const admin = (method: string, path: string, body?: unknown) => adminCall(stack, operatorToken, method, path, body);
 
   const check = async (endpoint: string, route: string) => {
     const res = await fetch(`${stack.apiUrl}/v1/check`, {

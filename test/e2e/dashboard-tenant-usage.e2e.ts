@@ -5,7 +5,7 @@ import { formatInZone } from '../../apps/dashboard/lib/usage';
 import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
 import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
-import { startStack, type Stack } from '../support/stack';
+import { adminCall, startStack, type Stack } from '../support/stack';
 
 // Two tenants on one plan (5 checks a minute, fixed windows): initech, in Asia/Kolkata, with a user and an endpoint
 // policy of its plan, and umbrella. Their checks move the bars of the limits; initech's user sees only its own
@@ -35,16 +35,7 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
   /** Initech's answers so far: what the usage series must add up to once rolled up. */
   const initechTally = { allowed: 0, denied: 0, search: 0 };
 
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${operatorToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- asserted field by field
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const admin = (method: string, path: string, body?: unknown) => adminCall(stack, operatorToken, method, path, body);
 
   /** A check of the tenant's key, as its service would make one; initech's answers are tallied. */
   const check = async (tenant: Tenant, subject: string, endpoint = 'GET /v1/items') => {
