@@ -430,7 +430,7 @@ async function paired(a, b) {
 const WATCH = [
   ['body: JSON parse (secure-json-parse)', (f, part) => part === 'secure-json-parse'],
   ['body: validation (zod)', (f, part) => part === 'zod'],
-  ['service key check (`Authenticator`)', (f) => f.url.endsWith('auth/authenticator.service.js')],
+  ['service key check (`Authenticator`)', (f) => f.url.endsWith('auth/authenticator.js')],
   ['Nest middleware (@fastify/middie)', (f, part) => part === '@fastify/middie'],
   ['decision up to Redis (`ResilientLimiter` → `RedisEngine` → ioredis)', (f) => f.url.endsWith('check/resilient-limiter.service.js')],
   ['ioredis (commands and replies)', (f, part) => part === 'ioredis'],

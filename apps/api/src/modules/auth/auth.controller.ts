@@ -9,8 +9,8 @@ import { type Caller, CurrentCaller } from '../../common/caller';
 import { errorResponse } from '../../common/openapi-errors';
 import { retryAfter } from '../../common/openapi-headers';
 import { ZodPipe } from '../../common/zod.pipe';
-import { ClientAddress } from './client-address.service';
-import { LoginThrottle } from './login-throttle.service';
+import { ClientAddress } from './client-address';
+import { LoginThrottle } from './login-throttle';
 import { type SessionUser, SessionService } from './session.service';
 
 const loginSchema = z.strictObject({

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import { ACCESS_KEY, type AccessKind, GATEWAY_CREDENTIAL_KEY } from '../../common/access.decorator';
 import type { RequestWithCaller } from '../../common/caller';
-import { Authenticator } from './authenticator.service';
+import { Authenticator } from './authenticator';
 
 /**
  * The one guard of every Nest route, deny by default: a handler without `@Access(...)` is refused. The

@@ -2,10 +2,10 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
-import { Authenticator } from './authenticator.service';
-import { ClientAddress } from './client-address.service';
-import { LoginThrottle } from './login-throttle.service';
-import { SelfLimiter } from './self-limiter.service';
+import { Authenticator } from './authenticator';
+import { ClientAddress } from './client-address';
+import { LoginThrottle } from './login-throttle';
+import { SelfLimiter } from './self-limiter';
 import { SessionService } from './session.service';
 
 @Module({

@@ -17,7 +17,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessKind } from '../../common/access.decorator';
 import { bearerToken, type Caller, headerValue as header } from '../../common/caller';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
-import { Authenticator } from '../auth/authenticator.service';
+import { Authenticator } from '../auth/authenticator';
 import { EnforcementHttp, FORWARD_AUTH_ROUTE } from './enforcement-http';
 import type { Verdict } from './enforcement.openapi';
 import { originalRequest, sourceProblem } from './forward-auth-original';

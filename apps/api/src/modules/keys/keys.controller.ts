@@ -13,7 +13,7 @@ import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
-import { SelfLimiter } from '../auth/self-limiter.service';
+import { SelfLimiter } from '../auth/self-limiter';
 import { listKeysQuery, type NewKey, newKeySchema, rotateSchema } from './dto/key.schemas';
 import { keyInclude, toKeyView, withUsage, type KeyWithUsage } from './key-views';
 import { CreateKeyUseCase, RevokeKeyUseCase, RotateKeyUseCase } from './use-cases/keys.use-cases';

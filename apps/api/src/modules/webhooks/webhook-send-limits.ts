@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import { errorResponse } from '../../common/openapi-errors';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
-import { SelfLimiter, tryAgainIn } from '../auth/self-limiter.service';
+import { SelfLimiter, tryAgainIn } from '../auth/self-limiter';
 import { REPLAY_MAX_EVENTS } from './dto/webhook.schemas';
 import type { WebhookScope } from './webhook-endpoints.service';
 

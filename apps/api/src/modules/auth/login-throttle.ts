@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError, ErrorCode, ipSubject } from '@tollgate/domain';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import type { BackOffPolicy } from './back-off';
-import { SelfLimiter, tryAgainIn } from './self-limiter.service';
+import { SelfLimiter, tryAgainIn } from './self-limiter';
 
 /** The first wait, doubled after each further attempt in a row. */
 const BASE_DELAY_MS = 1_000;
