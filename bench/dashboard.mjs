@@ -257,7 +257,7 @@ function overviewReads() {
   const from = new Date(to.getTime() - 86_400_000);
   const before = new Date(from.getTime() - 86_400_000);
   const range = (a, b) => `from=${a.toISOString()}&to=${b.toISOString()}`;
-  const top = (by) => `/v1/admin/usage/top?${range(from, to)}&by=${by}&metric=deny_rate&minDecisions=10&limit=5`;
+  const top = (by) => `/v1/admin/usage/top?${range(from, to)}&by=${by}&metric=deny_rate&minDecisions=10&top=5`;
   return [
     ['layout: `GET /v1/auth/me`', '/v1/auth/me'],
     ['layout: `GET /v1/admin/rule-sets/current`', '/v1/admin/rule-sets/current'],

@@ -26,7 +26,7 @@ rules:
 
 interface Schema { type?: unknown; enum?: unknown; const?: unknown; $ref?: unknown; oneOf?: unknown; anyOf?: unknown; allOf?: unknown }
 interface Operation {
-  parameters?: { name: string; in: string; schema?: Schema }[];
+  parameters?: { name: string; in: string; deprecated?: boolean; schema?: Schema }[];
   requestBody?: { content: Record<string, { schema?: Schema }> };
   responses: Record<string, { content?: unknown; headers?: Record<string, { schema?: Schema }> }>;
 }
@@ -133,6 +133,24 @@ describe('the OpenAPI document', () => {
       ...Object.entries(op.requestBody?.content ?? {}).filter(([, body]) => !typed(body.schema)).map(([type]) => `${name} body ${type}`),
     ]);
     expect(untyped).toEqual([]);
+  });
+
+  it('marks `limit` deprecated where it is still read as the old name of a count (`top`, `pageSize`)', () => {
+    const withLimit = operationsOf(document).flatMap(({ name, op }) => {
+      const query = (op.parameters ?? []).filter((p) => p.in === 'query');
+      const limit = query.find((p) => p.name === 'limit');
+      if (!limit) return [];
+      return [[name, limit.deprecated === true, query.find((p) => p.name === 'top' || p.name === 'pageSize')?.name]];
+    });
+    expect(withLimit.sort()).toEqual([
+      ['GET /v1/admin/usage/degraded', true, 'top'],
+      ['GET /v1/admin/usage/denials', true, 'pageSize'],
+      ['GET /v1/admin/usage/routes', true, 'top'],
+      ['GET /v1/admin/usage/top', true, 'top'],
+      ['GET /v1/admin/usage/would-deny', true, 'top'],
+      ['GET /v1/tenant/usage/denials', true, 'pageSize'],
+      ['GET /v1/tenant/usage/routes', true, 'top'],
+    ]);
   });
 
   it('is clean by Redocly\'s recommended rules', async () => {

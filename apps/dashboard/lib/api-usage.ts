@@ -30,15 +30,15 @@ export function getUsage(token: string, { from, to }: Range, filter: { policy?: 
  * The tenants or endpoint policies of the range with the highest 429 rate among those with `minDecisions`, or (metric
  * `refused`, tenants only) the tenants with the most refused checks, keys of no one among them (a null tenant).
  */
-export function getUsageTop(token: string, { from, to }: Range, by: 'tenants' | 'policies', minDecisions: number, limit = 5, metric: 'deny_rate' | 'refused' = 'deny_rate'): Promise<UsageTop> {
-  return apiRequest(`/v1/admin/usage/top?${query({ from, to, by, metric, minDecisions, limit })}`, usageTopSchema, { token });
+export function getUsageTop(token: string, { from, to }: Range, by: 'tenants' | 'policies', minDecisions: number, top = 5, metric: 'deny_rate' | 'refused' = 'deny_rate'): Promise<UsageTop> {
+  return apiRequest(`/v1/admin/usage/top?${query({ from, to, by, metric, minDecisions, top })}`, usageTopSchema, { token });
 }
 
 /**
  * The routes (`METHOD /path`, endpoint policy or none) that lead the range, of every tenant or of one (by slug): by 429
  * rate among those with `minDecisions`, or by decisions; each with the limits that denied it.
  */
-export function getUsageRoutes(token: string, { from, to }: Range, order: 'deny_rate' | 'decisions', options: { tenant?: string; minDecisions?: number; limit?: number } = {}): Promise<UsageRoutes> {
+export function getUsageRoutes(token: string, { from, to }: Range, order: 'deny_rate' | 'decisions', options: { tenant?: string; minDecisions?: number; top?: number } = {}): Promise<UsageRoutes> {
   return apiRequest(`/v1/admin/usage/routes?${query({ from, to, order, ...options })}`, usageRoutesSchema, { token });
 }
 
@@ -65,18 +65,18 @@ export function getPlansAtLimit(token: string, planIds: readonly string[]): Prom
 }
 
 /** The decisions failure modes made over the range (Redis did not decide): by cause, per bucket, and the tenants with the most. */
-export function getDegradedUsage(token: string, { from, to }: Range, limit = 10): Promise<DegradedUsage> {
-  return apiRequest(`/v1/admin/usage/degraded?${query({ from, to, limit })}`, degradedUsageSchema, { token });
+export function getDegradedUsage(token: string, { from, to }: Range, top = 10): Promise<DegradedUsage> {
+  return apiRequest(`/v1/admin/usage/degraded?${query({ from, to, top })}`, degradedUsageSchema, { token });
 }
 
 /** What enforcing the policy would have refused over the range: the exact count and the sampled subjects. */
-export function getWouldDeny(token: string, policyId: string, { from, to }: Range, limit = 50): Promise<WouldDeny> {
-  return apiRequest(`/v1/admin/usage/would-deny?${query({ from, to, policy: policyId, limit })}`, wouldDenySchema, { token });
+export function getWouldDeny(token: string, policyId: string, { from, to }: Range, top = 50): Promise<WouldDeny> {
+  return apiRequest(`/v1/admin/usage/would-deny?${query({ from, to, policy: policyId, top })}`, wouldDenySchema, { token });
 }
 
 /** A sample of one tenant's recent denials, newest first. */
-export function getTenantDenials(token: string, tenantSlug: string, limit = RECENT_DENIALS): Promise<DenialSamples> {
-  return apiRequest(`/v1/admin/usage/denials?${query({ tenant: tenantSlug, limit })}`, denialSamplesSchema, { token });
+export function getTenantDenials(token: string, tenantSlug: string, pageSize = RECENT_DENIALS): Promise<DenialSamples> {
+  return apiRequest(`/v1/admin/usage/denials?${query({ tenant: tenantSlug, pageSize })}`, denialSamplesSchema, { token });
 }
 
 /** The limits and policies the tenant is held to, with the live state of its own limits (read without charging). */
@@ -90,13 +90,13 @@ export function getOwnUsage(token: string, { from, to }: Range, filter: { policy
 }
 
 /** The signed-in user's tenant's routes that lead the range (by 429 rate or by decisions), with the limits that denied each. */
-export function getOwnUsageRoutes(token: string, { from, to }: Range, order: 'deny_rate' | 'decisions', limit = 10): Promise<UsageRoutes> {
-  return apiRequest(`/v1/tenant/usage/routes?${query({ from, to, order, limit })}`, usageRoutesSchema, { token });
+export function getOwnUsageRoutes(token: string, { from, to }: Range, order: 'deny_rate' | 'decisions', top = 10): Promise<UsageRoutes> {
+  return apiRequest(`/v1/tenant/usage/routes?${query({ from, to, order, top })}`, usageRoutesSchema, { token });
 }
 
 /** A sample of the signed-in user's tenant's recent denials, newest first. */
-export function getOwnDenials(token: string, limit = RECENT_DENIALS): Promise<DenialSamples> {
-  return apiRequest(`/v1/tenant/usage/denials?${query({ limit })}`, denialSamplesSchema, { token });
+export function getOwnDenials(token: string, pageSize = RECENT_DENIALS): Promise<DenialSamples> {
+  return apiRequest(`/v1/tenant/usage/denials?${query({ pageSize })}`, denialSamplesSchema, { token });
 }
 
 /** The signed-in user's tenant's usage rows of the range as the API's CSV answer, to be passed on as it comes. */

@@ -68,7 +68,7 @@ export class PostgresUsageReader implements UsageReader {
     return rows.map((r) => ({ reason: r.reason, checks: Number(r.checks) }));
   }
 
-  async degraded(from: Date, to: Date, step: UsageStep, limit: number): Promise<DegradedUsage> {
+  async degraded(from: Date, to: Date, step: UsageStep, top: number): Promise<DegradedUsage> {
     const degraded = Prisma.sql`u.result in ('degraded_allowed', 'degraded_denied')`;
     const where = Prisma.sql`${rangeOf(step, from, to, 'UTC')} and ${degraded}`;
     const byCause = Prisma.join(
@@ -83,7 +83,7 @@ export class PostgresUsageReader implements UsageReader {
     const points = await this.bucketed<CauseRow & { at: Date }>({ sums, totals, source: table(step), where }, from, to, step, 'UTC');
     const tenants = await this.prisma.$queryRaw<(CauseRow & { tenant_id: string | null })[]>`
       select u.tenant_id, ${sums} from ${table(step)} u where ${where}
-      group by u.tenant_id order by decisions desc, u.tenant_id nulls first limit ${limit}`;
+      group by u.tenant_id order by decisions desc, u.tenant_id nulls first limit ${top}`;
     return {
       points: points.map((r) => ({ at: r.at, ...causesOf(r) })),
       tenants: tenants.map((r) => ({ tenantId: r.tenant_id, ...causesOf(r) })),
@@ -151,7 +151,7 @@ export class PostgresUsageReader implements UsageReader {
       from (${entries}) e
       where ${RANKED.get(query.metric)!} and e.decisions >= ${query.metric === 'deny_rate' ? query.minDecisions : 0}
       order by ${ORDER.get(query.metric)!}, e.tenant_id nulls first, e.policy_id nulls first, e.limit_name nulls first
-      limit ${query.limit}`;
+      limit ${query.top}`;
     return rows.map((r) => ({
       tenantId: r.tenant_id,
       policyId: r.policy_id,
@@ -209,7 +209,7 @@ export class PostgresUsageReader implements UsageReader {
       from r
       where r.decisions > 0 and (${!rated} or (r.denied > 0 and r.decisions >= ${query.minDecisions}))
       order by ${rated ? Prisma.sql`deny_rate desc, r.denied desc` : Prisma.sql`r.decisions desc`}, r.route
-      limit ${query.limit}`;
+      limit ${query.top}`;
     if (rows.length === 0) return [];
     const routes = rows.map((r) => r.route);
     const limits = await this.prisma.$queryRaw<{ route: string; name: string; denied: bigint; shadow_denied: bigint }[]>`

@@ -49,13 +49,13 @@ export interface UsageReader {
   series(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<UsagePoint[]>;
   /** The refused checks of the range by reason, most first (without a tenant in `filter`: every tenant's and none's). */
   refusedByReason(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): Promise<{ reason: string; checks: number }[]>;
-  /** The tenants, endpoint policies or limits that lead the range by `metric`, at most `limit` of them. */
+  /** The tenants, endpoint policies or limits that lead the range by `metric`, at most `top` of them. */
   top(query: UsageTopQuery): Promise<UsageTopEntry[]>;
   /**
    * The decisions a failure mode made over the range (Redis did not decide), by cause: one point per bucket (UTC), and
-   * the `limit` tenants with the most of them, most first.
+   * the `top` tenants with the most of them, most first.
    */
-  degraded(from: Date, to: Date, step: UsageStep, limit: number): Promise<DegradedUsage>;
+  degraded(from: Date, to: Date, step: UsageStep, top: number): Promise<DegradedUsage>;
   /**
    * The decisions, 429s and shadow would-denies over the range of each tenant or endpoint policy of `ids` (a list
    * page's rows), one entry per id in the order given, zeros for one without any.
@@ -116,7 +116,8 @@ export interface UsageTopQuery {
   step: UsageStep;
   /** `deny_rate` ranks only entries with at least this many decisions (a handful of decisions makes any rate). */
   minDecisions: number;
-  limit: number;
+  /** How many entries, at most. */
+  top: number;
 }
 
 export const USAGE_ROUTE_ORDERS = ['deny_rate', 'decisions'] as const;
@@ -132,7 +133,8 @@ export interface UsageRoutesQuery {
   step: UsageStep;
   /** `deny_rate` ranks only routes with at least this many decisions and one denial. */
   minDecisions: number;
-  limit: number;
+  /** How many routes, at most. */
+  top: number;
 }
 
 /** A route's decisions over a range, per result, and per limit that denied it. */

@@ -18,7 +18,8 @@ const PAGING: ReadonlyArray<[string, About]> = [
  * A route's query string in the OpenAPI document, from the zod schema that validates it (`ZodPipe`): one parameter
  * per field, typed as the schema reads it (integers with their bounds and default, enums, UUIDs, ISO 8601 times),
  * required where the schema requires it. A field refused whatever its value (a renamed parameter, `z.never()`) is
- * left out. `about` adds what a type cannot say.
+ * left out; one the schema marks deprecated (an old name still read, entry-count.ts) is a deprecated parameter. `about`
+ * adds what a type cannot say.
  */
 export function ApiQueryOf<S extends z.ZodType<object>>(schema: S, about: { [K in keyof z.input<S>]?: About } = {}): MethodDecorator {
   const json = openApiSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
@@ -29,7 +30,8 @@ export function ApiQueryOf<S extends z.ZodType<object>>(schema: S, about: { [K i
     .map(([name, field]) => {
       const said = described.get(name);
       const { description, example } = typeof said === 'string' ? { description: said, example: undefined } : (said ?? {});
-      return ApiQuery({ name, required: required.has(name), schema: withoutFormatPattern(field), ...(description ? { description } : {}), ...(example !== undefined ? { example } : {}) });
+      const deprecated = field.deprecated === true ? { deprecated: true } : {};
+      return ApiQuery({ name, required: required.has(name), schema: withoutFormatPattern(field), ...deprecated, ...(description ? { description } : {}), ...(example !== undefined ? { example } : {}) });
     });
   return applyDecorators(...parameters);
 }

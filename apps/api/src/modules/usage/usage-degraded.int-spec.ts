@@ -38,10 +38,17 @@ describe('GET /v1/admin/usage/degraded', () => {
     ]);
   });
 
-  it('lists at most `limit` tenants', async () => {
-    const r = await usage({ from: iso(from), to: iso(from + 3 * MINUTE), limit: 1 }, path);
+  it('lists at most `top` tenants', async () => {
+    const r = await usage({ from: iso(from), to: iso(from + 3 * MINUTE), top: 1 }, path);
     expect(r.body.tenants.map((t: { tenant: { id: string } }) => t.tenant.id)).toEqual([a.id]);
     expect(r.body.decisions).toBe(10);
+  });
+
+  it('still reads `limit`, the deprecated name of `top`, when `top` is left out', async () => {
+    const tenantsOf = async (query: Record<string, unknown>) =>
+      (await usage({ from: iso(from), to: iso(from + 3 * MINUTE), ...query }, path)).body.tenants.map((t: { tenant: { id: string } }) => t.tenant.id);
+    expect(await tenantsOf({ limit: 1 })).toEqual([a.id]);
+    expect(await tenantsOf({ limit: 1, top: 2 })).toEqual([a.id, b.id]);
   });
 
   it('answers a range without any with zeros', async () => {
@@ -50,8 +57,9 @@ describe('GET /v1/admin/usage/degraded', () => {
   });
 
   it.each([
-    ['a limit of 0', { limit: 0 }, 'limit'],
-    ['a limit over 100', { limit: 101 }, 'limit'],
+    ['a top of 0', { top: 0 }, 'top'],
+    ['a top over 100', { top: 101 }, 'top'],
+    ['a limit (the old name of top) over 100', { limit: 101 }, 'limit'],
     ['from after to', { from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' }, 'from'],
     ['a filter it does not take', { tenant: 'acme' }, undefined],
   ])('refuses %s with 400', async (_name, query, field) => {

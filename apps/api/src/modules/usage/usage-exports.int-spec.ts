@@ -89,7 +89,7 @@ describe('usage API exports', () => {
       await insert('usageMinute', hour, c.id, policyOfC, 'denied', 'minute', 30);
     });
     const top = async (query: Record<string, string | number>) => {
-      const r = await usage({ from: iso(hour), to: iso(hour + HOUR), limit: 100, ...query }, '/v1/admin/usage/top');
+      const r = await usage({ from: iso(hour), to: iso(hour + HOUR), top: 100, ...query }, '/v1/admin/usage/top');
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const mine = new Set([a.id, b.id, c.id, planPolicy, policyOfA, policyOfC]);
       return (r.body.items as UsageTop['items']).filter((e) => mine.has(e.tenantId ?? '') || mine.has(e.policyId ?? ''));
@@ -143,7 +143,7 @@ describe('usage API exports', () => {
       await insert('usageMinute', later, b.id, planPolicy, 'allowed', '', 3, 3);
       await insert('usageMinute', later, c.id, null, 'refused', 'key_expired', 1);
       await insert('usageMinute', later + MINUTE, null, null, 'refused', 'key_invalid', 7);
-      const r = await usage({ from: iso(later), to: iso(later + HOUR), by: 'tenants', metric: 'refused', limit: 100 }, '/v1/admin/usage/top');
+      const r = await usage({ from: iso(later), to: iso(later + HOUR), by: 'tenants', metric: 'refused', top: 100 }, '/v1/admin/usage/top');
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const items = r.body.items as UsageTop['items'];
       const mine = items.filter((e) => e.tenantId === b.id || e.tenantId === c.id);
@@ -152,7 +152,7 @@ describe('usage API exports', () => {
       expect(nobody).toMatchObject({ tenant: null, policyId: null, denied: 0, cost: 0 });
       expect(nobody!.refused).toBeGreaterThanOrEqual(7);
       // Ranked by the other metrics, entries say their refusals too; a tenant with only refusals ranks by refused alone.
-      const denied = await usage({ from: iso(later), to: iso(later + HOUR), by: 'tenants', metric: 'cost', limit: 100 }, '/v1/admin/usage/top');
+      const denied = await usage({ from: iso(later), to: iso(later + HOUR), by: 'tenants', metric: 'cost', top: 100 }, '/v1/admin/usage/top');
       expect((denied.body.items as UsageTop['items']).filter((e) => e.tenantId === b.id || e.tenantId === c.id).map((e) => [e.tenantId, e.refused])).toEqual([[b.id, 6]]);
       // The series says them by reason: the tenant's own, and every tenant's and none's without one.
       const own = await usage({ tenant: b.slug, from: iso(later), to: iso(later + HOUR) });
@@ -173,7 +173,7 @@ describe('usage API exports', () => {
     });
 
     it('answers the newest first, with policy names, and says they are sampled', async () => {
-      const r = await usage({ tenant: a.slug, limit: 2 }, '/v1/admin/usage/denials');
+      const r = await usage({ tenant: a.slug, pageSize: 2 }, '/v1/admin/usage/denials');
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.sampled).toBe(true);
       expect(r.body.tenant).toEqual({ id: a.id, slug: a.slug, name: a.name });
@@ -181,6 +181,8 @@ describe('usage API exports', () => {
       expect(r.body.items[0]).toMatchObject({ policyId: null, policy: null, subject: 'user-2', limit: 'daily', result: 'denied', remaining: 0 });
       expect(r.body.items[1]).toMatchObject({ policyId: policyOfA, policy: { id: policyOfA, method: 'POST' }, limit: 'own-minute', result: 'shadow_denied', remaining: 2 });
       expect(Date.parse(r.body.items[0].at)).toBeGreaterThan(Date.parse(r.body.items[1].at));
+      // `limit`, the deprecated name of `pageSize`, is still read.
+      expect((await usage({ tenant: a.slug, limit: 1 }, '/v1/admin/usage/denials')).body.items).toHaveLength(1);
     });
 
     it("shows a tenant its own samples only", async () => {

@@ -100,7 +100,7 @@ describe('usage per route', () => {
     expect(own.status).toBe(200);
     expect(own.body.items).toEqual(byVolume.body.items);
     // Over every tenant, these routes are there with at least these counts (other tests count too).
-    const all = await get('/v1/admin/usage/routes', ctx.session, { ...range, order: 'decisions', limit: '100' });
+    const all = await get('/v1/admin/usage/routes', ctx.session, { ...range, order: 'decisions', top: '100' });
     expect(all.body.tenant).toBeNull();
     expect(all.body.items.find((r: { route: string }) => r.route === 'POST /v1/orders')?.decisions).toBeGreaterThanOrEqual(1);
   });
@@ -108,7 +108,7 @@ describe('usage per route', () => {
   it('refuses a malformed query with the field it names', async () => {
     for (const [query, status, code, field] of [
       [{ order: 'joy' }, 400, 'validation_failed', 'order'],
-      [{ limit: '101' }, 400, 'validation_failed', 'limit'],
+      [{ top: '101' }, 400, 'validation_failed', 'top'],
       [{ minDecisions: '0' }, 400, 'validation_failed', 'minDecisions'],
       [{ tenant: 'no-such-tenant' }, 404, 'not_found', 'tenant'],
     ] as const) {

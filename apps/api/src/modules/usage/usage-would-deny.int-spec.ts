@@ -83,8 +83,8 @@ describe('usage API: would-deny preview of a policy', () => {
     expect(midMinute.body.subjects[0]).toMatchObject({ subject: 'alice', tenant: { id: t1.id }, samples: 2 });
   });
 
-  it('lists at most `limit` subjects, and nothing for a range without would-denies', async () => {
-    expect((await preview({ limit: 1 })).body.subjects.map((s: { subject: string }) => s.subject)).toEqual(['alice']);
+  it('lists at most `top` subjects, and nothing for a range without would-denies', async () => {
+    expect((await preview({ top: 1 })).body.subjects.map((s: { subject: string }) => s.subject)).toEqual(['alice']);
     const empty = await preview({ from: iso(hour + 10 * MINUTE), to: iso(hour + 20 * MINUTE) });
     expect(empty.body).toMatchObject({ shadowDenied: 0, tenants: 0, tenantsSampled: 0, subjects: [] });
   });
@@ -93,7 +93,7 @@ describe('usage API: would-deny preview of a policy', () => {
     ['no policy', { policy: '' }, 400, 'validation_failed', 'policy'],
     ['a policy id that is not one', { policy: 'trial' }, 400, 'validation_failed', 'policy'],
     ['an unknown policy', { policy: randomUUID() }, 404, 'not_found', 'policy'],
-    ['too many subjects', { limit: 201 }, 400, 'validation_failed', 'limit'],
+    ['too many subjects', { top: 201 }, 400, 'validation_failed', 'top'],
     ['an unknown parameter', { tenant: 'x' }, 400, 'validation_failed', undefined],
   ])('refuses %s with a clear error', async (_what, query, status, code, field) => {
     const r = await preview(query);

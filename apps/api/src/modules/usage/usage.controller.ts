@@ -71,10 +71,10 @@ const attachment = ({ csv, filename }: { csv: Readable; filename: string }) =>
 const ROUTES = {
   order: 'deny_rate: the share of decisions refused by a limit (429s), most first; decisions: the most decisions first',
   minDecisions: 'deny_rate ranks only routes with at least this many decisions',
-  limit: 'how many routes',
+  top: 'how many routes',
 };
 
-const DENIALS = { tenant: 'tenant slug', limit: 'how many samples, newest first' };
+const DENIALS = { tenant: 'tenant slug', pageSize: 'how many samples, newest first' };
 
 /** Usage of every tenant, for operators: decisions over time, who leads, recent denials, CSV. */
 @ApiTags('usage')
@@ -118,7 +118,7 @@ export class UsageController {
   @Get('usage/top')
   @ApiOperation({ summary: 'Get the top tenants, policies or limits' })
   @Access('operator')
-  @ApiQueryOf(topQuery, { ...RANGE, minDecisions: 'deny_rate ranks only entries with at least this many decisions', limit: 'how many entries' })
+  @ApiQueryOf(topQuery, { ...RANGE, minDecisions: 'deny_rate ranks only entries with at least this many decisions', top: 'how many entries' })
   @ApiAnswer(usageTopSchema)
   top(@Query(new ZodPipe(topQuery)) query: TopQuery): Promise<UsageTop> {
     return this.topUsage.execute(query);
@@ -144,7 +144,7 @@ export class UsageController {
   @ApiQueryOf(denialsQuery, DENIALS)
   @ApiAnswer(denialSamplesSchema)
   denials(@Query(new ZodPipe(denialsQuery)) query: z.infer<typeof denialsQuery>): Promise<DenialSamples> {
-    return this.denialSamples.execute({ kind: 'operator', tenantSlug: query.tenant }, query.limit);
+    return this.denialSamples.execute({ kind: 'operator', tenantSlug: query.tenant }, query.pageSize);
   }
 
   /** What enforcing an endpoint policy in shadow mode would have refused over the range, and whom (sampled). */
@@ -153,7 +153,7 @@ export class UsageController {
   @Access('operator')
   @ApiQueryOf(wouldDenyQuery, {
     ...RANGE,
-    limit: `how many subjects, most sampled first (from the samples of the ${WOULD_DENY_TENANTS_SAMPLED} tenants with the most would-denies)`,
+    top: `how many subjects, most sampled first (from the samples of the ${WOULD_DENY_TENANTS_SAMPLED} tenants with the most would-denies)`,
   })
   @ApiAnswer(wouldDenySchema)
   wouldDenyOf(@Query(new ZodPipe(wouldDenyQuery)) query: WouldDenyQuery): Promise<WouldDeny> {
@@ -164,7 +164,7 @@ export class UsageController {
   @Get('usage/degraded')
   @ApiOperation({ summary: 'Get degraded decisions by cause' })
   @Access('operator')
-  @ApiQueryOf(degradedQuery, { ...RANGE, limit: 'how many tenants, most degraded decisions first' })
+  @ApiQueryOf(degradedQuery, { ...RANGE, top: 'how many tenants, most degraded decisions first' })
   @ApiAnswer(degradedUsageSchema)
   degraded(@Query(new ZodPipe(degradedQuery)) query: DegradedQuery): Promise<DegradedUsageView> {
     return this.degradedUsage.execute(query);
@@ -220,7 +220,7 @@ export class OwnUsageController {
   @ApiQueryOf(ownDenialsQuery, DENIALS)
   @ApiAnswer(denialSamplesSchema)
   denials(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownDenialsQuery)) query: z.infer<typeof ownDenialsQuery>): Promise<DenialSamples> {
-    return this.denialSamples.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query.limit);
+    return this.denialSamples.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query.pageSize);
   }
 
   @Get('usage.csv')

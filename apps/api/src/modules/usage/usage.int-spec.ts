@@ -210,12 +210,14 @@ describe('usage API', () => {
         ['/v1/admin/usage/top', { metric: 'joy' }, 'metric'],
         ['/v1/admin/usage/top', { by: 'limits', metric: 'cost' }, 'metric'],
         ['/v1/admin/usage/top', { by: 'policies', metric: 'refused' }, 'metric'],
-        ['/v1/admin/usage/top', { limit: '101' }, 'limit'],
+        ['/v1/admin/usage/top', { top: '101' }, 'top'],
+        ['/v1/admin/usage/top', { top: '0' }, 'top'],
         ['/v1/admin/usage/top', { limit: '0' }, 'limit'],
         ['/v1/admin/usage/top', { minDecisions: '0' }, 'minDecisions'],
         ['/v1/admin/usage/top', { minDecisions: 'many' }, 'minDecisions'],
         ['/v1/admin/usage/top', { tenant: a.slug }, undefined],
         ['/v1/admin/usage/denials', {}, 'tenant'],
+        ['/v1/admin/usage/denials', { tenant: a.slug, pageSize: '201' }, 'pageSize'],
         ['/v1/admin/usage/denials', { tenant: a.slug, limit: '201' }, 'limit'],
       ];
       for (const [path, query, field] of bad) {

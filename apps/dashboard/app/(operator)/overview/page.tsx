@@ -40,7 +40,7 @@ export default async function OverviewPage({ searchParams }: OverviewPageProps) 
       getUsage(token, before),
       getUsageTop(token, range, 'tenants', min),
       getUsageTop(token, range, 'policies', min),
-      getUsageRoutes(token, range, 'deny_rate', { minDecisions: min, limit: 5 }),
+      getUsageRoutes(token, range, 'deny_rate', { minDecisions: min, top: 5 }),
       listRuleSetsBetween(token, range.from, range.to),
       getUsageTop(token, range, 'tenants', 1, 5, 'refused'),
     ]);

@@ -17,7 +17,7 @@ export class DegradedUsageUseCase {
 
   async execute(query: DegradedQuery): Promise<DegradedUsageView> {
     const { from, to, step } = this.names.range(query, new Date(), 'UTC');
-    const read = await this.reader.degraded(from, to, step, query.limit);
+    const read = await this.reader.degraded(from, to, step, query.top);
     const names = await this.names.tenants(read.tenants.map((t) => t.tenantId));
     const byCause = { deadline: 0, circuit_open: 0, redis_error: 0, unknown: 0 };
     let decisions = 0;

@@ -163,7 +163,7 @@ export class UsageTopUseCase {
     // A refused check has no endpoint policy and no limit: only tenants have refusals to rank.
     if (query.by !== 'tenants' && query.metric === 'refused') throw new AppError(ErrorCode.VALIDATION_FAILED, 'metric: only tenants are ranked by refused', 'metric');
     const { from, to, step } = this.names.range(query, new Date(), 'UTC');
-    const entries = await this.reader.top({ by: query.by, metric: query.metric, from, to, step, minDecisions: query.minDecisions, limit: query.limit });
+    const entries = await this.reader.top({ by: query.by, metric: query.metric, from, to, step, minDecisions: query.minDecisions, top: query.top });
     const [tenants, policies] = await Promise.all([this.names.tenants(entries.map((e) => e.tenantId)), this.names.policies(entries.map((e) => e.policyId))]);
     return {
       by: query.by,
@@ -229,7 +229,7 @@ export class UsageRoutesUseCase {
       to,
       step,
       minDecisions: query.minDecisions,
-      limit: query.limit,
+      top: query.top,
     });
     return {
       order: query.order,
@@ -251,11 +251,11 @@ export class DenialSamplesUseCase {
     @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
-  async execute(scope: UsageScope, limit: number): Promise<DenialSamples> {
+  async execute(scope: UsageScope, pageSize: number): Promise<DenialSamples> {
     const tenant = (await this.names.tenantOf(scope))!;
     let samples;
     try {
-      samples = await readDenialSamples(this.redis, tenant.id, limit);
+      samples = await readDenialSamples(this.redis, tenant.id, pageSize);
     } catch (err) {
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the denial samples are in Redis, which did not answer; retry later', undefined, { cause: err });
     }

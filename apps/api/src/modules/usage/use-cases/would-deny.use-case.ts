@@ -71,7 +71,7 @@ export class WouldDenyUseCase {
     const tenants = await this.names.tenants(sampledTenants);
     const listed = [...subjects.values()]
       .sort((a, b) => b.samples - a.samples || b.lastAt.getTime() - a.lastAt.getTime() || a.subject.localeCompare(b.subject))
-      .slice(0, query.limit);
+      .slice(0, query.top);
 
     return {
       policy,

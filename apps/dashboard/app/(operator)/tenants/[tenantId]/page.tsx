@@ -58,7 +58,7 @@ export default async function TenantPage({ params, searchParams }: TenantPagePro
       getPlan(token, tenant.plan.id),
       settled(getTenantLimitsInForce(token, tenant.id)),
       settled(getUsage(token, { from, to }, { tenant: tenant.slug })),
-      settled(getUsageRoutes(token, { from, to }, 'decisions', { tenant: tenant.slug, limit: ROUTES_SHOWN })),
+      settled(getUsageRoutes(token, { from, to }, 'decisions', { tenant: tenant.slug, top: ROUTES_SHOWN })),
       settled(getTenantDenials(token, tenant.slug)),
       settled(
         Promise.all([listPolicies(token, { tenantId: tenant.id }, undefined, LISTED), listPolicies(token, { planId: tenant.plan.id }, undefined, LISTED)]).then(
