@@ -11,17 +11,21 @@ import { freePort } from './lib/redis-server.mjs';
 import { provideServices } from './lib/services.mjs';
 
 ensureInstalled();
-ensureNode24();
+await ensureNode24();
 
-// A Ctrl-C reaches every process of the terminal's group: the apps' `concurrently`, a build step, and this script,
-// which then stops the servers it started (they run in groups of their own, so they outlive the apps using them).
-// A SIGTERM to this script alone is passed on to the apps.
+// A Ctrl-C reaches every process of the terminal's group: a build step, and this script, which then stops the
+// servers it started (they run in groups of their own, so they outlive the apps using them). The apps' `concurrently`
+// runs in a group of its own too: a SIGINT or SIGTERM reaches it from this script only, once, whether it came from a
+// terminal or was sent to this script alone (`kill -INT <pid>`); it passes it on to the three apps, and this script
+// exits when they have.
 let apps = null;
 let services = null;
 let stopping = false;
+let passedOn = false;
 const onSignal = (signal) => {
   if (apps) {
-    if (signal === 'SIGTERM') apps.kill('SIGTERM');
+    if (!passedOn) apps.kill(signal);
+    passedOn = true;
     return;
   }
   if (stopping) return;
@@ -31,6 +35,8 @@ const onSignal = (signal) => {
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+// The terminal closing: the apps are not in its group any more, so they hear of it from here.
+process.on('SIGHUP', onSignal);
 
 const given = readEnv();
 // `/metrics` names every tenant and its traffic: on this machine it is served on a port of its own on the loopback
@@ -81,6 +87,7 @@ apps = spawn(
   {
     cwd: root,
     stdio: 'inherit',
+    detached: true,
     env: {
       ...process.env,
       ...env,

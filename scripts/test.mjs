@@ -11,12 +11,14 @@ import { hasRedisServer, startRedisServer } from './lib/redis-server.mjs';
 import { checkServices, provideTestPostgres } from './lib/services.mjs';
 
 ensureInstalled();
-ensureNode24();
+await ensureNode24();
 
 // Ctrl-C: the servers of the run's own go with it (its PostgreSQL runs in a process group of its own). While a
 // step runs, this is seen when the step returns.
 let postgres = null;
-process.on('SIGINT', () => void Promise.resolve(postgres?.stop()).finally(() => process.exit(130)));
+// A repeated SIGINT (a terminal's Ctrl-C and the same passed on by npm) is the first.
+let interrupted = null;
+process.on('SIGINT', () => void (interrupted ??= Promise.resolve(postgres?.stop()).finally(() => process.exit(130))));
 // The test database: TEST_DATABASE_URL's, else tollgate_test on 127.0.0.1:5432, else (nothing answers there, or
 // TOLLGATE_POSTGRES=embedded) on a PostgreSQL of the run's own from the npm registry, in a temporary folder.
 postgres = await provideTestPostgres(readEnv(), 'postgresql://postgres@127.0.0.1:5432/tollgate_test');

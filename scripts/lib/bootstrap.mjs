@@ -2,6 +2,7 @@
 // Plain JavaScript that also runs on an older Node: the very first run may happen before Node 24 is installed.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { constants as osConstants } from 'node:os';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,12 +76,25 @@ export function ensureInstalled() {
   run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
 }
 
-/** Re-runs this script on Node 24 (installed from the npm registry into node_modules/.bin) if needed. */
+/**
+ * Re-runs this script on Node 24 (installed from the npm registry into node_modules/.bin) if needed: resolves at once
+ * on Node 24, else never (this process exits with the run's status). A SIGINT, SIGTERM or SIGHUP sent to this
+ * process alone (`kill <pid>`, or npm passing one on) reaches the run too, once: a Ctrl-C at a terminal reaches both
+ * anyway, and the scripts take a repeated signal as the first.
+ */
 export function ensureNode24() {
-  if (Number(process.versions.node.split('.')[0]) >= 24) return;
+  if (Number(process.versions.node.split('.')[0]) >= 24) return Promise.resolve();
   if (!existsSync(node24)) fail(`Node ${process.versions.node} is too old and node_modules/.bin/node is missing: run npm ci`);
-  const result = spawnSync(node24, process.argv.slice(1), { stdio: 'inherit', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
-  process.exit(result.status ?? 1);
+  const child = spawn(node24, process.argv.slice(1), { stdio: 'inherit', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+  const passedOn = new Set();
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      if (!passedOn.has(signal)) child.kill(signal);
+      passedOn.add(signal);
+    });
+  }
+  child.once('exit', (status, signal) => process.exit(status ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1)));
+  return new Promise(() => {});
 }
 
 /** Reads .env (if any) under the defaults; real environment variables win. */

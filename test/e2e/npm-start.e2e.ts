@@ -75,11 +75,14 @@ function appLines(output: string): string[] {
   });
 }
 
-/** Ctrl-C: SIGINT to the whole group, as a terminal sends it; resolves when npm start has exited. */
-function interrupt(child: ChildProcess): Promise<void> {
+/**
+ * Ctrl-C: SIGINT to the whole group, as a terminal sends it (or, `alone`, to npm start's own process only, as
+ * `kill -INT <pid>` or a process manager sends it); resolves when npm start has exited.
+ */
+function interrupt(child: ChildProcess, alone = false): Promise<void> {
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
-    process.kill(-child.pid!, 'SIGINT');
+    process.kill(alone ? child.pid! : -child.pid!, 'SIGINT');
   });
 }
 
@@ -143,7 +146,11 @@ describe('npm start on a machine without PostgreSQL or Redis of its own', () => 
     expect(second.output()).toContain('built (cached)');
     expect(second.output()).not.toMatch(/> nx run|next build|telemetry/i);
     expect(await tenants(url)).toEqual(['acme', 'globex']);
-    await interrupt(second.child);
+    // A SIGINT to npm start alone stops the apps too (they run in a group of their own, which it tells), then the servers.
+    await interrupt(second.child, true);
+    await expect(fetch(`${shown.api}/health`)).rejects.toThrow();
+    await expect(fetch(`${shown.dashboard}/login`)).rejects.toThrow();
     expect(existsSync(join(state, 'postgres', 'postmaster.pid'))).toBe(false);
+    expect(existsSync(join(state, 'redis', 'redis.pid'))).toBe(false);
   });
 });
