@@ -47,7 +47,7 @@ function hydrateLinks(packageDir) {
   const links = JSON.parse(readFileSync(listFile, 'utf8'));
   if (links.every((link) => existsSync(join(packageDir, link.target)))) return;
   const result = spawnSync(process.execPath, [join('scripts', 'hydrate-symlinks.js')], { cwd: packageDir, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`could not link ${platformPackage()}'s libraries (exit ${result.status ?? result.signal})`);
+  if (result.status !== 0) throw new Error(`could not link ${platformPackage()}'s libraries (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
 }
 
 /** As root: the unprivileged user PostgreSQL runs as (`postgres` if it exists, else `nobody`); otherwise null. */

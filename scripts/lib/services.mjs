@@ -35,7 +35,9 @@ export function reachable(host, port, timeoutMs = 1500) {
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
+    // A step run synchronously meanwhile (the Prisma client's generation) can hold the event loop past the timeout;
+    // the connection it made in the meantime is then seen before the timeout counts (setImmediate runs after I/O).
+    socket.setTimeout(timeoutMs, () => setImmediate(() => done(false)));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
