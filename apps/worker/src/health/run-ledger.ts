@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { LuaScript } from '@tollgate/lua-script';
 import type { RedisClient } from '@tollgate/nest-infra';
 
 /** When a scheduled job last completed and last failed (epoch ms), on any worker of the installation. */
@@ -8,15 +10,8 @@ export interface JobRuns {
 
 type Outcome = 'completed' | 'failed';
 
-/**
- * Sets a field of a hash to a time unless it holds a later one: workers write in any order, the latest run stays.
- * KEYS[1] = the hash, ARGV[1] = the field, ARGV[2] = the time (epoch ms). Returns 1 when it wrote.
- */
-const KEEP_LATEST = `
-local held = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
-if tonumber(ARGV[2]) <= held then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1`;
+/** Sets a field of the ledger's hash to a run's time unless it holds a later one (lua/keep-latest.lua). */
+const keepLatest = LuaScript.load(join(__dirname, 'lua'), 'keep-latest');
 const OUTCOMES: readonly Outcome[] = ['completed', 'failed'];
 
 /**
@@ -36,7 +31,7 @@ export class RunLedger {
   record(queue: string, job: string, outcome: Outcome, at = Date.now()): void {
     const field = `${queue}/${job}/${outcome}`;
     this.keep(field, at);
-    this.redis.eval(KEEP_LATEST, 1, this.key, field, String(at)).catch(() => undefined);
+    keepLatest.run(this.redis, [this.key], [field, String(at)]).catch(() => undefined);
   }
 
   /** Takes in the runs other workers wrote. Throws when Redis does not answer. */
