@@ -32,13 +32,11 @@ describe('a webhook from the API to a receiver', () => {
     startRunner = () =>
       new WebhookRunner({
         prisma,
-        redis: { url: stores.redisUrl, clusterNodes: [] },
-        prefix: '{wh-round-trip}',
-        settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 2000, concurrency: 2, lockMs: 5000, retentionDays: 30 },
+        settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 2000, concurrency: 2, lockMs: 5000 },
         log: silent,
       });
     runner = startRunner();
-    await runner.start();
+    runner.start();
   });
   afterAll(async () => {
     await runner?.close();
@@ -87,7 +85,7 @@ describe('a webhook from the API to a receiver', () => {
     expect((await log()).items[0]).toMatchObject({ eventId, status: 'pending', attempts: 1, attemptLog: [{ attempt: 1, outcome: 'unknown', statusCode: null, error: null, latencyMs: null }] });
 
     runner = startRunner();
-    await runner.start();
+    runner.start();
     await waitFor(async () => (await log()).items[0]?.status === 'delivered', 10_000);
     expect((await log()).items[0].attemptLog).toEqual([
       expect.objectContaining({ attempt: 1, outcome: 'unknown', statusCode: null }),

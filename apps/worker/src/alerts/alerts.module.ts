@@ -1,20 +1,16 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import type { PrismaClient } from '@tollgate/db';
 import { type Clock, RedisEngine, systemClock } from '@tollgate/limiter';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { PRISMA, REDIS } from '../infra.module';
-import { ALERT_CLOCK, ALERTS_QUEUE, AlertsProcessor } from './alerts.processor';
+import { ALERT_CLOCK, AlertsProcessor } from './alerts.processor';
 import { ConditionEvaluator } from './conditions';
 import { EVENT_PUBLISHER, type EventPublisher, webhookEvents } from './event-publisher';
 import { QuotaEvaluator } from './quota-thresholds';
 import { RuleSetSource } from './rule-set-source';
 
-const alertsQueue = BullModule.registerQueue({ name: ALERTS_QUEUE, streams: { events: { maxLen: 1000 } } });
-
 /** Alert rules' evaluation and the retention of alerts (docs/adr/0018-alerts.md) on the `alerts` queue. */
 @Module({
-  imports: [alertsQueue],
   providers: [
     { provide: ALERT_CLOCK, useValue: systemClock },
     // The one seam of the events alerts produce: delivered as webhooks.
@@ -33,6 +29,6 @@ const alertsQueue = BullModule.registerQueue({ name: ALERTS_QUEUE, streams: { ev
     },
     AlertsProcessor,
   ],
-  exports: [AlertsProcessor, alertsQueue],
+  exports: [AlertsProcessor],
 })
 export class AlertsModule {}

@@ -1,10 +1,10 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { PrismaClient } from '@tollgate/db';
 import type { Clock } from '@tollgate/limiter';
 import type { Job, JobSchedulerTemplateOptions } from 'bullmq';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA } from '../infra.module';
+import type { JobProcessor } from '../lifecycle/job-processor';
 import { ConditionEvaluator } from './conditions';
 import { QuotaEvaluator } from './quota-thresholds';
 
@@ -28,8 +28,9 @@ export const ALERT_JOB_OPTIONS: JobSchedulerTemplateOptions = {
 const RETENTION_BATCH = 10_000;
 
 /** Runs the alert jobs: every kind's evaluation, and the deletion of resolved alerts past retention. */
-@Processor(ALERTS_QUEUE)
-export class AlertsProcessor extends WorkerHost {
+@Injectable()
+export class AlertsProcessor implements JobProcessor {
+  readonly queue = ALERTS_QUEUE;
   private readonly log = new Logger(AlertsProcessor.name);
 
   constructor(
@@ -38,9 +39,7 @@ export class AlertsProcessor extends WorkerHost {
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(ALERT_CLOCK) private readonly clock: Clock,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
-  ) {
-    super();
-  }
+  ) {}
 
   async process(job: Job): Promise<unknown> {
     if (job.name === EVALUATE_JOB) return this.evaluate();

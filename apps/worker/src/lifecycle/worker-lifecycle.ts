@@ -1,20 +1,19 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { type RedisClient, ShutdownSteps, within } from '@tollgate/nest-infra';
-import type { Queue, Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { HealthServer } from '../health/health-server';
 import { RunLedger } from '../health/run-ledger';
 import { type LoopSource, WorkerHealth } from '../health/worker-health';
 import { REDIS } from '../infra.module';
+import { bullWorkers, type JobProcessor } from './job-processor';
 import { ScheduleKeeper } from '../schedules/schedule-keeper';
 import { workerSchedules } from '../schedules/job-schedules';
 
 /** BullMQ's connection of this worker's queues and workers (created by WorkerModule, shared by every queue). */
 export const BULL_CONNECTION = Symbol('BULL_CONNECTION');
-/** Every BullMQ Worker this process runs (usage, alerts, webhooks). */
-export const BULL_WORKERS = Symbol('BULL_WORKERS');
-/** The queues Nest's BullMQ module made for the processors (their workers' settings; nothing adds jobs through them). */
-export const BULL_QUEUES = Symbol('BULL_QUEUES');
+/** What runs each queue's jobs (usage, alerts, webhooks): one BullMQ Worker each, made and closed here. */
+export const JOB_PROCESSORS = Symbol('JOB_PROCESSORS');
 /** The loops of this worker that are not BullMQ jobs (webhook delivery), watched by its health. */
 export const WORKER_LOOPS = Symbol('WORKER_LOOPS');
 
@@ -31,6 +30,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   private readonly ledger: RunLedger;
   private readonly keeper: ScheduleKeeper;
   private readonly server: HealthServer;
+  private workers: readonly Worker[] = [];
   private refreshTimer: NodeJS.Timeout | null = null;
   private refreshing: Promise<void> | null = null;
   /** BullMQ errors already logged since Redis was last ready (a Redis away makes each worker fail every second). */
@@ -45,8 +45,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
-    @Inject(BULL_WORKERS) private readonly workers: () => readonly Worker[],
-    @Inject(BULL_QUEUES) private readonly queues: readonly Queue[],
+    @Inject(JOB_PROCESSORS) private readonly processors: readonly JobProcessor[],
     @Inject(WORKER_LOOPS) loops: readonly LoopSource[],
     private readonly steps: ShutdownSteps,
   ) {
@@ -66,9 +65,10 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     }
     const scheduled = new Set(this.plan.schedules.map((s) => s.id));
     this.connection.on('ready', this.onReady);
-    for (const queue of this.queues) queue.on('error', (err) => this.reportOnce(`BullMQ queue ${queue.name}: ${err.message}`));
-    for (const worker of this.workers()) {
+    this.workers = bullWorkers(this.processors, this.connection, this.config.queues.prefix);
+    for (const worker of this.workers) {
       worker.on('error', (err) => this.reportOnce(`BullMQ worker of ${worker.name}: ${err.message}`));
+      worker.on('failed', (job, err) => this.log.warn(`job ${job?.name ?? '?'} ${job?.id ?? ''} of ${worker.name} failed: ${err.message.slice(0, 200)}`));
       worker.on('completed', (job) => scheduled.has(job.name) && this.ledger.record(worker.name, job.name, 'completed'));
       worker.on('failed', (job) => job && scheduled.has(job.name) && this.ledger.record(worker.name, job.name, 'failed'));
     }
@@ -89,7 +89,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     await this.steps.run('schedule keeper', () => this.keeper.stop());
     await this.steps.run('health listener', () => this.server.close());
     const redisUp = this.connection.status === 'ready' && this.redis.status === 'ready';
-    const workers = this.workers();
+    const workers = this.workers;
     const closing = Promise.all(workers.map((w) => this.steps.run(`BullMQ worker of ${w.name}`, () => w.close(!redisUp).catch(() => undefined))));
     const drainMs = Math.floor(this.config.shutdown.timeoutMs / 2);
     if ((await within(closing, drainMs)) === 'timeout') {

@@ -2,7 +2,7 @@ import type { JobSchedulerTemplateOptions } from 'bullmq';
 import type { WorkerConfig } from '../config/config';
 import { ALERT_JOB_OPTIONS, ALERT_RETENTION_JOB, ALERTS_QUEUE, EVALUATE_JOB } from '../alerts/alerts.processor';
 import { RETENTION_JOB as USAGE_RETENTION_JOB, ROLLUP_JOB, USAGE_JOB_OPTIONS, USAGE_QUEUE } from '../usage/usage.processor';
-import { FORMER_DISPATCH_JOB, RETENTION_JOB as WEBHOOK_RETENTION_JOB, WEBHOOK_HOUSEKEEPING_OPTIONS, WEBHOOKS_QUEUE } from '../webhooks/webhook-runner';
+import { FORMER_DISPATCH_JOB, RETENTION_JOB as WEBHOOK_RETENTION_JOB, WEBHOOK_HOUSEKEEPING_OPTIONS, WEBHOOKS_QUEUE } from '../webhooks/webhook-retention.processor';
 
 /** One job a scheduler adds every `everyMs` to `queue`; its id is also the name of its jobs. */
 export interface JobSchedule {

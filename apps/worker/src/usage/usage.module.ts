@@ -1,18 +1,13 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import type { PrismaClient } from '@tollgate/db';
 import { PostgresUsageWriter, UsageRollup } from '@tollgate/usage';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA, REDIS } from '../infra.module';
-import { USAGE_QUEUE, UsageProcessor } from './usage.processor';
-
-// The queue's event stream is capped: nothing reads it for long, and it would otherwise grow to 10,000 entries.
-const usageQueue = BullModule.registerQueue({ name: USAGE_QUEUE, streams: { events: { maxLen: 1000 } } });
+import { UsageProcessor } from './usage.processor';
 
 /** The usage rollup and retention (docs/adr/0015-usage-counting-and-rollups.md) on the `usage` queue. */
 @Module({
-  imports: [usageQueue],
   providers: [
     {
       provide: PostgresUsageWriter,
@@ -26,6 +21,6 @@ const usageQueue = BullModule.registerQueue({ name: USAGE_QUEUE, streams: { even
     },
     UsageProcessor,
   ],
-  exports: [UsageProcessor, usageQueue],
+  exports: [UsageProcessor],
 })
 export class UsageModule {}

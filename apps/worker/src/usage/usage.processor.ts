@@ -1,8 +1,8 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PostgresUsageWriter, UsageRollup } from '@tollgate/usage';
 import type { Job, JobSchedulerTemplateOptions } from 'bullmq';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
+import type { JobProcessor } from '../lifecycle/job-processor';
 
 export const USAGE_QUEUE = 'usage';
 export const ROLLUP_JOB = 'usage-rollup';
@@ -21,17 +21,16 @@ export const USAGE_JOB_OPTIONS: JobSchedulerTemplateOptions = {
 };
 
 /** Runs the usage jobs: the rollup of closed minutes into Postgres, and retention. */
-@Processor(USAGE_QUEUE)
-export class UsageProcessor extends WorkerHost {
+@Injectable()
+export class UsageProcessor implements JobProcessor {
+  readonly queue = USAGE_QUEUE;
   private readonly log = new Logger(UsageProcessor.name);
 
   constructor(
     private readonly rollup: UsageRollup,
     private readonly writer: PostgresUsageWriter,
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
-  ) {
-    super();
-  }
+  ) {}
 
   async process(job: Job): Promise<unknown> {
     if (job.name === ROLLUP_JOB) {

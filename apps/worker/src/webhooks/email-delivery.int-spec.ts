@@ -4,16 +4,16 @@ import type { OutgoingEvent } from '@tollgate/domain';
 import { claimDueAttempts, createEndpoint, parseEncryptionKeys, publishEvent, RETRY_DELAYS_MS, SecretBox } from '@tollgate/webhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodedOf, headerOf, startSmtpReceiver } from '../../../../test/support/smtp-receiver';
-import { ownStores } from '../../../../test/support/stack';
+import { testDatabaseUrl } from '../../../../test/support/env';
+import { recreateDatabase } from '../../../../test/support/stack';
 import { afterAttempts as afterRecorded } from '../../../../test/support/webhook-log';
 import { testClock } from '../../../../test/support/webhook-receiver';
 import { WebhookRunner } from './webhook-runner';
 
 // The e-mail channel rides the webhooks' outbox, schedule and delivery log; these tests send to a real SMTP server.
-describe('e-mail delivery (worker, real Postgres, Redis and SMTP server)', () => {
+describe('e-mail delivery (worker, real Postgres and SMTP server)', () => {
   let prisma: PrismaClient;
   let box: SecretBox;
-  let redisUrl: string;
   const runners: WebhookRunner[] = [];
   const clock = testClock();
   const warnings: string[] = [];
@@ -24,21 +24,19 @@ describe('e-mail delivery (worker, real Postgres, Redis and SMTP server)', () =>
   const startRunner = async (smtpUrl: string) => {
     const runner = new WebhookRunner({
       prisma,
-      redis: { url: redisUrl, clusterNodes: [] },
-      prefix: `{mail-${randomUUID().slice(0, 8)}}`,
-      settings: { encryptionKeys: '', allowedDestinations: '', dispatchEveryMs: 100, timeoutMs: 3000, concurrency: 2, lockMs: 5000, retentionDays: 30, smtpUrl, smtpFrom: 'Tollgate <alerts@tollgate.example>' },
+      settings: { encryptionKeys: '', allowedDestinations: '', dispatchEveryMs: 100, timeoutMs: 3000, concurrency: 2, lockMs: 5000, smtpUrl, smtpFrom: 'Tollgate <alerts@tollgate.example>' },
       log: { log: () => undefined, error: () => undefined, warn: (m: string) => warnings.push(m) },
       clock,
     });
     runners.push(runner);
-    await runner.start();
+    runner.start();
     return runner;
   };
 
   beforeAll(async () => {
-    const stores = await ownStores('email', 1);
-    redisUrl = stores.redisUrl;
-    prisma = createPrismaClient(stores.databaseUrl, { poolSize: 4 });
+    const databaseUrl = testDatabaseUrl('email');
+    await recreateDatabase(databaseUrl);
+    prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
     box = new SecretBox(prisma, parseEncryptionKeys(''));
     smtp = await startSmtpReceiver();
     await startRunner(smtp.url);

@@ -5,7 +5,8 @@ import { claimDueAttempts, createEndpoint, parseEncryptionKeys, publishEvent, pu
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support/fixtures';
-import { ownStores } from '../../../../test/support/stack';
+import { testDatabaseUrl } from '../../../../test/support/env';
+import { recreateDatabase } from '../../../../test/support/stack';
 import { startReceiver, testClock } from '../../../../test/support/webhook-receiver';
 import { WebhookRunner } from './webhook-runner';
 
@@ -18,10 +19,9 @@ type Receiver = Awaited<ReturnType<typeof startReceiver>>;
  * guarantees of one at a time: once per dedupKey, each attempt sent by one worker, every attempt in the log, the
  * schedule, Retry-After and 410 per delivery.
  */
-describe('webhook delivery in batches (workers, real Postgres, Redis and HTTP receivers)', () => {
+describe('webhook delivery in batches (workers, real Postgres and HTTP receivers)', () => {
   let prisma: PrismaClient;
   let box: SecretBox;
-  let redisUrl: string;
   const runners: WebhookRunner[] = [];
   const receivers: Receiver[] = [];
   const clock = testClock();
@@ -30,14 +30,12 @@ describe('webhook delivery in batches (workers, real Postgres, Redis and HTTP re
   const startRunner = async (concurrency: number) => {
     const runner = new WebhookRunner({
       prisma,
-      redis: { url: redisUrl, clusterNodes: [] },
-      prefix: `{wh-${randomUUID().slice(0, 8)}}`,
-      settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 2000, concurrency, lockMs: 1000, retentionDays: 30 },
+      settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 2000, concurrency, lockMs: 1000 },
       log: { ...silent, warn: (m: string) => warnings.push(m) },
       clock,
     });
     runners.push(runner);
-    await runner.start();
+    runner.start();
   };
   /** Exactly `n` workers running from now on: those of the tests before stop first. */
   const onlyWorkers = async (n: number, concurrency: number) => {
@@ -51,9 +49,9 @@ describe('webhook delivery in batches (workers, real Postgres, Redis and HTTP re
   };
 
   beforeAll(async () => {
-    const stores = await ownStores('webhook_batches', 11);
-    redisUrl = stores.redisUrl;
-    prisma = createPrismaClient(stores.databaseUrl, { poolSize: 6 });
+    const databaseUrl = testDatabaseUrl('webhook_batches');
+    await recreateDatabase(databaseUrl);
+    prisma = createPrismaClient(databaseUrl, { poolSize: 6 });
     box = new SecretBox(prisma, parseEncryptionKeys(''));
   });
   afterAll(async () => {

@@ -6,7 +6,8 @@ import { createEndpoint, deleteExpiredWebhookRows, MAX_ATTEMPTS, parseEncryption
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support/fixtures';
-import { ownStores } from '../../../../test/support/stack';
+import { testDatabaseUrl } from '../../../../test/support/env';
+import { recreateDatabase } from '../../../../test/support/stack';
 import { selfSignedCertificate } from '../../../../test/support/tls';
 import { afterAttempts as afterRecorded, deliveryOf as deliveryIn } from '../../../../test/support/webhook-log';
 import { startReceiver, testClock } from '../../../../test/support/webhook-receiver';
@@ -14,11 +15,10 @@ import { WebhookRunner } from './webhook-runner';
 
 const silent = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
-describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', () => {
+describe('webhook delivery (worker, real Postgres and HTTP receiver)', () => {
   let prisma: PrismaClient;
   let box: SecretBox;
   let runner: WebhookRunner;
-  let redisUrl: string;
   const clock = testClock();
   const warnings: string[] = [];
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -26,9 +26,7 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
   const startRunner = async () => {
     runner = new WebhookRunner({
       prisma,
-      redis: { url: redisUrl, clusterNodes: [] },
-      prefix: `{wh-${randomUUID().slice(0, 8)}}`,
-      settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 1000, concurrency: 4, lockMs: 5000, retentionDays: 30 },
+      settings: { encryptionKeys: '', allowedDestinations: '127.0.0.1', dispatchEveryMs: 100, timeoutMs: 1000, concurrency: 4, lockMs: 5000 },
       log: { ...silent, warn: (m: string) => warnings.push(m) },
       clock,
       // Names that resolve to a private address (as a rebinding DNS would answer at delivery time), plain or carried by
@@ -36,13 +34,13 @@ describe('webhook delivery (worker, real Postgres, Redis and HTTP receiver)', ()
       resolver: async (host) =>
         host === 'rebound.test' ? [{ address: '10.0.0.7', family: 4 }] : host === 'nat64.test' ? [{ address: '64:ff9b::a00:7', family: 6 }] : [{ address: '127.0.0.1', family: 4 }],
     });
-    await runner.start();
+    runner.start();
   };
 
   beforeAll(async () => {
-    const stores = await ownStores('webhooks', 14);
-    redisUrl = stores.redisUrl;
-    prisma = createPrismaClient(stores.databaseUrl, { poolSize: 4 });
+    const databaseUrl = testDatabaseUrl('webhooks');
+    await recreateDatabase(databaseUrl);
+    prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
     box = new SecretBox(prisma, parseEncryptionKeys(''));
     receiver = await startReceiver();
     await startRunner();

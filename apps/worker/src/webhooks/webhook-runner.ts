@@ -1,8 +1,6 @@
 import type { PrismaClient } from '@tollgate/db';
-import { createRedisClient, type RedisClient, type RedisTarget } from '@tollgate/nest-infra';
 import {
   ConnectionPools,
-  deleteExpiredWebhookRows,
   DeliveryPump,
   DestinationGuard,
   parseAllowedDestinations,
@@ -15,17 +13,10 @@ import {
   type WebhookClock,
   WebhookDeliverer,
 } from '@tollgate/webhooks';
-import { type Job, Worker } from 'bullmq';
 import type { LoopSource, WatchedLoop } from '../health/worker-health';
 
-export const WEBHOOKS_QUEUE = 'webhooks';
-export const RETENTION_JOB = 'webhook-retention';
-/** The scheduler of earlier versions, which queued each attempt as a job: removed where it is still registered. */
-export const FORMER_DISPATCH_JOB = 'webhook-dispatch';
 /** The delivery loop's name on the worker's `/health`. */
 export const DELIVERY_LOOP = 'webhook-delivery';
-/** The retention job's options (scheduled by ScheduleKeeper, schedules/job-schedules.ts). */
-export const WEBHOOK_HOUSEKEEPING_OPTIONS = { removeOnComplete: true, removeOnFail: { count: 100 } };
 
 export interface WebhookRunnerSettings {
   encryptionKeys: string;
@@ -37,7 +28,6 @@ export interface WebhookRunnerSettings {
   concurrency: number;
   /** The margin after an attempt's timeout before its claim ends and another worker may retry it (a worker killed). */
   lockMs: number;
-  retentionDays: number;
   /** The `email` channel's SMTP server (may hold a password: never logged) and From; '' : e-mail attempts fail. */
   smtpUrl?: string;
   smtpFrom?: string;
@@ -45,8 +35,6 @@ export interface WebhookRunnerSettings {
 
 export interface WebhookRunnerDeps {
   prisma: PrismaClient;
-  redis: RedisTarget;
-  prefix: string;
   settings: WebhookRunnerSettings;
   log: { log(message: string): void; warn(message: string): void; error(message: string): void };
   clock?: WebhookClock;
@@ -57,16 +45,14 @@ export interface WebhookRunnerDeps {
  * Webhook delivery in the worker (docs/adr/0017-webhooks.md), both channels: signed POSTs and e-mail (over SMTP_URL).
  * Each worker claims due deliveries straight from Postgres (the outbox `publishEvent` writes into) in batches, logs
  * each attempt before it is sent, makes them `concurrency` at a time over kept-alive connections and writes their
- * outcomes in groups (`DeliveryPump`). Redis carries only the hourly retention job (queue `webhooks`, scheduled by
- * ScheduleKeeper): delivery goes on without it. A worker killed mid-attempt leaves the attempt in the log without an outcome; its delivery is claimed
+ * outcomes in groups (`DeliveryPump`): delivery goes on without Redis (which carries only the hourly retention job,
+ * WebhookRetentionProcessor). A worker killed mid-attempt leaves the attempt in the log without an outcome; its delivery is claimed
  * again once the claim's lease (twice `timeoutMs`, and `lockMs`) ends, and retried with the same webhook-id.
  */
 export class WebhookRunner implements LoopSource {
   /** The delivery loop as the worker's health watches it: a claim round every WEBHOOK_DISPATCH_EVERY_MS. */
   readonly loop: WatchedLoop;
   private roundListener: ((error: string | null) => void) | null = null;
-  private readonly connection: RedisClient;
-  private housekeeper: Worker | null = null;
   private readonly clock: WebhookClock;
   private readonly smtp: SmtpSender | undefined;
   private readonly connections: ConnectionPools;
@@ -74,8 +60,6 @@ export class WebhookRunner implements LoopSource {
 
   constructor(private readonly deps: WebhookRunnerDeps) {
     this.clock = deps.clock ?? systemClock;
-    // BullMQ's blocking connections must retry forever; it duplicates this one for its workers.
-    this.connection = createRedisClient(deps.redis, { maxRetriesPerRequest: null, lazyConnect: true });
     const secrets = new SecretBox(deps.prisma, parseEncryptionKeys(deps.settings.encryptionKeys));
     const guard = new DestinationGuard(parseAllowedDestinations(deps.settings.allowedDestinations), deps.resolver ?? systemResolver);
     const { smtpUrl, smtpFrom, timeoutMs, concurrency, lockMs, dispatchEveryMs } = deps.settings;
@@ -101,30 +85,8 @@ export class WebhookRunner implements LoopSource {
     this.roundListener = listener;
   }
 
-  async start(): Promise<void> {
-    this.housekeeper = new Worker(WEBHOOKS_QUEUE, (job) => this.housekeeping(job), {
-      connection: this.connection,
-      prefix: this.deps.prefix,
-      concurrency: 1,
-      lockDuration: this.deps.settings.lockMs,
-      stalledInterval: this.deps.settings.lockMs,
-    });
-    this.housekeeper.on('failed', (job, err) => this.deps.log.warn(`webhook job ${job?.name ?? '?'} ${job?.id ?? ''} failed: ${err.message.slice(0, 200)}`));
+  start(): void {
     this.pump.start();
-  }
-
-  private async housekeeping(job: Job): Promise<unknown> {
-    if (job.name === RETENTION_JOB) {
-      const deleted = await deleteExpiredWebhookRows(this.deps.prisma, this.clock.now(), this.deps.settings.retentionDays);
-      this.deps.log.log(`webhook retention: deleted ${deleted.attempts} attempts and ${deleted.events} events`);
-      return deleted;
-    }
-    return null;
-  }
-
-  /** Its BullMQ worker (WorkerLifecycle logs its errors once per Redis outage, and closes it first, within the shutdown's bound). */
-  get bullWorkers(): readonly Worker[] {
-    return this.housekeeper ? [this.housekeeper] : [];
   }
 
   /** Stops delivering (the attempts in flight get at most `waitMs` to end and be logged), then closes everything. */
@@ -132,9 +94,7 @@ export class WebhookRunner implements LoopSource {
     if (!(await this.pump.stop(waitMs))) {
       this.deps.log.warn(`webhook attempts still in flight after ${waitMs} ms are left without an outcome in the log; retried when their claim ends`);
     }
-    await this.housekeeper?.close();
     this.connections.close();
     this.smtp?.close();
-    this.connection.disconnect();
   }
 }

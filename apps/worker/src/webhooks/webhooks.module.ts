@@ -3,9 +3,10 @@ import type { PrismaClient } from '@tollgate/db';
 import { ShutdownSteps } from '@tollgate/nest-infra';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
 import { PRISMA } from '../infra.module';
+import { WebhookRetentionProcessor } from './webhook-retention.processor';
 import { WebhookRunner } from './webhook-runner';
 
-/** Starts webhook delivery (claims from the Postgres outbox) and its retention job with the app, and stops them with it. */
+/** Starts webhook delivery (claims from the Postgres outbox) with the app, and stops it with it. */
 @Injectable()
 export class WebhookService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly runner: WebhookRunner;
@@ -17,12 +18,12 @@ export class WebhookService implements OnApplicationBootstrap, OnApplicationShut
     @Inject(WORKER_CONFIG) config: WorkerConfig,
     private readonly steps: ShutdownSteps,
   ) {
-    this.runner = new WebhookRunner({ prisma, redis: config.redis, prefix: config.queues.prefix, settings: config.webhooks, log: new Logger('Webhooks') });
+    this.runner = new WebhookRunner({ prisma, settings: config.webhooks, log: new Logger('Webhooks') });
     this.stopWithinMs = Math.floor(config.shutdown.timeoutMs / 2);
   }
 
-  onApplicationBootstrap(): Promise<void> {
-    return this.runner.start();
+  onApplicationBootstrap(): void {
+    this.runner.start();
   }
 
   /** Named for the shutdown's bound: attempts in flight are waited for (their outcomes written), half of it at most. */
@@ -31,6 +32,6 @@ export class WebhookService implements OnApplicationBootstrap, OnApplicationShut
   }
 }
 
-/** Webhook delivery (docs/adr/0017-webhooks.md). */
-@Module({ providers: [WebhookService], exports: [WebhookService] })
+/** Webhook delivery and the retention of its log (docs/adr/0017-webhooks.md). */
+@Module({ providers: [WebhookService, WebhookRetentionProcessor], exports: [WebhookService, WebhookRetentionProcessor] })
 export class WebhooksModule {}
