@@ -32,13 +32,14 @@ export async function ensureDatabase(url) {
   }
 }
 
-export function listMigrations() {
-  return readdirSync(migrationsDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(migrationsDir, d.name, 'migration.sql')))
+/** The migrations of `dir` (prisma/migrations) in the order they apply, each with its SQL and checksum. */
+export function listMigrations(dir = migrationsDir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'migration.sql')))
     .map((d) => d.name)
     .sort()
     .map((name) => {
-      const sql = readFileSync(join(migrationsDir, name, 'migration.sql'), 'utf8');
+      const sql = readFileSync(join(dir, name, 'migration.sql'), 'utf8');
       return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
     });
 }

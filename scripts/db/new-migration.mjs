@@ -1,41 +1,58 @@
 #!/usr/bin/env node
 // Writes prisma/migrations/<timestamp>_<name>/migration.sql from the change of prisma/schema.prisma since the
-// last migration (each migration keeps a copy of the schema it produced). Uses `prisma migrate diff`,
-// which works with the JS engine here. Usage: npm run db:migration:new -- added_x_to_y
+// last migration, then makes the schema it wrote the one snapshot the next migration starts from
+// (prisma/migrations/schema.snapshot.prisma; docs/adr/0002-migrations-without-prisma-migrate.md). Uses
+// `prisma migrate diff`, which works with the JS engine here. Usage: npm run db:migration:new -- added_x_to_y
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listMigrations } from './migrate.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const name = process.argv[2];
-if (!name || !/^[a-z][a-z0-9_]*$/.test(name)) {
-  console.error('usage: npm run db:migration:new -- <snake_case_name>   (e.g. added_region_to_tenants)');
-  process.exit(2);
+/** The schema the last migration produced, beside the migrations: the one copy kept. */
+export const SNAPSHOT = 'schema.snapshot.prisma';
+
+/**
+ * Writes the migration `name` from the change of `<prismaDir>/schema.prisma` since the snapshot in
+ * `<prismaDir>/migrations`, and updates the snapshot. Answers the new migration's directory name, or null when the
+ * schema has not changed. The Prisma CLI runs in the repository (its prisma.config.ts), whatever `prismaDir` is.
+ */
+export function writeMigration({ prismaDir = join(root, 'prisma'), name, now = new Date() }) {
+  const schema = join(prismaDir, 'schema.prisma');
+  const migrations = join(prismaDir, 'migrations');
+  const snapshot = join(migrations, SNAPSHOT);
+  const last = listMigrations(migrations).at(-1);
+  if (last && !existsSync(snapshot)) throw new Error(`no ${SNAPSHOT} beside the migrations to diff from (the schema of ${last.name})`);
+  const from = last ? ['--from-schema-datamodel', snapshot] : ['--from-empty'];
+  const sql = execFileSync('npx', ['prisma', 'migrate', 'diff', ...from, '--to-schema-datamodel', schema, '--script'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (!sql.trim() || /^-- This is an empty migration\.\s*$/.test(sql.trim())) return null;
+  // Migrations apply in name order: a new one must sort after the last one, whatever the clock says.
+  const stamp14 = now.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  const lastStamp = last?.name.slice(0, 14);
+  const stamp = lastStamp && stamp14 <= lastStamp ? String(BigInt(lastStamp) + 1n) : stamp14;
+  const dir = `${stamp}_${name}`;
+  mkdirSync(join(migrations, dir), { recursive: true });
+  writeFileSync(join(migrations, dir, 'migration.sql'), sql);
+  copyFileSync(schema, snapshot);
+  return dir;
 }
-const schema = join(root, 'prisma', 'schema.prisma');
-const last = listMigrations().at(-1);
-const from = last ? ['--from-schema-datamodel', join(root, 'prisma', 'migrations', last.name, 'schema.prisma')] : ['--from-empty'];
-if (last && !existsSync(from[1])) {
-  console.error(`the last migration ${last.name} has no schema.prisma snapshot to diff from`);
-  process.exit(1);
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const name = process.argv[2];
+  if (!name || !/^[a-z][a-z0-9_]*$/.test(name)) {
+    console.error('usage: npm run db:migration:new -- <snake_case_name>   (e.g. added_region_to_tenants)');
+    process.exit(2);
+  }
+  try {
+    const dir = writeMigration({ name });
+    console.log(dir ? `wrote ${join('prisma', 'migrations', dir, 'migration.sql')}` : 'schema.prisma has not changed since the last migration; nothing written');
+  } catch (err) {
+    console.error(`db:migration:new: ${err.message}`);
+    process.exit(1);
+  }
 }
-const sql = execFileSync('npx', ['prisma', 'migrate', 'diff', ...from, '--to-schema-datamodel', schema, '--script'], {
-  cwd: root,
-  encoding: 'utf8',
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-if (!sql.trim() || /^-- This is an empty migration\.\s*$/.test(sql.trim())) {
-  console.log('schema.prisma has not changed since the last migration; nothing written');
-  process.exit(0);
-}
-// Migrations apply in name order: a new one must sort after the last one, whatever the clock says.
-const now = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
-const lastStamp = last?.name.slice(0, 14);
-const stamp = lastStamp && now <= lastStamp ? String(BigInt(lastStamp) + 1n) : now;
-const dir = join(root, 'prisma', 'migrations', `${stamp}_${name}`);
-mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, 'migration.sql'), sql);
-copyFileSync(schema, join(dir, 'schema.prisma'));
-console.log(`wrote ${join('prisma', 'migrations', `${stamp}_${name}`, 'migration.sql')}`);
