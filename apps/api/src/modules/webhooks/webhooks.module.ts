@@ -5,11 +5,10 @@ import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA } from '../../infra/infra.module';
 import { AuthModule } from '../auth/auth.module';
 import { TenantSelfModule } from '../tenant-self/tenant-self.module';
-import { AdminWebhooksController } from './admin-webhooks.controller';
-import { TenantWebhooksController } from './tenant-webhooks.controller';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookSendLimits } from './webhook-send-limits';
+import { AdminWebhooksController, TenantWebhooksController } from './webhooks.controller';
 
 /** Webhook endpoints and their delivery log (docs/adr/0017-webhooks.md); the worker delivers. */
 @Module({
