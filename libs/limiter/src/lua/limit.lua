@@ -5,24 +5,29 @@
   call holds one decision, or several of one tenant that arrived together (the engine batches them): they
   are made one after another, each exactly as if it were alone.
 
-  KEYS             the state of each rule of each decision, in order: `tg:{<tenant tag>}:<algorithm>:<rule>:
-                   <subject hash>`. Every key shares the tenant's hash tag (one cluster slot). A fixed window
-                   keeps its counter in `<key>:<window start ms>`, which shares the tag too.
-                   With ARGV[5] set, the hash usage is taken back from ends KEYS (declared, so that a Redis
-                   Cluster sends a call of no decisions to the tenant's slot).
+  KEYS             every key the script reads or writes, and nothing else (a Redis Cluster routes a call, and
+                   tells where a key of a migrating slot is, by its KEYS; the script names keys only as KEYS[k]).
+                   All share the tenant's hash tag (one cluster slot), in this order:
+                   - with ARGV[3] set, the usage hash the call counts into: `<tally key><minute epoch s>`, the
+                     minute of the engine's estimate of Redis's clock (see "Tally" below);
+                   - with ARGV[5] set, the usage hash usage is taken back from (also what sends a call of no
+                     decisions to the tenant's slot);
+                   - per decision that has keys of its own (not '=='), per rule in order: its key
+                     `tg:{<tenant tag>}:<algorithm>:<rule>:<subject hash>`, and for a fixed window a second one,
+                     `<key>:<window start ms>` (the counter earlier versions kept, see includes/fixed_window.lua).
   ARGV[1]          now in epoch ms, or '' to use Redis TIME (tests pass an injected clock here)
   ARGV[2]          with an injected clock (ARGV[1] set): ms added to every TTL, which Redis then counts from its
                    own now, since it cannot follow the injected time (stale state reads as empty anyway).
                    On Redis TIME (production) every key expires exactly when its state empties (PXAT).
-  ARGV[3]          where this call counts its decisions (see "Tally" below): the start of a hash key in the
-                   tenant's hash tag, to which the script appends the minute of `now` (epoch s); '' = nowhere
+  ARGV[3]          '1': the call counts its decisions (see "Tally" below) into KEYS[1]; '' = nowhere
   ARGV[4]          the call's expiry on Redis's clock (epoch ms of its TIME, also with an injected clock), or '':
                    a call run after it (queued behind a slow command, resent by the client after a reconnect or
                    a failover, retried) changes nothing and replies `expired <Redis now ms>` instead (see
                    "One request, one decision" in redis/redis-engine.ts)
   ARGV[5]          usage to take back, or '': `<minute epoch s>` then `\n<field>\n<amount>` per field; each field of
-                   the hash ARGV[3] .. minute is decreased by its amount, and removed at 0 (what a call whose
-                   reply came too late had counted: the engine takes it back, see redis/late-reply.ts)
+                   the hash declared for it (that minute's, after ARGV[3]'s if any) is decreased by its amount, and
+                   removed at 0 (what a call whose reply came too late had counted: the engine takes it back, see
+                   redis/late-reply.ts)
   ARGV[6 ..]       then per decision: operation (consume | peek | refund | lease; a consume or a peek with a policy
                    in shadow mode adds `/<k>`, k the index from 1 of the policy's first rule), the cost (or, for a lease,
                    the most units to take), its tally ('' = not counted, '=' = the decision before's, else the
@@ -54,7 +59,9 @@
            policy's rules report what they would have answered (their numbers of the first, denied, decision).
   Tally: `<field base>\n<rule 1 name>\n<rule 2 name>...`, or `<field base>\t<cap>\t<route>\n<rule names>...` to
            count per route too. A decision with one adds to
-           the call's hash (ARGV[3] .. minute): `n|<field base><result>|<reason>` += 1 and `c|…` += the units
+           the call's hash (KEYS[1], the minute the engine named; near a minute's edge that may be the minute
+           before or after the one of `now` by as much as the engine's clock estimate is off):
+           `n|<field base><result>|<reason>` += 1 and `c|…` += the units
            charged, where result|reason is `allowed|` when admitted, `shadow_denied|<name of the first policy
            rule that would have denied>` when granted 2, `denied|<name of the first rule that refused>` when
            denied; with a route, `r|<route>|<result>|<reason>` += 1 as well, under `other` instead of the route
@@ -65,8 +72,8 @@
            gathered over the whole call and each field written once at its end (HINCRBY); the hash expires 48 h
            after its first write (EXPIRE NX; the worker shortens it once the minute is rolled up). The layout is
            libs/usage's (docs/adr/0015-usage-counting-and-rollups.md); this script only adds.
-  consume/lease write only when every rule admits (a consume charges a fixed window and a token bucket while
-  it reads them, and undoes that when the decision does not admit: see fixedWindowCharge, tokenBucketRead);
+  consume/lease write only when every rule admits (a consume charges a token bucket while it reads it, and
+  undoes that when the decision does not admit: see tokenBucketRead);
   peek never writes; refund gives back to every rule.
   Every key written gets a TTL that ends when its state would read as empty again.
   A run of repeated consumes ('+') reads each rule once, decides on the rules' views and writes each rule
@@ -83,7 +90,7 @@
     take  admitted: charge and write          peek  admitted: charge, write nothing (a peek)
     give  a refund: give back and write       hold  the request is denied, but this rule would admit
     deny  this rule refuses the cost: its retry-after, nothing written
-  A consume's reads that write at once (fixedWindowCharge, tokenBucketRead) have a Close of their own that
+  A consume's read that writes at once (tokenBucketRead) has a Close of its own that
   keeps or undoes that write; the sliding log, a sorted set with a member per unit, has Open and Close only.
 ]]
 
@@ -120,37 +127,46 @@ local function readRule(arg)
   return code, limit, window, ARGV[arg] + 0, ARGV[arg + 1], nil, arg + 2
 end
 
--- Opens a rule (readRule's numbers) on `key`: the key its state is in (a fixed window's own), the units it has
--- available and its view (a, b, c). `charge`: a consume's cost, which a fixed window and a token bucket charge
--- while they read (fixedWindowCharge, tokenBucketRead), saying what they wrote (`written`); nil: a plain read.
--- nil and an error reply for an unknown algorithm.
-local function openRule(code, key, limit, window, x, y, z, charge)
-  local available, a, b, c, written
+-- How many keys a rule of algorithm `code` has in KEYS: a fixed window two (see includes/fixed_window.lua), others one.
+local function keysOf(code)
+  if code == 'fw' then return 2 end
+  return 1
+end
+
+-- How many keys in KEYS the `rules` rules whose ARGV start at `arg` have.
+local function ruleKeys(arg, rules)
+  local count = 0
+  for _ = 1, rules do
+    count = count + keysOf(ARGV[arg])
+    arg = select(7, readRule(arg))
+  end
+  return count
+end
+
+-- Opens a rule (readRule's numbers) whose keys start at KEYS[k]: true, the units it has available and its view
+-- (a, b, c). `charge`: a consume's cost, which a token bucket charges while it reads (tokenBucketRead), saying what
+-- it wrote (`written`); nil: a plain read. nil and an error reply for an unknown algorithm.
+local function openRule(code, k, limit, window, x, y, z, charge)
+  local available, a, b, written
   if code == 'fw' then
-    local finish
-    key, finish = fixedWindowAt(key, window, x, y, z)
-    if charge then
-      available, a, b = fixedWindowOpen(fixedWindowCharge(key, charge), limit, finish)
-      return key, available, a, b, nil, true
-    end
-    return key, fixedWindowOpen(redis.call('GET', key), limit, finish)
+    return true, fixedWindowOpen(k, limit, window, x, y, z)
   elseif code == 'tb' then
     local stored = false
     if charge then
-      stored, written = tokenBucketRead(key, limit, window, x, y, charge)
+      stored, written = tokenBucketRead(k, limit, window, x, y, charge)
     else
-      stored = redis.call('GET', key)
+      stored = redis.call('GET', KEYS[k])
     end
     available, a, b = tokenBucketOpen(stored, limit, window, x)
-    return key, available, a, b, nil, written
+    return true, available, a, b, nil, written
   elseif code == 'sw' then
-    return key, slidingWindowOpen(redis.call('GET', key), limit, window)
+    return true, slidingWindowOpen(redis.call('GET', KEYS[k]), limit, window)
   elseif code == 'sl' then
-    return key, slidingLogOpen(key, limit, window)
+    return true, slidingLogOpen(k, limit, window)
   elseif code == 'gc' then
-    return key, gcraOpen(redis.call('GET', key), limit, window, x)
+    return true, gcraOpen(redis.call('GET', KEYS[k]), limit, window, x)
   elseif code == 'lb' or code == 'ls' then
-    return key, leakyBucketOpen(redis.call('GET', key), limit, window, x)
+    return true, leakyBucketOpen(redis.call('GET', KEYS[k]), limit, window, x)
   end
   return nil, redis.error_reply('ERR unknown limiter algorithm ' .. tostring(code))
 end
@@ -173,19 +189,19 @@ local function applyRule(code, limit, window, x, a, b, c, cost, mode)
   return remaining, reset, retryAfter, delay, a, b, c
 end
 
--- Writes a rule's view (applyRule's), whose state was `before` (a fixed window's count) when it was read, with
--- `reset`, the TTL of its last decision.
-local function storeRule(code, key, limit, window, x, y, a, b, c, before, reset)
+-- Writes a rule's view (applyRule's) into its keys (from KEYS[k]), whose state was `before` (a fixed window's count)
+-- when it was read, with `reset`, the TTL of its last decision.
+local function storeRule(code, k, limit, window, x, y, a, b, c, before, reset)
   if code == 'fw' then
-    fixedWindowStore(key, before, a, b)
+    fixedWindowStore(k, limit, before, a, b, c)
   elseif code == 'tb' then
-    tokenBucketStore(key, y, a, b, reset)
+    tokenBucketStore(k, y, a, b, reset)
   elseif code == 'sw' then
-    slidingWindowStore(key, limit, x, a, b, c, reset)
+    slidingWindowStore(k, limit, x, a, b, c, reset)
   elseif code == 'gc' then
-    gcraStore(key, limit, y, a, reset)
+    gcraStore(k, limit, y, a, reset)
   else
-    leakyBucketStore(key, window, x, y, a, b, reset)
+    leakyBucketStore(k, window, x, y, a, b, reset)
   end
 end
 
@@ -258,57 +274,53 @@ local function countDecision(tally, operation, granted, cost, refusedBy)
   addUsage(tally, 'denied', ruleName(tally, refusedBy), 1, 0)
 end
 
--- The name `route` is counted under in the hash `key`: its own when the minute already counts it, or has counted fewer
+-- The name `route` is counted under in the hash KEYS[h]: its own when the minute already counts it, or has counted fewer
 -- than `cap` routes (it is then added: `rr|<route>`, and `r#` the number of routes); `other` past the cap. A route
 -- left out once stays out for the minute (the count never goes down), so a take-back finds the name again.
-local function routeName(key, route, cap)
-  if route == 'other' or redis.call('HEXISTS', key, 'rr|' .. route) == 1 then return route end
-  if (tonumber(redis.call('HGET', key, 'r#')) or 0) >= cap then return 'other' end
-  redis.call('HSET', key, 'rr|' .. route, 1)
-  redis.call('HINCRBY', key, 'r#', 1)
+local function routeName(h, route, cap)
+  if route == 'other' or redis.call('HEXISTS', KEYS[h], 'rr|' .. route) == 1 then return route end
+  if (tonumber(redis.call('HGET', KEYS[h], 'r#')) or 0) >= cap then return 'other' end
+  redis.call('HSET', KEYS[h], 'rr|' .. route, 1)
+  redis.call('HINCRBY', KEYS[h], 'r#', 1)
   return route
 end
 
--- Writes the call's counts: each field once, into the hash of `now`'s minute.
+-- Writes the call's counts: each field once, into the hash the call counts into (KEYS[1], see ARGV[3]).
 local function writeTally()
   if not usageCounted or ARGV[3] == '' then return end
-  local key = ARGV[3] .. string.format('%d', math.floor(now / 60000) * 60)
   for field, amount in pairs(usage) do
     -- Refunds of units charged in an earlier minute take this minute's cost down to 0, not below.
-    if amount < 0 then amount = max(amount, -(tonumber(redis.call('HGET', key, field)) or 0)) end
-    if amount ~= 0 then redis.call('HINCRBY', key, field, amount) end
+    if amount < 0 then amount = max(amount, -(tonumber(redis.call('HGET', KEYS[1], field)) or 0)) end
+    if amount ~= 0 then redis.call('HINCRBY', KEYS[1], field, amount) end
   end
   for _, route in ipairs(routeOrder) do
     local counted = routed[route]
-    local name = routeName(key, route, counted.cap)
-    for outcome, decisions in pairs(counted.counts) do redis.call('HINCRBY', key, 'r|' .. name .. '|' .. outcome, decisions) end
+    local name = routeName(1, route, counted.cap)
+    for outcome, decisions in pairs(counted.counts) do redis.call('HINCRBY', KEYS[1], 'r|' .. name .. '|' .. outcome, decisions) end
   end
-  redis.call('EXPIRE', key, 172800, 'NX')
+  redis.call('EXPIRE', KEYS[1], 172800, 'NX')
 end
 
 -- Takes back usage a call counted whose reply came too late (ARGV[5]; see the header): each field decreased by
--- exactly what that call added to it, in the hash of that call's minute.
-local function takeBackUsage()
-  if ARGV[5] == '' or ARGV[3] == '' then return end
+-- exactly what that call added to it, in the hash that call counted into (KEYS[h]).
+local function takeBackUsage(h)
   local minute, rest = string.match(ARGV[5], '^(%d+)(.*)$')
   if not minute then return redis.error_reply('ERR malformed usage to take back') end
-  local key = ARGV[3] .. minute
   for field, amount in string.gmatch(rest, '\n([^\n]+)\n(%d+)') do
     -- A route's decisions are where its call counted them: under its name if the minute has it, else `other`.
     local route, outcome = string.match(field, '^r|(.*)(|[^|]*|[^|]*)$')
-    if route and redis.call('HEXISTS', key, 'rr|' .. route) == 0 then field = 'r|other' .. outcome end
+    if route and redis.call('HEXISTS', KEYS[h], 'rr|' .. route) == 0 then field = 'r|other' .. outcome end
     -- A field back at 0 goes: the hash reads as if that call had never counted.
-    if redis.call('HINCRBY', key, field, '-' .. amount) == 0 then redis.call('HDEL', key, field) end
+    if redis.call('HINCRBY', KEYS[h], field, '-' .. amount) == 0 then redis.call('HDEL', KEYS[h], field) end
   end
 end
 
--- Rule i (from 1) of a decision over `rules` rules, whose ARGV start at `arg` and whose keys follow
--- KEYS[first]: opens it, then (recursively) the rules after it, so that each rule's view stays in locals;
+-- Rule i (from 1) of a decision over `rules` rules, whose ARGV start at `arg` and whose keys start at KEYS[k]: opens it, then (recursively) the rules after it, so that each rule's view stays in locals;
 -- the innermost call decides over all of them (`least` is the fewest units any rule has available) and puts
 -- the decision's part of the reply in `reply` from n + 1 on: granted, then one string per rule. Once that is
 -- known, each rule is closed and its numbers written to its place. Returns granted (0 = denied), the cost
 -- charged, and where the ARGV after the decision's rules start; or nil and an error reply.
-local function decideFrom(reply, n, operation, amount, rules, first, i, arg, least)
+local function decideFrom(reply, n, operation, amount, rules, k, i, arg, least)
   if i > rules then
     local cost, granted = amount, 1
     if operation == 'lease' then
@@ -326,18 +338,14 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   code, limit, window, x, y, z, arg = readRule(arg)
   local charge = nil
   if operation == 'consume' then charge = amount end
-  local key, available, a, b, c, written = openRule(code, KEYS[first + i], limit, window, x, y, z, charge)
-  if not key then return nil, available end
+  local opened, available, a, b, c, written = openRule(code, k, limit, window, x, y, z, charge)
+  if not opened then return nil, available end
 
   if available < least then least = available end
-  local granted, cost, after = decideFrom(reply, n, operation, amount, rules, first, i + 1, arg, least)
+  local granted, cost, after = decideFrom(reply, n, operation, amount, rules, k + keysOf(code), i + 1, arg, least)
   if not granted then
     -- An error reply from a rule after this one: what reading this rule charged is taken back first.
-    if written and code == 'fw' then
-      fixedWindowCloseCharged(key, limit, a, b, amount, 'hold')
-    elseif written then
-      tokenBucketCloseWritten(key, limit, window, x, a, b, amount, 'hold', written)
-    end
+    if written then tokenBucketCloseWritten(k, limit, window, x, a, b, amount, 'hold', written) end
     return nil, cost
   end
 
@@ -354,15 +362,13 @@ local function decideFrom(reply, n, operation, amount, rules, first, i, arg, lea
   if mode == 'deny' then denier = i end
   local remaining, reset, retryAfter, delay
   if code == 'sl' then
-    remaining, reset, retryAfter, delay = slidingLogClose(key, limit, window, a, b, cost, mode)
-  elseif written and code == 'fw' then
-    remaining, reset, retryAfter, delay = fixedWindowCloseCharged(key, limit, a, b, cost, mode)
+    remaining, reset, retryAfter, delay = slidingLogClose(k, limit, window, a, b, cost, mode)
   elseif written then
-    remaining, reset, retryAfter, delay = tokenBucketCloseWritten(key, limit, window, x, a, b, cost, mode, written)
+    remaining, reset, retryAfter, delay = tokenBucketCloseWritten(k, limit, window, x, a, b, cost, mode, written)
   else
     local after, afterB, afterC
     remaining, reset, retryAfter, delay, after, afterB, afterC = applyRule(code, limit, window, x, a, b, c, cost, mode)
-    if mode == 'take' or mode == 'give' then storeRule(code, key, limit, window, x, y, after, afterB, afterC, a, reset) end
+    if mode == 'take' or mode == 'give' then storeRule(code, k, limit, window, x, y, after, afterB, afterC, a, reset) end
   end
   if granted == 0 then delay = retryAfter end
   if mode == 'give' then returned = max(returned or 0, min(cost, remaining - available)) end
@@ -377,7 +383,7 @@ end
 -- tests both), with one read and at most one write a rule instead of a read and a write a decision. A sliding
 -- log keeps a member per unit, not a view: a run with one returns false, having read nothing, and is made one
 -- decision at a time. `shadow` (> 0): the index of a shadow policy's first rule (see "Shadow" in the header).
-local function decideRun(reply, times, amount, rules, first, arg, tally, shadow)
+local function decideRun(reply, times, amount, rules, k, arg, tally, shadow)
   local codes, limits, windows, xs, ys, zs = {}, {}, {}, {}, {}, {}
   for i = 1, rules do
     local code
@@ -387,9 +393,10 @@ local function decideRun(reply, times, amount, rules, first, arg, tally, shadow)
   end
   local keys, available, as, bs, cs, befores, resets = {}, {}, {}, {}, {}, {}, {}
   for i = 1, rules do
-    local key, units, a, b, c = openRule(codes[i], KEYS[first + i], limits[i], windows[i], xs[i], ys[i], zs[i], nil)
-    if not key then return units end -- the error reply
-    keys[i], available[i], as[i], bs[i], cs[i], befores[i] = key, units, a, b, c, a
+    local opened, units, a, b, c = openRule(codes[i], k, limits[i], windows[i], xs[i], ys[i], zs[i], nil)
+    if not opened then return units end -- the error reply
+    keys[i], available[i], as[i], bs[i], cs[i], befores[i] = k, units, a, b, c, a
+    k = k + keysOf(codes[i])
   end
   local n, taken = #reply, false
   for _ = 1, times do
@@ -440,9 +447,15 @@ local function decideRun(reply, times, amount, rules, first, arg, tally, shadow)
   return true
 end
 
-local takeBackError = takeBackUsage()
-if takeBackError then return takeBackError end
-local reply, arg, first, rules, rulesAt, keysAt, operation, amount = { string.format('%d', now) }, 6, 0, 0, 0, 0, '', 0
+-- The usage hashes come first in KEYS (see ARGV[3] and ARGV[5]), then each decision's keys.
+local first = 0
+if ARGV[3] ~= '' then first = 1 end
+if ARGV[5] ~= '' then
+  first = first + 1
+  local takeBackError = takeBackUsage(first)
+  if takeBackError then return takeBackError end
+end
+local reply, arg, rules, rulesAt, keysAt, width, operation, amount = { string.format('%d', now) }, 6, 0, 0, 0, 0, '', 0
 local tally, shadow = nil, 0
 while arg <= #ARGV do
   local times, fresh, repeated = 1, false, false
@@ -472,11 +485,12 @@ while arg <= #ARGV do
     arg = arg + 4
     if count ~= '=' and count ~= '==' then
       rules, rulesAt, fresh = count + 0, arg, true
+      width = ruleKeys(arg, rules)
     elseif rulesAt == 0 then
       return redis.error_reply('ERR the first decision of a call must send its rules')
     end
     -- '==': the keys of the decision before too; otherwise this decision's own follow.
-    if count ~= '==' then keysAt, first = first, first + rules end
+    if count ~= '==' then keysAt, first = first + 1, first + width end
   end
   local after
   if repeated and operation == 'consume' then

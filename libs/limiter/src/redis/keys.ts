@@ -10,8 +10,9 @@ import { BUCKET_ALGORITHMS, resolveRule, type ResolvedRule } from '../rules';
  *
  * Every key of one decision lives in the tenant's hash tag, so a Redis Cluster keeps them in one slot and
  * one script can touch them all. Neither the tenant id nor the subject appears raw: both are hashed (a
- * subject is user input; `{`, `}` or `:` in it cannot move a key to another slot or another rule). The
- * fixed-window script appends `:<window start ms>` to the rule key, which keeps the hash tag.
+ * subject is user input; `{`, `}` or `:` in it cannot move a key to another slot or another rule). A fixed
+ * window also declares `<rule key>:<window start ms>`, the counter earlier versions kept (protocol.ts `pushRuleKeys`),
+ * which keeps the hash tag.
  *
  * A bucket's (and GCRA's) algorithm code carries its `unit` (`tb600`: a token is 600 parts, see ResolvedRule):
  * its stored numbers count parts, so a limit change that changes what a part is starts the bucket afresh

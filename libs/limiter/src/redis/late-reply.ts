@@ -1,5 +1,5 @@
 import type { Tally } from '../contract';
-import { countedUsage, decisionLength, parseDecision, planOf, type ScriptDecision, takeBackText, withCalendarWindows } from './protocol';
+import { countedUsage, decisionLength, keysOfRules, parseDecision, planOf, type ScriptDecision, takeBackText, withCalendarWindows } from './protocol';
 
 /**
  * What undoes a script call whose reply came after its decisions were answered without it (the deadline): one call of
@@ -15,10 +15,10 @@ export interface Compensation {
 
 /**
  * The compensation of `batch`'s late reply (its integers; `nowMs` first), `shownAllowed[i]` saying whether decision
- * i's client was shown 'allowed' (`callerNow`: the engine's clock, for calendar windows); undefined when there is
- * nothing to undo.
+ * i's client was shown 'allowed' (`callerNow`: the engine's clock, for calendar windows; `minute`: the minute whose
+ * usage hash the call counted into); undefined when there is nothing to undo.
  */
-export function compensationOf(reply: readonly number[], batch: readonly ScriptDecision[], shownAllowed: readonly boolean[], callerNow: number): Compensation | undefined {
+export function compensationOf(reply: readonly number[], batch: readonly ScriptDecision[], shownAllowed: readonly boolean[], callerNow: number, minute: number): Compensation | undefined {
   const refunds: ScriptDecision[] = [];
   const counted: [string, number][] = [];
   let tally: Tally | undefined;
@@ -38,7 +38,6 @@ export function compensationOf(reply: readonly number[], batch: readonly ScriptD
     }
   });
   if (refunds.length === 0 && counted.length === 0) return undefined;
-  const minute = Math.floor((reply[0] as number) / 60_000) * 60;
   return { refunds, ...(tally && counted.length > 0 ? { takeBack: { key: tally.key, text: takeBackText(minute, counted) } } : {}) };
 }
 
@@ -50,5 +49,5 @@ function refundOf(sent: ScriptDecision, units: number, chargedUpTo: number | und
   if (chargedUpTo === undefined) return { operation: 'refund', amount: units, keys: sent.keys, ruleArgs: sent.ruleArgs, rules: sent.rules };
   const rules = sent.rules.slice(0, chargedUpTo);
   const plan = planOf(rules);
-  return { operation: 'refund', amount: units, keys: sent.keys.slice(0, chargedUpTo), ruleArgs: plan.calendar ? withCalendarWindows(rules, callerNow) : plan.args, rules };
+  return { operation: 'refund', amount: units, keys: sent.keys.slice(0, keysOfRules(sent.rules, chargedUpTo)), ruleArgs: plan.calendar ? withCalendarWindows(rules, callerNow) : plan.args, rules };
 }

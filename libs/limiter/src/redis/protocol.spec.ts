@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from '../contract';
 import { resolveRequest, type ResolvedRule } from '../rules';
-import { countedUsage, decisionLength, encodeBatch, expiredAt, parseDecision, planOf, replyNumbers, routedTally, ruleArgs, type ScriptDecision, takeBackText, tallyText, withCalendarWindows } from './protocol';
+import { countedUsage, decisionLength, encodeBatch, expiredAt, keysOfRules, minuteOf, parseDecision, planOf, pushRuleKeys, replyNumbers, routedTally, ruleArgs, type ScriptDecision, takeBackText, tallyText, withCalendarWindows } from './protocol';
 
 // Golden examples of lua/limit.lua's protocol (its header documents the same): fixed rules → the exact ARGV, a
 // fixed batch → the exact KEYS and ARGV, a fixed reply → the exact decisions. A change to either side of the
@@ -40,6 +40,24 @@ describe('limit.lua protocol: arguments', () => {
     expect(planOf(day).calendar).toBe(true);
   });
 
+  it('declares a fixed window\'s key and the counter earlier versions kept for the window of the engine\'s clock', () => {
+    const [minute, bucket] = resolved([every[0]!, every[3]!]);
+    const [day] = resolved([{ name: 'daily', algorithm: 'fixed_window', limit: 1000, windowMs: 0, calendar: { unit: 'day', timeZone: 'Europe/Berlin' } }]);
+    const keys: string[] = [];
+    const at = Date.UTC(2026, 2, 29, 12, 0, 30);
+    pushRuleKeys(keys, 'tg:{a}:fw:minute:-', minute!, at);
+    pushRuleKeys(keys, 'tg:{a}:tb3:bucket:-', bucket!, at);
+    pushRuleKeys(keys, 'tg:{a}:fw:daily:-', day!, at);
+    expect(keys).toEqual([
+      'tg:{a}:fw:minute:-', `tg:{a}:fw:minute:-:${Date.UTC(2026, 2, 29, 12)}`,
+      'tg:{a}:tb3:bucket:-',
+      'tg:{a}:fw:daily:-', `tg:{a}:fw:daily:-:${Date.UTC(2026, 2, 28, 23)}`,
+    ]);
+    expect(keysOfRules([minute!, bucket!, day!])).toBe(5);
+    expect(keysOfRules([minute!, bucket!, day!], 2)).toBe(3);
+    expect(minuteOf(at)).toBe(Date.UTC(2026, 2, 29, 12) / 1000);
+  });
+
   it('sends a batch with its repeats (+ n), the same rules (=) and the same keys (==) said once', () => {
     const rules = resolved([every[0]!]);
     const other = resolved([every[3]!]);
@@ -63,12 +81,16 @@ describe('limit.lua protocol: arguments', () => {
     expect(counted).toBe('p1|\nminute');
     const tally = { key: 'tg:{a}:u:', text: counted };
     const another = { key: 'tg:{a}:u:', text: tallyText('p2|', ['minute']) };
-    expect(encodeBatch(undefined, [
+    // The hash of the minute the engine names (its estimate of Redis's clock) is declared first; ARGV[3] says so.
+    const countedBatch = encodeBatch(undefined, [
       { ...decision('consume', 1, tenantWide), tally },
       { ...decision('consume', 1, tenantWide), tally },
       { ...decision('consume', 1, tenantWide), tally: another },
       decision('consume', 1, tenantWide),
-    ]).args).toEqual(['', 0, 'tg:{a}:u:', '', '', 'consume', 1, counted, '1', 'fw', '10', '60000', '+', 1, 'consume', 1, another.text, '==', 'consume', 1, '', '==']);
+    ], { minute: 29_000_000 });
+    expect(countedBatch.keys).toEqual(['tg:{a}:u:29000000', 'tg:{a}:fw:minute:-']);
+    expect(countedBatch.args).toEqual(['', 0, '1', '', '', 'consume', 1, counted, '1', 'fw', '10', '60000', '+', 1, 'consume', 1, another.text, '==', 'consume', 1, '', '==']);
+    expect(() => encodeBatch(undefined, [{ ...decision('consume', 1, tenantWide), tally }])).toThrow(/minute/);
     // A shadow policy from the second rule on: its index (from 1) after the operation; a repeat needs the same.
     const two = resolved([every[0]!, every[3]!]);
     const shadow = (operation: ScriptDecision['operation']) => ({ ...decision(operation, 1, ['tg:{a}:fw:minute:-', 'tg:{a}:tb:bucket:-'], two), shadowFrom: 1 });
@@ -86,11 +108,14 @@ describe('limit.lua protocol: arguments', () => {
     const takeBack = { key: 'tg:{a}:u:', text: takeBackText(29_000_000, [['n|-|allowed|', 1], ['c|-|allowed|', 2], ['n|-|allowed|', 1], ['n|-|denied|minute', 1]]) };
     expect(takeBack.text).toBe('29000000\nn|-|allowed|\n2\nc|-|allowed|\n2\nn|-|denied|minute\n1');
     expect(encodeBatch(undefined, [refund], { expiresAt: 1_700_000_000_050, takeBack })).toEqual({
-      keys: ['tg:{a}:fw:minute:-', 'tg:{a}:u:29000000'],
-      args: ['', 0, 'tg:{a}:u:', 1_700_000_000_050, takeBack.text, 'refund', 2, '', '1', 'fw', '10', '60000'],
+      keys: ['tg:{a}:u:29000000', 'tg:{a}:fw:minute:-'],
+      args: ['', 0, '', 1_700_000_000_050, takeBack.text, 'refund', 2, '', '1', 'fw', '10', '60000'],
     });
     // Nothing to refund: a call of no decisions that only takes usage back, from the hash it declares.
-    expect(encodeBatch(undefined, [], { takeBack })).toEqual({ keys: ['tg:{a}:u:29000000'], args: ['', 0, 'tg:{a}:u:', '', takeBack.text] });
+    expect(encodeBatch(undefined, [], { takeBack })).toEqual({ keys: ['tg:{a}:u:29000000'], args: ['', 0, '', '', takeBack.text] });
+    // Counting and taking back in one call: the hash counted into first, then the one taken back from.
+    const tally = { key: 'tg:{a}:u:', text: tallyText('-|', ['minute']) };
+    expect(encodeBatch(undefined, [{ ...refund, operation: 'consume', amount: 1, tally }], { minute: 29_000_060, takeBack }).keys).toEqual(['tg:{a}:u:29000060', 'tg:{a}:u:29000000', 'tg:{a}:fw:minute:-']);
   });
 
   it('names the usage fields the script counted for a decision, as its countDecision does', () => {

@@ -1,4 +1,5 @@
 import { calendarWindowsFrom } from '../algorithms/calendar';
+import { windowAt } from '../algorithms/fixed-window';
 import type { Lease, Tally } from '../contract';
 import { toDecision, type RuleNumbers } from '../evaluate';
 import { BUCKET_ALGORITHMS, type Operation, type ResolvedRule } from '../rules';
@@ -84,10 +85,37 @@ export function planOf(rules: readonly ResolvedRule[]): RulesPlan {
   return plan;
 }
 
-/** What a call carries besides its decisions (see ARGV[4] and ARGV[5] in the header of lua/limit.lua). */
+/**
+ * The keys of one rule of a decision, `key` its state's (see KEYS in lua/limit.lua): a fixed window adds the counter
+ * earlier versions kept, `<key>:<window start ms>`, of the window that holds `estimate` (the engine's estimate of
+ * Redis's clock), which the script reads and writes too when that is its window (lua/includes/fixed_window.lua).
+ */
+export function pushRuleKeys(keys: string[], key: string, rule: ResolvedRule, estimate: number): void {
+  keys.push(key);
+  if (rule.algorithm === 'fixed_window') keys.push(`${key}:${windowAt(rule, estimate).start}`);
+}
+
+/** How many keys `pushRuleKeys` gives the first `count` of `rules`. */
+export function keysOfRules(rules: readonly ResolvedRule[], count = rules.length): number {
+  let keys = 0;
+  for (let i = 0; i < count; i += 1) keys += rules[i]?.algorithm === 'fixed_window' ? 2 : 1;
+  return keys;
+}
+
+/** The minute (epoch s) that holds `ms`: a usage hash is `<tally key><minute>`. */
+export function minuteOf(ms: number): number {
+  return Math.floor(ms / 60_000) * 60;
+}
+
+/** What a call carries besides its decisions (see ARGV[3] to ARGV[5] in the header of lua/limit.lua). */
 export interface CallOptions {
   /** Redis time (epoch ms) after which the call changes nothing and replies `expired`. */
   expiresAt?: number;
+  /**
+   * The minute (epoch s, `minuteOf`) whose usage hash the call's counted decisions go to, on the engine's estimate of
+   * Redis's clock: the script counts into exactly that key. Needed when a decision has a tally.
+   */
+  minute?: number;
   /** Usage to take back: `key` starts the hash's key (the tally's), `text` is made by `takeBackText`. */
   takeBack?: { key: string; text: string };
 }
@@ -101,12 +129,21 @@ export interface CallOptions {
 export function encodeBatch(injected: number | undefined, batch: readonly ScriptDecision[], call: CallOptions = {}): { keys: string[]; args: (string | number)[] } {
   const keys: string[] = [];
   // A call is one tenant's (the engine batches per tenant), so its decisions count into one hash.
-  const tallyKey = batch.find((pending) => pending.tally)?.tally?.key ?? call.takeBack?.key ?? '';
-  if (call.takeBack && call.takeBack.key !== tallyKey) throw new Error('the decisions of one script call must count into one hash');
+  const tallyKey = batch.find((pending) => pending.tally)?.tally?.key;
+  if (tallyKey !== undefined) {
+    if (call.minute === undefined) throw new Error('a script call that counts usage needs the minute it counts in');
+    keys.push(`${tallyKey}${call.minute}`);
+  }
+  if (call.takeBack) {
+    if (tallyKey !== undefined && call.takeBack.key !== tallyKey) throw new Error('the decisions of one script call must count into one hash');
+    // The hash usage is taken back from: a call of no decisions then still goes to the tenant's slot.
+    const end = call.takeBack.text.indexOf('\n');
+    keys.push(call.takeBack.key + (end === -1 ? call.takeBack.text : call.takeBack.text.slice(0, end)));
+  }
   const args: (string | number)[] = [
     injected ?? '',
     injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS,
-    tallyKey,
+    tallyKey === undefined ? '' : '1',
     call.expiresAt ?? '',
     call.takeBack?.text ?? '',
   ];
@@ -135,11 +172,6 @@ export function encodeBatch(injected: number | undefined, batch: readonly Script
     previous = pending;
   }
   if (repeats > 0) args.push('+', repeats);
-  // The hash usage is taken back from, declared last: a call of no decisions then still goes to the tenant's slot.
-  if (call.takeBack) {
-    const end = call.takeBack.text.indexOf('\n');
-    keys.push(call.takeBack.key + (end === -1 ? call.takeBack.text : call.takeBack.text.slice(0, end)));
-  }
   return { keys, args };
 }
 

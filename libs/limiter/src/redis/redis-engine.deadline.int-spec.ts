@@ -8,7 +8,7 @@ import type { LimitRule, Tally } from '../contract';
 import { DeadlineExceeded } from '../errors';
 import { resolveRequest } from '../rules';
 import { tenantKeyPrefix } from './keys';
-import { encodeBatch, planOf, routedTally, tallyText } from './protocol';
+import { encodeBatch, minuteOf, planOf, pushRuleKeys, routedTally, tallyText } from './protocol';
 import { type LateReplyOutcome, limitScript, RedisEngine, type RedisEngineOptions } from './redis-engine';
 import { deleteTenantKeys } from './redis-test-support';
 
@@ -277,10 +277,11 @@ describe('RedisEngine deadline per script call', () => {
     const tenantId = tenant();
     const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
     const resolved = resolveRequest('consume', { tenantId, rules }, 1);
-    const keys = [`${tenantKeyPrefix(tenantId)}fw:day:-`];
     const [seconds, micros] = await redis.time();
     const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    const call = (expiresAt: number) => encodeBatch(undefined, [{ operation: 'consume', amount: 1, keys, rules: resolved, ruleArgs: planOf(resolved).args, tally }], { expiresAt });
+    const keys: string[] = [];
+    pushRuleKeys(keys, `${tenantKeyPrefix(tenantId)}fw:day:-`, resolved[0]!, redisNow);
+    const call = (expiresAt: number) => encodeBatch(undefined, [{ operation: 'consume', amount: 1, keys, rules: resolved, ruleArgs: planOf(resolved).args, tally }], { expiresAt, minute: minuteOf(redisNow) });
     const inTime = call(redisNow + 60_000);
     expect(String(await limitScript.run(redis, inTime.keys, inTime.args))).toMatch(/^\d+ 1 99 /);
     const expired = call(redisNow - 1);

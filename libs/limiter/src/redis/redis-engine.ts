@@ -6,7 +6,7 @@ import { hashTagOf, subjectHash, tenantKeyPrefix } from './keys';
 import { DeadlineExceeded } from '../errors';
 import { LuaScript, type ScriptClient } from '@tollgate/lua-script';
 import { type Compensation, compensationOf } from './late-reply';
-import { decisionLength, encodeBatch, expiredAt, parseDecision, planOf, redisNowOf, replyNumbers, type ScriptDecision, withCalendarWindows } from './protocol';
+import { decisionLength, encodeBatch, expiredAt, minuteOf, parseDecision, planOf, pushRuleKeys, redisNowOf, replyNumbers, type ScriptDecision, withCalendarWindows } from './protocol';
 import { RedisClock } from './redis-clock';
 
 export const limitScript = LuaScript.load(join(__dirname, '..', 'lua'), 'limit');
@@ -116,8 +116,9 @@ export class RedisEngine implements Limiter {
     const subject = request.ruleSubjects ? undefined : subjectHash(request.subject);
     const plan = planOf(rules);
     const keys: string[] = [];
+    const estimate = this.redisNow(injected, prefix, performance.now());
     for (let i = 0; i < rules.length; i += 1) {
-      keys.push(prefix + (plan.keyParts[i] as string) + (subject ?? subjectHash(subjectOf(request, i))));
+      pushRuleKeys(keys, prefix + (plan.keyParts[i] as string) + (subject ?? subjectHash(subjectOf(request, i))), rules[i] as ResolvedRule, estimate);
     }
     const ruleArgs = plan.calendar ? withCalendarWindows(rules, injected ?? systemClock.now()) : plan.args;
     return new Promise<T>((resolve, reject) => {
@@ -151,12 +152,13 @@ export class RedisEngine implements Limiter {
     const sentAt = performance.now();
     const { deadlineMs } = this.options;
     const expiresAt = deadlineMs === undefined ? undefined : this.redisClock.redisTime(tagOf(tag), sentAt, deadlineMs);
-    const { keys, args } = encodeBatch(injected, batch, expiresAt === undefined ? {} : { expiresAt });
+    const minute = minuteOf(this.redisNow(injected, tag, sentAt));
+    const { keys, args } = encodeBatch(injected, batch, expiresAt === undefined ? { minute } : { expiresAt, minute });
     const call = this.options.guard ? this.options.guard(() => limitScript.run(this.redis, keys, args)) : limitScript.run(this.redis, keys, args);
     let reply: number[];
     try {
       const raw = await this.timed(call, sentAt);
-      if (raw === LATE) return this.late(call, injected, batch, sentAt);
+      if (raw === LATE) return this.late(call, injected, batch, sentAt, minute);
       reply = this.replyOf(raw, injected, tag, sentAt);
     } catch (err) {
       for (const pending of batch) pending.reject(err);
@@ -172,6 +174,16 @@ export class RedisEngine implements Limiter {
       }
       offset += decisionLength(pending.rules);
     }
+  }
+
+  /**
+   * Where Redis's clock stands (epoch ms) at `at` (performance.now()) for the tenant of `key` (its hash tag): the
+   * injected clock, else the estimate learnt from replies, else this process's clock. It names the keys that depend on
+   * the time (a usage hash's minute, a fixed window's counter of earlier versions), which a call must declare; the
+   * script decides on its own clock.
+   */
+  private redisNow(injected: number | undefined, key: string, at: number): number {
+    return injected ?? this.redisClock.redisTime(tagOf(key), at, 0) ?? systemClock.now();
   }
 
   /** The reply's integers, having learnt Redis's clock from it; a call that ran after its expiry did nothing. */
@@ -191,7 +203,7 @@ export class RedisEngine implements Limiter {
    * answered instead. Should the reply still come (Redis ran the call before its expiry), what it charged and counted
    * is undone by one more call (late-reply.ts), once the callers have answered (their turn of the event loop).
    */
-  private late(call: Promise<unknown>, injected: number | undefined, batch: Pending[], sentAt: number): void {
+  private late(call: Promise<unknown>, injected: number | undefined, batch: Pending[], sentAt: number, minute: number): void {
     const errors = batch.map(() => new DeadlineExceeded(this.options.deadlineMs ?? 0));
     batch.forEach((pending, i) => pending.reject(errors[i]));
     const tag = batch[0]?.keys[0] ?? '';
@@ -201,7 +213,7 @@ export class RedisEngine implements Limiter {
           let compensation: Compensation | undefined;
           try {
             const reply = this.replyOf(raw, injected, tag, sentAt);
-            compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed), injected ?? systemClock.now());
+            compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed), injected ?? systemClock.now(), minute);
           } catch (err) {
             // Ran after its expiry: nothing to undo. Anything else is not a reply this engine can undo.
             return this.options.onLateReply?.(err instanceof DeadlineExceeded ? 'expired' : 'failed');

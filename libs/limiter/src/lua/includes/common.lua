@@ -4,7 +4,8 @@
 -- counts) go to redis.call as string.format('%d') strings: exact, and cheaper for Redis than a Lua number,
 -- which Redis 7.0 formats with '%.17g' (Lua's own tostring and `..` switch to exponent form above 1e14).
 -- Numeric strings are read with `+ 0`, which converts once (Lua 5.1's tonumber converts twice).
--- `now` and `keep` are the decision's clock (limit.lua reads it before this snippet).
+-- `now` and `keep` are the decision's clock (limit.lua reads it before this snippet). Keys are passed around as
+-- their index in KEYS (`k`) and named only as KEYS[k]: every key the script touches is one the call declared.
 local floor, max, min = math.floor, math.max, math.min
 
 -- ceil(a / b) for integers, b > 0 (algorithms/integers.ts's ceilDiv). Lua 5.1's `%` is a - floor(a / b) * b,
@@ -15,16 +16,16 @@ local function ceilDiv(a, b)
 end
 
 -- How a key written now expires `ttl` ms later: exactly then (PXAT) on Redis's clock; with an injected
--- clock, whose time Redis's expiry cannot follow, `ttl + keep` ms after Redis's now (ARGV[3]).
+-- clock, whose time Redis's expiry cannot follow, `ttl + keep` ms after Redis's now (`keep`: ARGV[2]).
 local function expiry(ttl)
   if keep then return 'PX', string.format('%d', ttl + keep) end
   return 'PXAT', string.format('%d', now + ttl)
 end
 
 -- Gives an existing key the TTL `expiry` describes (PEXPIREAT, or PEXPIRE with an injected clock).
-local function expireIn(key, ttl)
+local function expireIn(k, ttl)
   local mode, at = expiry(ttl)
-  if mode == 'PX' then redis.call('PEXPIRE', key, at) else redis.call('PEXPIREAT', key, at) end
+  if mode == 'PX' then redis.call('PEXPIRE', KEYS[k], at) else redis.call('PEXPIREAT', KEYS[k], at) end
 end
 
 -- State of several numbers is stored as one decimal integer, so that Redis keeps it as an 8-byte integer
@@ -61,12 +62,12 @@ local function splitDigits(stored, count)
   return tonumber(string.sub(stored, 1, tail)), second
 end
 
--- Keeps a value for ttl ms; a ttl of 0 means the state is empty again: the key goes.
-local function store(key, value, ttl)
+-- Keeps a value in KEYS[k] for ttl ms; a ttl of 0 means the state is empty again: the key goes.
+local function store(k, value, ttl)
   if ttl > 0 then
     local mode, at = expiry(ttl)
-    redis.call('SET', key, value, mode, at)
+    redis.call('SET', KEYS[k], value, mode, at)
   else
-    redis.call('DEL', key)
+    redis.call('DEL', KEYS[k])
   end
 end

@@ -30,7 +30,7 @@ end
 
 -- Keeps the view for `reset` ms: the TAT, `level` ticks after now: whole ms, and the rest in ticks (below the
 -- rate: it always fits).
-local function gcraStore(key, rate, pattern, level, reset)
+local function gcraStore(k, rate, pattern, level, reset)
   local ms = floor(level / rate)
-  store(key, joinDigits(pattern, true, now + ms - EPOCH, level - ms * rate), reset)
+  store(k, joinDigits(pattern, true, now + ms - EPOCH, level - ms * rate), reset)
 end

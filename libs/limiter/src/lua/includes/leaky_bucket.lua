@@ -34,6 +34,6 @@ end
 
 -- Keeps the view until the bucket is empty again (`reset` ms). A level above capacity (kept from a larger burst)
 -- may not fit the pattern's width.
-local function leakyBucketStore(key, unit, capacity, pattern, level, at, reset)
-  store(key, joinDigits(pattern, level <= capacity * unit, at - EPOCH, level), reset)
+local function leakyBucketStore(k, unit, capacity, pattern, level, at, reset)
+  store(k, joinDigits(pattern, level <= capacity * unit, at - EPOCH, level), reset)
 end

@@ -4,53 +4,53 @@
 -- The view: the number of live members and the newest one's time.
 
 -- The score of the live member at `offset` (0 = the newest when `newest`, else the oldest).
-local function logScore(key, window, newest, offset)
+local function logScore(k, window, newest, offset)
   local since, found = string.format('(%d', now - window)
   if newest then
-    found = redis.call('ZREVRANGEBYSCORE', key, '+inf', since, 'WITHSCORES', 'LIMIT', offset, 1)
+    found = redis.call('ZREVRANGEBYSCORE', KEYS[k], '+inf', since, 'WITHSCORES', 'LIMIT', offset, 1)
   else
-    found = redis.call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', offset, 1)
+    found = redis.call('ZRANGEBYSCORE', KEYS[k], since, '+inf', 'WITHSCORES', 'LIMIT', offset, 1)
   end
   return tonumber(found[2])
 end
 
-local function slidingLogOpen(key, limit, window)
-  local count = redis.call('ZCOUNT', key, string.format('(%d', now - window), '+inf')
+local function slidingLogOpen(k, limit, window)
+  local count = redis.call('ZCOUNT', KEYS[k], string.format('(%d', now - window), '+inf')
   local newest = 0
-  if count > 0 then newest = logScore(key, window, true, 0) end
+  if count > 0 then newest = logScore(k, window, true, 0) end
   return max(0, limit - count), count, newest
 end
 
-local function slidingLogClose(key, limit, window, count, newest, cost, mode)
+local function slidingLogClose(k, limit, window, count, newest, cost, mode)
   local retryAfter, adds, removes = 0, 0, 0
   if mode == 'deny' then
     -- The oldest units must leave the window until the cost fits; the last of them decides.
-    retryAfter = logScore(key, window, false, count + cost - limit - 1) + window - now
+    retryAfter = logScore(k, window, false, count + cost - limit - 1) + window - now
   elseif mode == 'give' then
     removes = min(cost, count)
     count = count - removes
-    if count > 0 then newest = logScore(key, window, true, removes) end
+    if count > 0 then newest = logScore(k, window, true, removes) end
   elseif mode ~= 'hold' then
     count, newest, adds = count + cost, max(newest, now), cost
   end
   local reset = 0
   if count > 0 then reset = newest + window - now end
   if mode == 'take' or mode == 'give' then
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-    if removes > 0 then redis.call('ZREMRANGEBYRANK', key, -removes, -1) end
+    redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', now - window)
+    if removes > 0 then redis.call('ZREMRANGEBYRANK', KEYS[k], -removes, -1) end
     if adds > 0 then
-      local first = redis.call('ZCOUNT', key, now, now)
+      local first = redis.call('ZCOUNT', KEYS[k], now, now)
       local args = {}
       for i = 0, adds - 1 do
         args[#args + 1] = now
         args[#args + 1] = string.format('%d:%04d', now, first + i)
         if #args == 1000 or i == adds - 1 then
-          redis.call('ZADD', key, unpack(args))
+          redis.call('ZADD', KEYS[k], unpack(args))
           args = {}
         end
       end
     end
-    if count > 0 then expireIn(key, reset) end
+    if count > 0 then expireIn(k, reset) end
   end
   return max(0, limit - count), reset, retryAfter, 0
 end

@@ -57,6 +57,6 @@ local function slidingWindowApply(limit, w, index, previous, current, cost, mode
 end
 
 -- Keeps the view for `reset` ms. Counts above the limit (kept from a larger one) may not fit the pattern's width.
-local function slidingWindowStore(key, limit, pattern, index, previous, current, reset)
-  store(key, joinDigits(pattern, previous <= limit and current <= limit, index, previous, current), reset)
+local function slidingWindowStore(k, limit, pattern, index, previous, current, reset)
+  store(k, joinDigits(pattern, previous <= limit and current <= limit, index, previous, current), reset)
 end

@@ -8,10 +8,10 @@
 -- there is one. A bucket that refills fast, or a subject that is seldom seen, is usually full. Returns the
 -- value, or false and the TTL it wrote (the take's reset, which tokenBucketCloseWritten then needs not work out
 -- again); tokenBucketCloseWritten keeps or undoes the write once the decision is known.
-local function tokenBucketRead(key, rate, unit, capacity, pattern, cost)
+local function tokenBucketRead(k, rate, unit, capacity, pattern, cost)
   local ttl = ceilDiv(cost * unit, rate)
   local mode, at = expiry(ttl)
-  local stored = redis.call('SET', key, joinDigits(pattern, true, now - EPOCH, (capacity - cost) * unit), 'NX', 'GET', mode, at)
+  local stored = redis.call('SET', KEYS[k], joinDigits(pattern, true, now - EPOCH, (capacity - cost) * unit), 'NX', 'GET', mode, at)
   if stored then return stored, false end
   return false, ttl
 end
@@ -48,15 +48,15 @@ end
 
 -- Keeps the view until the bucket is full again (`reset` ms). tokens <= full, whose digits are the pattern's
 -- width: the packed form always fits.
-local function tokenBucketStore(key, pattern, tokens, at, reset)
-  store(key, joinDigits(pattern, true, at - EPOCH, tokens), reset)
+local function tokenBucketStore(k, pattern, tokens, at, reset)
+  store(k, joinDigits(pattern, true, at - EPOCH, tokens), reset)
 end
 
 -- Closes a consume's read that wrote (tokenBucketRead found no key and wrote the take from a full bucket, with TTL
 -- `ttl`): the take's numbers are known; a decision that does not take leaves no key (a full bucket). Other reads
 -- close with Apply and Store.
-local function tokenBucketCloseWritten(key, rate, unit, capacity, tokens, at, cost, mode, ttl)
+local function tokenBucketCloseWritten(k, rate, unit, capacity, tokens, at, cost, mode, ttl)
   if mode == 'take' then return capacity - cost, ttl, 0, 0 end
-  redis.call('DEL', key)
+  redis.call('DEL', KEYS[k])
   return tokenBucketApply(rate, unit, capacity, tokens, at, cost, mode)
 end
