@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL } from '../../../../test/support/env';
+import { windowAt } from '../algorithms/fixed-window';
+import { ManualClock } from '../clock';
+import type { LimitRule } from '../contract';
+import { resolveRequest, resolveRule } from '../rules';
+import { ruleKey } from './keys';
+import { encodeBatch, planOf, pushRuleKeys } from './protocol';
+import { limitScript, RedisEngine } from './redis-engine';
+import { deleteTenantKeys } from './redis-test-support';
+
+// A fixed window's count moved from `<rule key>:<window start ms>` (earlier versions) to the rule's own key, which a
+// call can declare (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). The earlier counter is declared
+// too, for the window of the engine's clock: an upgrade gives no tenant a fresh window, and in a rolling upgrade a
+// node of either version sees what the other charged.
+describe('RedisEngine fixed windows across an upgrade', () => {
+  let redis: Redis;
+  const tenants: string[] = [];
+  beforeAll(() => {
+    redis = new Redis(TEST_REDIS_URL);
+  });
+  afterAll(async () => {
+    await deleteTenantKeys(redis, tenants);
+    redis.disconnect();
+  });
+
+  const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 10, windowMs: 60_000 };
+  const daily: LimitRule = { name: 'daily', algorithm: 'fixed_window', limit: 10, windowMs: 0, calendar: { unit: 'day', timeZone: 'America/New_York' } };
+  const now = Date.UTC(2026, 10, 30, 12, 0, 30);
+  const fresh = () => {
+    const tenantId = `up-${randomUUID()}`;
+    tenants.push(tenantId);
+    return tenantId;
+  };
+  /** The counter an earlier version kept for `rule`'s window at `at`, and a node of that version charging it. */
+  const counterOf = (tenantId: string, rule: LimitRule, at: number) => `${ruleKey(tenantId, rule, undefined)}:${windowAt(resolveRule(rule, 0), at).start}`;
+  const oldNodeCharges = (counter: string, units: number) => redis.incrby(counter, units);
+
+  it.each([minute, daily])('goes on from the count an earlier version left in its window ($name)', async (rule) => {
+    const tenantId = fresh();
+    await redis.set(counterOf(tenantId, rule, now), 8, 'PX', 120_000);
+    const engine = new RedisEngine(redis, { clock: new ManualClock(now) });
+    const decisions = await Promise.all([1, 2, 3].map(() => engine.consume({ tenantId, cost: 1, rules: [rule] })));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
+    expect(decisions[1]!.rules[0]!.remaining).toBe(0);
+  });
+
+  it('keeps both versions\' counts together while nodes of both decide (a rolling upgrade)', async () => {
+    const tenantId = fresh();
+    const engine = new RedisEngine(redis, { clock: new ManualClock(now) });
+    const counter = counterOf(tenantId, minute, now);
+    for (let i = 0; i < 3; i += 1) await engine.consume({ tenantId, cost: 1, rules: [minute] });
+    // An earlier version's node reads the counter: it holds what the new node charged.
+    expect(Number(await redis.get(counter))).toBe(3);
+    await oldNodeCharges(counter, 4);
+    const next = await engine.consume({ tenantId, cost: 3, rules: [minute] });
+    expect({ allowed: next.allowed, remaining: next.rules[0]!.remaining }).toEqual({ allowed: true, remaining: 0 });
+    expect((await engine.consume({ tenantId, cost: 1, rules: [minute] })).allowed).toBe(false);
+    expect(Number(await redis.get(counter))).toBe(10);
+    expect(await redis.pttl(counter)).toBeGreaterThan(0);
+  });
+
+  it('leaves a counter of another window alone when the engine\'s clock named the wrong one, and still counts exactly', async () => {
+    const tenantId = fresh();
+    const rules = resolveRequest('consume', { tenantId, rules: [minute] }, 1);
+    const key = ruleKey(tenantId, minute, undefined);
+    // The engine's estimate is a minute behind the clock the script decides on: it names the previous window's counter.
+    const keys: string[] = [];
+    pushRuleKeys(keys, key, rules[0]!, now - 60_000);
+    await redis.set(keys[1]!, 9, 'PX', 120_000);
+    const call = (amount: number) => encodeBatch(now, [{ operation: 'consume', amount, keys, rules, ruleArgs: planOf(rules).args }]);
+    const first = call(6);
+    expect(String(await limitScript.run(redis, first.keys, first.args))).toMatch(new RegExp(`^${now} 1 4 `));
+    const second = call(5);
+    expect(String(await limitScript.run(redis, second.keys, second.args))).toMatch(new RegExp(`^${now} 0 4 `));
+    expect(await redis.get(keys[1]!)).toBe('9');
+  });
+});
