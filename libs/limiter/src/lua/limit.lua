@@ -14,7 +14,8 @@
                      decisions to the tenant's slot);
                    - per decision that has keys of its own (not '=='), per rule in order: its key
                      `tg:{<tenant tag>}:<algorithm>:<rule>:<subject hash>`, and for a fixed window a second one,
-                     `<key>:<window start ms>` (the counter earlier versions kept, see includes/fixed_window.lua).
+                     `<key>:<window start ms>`, the counter earlier versions kept, of the window that holds the
+                     engine's estimate of Redis's clock (see includes/fixed_window.lua).
   ARGV[1]          now in epoch ms, or '' to use Redis TIME (tests pass an injected clock here)
   ARGV[2]          with an injected clock (ARGV[1] set): ms added to every TTL, which Redis then counts from its
                    own now, since it cannot follow the injected time (stale state reads as empty anyway).
