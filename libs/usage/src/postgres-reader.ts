@@ -1,7 +1,8 @@
 import { Prisma, type PrismaClient } from '@tollgate/db';
 import { DEGRADED_CAUSES, type DegradedCause } from '@tollgate/domain';
 import type { UsageResult } from './fields';
-import type { UsageStep } from './range';
+import { bucketsOf, type UsageStep } from './range';
+import { readRoutes } from './route-usage-reader';
 import { SUMS_BY_OWNER } from './totals-writer';
 import type {
   DegradedCounts,
@@ -185,59 +186,8 @@ export class PostgresUsageReader implements UsageReader {
     return rows.map((r) => ({ id: r.id, decisions: Number(r.decisions), denied: Number(r.denied), shadowDenied: Number(r.shadow_denied) }));
   }
 
-  async routes(query: UsageRoutesQuery): Promise<UsageRouteEntry[]> {
-    // Routes are kept per minute and hour: a range read by the day reads its hours (kept 90 days, as long as a day step
-    // starts being chosen for the ranges that still have them).
-    const step = query.step === 'minute' ? 'minute' : 'hour';
-    const { first, last } = bucketsOf(step, query.from, query.to);
-    const source = Prisma.raw(step === 'minute' ? 'usage_route_minute' : 'usage_route_hour');
-    const tenant = query.tenantId === undefined ? Prisma.sql`true` : Prisma.sql`u.tenant_id = ${query.tenantId}::uuid`;
-    const rated = query.order === 'deny_rate';
-    const rows = await this.prisma.$queryRaw<RouteRow[]>`
-      with r as (
-        select u.route, sum(u.decisions) as decisions,
-          coalesce(sum(u.decisions) filter (where u.result = 'allowed'), 0) as allowed,
-          coalesce(sum(u.decisions) filter (where u.result = 'denied'), 0) as denied,
-          coalesce(sum(u.decisions) filter (where u.result = 'shadow_denied'), 0) as shadow_denied,
-          coalesce(sum(u.decisions) filter (where u.result in ('degraded_allowed', 'degraded_denied')), 0) as degraded,
-          coalesce(sum(u.decisions) filter (where u.result = 'refused'), 0) as refused
-        from ${source} u where u.bucket between ${first}::timestamptz and ${last}::timestamptz and ${tenant}
-        group by u.route
-      )
-      select r.route, r.decisions::bigint, r.allowed::bigint, r.denied::bigint, r.shadow_denied::bigint, r.degraded::bigint, r.refused::bigint,
-        case when r.decisions > 0 then r.denied::float8 / r.decisions::float8 else 0 end as deny_rate
-      from r
-      where r.decisions > 0 and (${!rated} or (r.denied > 0 and r.decisions >= ${query.minDecisions}))
-      order by ${rated ? Prisma.sql`deny_rate desc, r.denied desc` : Prisma.sql`r.decisions desc`}, r.route
-      limit ${query.top}`;
-    if (rows.length === 0) return [];
-    const routes = rows.map((r) => r.route);
-    const limits = await this.prisma.$queryRaw<{ route: string; name: string; denied: bigint; shadow_denied: bigint }[]>`
-      select u.route, u.reason as name,
-        coalesce(sum(u.decisions) filter (where u.result = 'denied'), 0)::bigint as denied,
-        coalesce(sum(u.decisions) filter (where u.result = 'shadow_denied'), 0)::bigint as shadow_denied
-      from ${source} u
-      where u.bucket between ${first}::timestamptz and ${last}::timestamptz and ${tenant}
-        and u.route = any(${routes}::text[]) and u.result in ('denied', 'shadow_denied')
-      group by u.route, u.reason
-      order by sum(u.decisions) desc, u.reason`;
-    const byRoute = new Map<string, UsageRouteEntry['limits']>();
-    for (const l of limits) {
-      const list = byRoute.get(l.route) ?? [];
-      list.push({ name: l.name, denied: Number(l.denied), shadowDenied: Number(l.shadow_denied) });
-      byRoute.set(l.route, list);
-    }
-    return rows.map((r) => ({
-      route: r.route,
-      decisions: Number(r.decisions),
-      allowed: Number(r.allowed),
-      denied: Number(r.denied),
-      shadowDenied: Number(r.shadow_denied),
-      degraded: Number(r.degraded),
-      refused: Number(r.refused),
-      denyRate: Number(r.deny_rate),
-      limits: byRoute.get(r.route) ?? [],
-    }));
+  routes(query: UsageRoutesQuery): Promise<UsageRouteEntry[]> {
+    return readRoutes(this.prisma, query);
   }
 
   async *rows(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): AsyncIterable<UsageRow> {
@@ -350,10 +300,6 @@ const INTERVAL: ReadonlyMap<UsageStep, string> = new Map([
   ['minute', "interval '1 minute'"],
   ['hour', "interval '1 hour'"],
 ]);
-const STEP_MS: ReadonlyMap<UsageStep, number> = new Map([
-  ['minute', 60_000],
-  ['hour', 3600_000],
-]);
 
 /** Which entries a top-N ranks, and in which order. */
 const RANKED: ReadonlyMap<UsageTopMetric, Prisma.Sql> = new Map([
@@ -369,25 +315,8 @@ const ORDER: ReadonlyMap<UsageTopMetric, Prisma.Sql> = new Map([
   ['refused', Prisma.sql`e.refused desc, e.decisions desc`],
 ]);
 
-interface RouteRow {
-  route: string;
-  decisions: bigint;
-  allowed: bigint;
-  denied: bigint;
-  shadow_denied: bigint;
-  degraded: bigint;
-  refused: bigint;
-  deny_rate: number;
-}
-
 /** The range's last millisecond: the range is [from, to). */
 const lastMs = (to: Date) => new Date(to.getTime() - 1);
-
-/** The first and the last bucket (minute or hour) that overlap [from, to). */
-function bucketsOf(step: UsageStep, from: Date, to: Date): { first: Date; last: Date } {
-  const ms = STEP_MS.get(step)!;
-  return { first: new Date(Math.floor(from.getTime() / ms) * ms), last: new Date(Math.floor(lastMs(to).getTime() / ms) * ms) };
-}
 
 /** The calendar day in `timeZone` that holds `at`, as `YYYY-MM-DD`. */
 function localDay(at: Date, timeZone: string): string {

@@ -65,3 +65,8 @@ export function bucketStart(at: Date, step: UsageStep): Date {
   const ms = STEP_MS.get(step) ?? 86_400_000;
   return new Date(Math.floor(at.getTime() / ms) * ms);
 }
+
+/** The first and the last bucket of `step` (minute or hour) that overlap [from, to). */
+export function bucketsOf(step: UsageStep, from: Date, to: Date): { first: Date; last: Date } {
+  return { first: bucketStart(from, step), last: bucketStart(new Date(to.getTime() - 1), step) };
+}

@@ -108,33 +108,31 @@ export type UsageTopBy = (typeof USAGE_TOP_BY)[number];
 export const USAGE_TOP_METRICS = ['denied', 'deny_rate', 'cost', 'refused'] as const;
 export type UsageTopMetric = (typeof USAGE_TOP_METRICS)[number];
 
-export interface UsageTopQuery {
-  by: UsageTopBy;
-  metric: UsageTopMetric;
+/** A ranking over a range: the range and its step, and how many entries at most. */
+interface RankedRead {
   from: Date;
   to: Date;
   step: UsageStep;
-  /** `deny_rate` ranks only entries with at least this many decisions (a handful of decisions makes any rate). */
+  /** A 429 rate ranks only entries with at least this many decisions (a handful of decisions makes any rate). */
   minDecisions: number;
   /** How many entries, at most. */
   top: number;
 }
 
+export interface UsageTopQuery extends RankedRead {
+  by: UsageTopBy;
+  metric: UsageTopMetric;
+}
+
 export const USAGE_ROUTE_ORDERS = ['deny_rate', 'decisions'] as const;
 export type UsageRouteOrder = (typeof USAGE_ROUTE_ORDERS)[number];
 
-export interface UsageRoutesQuery {
+/** `minDecisions`: `deny_rate` ranks only routes with at least this many decisions and one denial. */
+export interface UsageRoutesQuery extends RankedRead {
   /** One tenant's routes (its id, or the nil UUID for decisions without a tenant); absent: every tenant's. */
   tenantId?: string;
   /** `deny_rate`: the share of decisions a limit refused (429s), most first; `decisions`: the most decisions first. */
   order: UsageRouteOrder;
-  from: Date;
-  to: Date;
-  step: UsageStep;
-  /** `deny_rate` ranks only routes with at least this many decisions and one denial. */
-  minDecisions: number;
-  /** How many routes, at most. */
-  top: number;
 }
 
 /** A route's decisions over a range, per result, and per limit that denied it. */

@@ -16,7 +16,7 @@ export class DegradedUsageUseCase {
   ) {}
 
   async execute(query: DegradedQuery): Promise<DegradedUsageView> {
-    const { from, to, step } = this.names.range(query, new Date(), 'UTC');
+    const { from, to, step, said } = this.names.range(query);
     const read = await this.reader.degraded(from, to, step, query.top);
     const names = await this.names.tenants(read.tenants.map((t) => t.tenantId));
     const byCause = { deadline: 0, circuit_open: 0, redis_error: 0, unknown: 0 };
@@ -26,9 +26,7 @@ export class DegradedUsageUseCase {
       for (const cause of Object.keys(byCause) as (keyof typeof byCause)[]) byCause[cause] += point.byCause[cause];
     }
     return {
-      from: from.toISOString(),
-      to: to.toISOString(),
-      step,
+      ...said,
       decisions,
       byCause,
       points: read.points.map((p) => ({ at: p.at.toISOString(), decisions: p.decisions, byCause: p.byCause })),

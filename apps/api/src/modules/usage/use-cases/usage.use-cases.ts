@@ -36,14 +36,19 @@ interface PolicyRef {
  */
 export type UsageScope = { kind: 'operator'; tenantSlug?: string } | { kind: 'tenant'; tenantId: string };
 
-/** A read of usage made ready: the tenant and the policy it names, looked up, and its range and step. */
-interface ResolvedRead {
-  tenant: TenantRef | null;
-  policy: PolicyRef | null;
-  filter: UsageFilter;
+/** The range a usage read reads (defaults filled in) and its step, and the same as its answer says them. */
+export interface ReadRange {
   from: Date;
   to: Date;
   step: UsageStep;
+  said: { from: string; to: string; step: UsageStep };
+}
+
+/** A read of usage made ready: the tenant and the policy it names, looked up, and its range and step. */
+interface ResolvedRead extends ReadRange {
+  tenant: TenantRef | null;
+  policy: PolicyRef | null;
+  filter: UsageFilter;
   timeZone: string;
 }
 
@@ -59,14 +64,15 @@ export class UsageNames {
 
   /**
    * The range of a query (defaults filled in) and the step it is read at, given what the worker keeps
-   * (USAGE_RETENTION_*); a range that cannot be read is a 400 naming the field.
+   * (USAGE_RETENTION_*); a range that cannot be read is a 400 naming the field. `timeZone` is the zone of its days
+   * (a tenant's, or UTC for a read over every tenant).
    */
-  range(query: { from?: Date; to?: Date }, now: Date, timeZone: string): { from: Date; to: Date; step: UsageStep } {
+  range(query: { from?: Date; to?: Date }, timeZone = 'UTC', now = new Date()): ReadRange {
     const to = query.to ?? now;
     const from = query.from ?? new Date(to.getTime() - DEFAULT_RANGE_MS);
     const choice = chooseStep(from, to, now, timeZone, this.config.usage.retention);
     if (!choice.ok) throw new AppError(ErrorCode.VALIDATION_FAILED, `${choice.field}: ${choice.problem}`, choice.field);
-    return { from, to, step: choice.step };
+    return { from, to, step: choice.step, said: { from: from.toISOString(), to: to.toISOString(), step: choice.step } };
   }
 
   /** The tenant of the scope (null: an operator asking about every tenant). An unknown slug is a 404 naming `tenant`. */
@@ -109,17 +115,16 @@ export class UsageNames {
   }
 
   /** Everything a series or an export needs, or the 4xx that says what is wrong with the request. */
-  async resolve(scope: UsageScope, query: Omit<UsageQuery, 'tenant'>, now: Date): Promise<ResolvedRead> {
+  async resolve(scope: UsageScope, query: Omit<UsageQuery, 'tenant'>): Promise<ResolvedRead> {
     const tenant = await this.tenantOf(scope);
     const policy = query.policy === undefined ? null : await this.policy(query.policy, scope, tenant);
     const timeZone = tenant?.timeZone ?? 'UTC';
-    const { from, to, step } = this.range(query, now, timeZone);
     const filter: UsageFilter = {
       ...(tenant ? { tenantId: tenant.id } : {}),
       ...(policy ? { policyId: policy.id } : {}),
       ...(query.result ? { result: query.result } : {}),
     };
-    return { tenant, policy, filter, from, to, step, timeZone };
+    return { ...this.range(query, timeZone), tenant, policy, filter, timeZone };
   }
 }
 
@@ -131,15 +136,13 @@ export class UsageSeriesUseCase {
   ) {}
 
   async execute(scope: UsageScope, query: Omit<UsageQuery, 'tenant'>): Promise<UsageSeries> {
-    const read = await this.names.resolve(scope, query, new Date());
+    const read = await this.names.resolve(scope, query);
     const [points, refusedByReason] = await Promise.all([
       this.reader.series(read.filter, read.from, read.to, read.step, read.timeZone),
       this.reader.refusedByReason(read.filter, read.from, read.to, read.step, read.timeZone),
     ]);
     return {
-      from: read.from.toISOString(),
-      to: read.to.toISOString(),
-      step: read.step,
+      ...read.said,
       timeZone: read.timeZone,
       tenant: read.tenant && { id: read.tenant.id, slug: read.tenant.slug, name: read.tenant.name },
       policy: read.policy,
@@ -162,15 +165,13 @@ export class UsageTopUseCase {
     if (query.by === 'limits' && query.metric === 'cost') throw new AppError(ErrorCode.VALIDATION_FAILED, 'metric: limits are ranked by denied or deny_rate', 'metric');
     // A refused check has no endpoint policy and no limit: only tenants have refusals to rank.
     if (query.by !== 'tenants' && query.metric === 'refused') throw new AppError(ErrorCode.VALIDATION_FAILED, 'metric: only tenants are ranked by refused', 'metric');
-    const { from, to, step } = this.names.range(query, new Date(), 'UTC');
+    const { from, to, step, said } = this.names.range(query);
     const entries = await this.reader.top({ by: query.by, metric: query.metric, from, to, step, minDecisions: query.minDecisions, top: query.top });
     const [tenants, policies] = await Promise.all([this.names.tenants(entries.map((e) => e.tenantId)), this.names.policies(entries.map((e) => e.policyId))]);
     return {
       by: query.by,
       metric: query.metric,
-      from: from.toISOString(),
-      to: to.toISOString(),
-      step,
+      ...said,
       minDecisions: query.minDecisions,
       items: entries.map((e) => ({
         tenantId: e.tenantId,
@@ -197,14 +198,12 @@ export class UsageSummaryUseCase {
   ) {}
 
   async execute(query: SummaryQuery): Promise<UsageSummary> {
-    const { from, to, step } = this.names.range(query, new Date(), 'UTC');
+    const { from, to, step, said } = this.names.range(query);
     const ids = [...new Set(query.id.map((id) => id.toLowerCase()))];
     const entries = await this.reader.summary(query.by, ids, from, to, step);
     return {
       by: query.by,
-      from: from.toISOString(),
-      to: to.toISOString(),
-      step,
+      ...said,
       items: entries.map((e) => ({ ...e, denyRate: e.decisions > 0 ? e.denied / e.decisions : null })),
     };
   }
@@ -221,7 +220,7 @@ export class UsageRoutesUseCase {
 
   async execute(scope: UsageScope, query: OwnRoutesQuery): Promise<UsageRoutes> {
     const tenant = await this.names.tenantOf(scope);
-    const { from, to, step } = this.names.range(query, new Date(), tenant?.timeZone ?? 'UTC');
+    const { from, to, step, said } = this.names.range(query, tenant?.timeZone);
     const items = await this.reader.routes({
       ...(tenant ? { tenantId: tenant.id } : {}),
       order: query.order,
@@ -233,8 +232,8 @@ export class UsageRoutesUseCase {
     });
     return {
       order: query.order,
-      from: from.toISOString(),
-      to: to.toISOString(),
+      ...said,
+      // Routes are kept by the minute and the hour only: a range read by the day reads their hours.
       step: step === 'minute' ? 'minute' : 'hour',
       tenant: tenant && { id: tenant.id, slug: tenant.slug, name: tenant.name },
       minDecisions: query.minDecisions,
@@ -299,7 +298,7 @@ export class UsageExportUseCase {
    * a complete-looking one).
    */
   async execute(scope: UsageScope, query: Omit<UsageQuery, 'tenant'>): Promise<{ csv: Readable; filename: string }> {
-    const read = await this.names.resolve(scope, query, new Date());
+    const read = await this.names.resolve(scope, query);
     const rows = this.reader.rows(read.filter, read.from, read.to, read.step, read.timeZone);
     // Names are anyone's text: csv-stringify quotes what needs quoting, and `escape_formulas` puts a `'` before a
     // value that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`).

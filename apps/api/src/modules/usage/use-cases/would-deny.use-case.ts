@@ -30,7 +30,7 @@ export class WouldDenyUseCase {
   async execute(query: WouldDenyQuery): Promise<WouldDeny> {
     const scope = { kind: 'operator' } as const;
     const policy = await this.names.policy(query.policy, scope, null);
-    const { from, to, step } = this.names.range(query, new Date(), 'UTC');
+    const { from, to, step, said } = this.names.range(query);
 
     const perTenant = new Map<string, number>();
     let shadowDenied = 0;
@@ -75,9 +75,7 @@ export class WouldDenyUseCase {
 
     return {
       policy,
-      from: from.toISOString(),
-      to: to.toISOString(),
-      step,
+      ...said,
       countedFrom: countedFrom.toISOString(),
       countedTo: countedTo.toISOString(),
       shadowDenied,
