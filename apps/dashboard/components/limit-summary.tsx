@@ -1,19 +1,9 @@
+import type { LimitShown } from '@tollgate/domain';
 import type { ReactNode } from 'react';
 import { formatAlgorithm, formatCount, formatRate } from '@/lib/format';
 
-/** What a limit row shows of any limit (a plan's, a policy's, an override, or one in force for a tenant). */
-export interface LimitShape {
-  limit: number;
-  windowS: number;
-  algorithm: string;
-  /** A bucket's capacity when it is not the limit. */
-  burst?: number | null;
-  /** The calendar a fixed window follows (`day`, `month`), if any. */
-  calendar?: string | null;
-}
-
 /** A limit's first two cells: its name over "100 per minute", then its algorithm over its burst. */
-export function LimitSummary({ name, limit, note }: { name: ReactNode; limit: LimitShape; note?: ReactNode }) {
+export function LimitSummary({ name, limit, note }: { name: ReactNode; limit: LimitShown; note?: ReactNode }) {
   return (
     <>
       <div className="limit-cell">

@@ -3,10 +3,9 @@ import { apiRequest, adminPath } from './api-client';
 import type { TenantFilter } from './list-filters';
 import { allPages } from './pagination';
 import {
-  type Calendar,
   CLIENT_ADDRESS_HEADER,
   PAGE_SIZE,
-  limitAnswerSchema, loginAnswerSchema, meAnswerSchema, overrideAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema, tenantAnswerSchema, tenantCapsUsageSchema, tenantPageSchema, tenantViewSchema, type TenantCapsPatch } from '@tollgate/domain';
+  limitAnswerSchema, loginAnswerSchema, meAnswerSchema, overrideAnswerSchema, planAnswerSchema, planPageSchema, planViewSchema, policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema, tenantAnswerSchema, tenantCapsUsageSchema, tenantPageSchema, tenantViewSchema, type LimitPatch, type NewLimitBody, type TenantCapsPatch } from '@tollgate/domain';
 import type { LoginResponse, OverrideResponse, Plan, PlanResponse, Policy, PolicyPage, PolicyResponse, RuleVersionResponse, Tenant, TenantCapsUsage, TenantPage, TenantResponse, UpdateLimitResponse, User } from './api-answers';
 
 // The dashboard's calls to the Tollgate API, by resource. The transport is api-client.ts; keys, accounts and the
@@ -47,16 +46,9 @@ export function getPlan(token: string, planId: string): Promise<Plan> {
   return apiRequest(planPath(planId), planViewSchema, { token });
 }
 
-export interface NewLimit {
-  name: string;
-  windowS: number;
-  limit: number;
-  algorithm?: string;
-  burst?: number | null;
-  calendar?: Calendar | null;
-}
-
-export type LimitPatch = Partial<Pick<NewLimit, 'windowS' | 'limit' | 'algorithm' | 'burst' | 'calendar'>>;
+/** A limit as the API takes it, and a change of one: the domain's. */
+export type NewLimit = NewLimitBody;
+export type { LimitPatch };
 
 /** A new plan with its first limits; a taken slug is a 409 `conflict`. */
 export function createPlan(token: string, plan: { slug: string; name: string; limits: NewLimit[] }): Promise<PlanResponse> {

@@ -86,6 +86,11 @@ describe('readLimitShape', () => {
     expect(readLimitShape(reader({ windowAmount: '1', windowUnit: 'minutes', algorithm: 'gcra', burst: '0' }))).toMatchObject({
       field: 'burst',
     });
+    // Only the API's algorithms are sent (a posted form is anyone's text).
+    expect(readLimitShape(reader({ windowAmount: '1', windowUnit: 'minutes', algorithm: 'constructor' }))).toEqual({
+      field: 'algorithm',
+      message: 'Choose one of the algorithms.',
+    });
   });
 });
 

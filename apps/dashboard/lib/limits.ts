@@ -52,7 +52,7 @@ export function toWindowSeconds(amount: string, unit: string): number | undefine
  * A limit as the API takes it (`NewLimit` of @tollgate/domain; `calendar` only when the form posts one). Forms
  * name its fields with a `prefix`: `limits.0.` for a row of the new-plan form.
  */
-export type LimitInput = Pick<NewLimit, 'name' | 'windowS' | 'limit' | 'burst'> & { algorithm: string; calendar?: Calendar | null };
+export type LimitInput = Pick<NewLimit, 'name' | 'windowS' | 'limit' | 'algorithm' | 'burst'> & Partial<Pick<NewLimit, 'calendar'>>;
 
 /** Why a posted limit cannot be sent: the API's name for the field, so the message lands next to it. */
 export interface FieldProblem {
@@ -75,7 +75,9 @@ function readCalendar(read: Read, prefix: string): { calendar?: Calendar | null 
 export function readLimitShape(read: Read, prefix = ''): Omit<LimitInput, 'name' | 'limit'> | FieldProblem {
   const calendar = readCalendar(read, prefix);
   if (isProblem(calendar)) return calendar;
-  const algorithm = read(`${prefix}algorithm`) || DEFAULT_ALGORITHM;
+  const posted = read(`${prefix}algorithm`) || DEFAULT_ALGORITHM;
+  const algorithm = ALGORITHMS.find((a) => a === posted);
+  if (!algorithm) return { field: `${prefix}algorithm`, message: 'Choose one of the algorithms.' };
   if (calendar.calendar) {
     // The calendar sets the window: the window inputs are not read.
     if (algorithm !== 'fixed_window') return { field: `${prefix}calendar`, message: 'Only a fixed window follows the calendar.' };

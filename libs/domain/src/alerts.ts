@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { instant } from './answers';
 import { freeText } from './text';
+import { patchSchema } from './validation';
 
 /**
  * Alert rules and alerts (docs/adr/0018-alerts.md): what an operator asks to be told about, and what was told. The API
@@ -115,10 +117,7 @@ export const newAlertRuleSchema = z
 export type NewAlertRule = z.infer<typeof newAlertRuleSchema>;
 
 /** A change of a rule: its name, whether it is enabled, its params (whole, as for a new rule of its kind), its repeat interval. Kind and scope never change. */
-export const alertRulePatchSchema = z
-  .strictObject({ name: ruleName, enabled: z.boolean(), params: z.record(z.string(), z.unknown()), repeatIntervalMinutes })
-  .partial()
-  .refine((p) => Object.keys(p).length > 0, 'nothing to change');
+export const alertRulePatchSchema = patchSchema({ name: ruleName, enabled: z.boolean(), params: z.record(z.string(), z.unknown()), repeatIntervalMinutes });
 export type AlertRulePatch = z.infer<typeof alertRulePatchSchema>;
 
 function scopeProblems(rule: { kind: AlertKind; planId: string | null; tenantId: string | null }, ctx: z.RefinementCtx): void {
@@ -154,8 +153,6 @@ export const alertSilenceSchema = z.strictObject({
   reason: freeText(200).optional(),
 });
 export type AlertSilence = z.infer<typeof alertSilenceSchema>;
-
-const instant = z.string();
 
 export const alertRuleViewSchema = z.object({
   id: z.string(),

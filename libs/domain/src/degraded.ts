@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { namedRefSchema, USAGE_STEPS } from './answers';
+import { namedRefSchema } from './answers';
+import { USAGE_STEPS } from './usage-answers';
 
 /**
  * Why Redis did not decide a check that a failure mode then answered: it answered after the decision deadline

@@ -11,6 +11,7 @@ export * from './check';
 export * from './rate-limit-headers';
 export * from './policies';
 export * from './answers';
+export * from './usage-answers';
 export * from './client-address';
 export * from './signed-client-address';
 export * from './trust-proxy';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patchSchema } from './validation';
 
 /**
  * Algorithms the enforcement engine can run for a limit (libs/limiter/README.md describes each). The one list:
@@ -84,6 +85,12 @@ function refineShape(limit: LimitShape, ctx: z.RefinementCtx): void {
 export const limitSchema = z.object({ name: limitNameSchema, ...limitInputFields }).superRefine(refineShape);
 export type Limit = z.infer<typeof limitSchema>;
 
+/**
+ * What any limit shows, whichever it is (a plan's or a policy's as the admin API shows it, an override, one compiled
+ * into the rule set): its count, window and algorithm, and `burst` and `calendar` where it has them.
+ */
+export type LimitShown = Pick<Limit, 'limit' | 'windowS' | 'algorithm'> & Partial<Pick<Limit, 'burst' | 'calendar'>>;
+
 /** What a limit without a calendar had until calendars were explicit: a fixed window of exactly a day followed it. */
 export function legacyCalendar(limit: { windowS: unknown; algorithm: unknown }): Calendar | null {
   return limit.algorithm === 'fixed_window' && limit.windowS === DAY_S ? 'day' : null;
@@ -134,6 +141,8 @@ function withWindow<T extends { windowS?: number | undefined; algorithm: Algorit
 /** A new limit; `algorithm` defaults to a fixed window, `burst` to the limit, `calendar` to none. */
 export const newLimitSchema = z.strictObject({ name: limitNameSchema, ...newLimitFields }).transform(withWindow);
 export type NewLimit = z.infer<typeof newLimitSchema>;
+/** A new limit as a client sends it: `algorithm`, `burst` and `calendar` may be left out, `windowS` with a calendar. */
+export type NewLimitBody = z.input<typeof newLimitSchema>;
 
 /** A whole limit but its name, which is given apart (a tenant's override, named in the path): replaces what there was. */
 export const limitBodySchema = z.strictObject(newLimitFields).transform(withWindow);
@@ -143,10 +152,7 @@ export type LimitBody = z.infer<typeof limitBodySchema>;
  * A change of a limit: any of its fields but its name (its identity). Whether the result holds together (a
  * calendar on a fixed window of the calendar's length) is checked against the stored limit: see `patchedLimit`.
  */
-export const limitPatchSchema = z
-  .strictObject(limitInputFields)
-  .partial()
-  .refine((p) => Object.keys(p).length > 0, 'nothing to change');
+export const limitPatchSchema = patchSchema(limitInputFields);
 export type LimitPatch = z.infer<typeof limitPatchSchema>;
 
 /**

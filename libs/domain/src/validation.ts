@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError, ErrorCode } from './errors';
 
 /**
@@ -11,4 +11,12 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.
   const field = issue && issue.path.length > 0 ? issue.path.join('.') : undefined;
   const message = issue ? `${field ? `${field}: ` : ''}${issue.message}` : 'invalid input';
   throw new AppError(ErrorCode.VALIDATION_FAILED, message, field);
+}
+
+/** A change of some of `fields` (a PATCH body): each field optional, no other field, and at least one of them. */
+export function patchSchema<S extends z.ZodRawShape>(fields: S) {
+  return z
+    .strictObject(fields)
+    .partial()
+    .refine((p) => Object.keys(p).length > 0, 'nothing to change');
 }

@@ -1,4 +1,4 @@
-import { FAILURE_MODES, freeText, MAX_COST, newLimitsSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
+import { FAILURE_MODES, freeText, MAX_COST, newLimitsSchema, patchSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
 import { z } from 'zod';
 import { pageSizeQuery } from '../../../common/page-size';
 
@@ -32,10 +32,7 @@ export const newPolicySchema = z
 export type NewPolicy = z.infer<typeof newPolicySchema>;
 
 /** A change of a policy; its owner is its identity and does not change. */
-export const policyPatchSchema = z
-  .strictObject(policyFields)
-  .partial()
-  .refine((p) => Object.keys(p).length > 0, 'nothing to change');
+export const policyPatchSchema = patchSchema(policyFields);
 export type PolicyPatch = z.infer<typeof policyPatchSchema>;
 
 export const listPoliciesQuery = z.strictObject({

@@ -1,4 +1,4 @@
-import { freeText, limitBodySchema, limitNameSchema, slug, TENANT_STATUSES, tenantCapsPatchSchema, timeZoneSchema, type LimitBody } from '@tollgate/domain';
+import { freeText, limitBodySchema, limitNameSchema, patchSchema, slug, TENANT_STATUSES, tenantCapsPatchSchema, timeZoneSchema, type LimitBody } from '@tollgate/domain';
 import { z } from 'zod';
 
 export const newTenantSchema = z.strictObject({
@@ -10,17 +10,14 @@ export const newTenantSchema = z.strictObject({
 });
 export type NewTenant = z.infer<typeof newTenantSchema>;
 
-export const tenantPatchSchema = z
-  .strictObject({
-    name: freeText(100),
-    planId: z.uuid('must be a plan id'),
-    timeZone: timeZoneSchema,
-    status: z.enum(TENANT_STATUSES),
-    /** Its own caps on webhook endpoints and alert rules (null: back to the installation's default). */
-    caps: tenantCapsPatchSchema,
-  })
-  .partial()
-  .refine((p) => Object.keys(p).length > 0, 'nothing to change');
+export const tenantPatchSchema = patchSchema({
+  name: freeText(100),
+  planId: z.uuid('must be a plan id'),
+  timeZone: timeZoneSchema,
+  status: z.enum(TENANT_STATUSES),
+  /** Its own caps on webhook endpoints and alert rules (null: back to the installation's default). */
+  caps: tenantCapsPatchSchema,
+});
 export type TenantPatch = z.infer<typeof tenantPatchSchema>;
 
 /** A tenant's own version of a limit (replaces the plan's limit of the same name, or adds one). */

@@ -1,4 +1,4 @@
-import { freeText, queryText } from '@tollgate/domain';
+import { freeText, patchSchema, queryText } from '@tollgate/domain';
 import { z } from 'zod';
 import { pageSizeQuery } from '../../../common/page-size';
 
@@ -24,10 +24,7 @@ export const newUserSchema = z
 export type NewUser = z.infer<typeof newUserSchema>;
 
 /** A user's name or password (a new password signs the user out everywhere). Role and tenant never change. */
-export const userPatchSchema = z
-  .strictObject({ name: freeText(100), password: passwordSchema })
-  .partial()
-  .refine((p) => Object.keys(p).length > 0, 'nothing to change');
+export const userPatchSchema = patchSchema({ name: freeText(100), password: passwordSchema });
 export type UserPatch = z.infer<typeof userPatchSchema>;
 
 export const listUsersQuery = z.strictObject({
