@@ -5,5 +5,5 @@ export { TokenBucket, type AcquireOptions, type RetryOptions, type TokenBucketOp
 export { ManualClock, systemClock, type Clock } from './clock';
 export { fullJitterDelay, type BackoffOptions } from './backoff';
 export { retryAfterMs } from './retry-after';
-export { ErrorCode } from '@tollgate/domain/wire';
-export type { BatchCheckResult, CheckResult, EnforcementMode, LeaseResult, LimitState } from '@tollgate/domain/wire';
+export { ErrorCode, REFUSAL_REASONS, UNAVAILABLE_REASON } from '@tollgate/domain/wire';
+export type { BatchCheckResult, CheckResult, EnforcementMode, LeaseResult, LimitState, RefusalReason } from '@tollgate/domain/wire';

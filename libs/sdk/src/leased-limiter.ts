@@ -38,7 +38,8 @@ export interface LocalDecision {
   readonly mode: EnforcementMode;
   /** Decided without Tollgate (it failed open): no limit is known. */
   readonly degraded?: boolean;
-  readonly reason?: string;
+  /** Why: a refusal's reason as the API gave it (REFUSAL_REASONS), or `tollgate_unavailable` for a fail-open pass. */
+  readonly reason?: CheckResult['reason'];
 }
 
 interface Lease {
@@ -55,7 +56,7 @@ interface Entry {
   leases: Lease[];
   /** At most one lease in flight per key; resolves to its error or its denial, if any. */
   inFlight?: Promise<TollgateError | LocalDecision | undefined>;
-  denial?: { until: number; mode: EnforcementMode; reason?: string };
+  denial?: { until: number; mode: EnforcementMode; reason?: CheckResult['reason'] };
   failure?: { until: number; error: TollgateError };
 }
 
@@ -251,7 +252,7 @@ export class LeasedLimiter {
   }
 }
 
-function denied(retryAfterMs: number, mode: EnforcementMode, reason: string | undefined): LocalDecision {
+function denied(retryAfterMs: number, mode: EnforcementMode, reason: CheckResult['reason']): LocalDecision {
   return reason === undefined ? { allowed: false, retryAfterMs, mode } : { allowed: false, retryAfterMs, mode, reason };
 }
 
