@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { fmt } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
-const { MemoryEngine, ManualClock } = require('@tollgate/limiter');
+const { MemoryEngine, ManualClock, prepareRules } = require('@tollgate/limiter');
 
 const N = Number(process.env.ACCURACY_REQUESTS ?? 200_000);
 const LIMIT = 100;
@@ -47,7 +47,7 @@ async function compare(trace) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const exactEngine = new MemoryEngine({ clock });
   const approxEngine = new MemoryEngine({ clock });
-  const rule = (algorithm) => [{ name: 'minute', algorithm, limit: LIMIT, windowMs: WINDOW_MS }];
+  const rule = (algorithm) => prepareRules([{ name: 'minute', algorithm, limit: LIMIT, windowMs: WINDOW_MS }]);
   const admitted = new Map(); // fixed-window start → admitted count, of the exact engine's history
   let wrong = 0, falseAllow = 0, falseDeny = 0, allowedExact = 0, allowedApprox = 0, n = 0;
   for (const gap of trace) {

@@ -29,7 +29,7 @@ const { ConditionEvaluator } = require('../apps/worker/dist/alerts/conditions.js
 const { RuleSetSource } = require('../apps/worker/dist/alerts/rule-set-source.js');
 const { webhookEvents } = require('../apps/worker/dist/alerts/event-publisher.js');
 const { createPrismaClient } = require('@tollgate/db');
-const { RedisEngine, systemClock } = require('@tollgate/limiter');
+const { prepareRules, RedisEngine, systemClock } = require('@tollgate/limiter');
 const { createRuleSetVersion } = require('@tollgate/rule-store');
 const { toLimitRule } = require('@tollgate/rules');
 
@@ -88,9 +88,9 @@ async function seed(db, prisma) {
   return tenants;
 }
 
-/** Each tenant's three limits as the engine runs them, one array each (the engine keeps what it derives by identity). */
+/** Each tenant's three limits as the engine runs them, each prepared once. */
 function rulesOf(tenants) {
-  return new Map(tenants.map((t) => [t.id, LIMITS.map((l) => [toLimitRule({ ...l, calendar: l.calendar ?? undefined }, t.time_zone)])]));
+  return new Map(tenants.map((t) => [t.id, LIMITS.map((l) => prepareRules([toLimitRule({ ...l, calendar: l.calendar ?? undefined }, t.time_zone)]))]));
 }
 
 /** The share of each limit tenant `i` is charged to before the burst: 20 to 60 %, under every threshold. */
@@ -156,7 +156,7 @@ async function endToEnd(db, engine, tenants, firstFree) {
       const l = LIMITS[0];
       await sleep(Math.random() * INTERVAL_MS);
       const at = performance.now();
-      await engine.consume({ tenantId: t.id, cost: Math.floor(l.limit * 0.6), rules: [toLimitRule({ ...l, calendar: undefined }, t.time_zone)] });
+      await engine.consume({ tenantId: t.id, cost: Math.floor(l.limit * 0.6), rules: prepareRules([toLimitRule({ ...l, calendar: undefined }, t.time_zone)]) });
       await until(`select 1 from alerts where tenant_id = $1 and kind = 'quota_threshold'`, [t.id]);
       quotaLag.push(performance.now() - at);
 

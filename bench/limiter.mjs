@@ -10,10 +10,8 @@ import { startRedisServer } from '../scripts/lib/redis-server.mjs';
 import { fmt, machine, throughput } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
-const { RedisEngine, MemoryEngine, ManualClock, ruleKey, ALGORITHMS } = require('@tollgate/limiter');
+const { RedisEngine, MemoryEngine, ManualClock, prepareRules, ruleKey, ALGORITHMS } = require('@tollgate/limiter');
 const { limitScript } = require('@tollgate/limiter/dist/redis/redis-engine.js');
-const { ruleArgs } = require('@tollgate/limiter/dist/redis/protocol.js');
-const { resolveRule } = require('@tollgate/limiter/dist/rules.js');
 
 const ownRedis = process.env.BENCH_REDIS_URL ? undefined : await startRedisServer('tollgate-bench');
 const url = new URL(process.env.BENCH_REDIS_URL ?? ownRedis.url);
@@ -36,7 +34,7 @@ function redisBenchmark(args, { requests = 400_000 * (seconds / 5), keys = 100_0
 
 /** The script's ARGV for consuming 1 unit against `rules` on Redis TIME, as the engine sends it (see lua/limit.lua). */
 function scriptArgs(rules) {
-  return ['', '0', '', '', '', 'consume', '1', '', String(rules.length), ...rules.flatMap((rule, i) => ruleArgs(resolveRule(rule, i)))];
+  return ['', '0', '', '', '', 'consume', '1', '', ...prepareRules(rules).args];
 }
 
 /** Redis's own count of script calls (`EVALSHA`) and of the µs spent inside them (`INFO commandstats`). */
@@ -114,7 +112,9 @@ async function scriptOpsPerSecond() {
 
 async function nodeLoop() {
   const loop = (op) => throughput(op, { ms: seconds * 1000 });
-  const three = [perSecond, minute, daily];
+  // Rules prepared once, as the API prepares them once per rule set version.
+  const one = prepareRules([minute]);
+  const three = prepareRules([perSecond, minute, daily]);
   const tollgate = (engine, rules) => loop((i) => engine.consume({ tenantId: 'bench-node', subject: `s${i % 10_000}`, cost: 1, rules }));
   const batched = new RedisEngine(redis);
   const unbatched = new RedisEngine(redis, { batch: false });
@@ -124,9 +124,9 @@ async function nodeLoop() {
   return {
     rateLimiterFlexible: await loop((i) => flexibleOne.consume(`s${i % 10_000}`, 1)),
     rateLimiterFlexibleUnionThree: await loop((i) => union.consume(`s${i % 10_000}`, 1)),
-    tollgateOneLimit: await tollgate(batched, [minute]),
+    tollgateOneLimit: await tollgate(batched, one),
     tollgateThreeLimits: await tollgate(batched, three),
-    tollgateOneLimitUnbatched: await tollgate(unbatched, [minute]),
+    tollgateOneLimitUnbatched: await tollgate(unbatched, one),
     tollgateThreeLimitsUnbatched: await tollgate(unbatched, three),
   };
 }
@@ -134,7 +134,7 @@ async function nodeLoop() {
 async function memoryDecisions() {
   const clock = new ManualClock(Date.now());
   const engine = new MemoryEngine({ clock });
-  const rules = [perSecond, minute, daily];
+  const rules = prepareRules([perSecond, minute, daily]);
   const n = 300_000;
   for (let i = 0; i < 20_000; i += 1) await engine.consume({ tenantId: 't', subject: `s${i % 1000}`, cost: 1, rules });
   const start = performance.now();
@@ -152,7 +152,7 @@ async function memoryUsage() {
     const rule = { name: 'minute', algorithm, limit: 100, windowMs: 60_000 };
     const samples = [];
     for (let i = 0; i < 200; i += 1) {
-      const request = { tenantId: '3f2a9c1e-5b7d-4e8f-9a6b-0c1d2e3f4a5b', subject: `user-${i}`, cost: 1, rules: [rule] };
+      const request = { tenantId: '3f2a9c1e-5b7d-4e8f-9a6b-0c1d2e3f4a5b', subject: `user-${i}`, cost: 1, rules: prepareRules([rule]) };
       await engine.consume(request);
       let key = ruleKey(request.tenantId, rule, request.subject);
       if (algorithm === 'fixed_window') key = (await redis.keys(`${key}:*`))[0];
@@ -166,7 +166,7 @@ async function memoryUsage() {
 /** Redis commands per decision of 3 limits: `n` decisions one after another, or 64 at a time (batched). */
 async function commandsPerDecision(concurrent) {
   const engine = new RedisEngine(redis);
-  const rules = [perSecond, minute, daily];
+  const rules = prepareRules([perSecond, minute, daily]);
   await engine.consume({ tenantId: 'bench-cmd', cost: 1, rules }); // script cached
   await redis.config('RESETSTAT');
   const n = 10_000;

@@ -11,14 +11,14 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { fmt, machine } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
-const { MemoryEngine } = require('@tollgate/limiter');
+const { MemoryEngine, prepareRules } = require('@tollgate/limiter');
 const { LeasedLimiter, TollgateClient } = require('@tollgate/sdk');
 
 const markdown = process.argv.includes('--markdown');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const LEASE = 10_000;
 const CHUNK = 1_000; // decisions between two turns of the event loop, as a busy server yields between requests
-const rules = [{ name: 'minute', algorithm: 'fixed_window', limit: 1_000_000_000, windowMs: 60_000 }];
+const rules = prepareRules([{ name: 'minute', algorithm: 'fixed_window', limit: 1_000_000_000, windowMs: 60_000 }]);
 
 /** A minimal server of the lease and refund routes: counts calls, decides with the in-memory engine. */
 async function startLeaseServer() {

@@ -9,7 +9,7 @@ import {
   leaseRequestSchema,
   rateLimitHeaders,
 } from '@tollgate/domain';
-import { type Clock, type Decision, type LimitRule, MemoryEngine } from '@tollgate/limiter';
+import { type Clock, type Decision, type LimitRule, MemoryEngine, preparingEachCall } from '@tollgate/limiter';
 import type { z } from 'zod';
 
 /**
@@ -41,7 +41,7 @@ export interface EnforcementServerOptions {
 type Fault = { status: number; retryAfterS?: number; count: number } | { hang: true; count: number };
 
 export async function startEnforcementServer(options: EnforcementServerOptions): Promise<EnforcementServer> {
-  const engine = new MemoryEngine({ clock: options.clock });
+  const engine = preparingEachCall(new MemoryEngine({ clock: options.clock }));
   const serviceKey = options.serviceKey ?? 'tg_test_enforcement_server';
   const calls: Record<string, number> = {};
   const requests: { path: string; body: unknown }[] = [];

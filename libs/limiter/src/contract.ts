@@ -6,6 +6,7 @@
  */
 
 import type { Algorithm, Calendar } from '@tollgate/domain';
+import type { PreparedRules } from './prepared-rules';
 
 /** The algorithms are named once, in the domain (plans store them); the engine runs every one of them. */
 export { ALGORITHMS } from '@tollgate/domain';
@@ -45,7 +46,8 @@ export interface LimitRequest {
   ruleSubjects?: readonly (string | undefined)[];
   /** Positive integer. A cost above a rule's capacity is a `CostExceedsCapacityError`, never a wait. */
   cost: number;
-  rules: readonly LimitRule[];
+  /** The rules, prepared once (`prepareRules`); `preparingEachCall` takes them as written. */
+  rules: PreparedRules;
   /**
    * A consume or a peek: the rules from this index on (from 0) are a policy in shadow mode, decided and reported but
    * never denying. When only they refuse, the request is decided on the rules before them alone (charged there only,

@@ -6,5 +6,6 @@ export { RedisEngine, type LateReplyOutcome, type RedisEngineOptions } from './r
 export { MemoryEngine, type MemoryEngineOptions } from './memory/memory-engine';
 export { ExpiringLru } from './memory/lru';
 export { MAX_SLIDING_LOG_LIMIT, MAX_UNITS, MAX_WINDOW_MS, resolveRule, type ResolvedRule } from './rules';
+export { prepareRules, preparingEachCall, type PreparedRules, type RuleListLimiter, type WithRuleList } from './prepared-rules';
 export { routedTally, tallyText } from './redis/protocol';
 export { ALGORITHM_CODES, hashTagOf, ruleKey, subjectHash, tenantKeyPattern, tenantKeyPrefix, tenantTag } from './redis/keys';

@@ -1,39 +1,52 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from './contract';
 import { CostExceedsCapacityError, InvalidRuleError } from './errors';
-import { resolveRequest, resolveRules } from './rules';
+import { keyPrefixOf, prepareRules } from './prepared-rules';
+import { argsAt } from './redis/protocol';
+import { tenantKeyPrefix } from './redis/keys';
+import { validateRequest } from './rules';
 
 const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: 60_000 };
 const bucket: LimitRule = { name: 'bucket', algorithm: 'token_bucket', limit: 1, windowMs: 1000, burst: 3 };
 
-describe('resolveRules', () => {
-  it('resolves an array once and hands out the same resolved rules for it', () => {
-    const rules = [minute, bucket];
-    const first = resolveRules(rules);
-    expect(first.rules.map((r) => r.capacity)).toEqual([5, 3]);
-    expect(resolveRules(rules)).toBe(first);
-    expect(resolveRequest('consume', { tenantId: 't', rules }, 1)).toBe(first.rules);
+describe('prepareRules', () => {
+  it('resolves every rule and works out what a decision sends for it, frozen', () => {
+    const prepared = prepareRules([minute, bucket]);
+    expect(prepared.rules.map((r) => r.capacity)).toEqual([5, 3]);
+    expect(prepared.keyParts).toEqual(['fw:minute:', 'tb1000:bucket:']);
+    expect(prepared.args).toEqual(['2', 'fw', '5', '60000', 'tb', '1', '1000', '3', '%d%04d3']);
+    expect(prepared.calendar).toBe(false);
+    expect(prepared.models).toHaveLength(2);
+    expect(Object.isFrozen(prepared) && Object.isFrozen(prepared.rules) && Object.isFrozen(prepared.args)).toBe(true);
+    expect(validateRequest('consume', { tenantId: 't', rules: prepared }, 1)).toBe(prepared.rules);
   });
 
-  it('resolves a new array again, even with the same rules, and validates it', () => {
-    const first = resolveRules([minute]);
-    expect(resolveRules([minute])).not.toBe(first);
-    expect(() => resolveRules([{ ...minute, limit: 0 }])).toThrow(InvalidRuleError);
+  it('refuses an invalid rule, then a repeated name', () => {
+    expect(() => prepareRules([{ ...minute, limit: 0 }])).toThrow(InvalidRuleError);
+    expect(() => prepareRules([minute, { ...minute, limit: 100 }])).toThrow(expect.objectContaining({ reason: 'duplicate_name', field: 'rules.1.name' }));
+    expect(() => prepareRules([minute, { ...minute, limit: 0 }])).toThrow(expect.objectContaining({ reason: 'not_positive_integer' }));
   });
 
-  it('resolves an array again when its elements were replaced or added to', () => {
-    const rules: LimitRule[] = [minute];
-    const first = resolveRules(rules);
-    rules.push(bucket);
-    expect(resolveRules(rules).rules).toHaveLength(2);
-    rules[0] = { ...minute, limit: 7 };
-    expect(resolveRules(rules).rules[0]?.capacity).toBe(7);
-    expect(first.rules).toHaveLength(1);
+  it('prepares a tenant\'s key prefix once, and any other tenant\'s per call', () => {
+    const prepared = prepareRules([minute], 'tenant-1');
+    expect(keyPrefixOf(prepared, 'tenant-1')).toBe(tenantKeyPrefix('tenant-1'));
+    expect(keyPrefixOf(prepared, 'tenant-2')).toBe(tenantKeyPrefix('tenant-2'));
+    expect(keyPrefixOf(prepareRules([minute]), 'tenant-1')).toBe(tenantKeyPrefix('tenant-1'));
   });
 
-  it('keeps the order of errors: a rule before a duplicate name is checked against the cost first', () => {
-    const rules = [minute, { ...minute, limit: 100 }];
-    expect(() => resolveRequest('consume', { tenantId: 't', rules }, 6)).toThrow(CostExceedsCapacityError);
-    expect(() => resolveRequest('consume', { tenantId: 't', rules }, 1)).toThrow(expect.objectContaining({ reason: 'duplicate_name', field: 'rules.1.name' }));
+  it('keeps each calendar rule\'s last windows in the prepared rules, and moves on when the clock leaves them', () => {
+    const daily: LimitRule = { name: 'daily', algorithm: 'fixed_window', limit: 9, windowMs: 0, calendar: { unit: 'day', timeZone: 'UTC' } };
+    const prepared = prepareRules([minute, daily]);
+    const noon = Date.UTC(2026, 5, 1, 12);
+    const first = argsAt(prepared, noon);
+    expect(argsAt(prepared, noon + 3_600_000)).toEqual(first);
+    expect(argsAt(prepared, noon + 86_400_000).slice(-3)).toEqual([Date.UTC(2026, 5, 2), Date.UTC(2026, 5, 3), Date.UTC(2026, 5, 4)]);
+    expect(argsAt(prepared, noon)).toEqual(first);
+  });
+
+  it('leaves the checks that depend on the request to each request', () => {
+    const prepared = prepareRules([minute, bucket]);
+    expect(() => validateRequest('consume', { tenantId: 't', rules: prepared }, 4)).toThrow(CostExceedsCapacityError);
+    expect(() => validateRequest('consume', { tenantId: '', rules: prepared }, 1)).toThrow(expect.objectContaining({ field: 'tenantId' }));
   });
 });

@@ -37,11 +37,11 @@ export function subjectOf(request: Pick<LimitRequest, 'subject' | 'ruleSubjects'
 }
 
 /**
- * Validates a request for `operation` and resolves its rules; throws a typed error before any state is
- * touched. `amount` is the cost, or the lease's maximum. The rules are validated once per array (see
- * `resolveRules`); the checks that depend on the request run on every call, in the same order as ever.
+ * Validates a request for `operation` against its prepared rules; throws a typed error before any state is touched.
+ * `amount` is the cost, or the lease's maximum. The rules themselves were validated when they were prepared
+ * (`prepareRules`); these are the checks that depend on the request.
  */
-export function resolveRequest(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): readonly ResolvedRule[] {
+export function validateRequest(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): readonly ResolvedRule[] {
   const field = operation === 'lease' ? 'max' : 'cost';
   if (typeof request.tenantId !== 'string' || request.tenantId.length === 0) {
     throw new InvalidLimitRequestError('tenantId must be a non-empty string', 'tenantId');
@@ -49,9 +49,10 @@ export function resolveRequest(operation: Operation, request: Omit<LimitRequest,
   if (request.subject !== undefined && typeof request.subject !== 'string') {
     throw new InvalidLimitRequestError('subject must be a string', 'subject');
   }
+  const { rules } = request.rules;
   const { ruleSubjects } = request;
   if (ruleSubjects !== undefined) {
-    if (!Array.isArray(ruleSubjects) || ruleSubjects.length !== request.rules.length) {
+    if (!Array.isArray(ruleSubjects) || ruleSubjects.length !== rules.length) {
       throw new InvalidLimitRequestError('ruleSubjects must have one entry per rule', 'ruleSubjects');
     }
     for (const s of ruleSubjects) if (s !== undefined && typeof s !== 'string') throw new InvalidLimitRequestError('ruleSubjects must be strings', 'ruleSubjects');
@@ -59,56 +60,15 @@ export function resolveRequest(operation: Operation, request: Omit<LimitRequest,
   if (!isPositiveInteger(amount) || amount > MAX_UNITS) {
     throw new InvalidLimitRequestError(`${field} must be an integer from 1 to ${MAX_UNITS}`, field);
   }
-  const { rules, duplicateAt } = resolveRules(request.rules);
   const { shadowFrom } = request;
   if (shadowFrom !== undefined && (!Number.isInteger(shadowFrom) || shadowFrom < 0 || shadowFrom > rules.length)) {
     throw new InvalidLimitRequestError('shadowFrom must be the index of a rule', 'shadowFrom');
   }
-  for (let i = 0; i < rules.length; i += 1) {
-    const rule = rules[i] as ResolvedRule;
-    if (i === duplicateAt) throw new InvalidRuleError(rule.name, 'duplicate_name', 'the name is used twice', `rules.${i}.name`);
+  for (const rule of rules) {
     if (operation === 'lease' && rule.algorithm === 'leaky_bucket_shaper') throw new LeaseNotSupportedError(rule.name);
     if (amount > rule.capacity) throw new CostExceedsCapacityError(rule.name, rule.capacity, amount, field);
   }
   return rules;
-}
-
-/** A rule array, every rule valid on its own; `duplicateAt` is the index of the first repeated name (or -1). */
-export interface ResolvedRules {
-  rules: readonly ResolvedRule[];
-  duplicateAt: number;
-  /** The rules as given: a cached entry is used only while the array still holds these very objects. */
-  source: readonly LimitRule[];
-}
-
-/**
- * Rule arrays already resolved. The API passes the same array for every check of a tenant until its rule
- * set changes, so validation runs once per array instead of once per check; an array is dropped with the
- * rule set that held it. Rule objects are taken as immutable; an array whose elements were replaced or
- * added to is resolved again.
- */
-const resolved = new WeakMap<readonly LimitRule[], ResolvedRules>();
-
-/** Resolves every rule of `rules` (throwing the first invalid one's error), once per array. */
-export function resolveRules(rules: readonly LimitRule[]): ResolvedRules {
-  const cached = resolved.get(rules);
-  if (cached && sameElements(cached.source, rules)) return cached;
-  const names = new Set<string>();
-  let duplicateAt = -1;
-  const result = rules.map(resolveRule);
-  result.forEach((rule, i) => {
-    if (names.has(rule.name) && duplicateAt === -1) duplicateAt = i;
-    names.add(rule.name);
-  });
-  const entry = { rules: result, duplicateAt, source: [...rules] };
-  resolved.set(rules, entry);
-  return entry;
-}
-
-function sameElements(a: readonly LimitRule[], b: readonly LimitRule[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 export function resolveRule(rule: LimitRule, index: number): ResolvedRule {

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { RedisEngine } from '@tollgate/limiter';
+import { preparingEachCall, RedisEngine } from '@tollgate/limiter';
 import { commitRuleSetVersion } from '@tollgate/rule-store';
 import { createEndpoint, parseEncryptionKeys, SecretBox } from '@tollgate/webhooks';
 import { Queue } from 'bullmq';
@@ -40,7 +40,7 @@ describe('the worker evaluating alert rules', () => {
     await prisma.alertRule.create({ data: { name: 'near quota', kind: 'quota_threshold', planId: plan.id, params: {} } });
     await prisma.$transaction((tx) => commitRuleSetVersion(tx, 'test'));
     const daily = { tenantId: tenant.id, rules: [{ name: 'daily', algorithm: 'fixed_window' as const, limit: 10, windowMs: 86_400_000 }] };
-    await new RedisEngine(redis).consume({ ...daily, cost: 9 });
+    await preparingEachCall(new RedisEngine(redis)).consume({ ...daily, cost: 9 });
     // The operator's endpoint for quota events, at a receiver on this machine (allowed by the worker's allow-list).
     const receiver = await startReceiver();
     const { secret } = await prisma.$transaction((tx) =>
@@ -68,7 +68,7 @@ describe('the worker evaluating alert rules', () => {
       const events = () =>
         receiver.received.map((r) => new Webhook(secret!.slice('whsec_'.length)).verify(r.body, r.headers as Record<string, string>) as { type: string; data: { thresholds: number[] } });
       await waitFor(() => receiver.received.length >= 1, 20_000, 100);
-      await new RedisEngine(redis).consume({ ...daily, cost: 1 });
+      await preparingEachCall(new RedisEngine(redis)).consume({ ...daily, cost: 1 });
       await waitFor(() => receiver.received.length >= 2, 20_000, 100);
       await sleep(3000);
       expect(events().map((e) => [e.type, e.data.thresholds])).toEqual([

@@ -1,6 +1,6 @@
 import { createPrismaClient, type Prisma, type PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
-import { type LimitRule, ManualClock, RedisEngine } from '@tollgate/limiter';
+import { type LimitRule, ManualClock, prepareRules, RedisEngine } from '@tollgate/limiter';
 import { commitRuleSetVersion } from '@tollgate/rule-store';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -68,7 +68,7 @@ describe('quota threshold alerts', () => {
     return { tenant, rule };
   }
 
-  const use = (tenantId: string, cost: number, rule = daily) => engine.consume({ tenantId, cost, rules: [rule] });
+  const use = (tenantId: string, cost: number, rule = daily) => engine.consume({ tenantId, cost, rules: prepareRules([rule]) });
 
   it('tells once at 80 % and once at 100 % of the daily quota, and not again in the same window: one alert', async () => {
     const { tenant, rule } = await tenantWithRule();

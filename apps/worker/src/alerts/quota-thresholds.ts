@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@tollgate/db';
 import { type CompiledTenant, DAY_S, type LimitSpec, policyLimitName, type RuleSet } from '@tollgate/domain';
-import { calendarWindowAt, type Clock, type LimitRule, type Limiter } from '@tollgate/limiter';
+import { calendarWindowAt, type Clock, type LimitRule, type Limiter, prepareRules, type PreparedRules } from '@tollgate/limiter';
 import { effectivePolicies, toLimitRule } from '@tollgate/rules';
 import { type ActiveRule, activeRules, watches } from './alert-rules';
 import type { EventPublisher } from './event-publisher';
@@ -11,8 +11,8 @@ import type { RuleSetSource } from './rule-set-source';
 interface Watched {
   tenant: CompiledTenant;
   rule: LimitRule;
-  /** `[rule]`, one array for every run: the engine keeps what it derives from a rule array by its identity. */
-  one: readonly LimitRule[];
+  /** `[rule]`, prepared once for every run of this rule set. */
+  one: PreparedRules;
   rules: ActiveRule<'quota_threshold'>[];
 }
 
@@ -211,7 +211,7 @@ export function watchedLimits(ruleSet: RuleSet, rules: readonly ActiveRule<'quot
       const watching = mine.filter((r) => (r.params.limit === null ? isDaily(spec) : r.params.limit === name));
       if (watching.length === 0) continue;
       const rule = toLimitRule({ ...spec, name }, tenant.timeZone);
-      limits.push({ tenant, rule, one: [rule], rules: watching });
+      limits.push({ tenant, rule, one: prepareRules([rule]), rules: watching });
     }
     if (limits.length > 0) out.set(tenant.id, limits);
   }

@@ -13,22 +13,33 @@ export function calendarWindowAt(calendar: CalendarWindow, now: number): TimeWin
   return calendarWindowsFrom(calendar, now);
 }
 
-/** Per calendar (a rule's, immutable): the window last computed; time-zone arithmetic is slow, windows are long. */
-const lastWindows = new WeakMap<CalendarWindow, TimeWindow & { nextEnd: number }>();
-
 /**
  * The window that holds `from` and the end of the window after it. The Redis engine passes both to the
  * script, which picks one on Redis's own clock: a caller whose clock is a little off still lands in the
  * right day or month at midnight.
  */
 export function calendarWindowsFrom(calendar: CalendarWindow, from: number): TimeWindow & { nextEnd: number } {
-  const last = lastWindows.get(calendar);
-  if (last && from >= last.start && from < last.end) return last;
   const start = startOf(calendar, from);
   const end = after(calendar, start);
-  const windows = { start: start.getTime(), end: end.getTime(), nextEnd: after(calendar, end).getTime() };
-  lastWindows.set(calendar, windows);
-  return windows;
+  return { start: start.getTime(), end: end.getTime(), nextEnd: after(calendar, end).getTime() };
+}
+
+/**
+ * One calendar rule's windows, the last ones computed kept: time-zone arithmetic takes tens of microseconds and a
+ * window lasts a day or a month. Held by the rule's prepared rules (and its memory model), never shared globally.
+ */
+export class CalendarWindows {
+  private last: (TimeWindow & { nextEnd: number }) | undefined;
+
+  constructor(readonly calendar: CalendarWindow) {}
+
+  /** `calendarWindowsFrom(calendar, from)`. */
+  from(from: number): TimeWindow & { nextEnd: number } {
+    const { last } = this;
+    if (last && from >= last.start && from < last.end) return last;
+    this.last = calendarWindowsFrom(this.calendar, from);
+    return this.last;
+  }
 }
 
 /** Whether `timeZone` is an IANA zone this runtime knows. */

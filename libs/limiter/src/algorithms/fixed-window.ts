@@ -1,5 +1,5 @@
 import type { ResolvedRule } from '../rules';
-import { calendarWindowAt, type TimeWindow } from './calendar';
+import { calendarWindowAt, CalendarWindows, type TimeWindow } from './calendar';
 import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /** A counter for the window [start, end) that holds `now`. */
@@ -26,9 +26,10 @@ export function fixedWindow(rule: ResolvedRule): AlgorithmModel<FixedWindowView>
     retryAfterMs: (v) => v.end - v.now,
     resetMs: (v) => v.end - v.now,
   };
+  const calendar = rule.calendar && new CalendarWindows(rule.calendar);
   return modelFrom(
     (stored, now) => {
-      const { start, end } = windowAt(rule, now);
+      const { start, end } = calendar ? calendar.from(now) : windowAt(rule, now);
       return { now, start, end, count: stored?.start === start ? stored.count : 0 };
     },
     arithmetic,

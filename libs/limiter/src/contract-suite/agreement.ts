@@ -1,14 +1,15 @@
+import { preparingEachCall, type RuleListLimiter } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { ManualClock } from '../clock';
-import type { LimitRule, Limiter } from '../contract';
+import type { LimitRule } from '../contract';
 import { MemoryEngine } from '../memory/memory-engine';
 import type { ScriptClient } from '@tollgate/lua-script';
 import { RedisEngine } from '../redis/redis-engine';
 import { scenarioArbitrary, type Step } from './arbitraries';
 
 /** What an operation answered: its value, or the class and message of what it threw. */
-async function outcome(engine: Limiter, tenantId: string, rules: LimitRule[], shadowFrom: number | undefined, step: Step): Promise<unknown> {
+async function outcome(engine: RuleListLimiter, tenantId: string, rules: LimitRule[], shadowFrom: number | undefined, step: Step): Promise<unknown> {
   const request = { tenantId, subject: step.subject, rules, ...(shadowFrom === undefined ? {} : { shadowFrom }) };
   try {
     if (step.operation === 'lease') return await engine.lease({ ...request, max: step.amount });
@@ -27,8 +28,8 @@ export async function assertRedisAgreesWithMemory(client: ScriptClient, numRuns:
   await fc.assert(
     fc.asyncProperty(scenarioArbitrary(25), async ({ startMs, rules, shadowFrom, steps }) => {
       const clock = new ManualClock(startMs);
-      const memory = new MemoryEngine({ clock });
-      const onRedis = new RedisEngine(client, { clock });
+      const memory = preparingEachCall(new MemoryEngine({ clock }));
+      const onRedis = preparingEachCall(new RedisEngine(client, { clock }));
       const tenantId = `p-${randomUUID()}`;
       tenants.push(tenantId);
       for (const [i, step] of steps.entries()) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach } from 'vitest';
 import { ManualClock } from '../clock';
 import type { AlgorithmName, Clock, LimitRule, Limiter } from '../contract';
+import { preparingEachCall, type RuleListLimiter } from '../prepared-rules';
 
 /** An engine under test. */
 export interface ContractTarget {
@@ -20,7 +21,8 @@ export function rule(algorithm: AlgorithmName, limit: number, windowMs: number, 
 }
 
 export interface ContractContext {
-  engine: Limiter;
+  /** The engine, its rules written inline in each test (prepared on every call). */
+  engine: RuleListLimiter;
   clock: ManualClock;
   /** A new tenant id, cleaned up after the test. */
   tenant(): string;
@@ -39,7 +41,7 @@ export function useContract(target: ContractTarget): ContractContext {
   } as ContractContext;
   beforeEach(() => {
     ctx.clock = new ManualClock(T0);
-    ctx.engine = target.create({ now: () => ctx.clock.now() });
+    ctx.engine = preparingEachCall(target.create({ now: () => ctx.clock.now() }));
   });
   afterEach(async () => {
     await target.cleanup?.(tenants.splice(0));

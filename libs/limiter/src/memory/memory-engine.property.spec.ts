@@ -1,3 +1,4 @@
+import { preparingEachCall } from '../prepared-rules';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { ManualClock } from '../clock';
@@ -65,7 +66,7 @@ describe('MemoryEngine: no window admits more than its limit', () => {
     await fc.assert(
       fc.asyncProperty(scenario, async ({ rule, steps }) => {
         const clock = new ManualClock(T0);
-        const engine = new MemoryEngine({ clock });
+        const engine = preparingEachCall(new MemoryEngine({ clock }));
         const admitted: Admission[] = [];
         const request = { tenantId: 't', rules: [rule] };
         for (const step of steps) {

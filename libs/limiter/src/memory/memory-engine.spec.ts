@@ -1,3 +1,4 @@
+import { preparingEachCall } from '../prepared-rules';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock';
 import { limiterContract } from '../contract.suite';
@@ -8,10 +9,11 @@ limiterContract({ create: (clock) => new MemoryEngine({ clock }) });
 
 describe('MemoryEngine memory bounds', () => {
   it('keeps at most maxEntries keys, evicting the least recently used', async () => {
-    const engine = new MemoryEngine({ clock: new ManualClock(0), maxEntries: 3 });
+    const memory = new MemoryEngine({ clock: new ManualClock(0), maxEntries: 3 });
+    const engine = preparingEachCall(memory);
     const rules = [{ name: 'minute', algorithm: 'fixed_window', limit: 1, windowMs: 60_000 }] as const;
     for (const subject of ['a', 'b', 'c', 'd']) await engine.consume({ tenantId: 't', subject, cost: 1, rules });
-    expect(engine.size).toBe(3);
+    expect(memory.size).toBe(3);
     // 'a' was evicted: its budget is back (the documented price of bounded memory); 'd' is still spent.
     expect((await engine.peek({ tenantId: 't', subject: 'a', cost: 1, rules })).allowed).toBe(true);
     expect((await engine.peek({ tenantId: 't', subject: 'd', cost: 1, rules })).allowed).toBe(false);
@@ -19,16 +21,17 @@ describe('MemoryEngine memory bounds', () => {
 
   it('drops each key when the Redis key would expire', async () => {
     const clock = new ManualClock(0);
-    const engine = new MemoryEngine({ clock });
+    const memory = new MemoryEngine({ clock });
+    const engine = preparingEachCall(memory);
     const rules = [{ name: 'bucket', algorithm: 'token_bucket', limit: 1, windowMs: 1000, burst: 5 }] as const;
     await engine.consume({ tenantId: 't', cost: 2, rules });
-    expect(engine.size).toBe(1);
+    expect(memory.size).toBe(1);
     clock.advance(1999);
     await engine.peek({ tenantId: 't', cost: 1, rules });
-    expect(engine.size).toBe(1);
+    expect(memory.size).toBe(1);
     clock.advance(1);
     await engine.peek({ tenantId: 't', cost: 1, rules });
-    expect(engine.size).toBe(0);
+    expect(memory.size).toBe(0);
   });
 });
 

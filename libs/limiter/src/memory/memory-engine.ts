@@ -1,22 +1,10 @@
-import { modelFor, type AlgorithmModel } from '../algorithms';
 import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
 import { evaluate, toDecision } from '../evaluate';
-import { ruleKeyPart, subjectHash, tenantKeyPrefix } from '../redis/keys';
-import { resolveRequest, subjectOf, type Operation, type ResolvedRule } from '../rules';
+import { keyPrefixOf } from '../prepared-rules';
+import { subjectHash } from '../redis/keys';
+import { subjectOf, validateRequest, type Operation } from '../rules';
 import { ExpiringLru } from './lru';
-
-/** Each rule's model and key part, worked out once per resolved rule array (models are pure). */
-const plans = new WeakMap<readonly ResolvedRule[], { models: AlgorithmModel<unknown>[]; keyParts: string[] }>();
-
-function planOf(rules: readonly ResolvedRule[]): { models: AlgorithmModel<unknown>[]; keyParts: string[] } {
-  let plan = plans.get(rules);
-  if (!plan) {
-    plan = { models: rules.map(modelFor), keyParts: rules.map(ruleKeyPart) };
-    plans.set(rules, plan);
-  }
-  return plan;
-}
 
 export interface MemoryEngineOptions {
   /** Defaults to `Date.now`. */
@@ -61,10 +49,10 @@ export class MemoryEngine implements Limiter {
   }
 
   private run(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): Lease {
-    const rules = resolveRequest(operation, request, amount);
+    const rules = validateRequest(operation, request, amount);
     const now = Math.floor(this.clock.now());
-    const { models, keyParts } = planOf(rules);
-    const prefix = tenantKeyPrefix(request.tenantId);
+    const { models, keyParts } = request.rules;
+    const prefix = keyPrefixOf(request.rules, request.tenantId);
     const keys = keyParts.map((part, i) => prefix + part + subjectHash(subjectOf(request, i)));
     const evaluation = evaluate(operation, models, keys.map((key) => this.store.get(key, now)), amount, now, request.shadowFrom);
     evaluation.rules.forEach(({ view, write, numbers }, i) => {

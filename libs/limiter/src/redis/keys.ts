@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { AlgorithmName, LimitRule } from '../contract';
-import { ExpiringLru } from '../memory/lru';
 import { BUCKET_ALGORITHMS, resolveRule, type ResolvedRule } from '../rules';
 
 /**
@@ -28,7 +27,7 @@ export const ALGORITHM_CODES = {
   gcra: 'gc',
 } as const satisfies Record<AlgorithmName, string>;
 
-/** The key of `rule`'s state for `subject` (for tests and tools; the engines build keys from cached parts). */
+/** The key of `rule`'s state for `subject` (for tests and tools; the engines build keys from prepared parts). */
 export function ruleKey(tenantId: string, rule: LimitRule, subject: string | undefined): string {
   return tenantKeyPrefix(tenantId) + ruleKeyPart(resolveRule(rule, 0)) + subjectHash(subject);
 }
@@ -49,37 +48,22 @@ export function tenantKeyPattern(tenantId: string): string {
   return `${tenantKeyPrefix(tenantId)}*`;
 }
 
-/** Tenants and subjects whose hashes are kept: every decision needs both, and SHA-256 is the slow part of a key. */
-export const TENANT_TAG_CACHE_SIZE = 10_000;
-export const SUBJECT_HASH_CACHE_SIZE = 50_000;
-
-/** The last hashes computed, the least recently used forgotten first (exported for tests). */
-export const tenantTags = new ExpiringLru<string>(TENANT_TAG_CACHE_SIZE);
-export const subjectHashes = new ExpiringLru<string>(SUBJECT_HASH_CACHE_SIZE);
-
 /** 60 bits of SHA-256 of the tenant id, base64url (10 characters): short, stable, no `{`, `}` or `:`. */
 export function tenantTag(tenantId: string): string {
-  return remembered(tenantTags, tenantId, (id) => sha256(id).slice(0, 10));
+  return sha256(tenantId).slice(0, 10);
 }
 
-/** 72 bits of SHA-256 of the subject (12 characters): collision-free in practice. `-` = the whole tenant. */
+/**
+ * 72 bits of SHA-256 of the subject (12 characters): collision-free in practice. `-` = the whole tenant. Hashed on
+ * every decision (about a microsecond for a short string): nothing is remembered.
+ */
 export function subjectHash(subject: string | undefined): string {
   if (subject === undefined) return '-';
-  return remembered(subjectHashes, subject, (s) => sha256(s).slice(0, 12));
+  return sha256(subject).slice(0, 12);
 }
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('base64url');
-}
-
-/** `compute(input)`, from `cache` when it is there (a hash never changes, so entries never expire). */
-function remembered(cache: ExpiringLru<string>, input: string, compute: (input: string) => string): string {
-  let value = cache.get(input, 0);
-  if (value === undefined) {
-    value = compute(input);
-    cache.set(input, value, Infinity, 0);
-  }
-  return value;
 }
 
 /** The part of `key` Redis Cluster hashes to pick a slot: the text between the first `{` and the next `}`, if not empty. */

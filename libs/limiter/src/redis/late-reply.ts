@@ -1,5 +1,5 @@
 import type { Tally } from '../contract';
-import { countedUsage, decisionLength, keysOfRules, parseDecision, planOf, type ScriptDecision, takeBackText, withCalendarWindows } from './protocol';
+import { argsAt, countedUsage, decisionLength, keysOfRules, parseDecision, type ScriptDecision, takeBackText } from './protocol';
 
 /**
  * What undoes a script call whose reply came after its decisions were answered without it (the deadline): one call of
@@ -46,8 +46,8 @@ export function compensationOf(reply: readonly number[], batch: readonly ScriptD
  * would-deny), with their calendar windows' bounds as of `callerNow` (the refund is made now).
  */
 function refundOf(sent: ScriptDecision, units: number, chargedUpTo: number | undefined, callerNow: number): ScriptDecision {
-  if (chargedUpTo === undefined) return { operation: 'refund', amount: units, keys: sent.keys, ruleArgs: sent.ruleArgs, rules: sent.rules };
-  const rules = sent.rules.slice(0, chargedUpTo);
-  const plan = planOf(rules);
-  return { operation: 'refund', amount: units, keys: sent.keys.slice(0, keysOfRules(sent.rules, chargedUpTo)), ruleArgs: plan.calendar ? withCalendarWindows(rules, callerNow) : plan.args, rules };
+  const { prepared } = sent;
+  if (chargedUpTo === undefined) return { operation: 'refund', amount: units, keys: sent.keys, ruleArgs: sent.ruleArgs, rules: sent.rules, prepared };
+  const rules = prepared.rules.slice(0, chargedUpTo);
+  return { operation: 'refund', amount: units, keys: sent.keys.slice(0, keysOfRules(sent.rules, chargedUpTo)), ruleArgs: argsAt(prepared, callerNow, chargedUpTo), rules, prepared };
 }

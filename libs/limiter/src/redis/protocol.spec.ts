@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from '../contract';
-import { resolveRequest, type ResolvedRule } from '../rules';
-import { countedUsage, decisionLength, encodeBatch, expiredAt, keysOfRules, minuteOf, parseDecision, planOf, pushRuleKeys, replyNumbers, routedTally, ruleArgs, type ScriptDecision, takeBackText, tallyText, withCalendarWindows } from './protocol';
+import { prepareRules, type PreparedRules } from '../prepared-rules';
+import { argsAt, countedUsage, decisionLength, encodeBatch, expiredAt, keysOfRules, minuteOf, parseDecision, pushRuleKeys, replyNumbers, routedTally, ruleArgs, type ScriptDecision, takeBackText, tallyText } from './protocol';
 
 // Golden examples of lua/limit.lua's protocol (its header documents the same): fixed rules → the exact ARGV, a
 // fixed batch → the exact KEYS and ARGV, a fixed reply → the exact decisions. A change to either side of the
@@ -16,7 +16,7 @@ const every: LimitRule[] = [
   { name: 'shaper', algorithm: 'leaky_bucket_shaper', limit: 50, windowMs: 60_000, burst: 5 },
   { name: 'gcra', algorithm: 'gcra', limit: 10, windowMs: 60_000, burst: 3 },
 ];
-const resolved = (rules: LimitRule[]) => resolveRequest('consume', { tenantId: 't', rules }, 1);
+const resolved = (rules: LimitRule[]) => prepareRules(rules).rules;
 
 describe('limit.lua protocol: arguments', () => {
   it('sends each algorithm\'s rule as its code, numbers and packing pattern', () => {
@@ -29,15 +29,16 @@ describe('limit.lua protocol: arguments', () => {
       ['ls', '1', '1200', '5', '%d%04d3'],
       ['gc', '1', '6000', '3', '%d%01d0'],
     ]);
-    expect(planOf(resolved(every)).args[0]).toBe('7');
+    expect(prepareRules(every).args[0]).toBe('7');
+    expect(prepareRules(every).ruleArgs).toEqual(resolved(every).map(ruleArgs));
   });
 
   it('adds a calendar day\'s bounds in its time zone, computed from the caller\'s clock less a minute of skew', () => {
-    const day = resolved([{ name: 'daily', algorithm: 'fixed_window', limit: 1000, windowMs: 0, calendar: { unit: 'day', timeZone: 'Europe/Berlin' } }]);
+    const day = prepareRules([{ name: 'daily', algorithm: 'fixed_window', limit: 1000, windowMs: 0, calendar: { unit: 'day', timeZone: 'Europe/Berlin' } }]);
     // 2026-03-29 is 23 hours long in Berlin (summer time starts); noon UTC is inside it.
     const noon = Date.UTC(2026, 2, 29, 12);
-    expect(withCalendarWindows(day, noon)).toEqual(['1', 'fw', '1000', '0', Date.UTC(2026, 2, 28, 23), Date.UTC(2026, 2, 29, 22), Date.UTC(2026, 2, 30, 22)]);
-    expect(planOf(day).calendar).toBe(true);
+    expect(argsAt(day, noon)).toEqual(['1', 'fw', '1000', '0', Date.UTC(2026, 2, 28, 23), Date.UTC(2026, 2, 29, 22), Date.UTC(2026, 2, 30, 22)]);
+    expect(day.calendar).toBe(true);
   });
 
   it('declares a fixed window\'s key and the counter earlier versions kept for the window of the engine\'s clock', () => {
@@ -59,9 +60,9 @@ describe('limit.lua protocol: arguments', () => {
   });
 
   it('sends a batch with its repeats (+ n), the same rules (=) and the same keys (==) said once', () => {
-    const rules = resolved([every[0]!]);
-    const other = resolved([every[3]!]);
-    const decision = (operation: ScriptDecision['operation'], amount: number, keys: string[], r: readonly ResolvedRule[] = rules): ScriptDecision => ({ operation, amount, keys, rules: r, ruleArgs: planOf(r).args });
+    const rules = prepareRules([every[0]!]);
+    const other = prepareRules([every[3]!]);
+    const decision = (operation: ScriptDecision['operation'], amount: number, keys: string[], r: PreparedRules = rules): ScriptDecision => ({ operation, amount, keys, rules: r.rules, ruleArgs: r.args, prepared: r });
     const tenantWide = ['tg:{a}:fw:minute:-'];
     const batch = [
       decision('consume', 1, tenantWide),
@@ -92,7 +93,7 @@ describe('limit.lua protocol: arguments', () => {
     expect(countedBatch.args).toEqual(['', 0, '1', '', '', 'consume', 1, counted, '1', 'fw', '10', '60000', '+', 1, 'consume', 1, another.text, '==', 'consume', 1, '', '==']);
     expect(() => encodeBatch(undefined, [{ ...decision('consume', 1, tenantWide), tally }])).toThrow(/minute/);
     // A shadow policy from the second rule on: its index (from 1) after the operation; a repeat needs the same.
-    const two = resolved([every[0]!, every[3]!]);
+    const two = prepareRules([every[0]!, every[3]!]);
     const shadow = (operation: ScriptDecision['operation']) => ({ ...decision(operation, 1, ['tg:{a}:fw:minute:-', 'tg:{a}:tb:bucket:-'], two), shadowFrom: 1 });
     expect(encodeBatch(undefined, [shadow('consume'), shadow('consume'), shadow('peek'), decision('consume', 1, ['tg:{a}:fw:minute:-', 'tg:{a}:tb:bucket:-'], two)]).args.slice(5)).toEqual(
       ['consume/2', 1, '', '2', 'fw', '10', '60000', 'tb', '3', '500', '10', '%d%04d3', '+', 1, 'peek/2', 1, '', '==', 'consume', 1, '', '=='],
@@ -103,8 +104,8 @@ describe('limit.lua protocol: arguments', () => {
   });
 
   it('sends a call\'s expiry on Redis\'s clock, and the usage a compensation takes back (summed per field)', () => {
-    const rules = resolved([every[0]!]);
-    const refund: ScriptDecision = { operation: 'refund', amount: 2, keys: ['tg:{a}:fw:minute:-'], rules, ruleArgs: planOf(rules).args };
+    const prepared = prepareRules([every[0]!]);
+    const refund: ScriptDecision = { operation: 'refund', amount: 2, keys: ['tg:{a}:fw:minute:-'], rules: prepared.rules, ruleArgs: prepared.args, prepared };
     const takeBack = { key: 'tg:{a}:u:', text: takeBackText(29_000_000, [['n|-|allowed|', 1], ['c|-|allowed|', 2], ['n|-|allowed|', 1], ['n|-|denied|minute', 1]]) };
     expect(takeBack.text).toBe('29000000\nn|-|allowed|\n2\nc|-|allowed|\n2\nn|-|denied|minute\n1');
     expect(encodeBatch(undefined, [refund], { expiresAt: 1_700_000_000_050, takeBack })).toEqual({

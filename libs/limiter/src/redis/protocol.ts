@@ -1,9 +1,10 @@
-import { calendarWindowsFrom } from '../algorithms/calendar';
 import { windowAt } from '../algorithms/fixed-window';
+import type { CalendarWindows } from '../algorithms/calendar';
 import type { Lease, Tally } from '../contract';
 import { toDecision, type RuleNumbers } from '../evaluate';
 import { BUCKET_ALGORITHMS, type Operation, type ResolvedRule } from '../rules';
-import { ALGORITHM_CODES, ruleKeyPart } from './keys';
+import type { PreparedRules } from '../prepared-rules';
+import { ALGORITHM_CODES } from './keys';
 
 /**
  * The TypeScript side of lua/limit.lua's arguments and reply, in one place: what a call sends (KEYS, ARGV) and how
@@ -54,45 +55,22 @@ export interface ScriptDecision {
   /** A consume or a peek: the index (from 0) of a shadow policy's first rule (`LimitRequest.shadowFrom`). */
   shadowFrom?: number;
   keys: string[];
-  /** The rules' ARGV: the plan's own array unless a calendar window added its bounds. */
+  /** The rules' ARGV: the prepared rules' own array unless a calendar window added its bounds (`argsAt`). */
   ruleArgs: readonly (string | number)[];
+  /** The rules decided: all of `prepared`'s, or (a late reply's refund) the first of them. */
   rules: readonly ResolvedRule[];
-}
-
-/** What a rule array sends to the script on every call, worked out once per array. */
-export interface RulesPlan {
-  /** Per rule `<algorithm code>:<rule name>:` (see keys.ts). */
-  keyParts: string[];
-  /** The number of rules, then every rule's ARGV (see the header of lua/limit.lua). */
-  args: readonly string[];
-  /** Whether a rule follows the calendar: its ARGV add the window's bounds, computed per call. */
-  calendar: boolean;
-}
-
-/** Plans per resolved rule array (`resolveRequest` hands out the same array for the same rules). */
-const plans = new WeakMap<readonly ResolvedRule[], RulesPlan>();
-
-export function planOf(rules: readonly ResolvedRule[]): RulesPlan {
-  let plan = plans.get(rules);
-  if (!plan) {
-    plan = {
-      keyParts: rules.map(ruleKeyPart),
-      args: [String(rules.length), ...rules.flatMap(ruleArgs)],
-      calendar: rules.some((rule) => rule.calendar),
-    };
-    plans.set(rules, plan);
-  }
-  return plan;
+  prepared: PreparedRules;
 }
 
 /**
  * The keys of one rule of a decision, `key` its state's (see KEYS in lua/limit.lua): a fixed window adds the counter
  * earlier versions kept, `<key>:<window start ms>`, of the window that holds `estimate` (the engine's estimate of
  * Redis's clock), which the script reads and writes too when that is its window (lua/includes/fixed_window.lua).
+ * `calendar`: a calendar rule's windows as its prepared rules keep them (time-zone arithmetic is slow).
  */
-export function pushRuleKeys(keys: string[], key: string, rule: ResolvedRule, estimate: number): void {
+export function pushRuleKeys(keys: string[], key: string, rule: ResolvedRule, estimate: number, calendar?: CalendarWindows): void {
   keys.push(key);
-  if (rule.algorithm === 'fixed_window') keys.push(`${key}:${windowAt(rule, estimate).start}`);
+  if (rule.algorithm === 'fixed_window') keys.push(`${key}:${(calendar ? calendar.from(estimate) : windowAt(rule, estimate)).start}`);
 }
 
 /** How many keys `pushRuleKeys` gives the first `count` of `rules`. */
@@ -150,7 +128,8 @@ export function encodeBatch(injected: number | undefined, batch: readonly Script
   let previous: ScriptDecision | undefined;
   let repeats = 0;
   for (const pending of batch) {
-    const sameRules = previous !== undefined && previous.rules === pending.rules && sameArgs(previous.ruleArgs, pending.ruleArgs);
+    // The ARGV say all the script reads of a decision's rules (their names are in the keys).
+    const sameRules = previous !== undefined && sameArgs(previous.ruleArgs, pending.ruleArgs);
     const sameKeys = sameRules && sameArgs(previous!.keys, pending.keys);
     const sameTally = previous !== undefined && previous.tally?.text === pending.tally?.text;
     const operation = pending.shadowFrom === undefined ? pending.operation : `${pending.operation}/${pending.shadowFrom + 1}`;
@@ -175,13 +154,18 @@ export function encodeBatch(injected: number | undefined, batch: readonly Script
   return { keys, args };
 }
 
-/** The rules' ARGV with each calendar window's bounds, computed from `callerNow` (see lua/limit.lua). */
-export function withCalendarWindows(rules: readonly ResolvedRule[], callerNow: number): (string | number)[] {
-  const args: (string | number)[] = [String(rules.length)];
-  for (const rule of rules) {
-    for (const arg of ruleArgs(rule)) args.push(arg);
-    if (rule.calendar) {
-      const windows = calendarWindowsFrom(rule.calendar, callerNow - CALENDAR_SKEW_MS);
+/**
+ * The ARGV of the first `count` rules of `prepared` (all by default): the prepared array, or with each calendar window's
+ * bounds computed from `callerNow` (see lua/limit.lua).
+ */
+export function argsAt(prepared: PreparedRules, callerNow: number, count = prepared.rules.length): readonly (string | number)[] {
+  if (!prepared.calendar && count === prepared.rules.length) return prepared.args;
+  const args: (string | number)[] = [String(count)];
+  for (let i = 0; i < count; i += 1) {
+    for (const arg of prepared.ruleArgs[i] as readonly string[]) args.push(arg);
+    const calendar = prepared.calendars[i];
+    if (calendar) {
+      const windows = calendar.from(callerNow - CALENDAR_SKEW_MS);
       args.push(windows.start, windows.end, windows.nextEnd);
     }
   }
@@ -195,7 +179,7 @@ function sameArgs(a: readonly (string | number)[], b: readonly (string | number)
   return true;
 }
 
-/** The ARGV of a rule but a calendar window's bounds (see the header of lua/limit.lua; exported for bench/). */
+/** The ARGV of a rule but a calendar window's bounds (see the header of lua/limit.lua); `prepareRules` keeps them. */
 export function ruleArgs(rule: ResolvedRule): string[] {
   const code = ALGORITHM_CODES[rule.algorithm];
   if (BUCKET_ALGORITHMS.includes(rule.algorithm)) {

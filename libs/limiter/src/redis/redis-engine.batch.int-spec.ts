@@ -1,3 +1,4 @@
+import { preparingEachCall, type RuleListLimiter } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
     redis = new Redis(TEST_REDIS_URL);
     // The script in Redis's cache first: calls sent before the first one is answered would all find it missing
     // (NOSCRIPT) and be sent again by EVAL, which the tests that count calls would count twice.
-    await new RedisEngine(redis).consume({ tenantId: tenant(), cost: 1, rules: [{ name: 'warm', algorithm: 'fixed_window', limit: 1, windowMs: 1_000 }] });
+    await preparingEachCall(new RedisEngine(redis)).consume({ tenantId: tenant(), cost: 1, rules: [{ name: 'warm', algorithm: 'fixed_window', limit: 1, windowMs: 1_000 }] });
   });
   afterAll(async () => {
     await deleteTenantKeys(redis, tenants);
@@ -54,7 +55,7 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
   it('admits exactly the limit out of 300 concurrent requests, in a handful of calls', async () => {
     const t = tenant();
     const { client, calls } = counting();
-    const engine = new RedisEngine(client);
+    const engine = preparingEachCall(new RedisEngine(client));
     const decisions = await Promise.all(Array.from({ length: 300 }, (_, i) => engine.consume({ tenantId: t, subject: 'hot', cost: 1, rules: i % 2 ? rules : [...rules].reverse() })));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
     expect(calls.length).toBe(Math.ceil(300 / MAX_BATCH));
@@ -64,12 +65,12 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
   it('never mixes tenants in a call, and without batching makes one call per decision', async () => {
     const [a, b] = [tenant(), tenant()];
     const { client, calls } = counting();
-    const engine = new RedisEngine(client);
+    const engine = preparingEachCall(new RedisEngine(client));
     await Promise.all([a, b, a, b].map((tenantId) => engine.consume({ tenantId, subject: 's', cost: 1, rules })));
     expect(calls).toHaveLength(2);
     for (const keys of calls) expect(new Set(keys.map(hashTagOf)).size).toBe(1);
     const single = counting();
-    const unbatched = new RedisEngine(single.client, { batch: false });
+    const unbatched = preparingEachCall(new RedisEngine(single.client, { batch: false }));
     await Promise.all([a, a, a].map((tenantId) => unbatched.consume({ tenantId, subject: 's', cost: 1, rules })));
     expect(single.calls).toHaveLength(3);
   });
@@ -78,10 +79,10 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
     const t = tenant();
     const clock = new ManualClock(Date.UTC(2026, 10, 30, 12, 0, 1));
     const { client, calls } = counting();
-    const engine = new RedisEngine(client, { clock });
-    const memory = new MemoryEngine({ clock });
+    const engine = preparingEachCall(new RedisEngine(client, { clock }));
+    const memory = preparingEachCall(new MemoryEngine({ clock }));
     const mixed: LimitRule[] = [...rules, { name: 'gcra', algorithm: 'gcra', limit: 3, windowMs: 1_000, burst: 5 }];
-    const steps = (e: RedisEngine | MemoryEngine): Promise<Decision | Lease>[] => [
+    const steps = (e: RuleListLimiter): Promise<Decision | Lease>[] => [
       e.consume({ tenantId: t, subject: 'x', cost: 2, rules: mixed }),
       e.peek({ tenantId: t, subject: 'x', cost: 3, rules: mixed }),
       e.lease({ tenantId: t, subject: 'x', max: 5, rules: mixed }),
@@ -108,12 +109,12 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
       },
       eval: (script, numKeys, ...rest) => redis.eval(script, numKeys, ...rest),
     };
-    const engine = new RedisEngine(client, { clock });
-    const memory = new MemoryEngine({ clock });
+    const engine = preparingEachCall(new RedisEngine(client, { clock }));
+    const memory = preparingEachCall(new MemoryEngine({ clock }));
     const daily: LimitRule[] = [{ name: 'day', algorithm: 'fixed_window', limit: 3, windowMs: 0, calendar: { unit: 'day', timeZone: 'Europe/Berlin' } }];
     const other: LimitRule[] = [{ name: 'sw', algorithm: 'sliding_window', limit: 4, windowMs: 1_000 }];
     const order = [rules, rules, other, rules, daily, daily, other, other, rules];
-    const steps = (e: RedisEngine | MemoryEngine) => order.map((r, i) => e.consume({ tenantId: t, subject: `s${i % 2}`, cost: 1, rules: r }));
+    const steps = (e: RuleListLimiter) => order.map((r, i) => e.consume({ tenantId: t, subject: `s${i % 2}`, cost: 1, rules: r }));
     const fromRedis = await Promise.all(steps(engine));
     const fromMemory: Decision[] = [];
     for (const step of steps(memory)) fromMemory.push(await step);
@@ -135,11 +136,11 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
       },
       eval: (script, numKeys, ...rest) => redis.eval(script, numKeys, ...rest),
     };
-    const engine = new RedisEngine(client, { clock });
-    const memory = new MemoryEngine({ clock });
+    const engine = preparingEachCall(new RedisEngine(client, { clock }));
+    const memory = preparingEachCall(new MemoryEngine({ clock }));
     // Tenant-wide (no subject) decisions of one tenant, as a plan's limits are, and one of a subject between.
     const asked: { subject?: string; cost: number }[] = [{ cost: 40 }, { cost: 40 }, { cost: 10 }, { subject: 'x', cost: 40 }, { cost: 40 }, { cost: 40 }];
-    const steps = (e: RedisEngine | MemoryEngine) => asked.map((a) => e.consume({ tenantId: t, ...a, rules }));
+    const steps = (e: RuleListLimiter) => asked.map((a) => e.consume({ tenantId: t, ...a, rules }));
     const fromRedis = await Promise.all(steps(engine));
     const fromMemory: Decision[] = [];
     for (const step of steps(memory)) fromMemory.push(await step);
@@ -194,9 +195,9 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
       { name: 'hour', algorithm: 'fixed_window', limit: 50, windowMs: 3_600_000 },
     ];
     const { client, calls } = counting();
-    const batched = new RedisEngine(client, { clock: batchedClock });
-    const alone = new RedisEngine(redis, { clock: aloneClock, batch: false });
-    const memory = new MemoryEngine({ clock: aloneClock });
+    const batched = preparingEachCall(new RedisEngine(client, { clock: batchedClock }));
+    const alone = preparingEachCall(new RedisEngine(redis, { clock: aloneClock, batch: false }));
+    const memory = preparingEachCall(new MemoryEngine({ clock: aloneClock }));
     // Per turn: the clock's step before it (ms), the rules, then the costs asked for together (tenant-wide, or
     // 's': cost 1 for a subject).
     const turns: [number, LimitRule[], (number | 's')[]][] = [
@@ -273,7 +274,7 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
 
   it('fails every decision of a call whose script call fails, and a bad request alone', async () => {
     const t = tenant();
-    const engine = new RedisEngine(counting(true).client);
+    const engine = preparingEachCall(new RedisEngine(counting(true).client));
     const results = await Promise.allSettled([
       engine.consume({ tenantId: t, cost: 1, rules }),
       engine.consume({ tenantId: t, cost: 1, rules }),
@@ -289,12 +290,12 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
     const { client, calls } = counting();
     let guarded = 0;
     let refuse = false;
-    const engine = new RedisEngine(client, {
+    const engine = preparingEachCall(new RedisEngine(client, {
       guard: (call) => {
         guarded += 1;
         return refuse ? Promise.reject(new Error('circuit open')) : call();
       },
-    });
+    }));
     const admitted = await Promise.all([1, 2, 3].map(() => engine.consume({ tenantId: t, cost: 1, rules })));
     expect(admitted.map((d) => d.allowed)).toEqual([true, true, true]);
     expect([guarded, calls.length]).toEqual([1, 1]);

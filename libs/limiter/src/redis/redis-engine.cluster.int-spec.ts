@@ -1,3 +1,4 @@
+import { preparingEachCall } from '../prepared-rules';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../../../../test/support/redis-cluster';
@@ -24,14 +25,14 @@ limiterContract({ create: (clock) => new RedisEngine(client, { clock }) });
 describe('RedisEngine on a Redis Cluster', () => {
   it('admits exactly 100 of 1000 concurrent checks over every algorithm at once, on Redis TIME', async () => {
     const rules = ALGORITHMS.map((algorithm) => ({ name: algorithm, algorithm, limit: 100, windowMs: 86_400_000 }));
-    const engine = new RedisEngine(client);
+    const engine = preparingEachCall(new RedisEngine(client));
     const ds = await Promise.all(Array.from({ length: 1000 }, () => engine.consume({ tenantId: 'cluster-tenant', cost: 1, rules })));
     expect(ds.filter((d) => d.allowed)).toHaveLength(100);
   });
 
   it('keeps answering, exactly, when every node flushes its scripts under load', async () => {
     const rules = [{ name: 'daily', algorithm: 'token_bucket' as const, limit: 200, windowMs: 86_400_000 }];
-    const engine = new RedisEngine(client);
+    const engine = preparingEachCall(new RedisEngine(client));
     const pending = Array.from({ length: 600 }, (_, i) =>
       new Promise((r) => setTimeout(r, i % 50)).then(() => engine.consume({ tenantId: 'cluster-flush', cost: 1, rules })),
     );
@@ -42,7 +43,7 @@ describe('RedisEngine on a Redis Cluster', () => {
 
   it('counts each tenant\'s decisions into its own usage hash, in its slot, exactly', async () => {
     const rules = [{ name: 'minute', algorithm: 'fixed_window' as const, limit: 30, windowMs: 60_000 }];
-    const engine = new RedisEngine(client);
+    const engine = preparingEachCall(new RedisEngine(client));
     const tenants = Array.from({ length: 6 }, (_, i) => `cluster-usage-${i}-${Date.now()}`);
     const decisions = await Promise.all(
       tenants.flatMap((tenantId) => {
@@ -75,7 +76,7 @@ describe('RedisEngine on a Redis Cluster', () => {
       // After NOSCRIPT (a node whose scripts an earlier test flushed) the same call is sent again by EVAL.
       eval: (script, numKeys, ...rest) => client.eval(script, numKeys, ...rest),
     };
-    const engine = new RedisEngine(recording);
+    const engine = preparingEachCall(new RedisEngine(recording));
     const rules = ALGORITHMS.filter((a) => a !== 'leaky_bucket_shaper').map((algorithm) => ({ name: algorithm, algorithm, limit: 50, windowMs: 60_000 }));
     const tenants = Array.from({ length: 12 }, (_, i) => `cluster-tag-${i}`);
     // Concurrent decisions of many tenants (batched per tenant) and subjects with `{`, `}` and `:` in them.
@@ -96,7 +97,7 @@ describe('RedisEngine on a Redis Cluster', () => {
       eval: (script, numKeys, ...rest) => client.eval(script, numKeys, ...rest),
     };
     const outcomes: string[] = [];
-    const engine = new RedisEngine(late, { deadlineMs: 50, onLateReply: (o) => outcomes.push(o) });
+    const engine = preparingEachCall(new RedisEngine(late, { deadlineMs: 50, onLateReply: (o) => outcomes.push(o) }));
     const rules = [{ name: 'day', algorithm: 'fixed_window' as const, limit: 2, windowMs: 86_400_000 }];
     const tenants = Array.from({ length: 4 }, (_, i) => `cluster-late-${i}-${Date.now()}`);
     const usage = async (tenantId: string) => {
@@ -133,7 +134,7 @@ describe('RedisEngine on a Redis Cluster', () => {
   });
 
   it('leaves every key with a TTL that ends exactly when its state empties', async () => {
-    await soakAndCheckTtls(client, new RedisEngine(client), () => undefined);
+    await soakAndCheckTtls(client, preparingEachCall(new RedisEngine(client)), () => undefined);
   });
 
   it('agrees with the memory engine step by step', async () => {

@@ -1,3 +1,4 @@
+import { prepareRules, preparingEachCall } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,9 +7,8 @@ import { startTcpProxy, type TcpProxy } from '../../../../test/support/tcp-proxy
 import { ManualClock } from '../clock';
 import type { LimitRule, Tally } from '../contract';
 import { DeadlineExceeded } from '../errors';
-import { resolveRequest } from '../rules';
 import { tenantKeyPrefix } from './keys';
-import { encodeBatch, minuteOf, planOf, pushRuleKeys, routedTally, tallyText } from './protocol';
+import { encodeBatch, minuteOf, pushRuleKeys, routedTally, tallyText } from './protocol';
 import { type LateReplyOutcome, limitScript, RedisEngine, type RedisEngineOptions } from './redis-engine';
 import { deleteTenantKeys } from './redis-test-support';
 
@@ -58,7 +58,7 @@ describe('RedisEngine deadline per script call', () => {
   /** An engine through the proxy with a deadline, recording what became of its late replies. */
   const lateEngine = (options: RedisEngineOptions = {}) => {
     const outcomes: LateReplyOutcome[] = [];
-    const engine = new RedisEngine(slow, { deadlineMs: 250, onLateReply: (o) => outcomes.push(o), ...options });
+    const engine = preparingEachCall(new RedisEngine(slow, { deadlineMs: 250, onLateReply: (o) => outcomes.push(o), ...options }));
     return { engine, outcomes };
   };
   /** The deadline errors of settled decisions that all failed with one. */
@@ -71,7 +71,7 @@ describe('RedisEngine deadline per script call', () => {
     });
   /** Units left in the rule (an admitted peek's remaining counts its own cost as taken). */
   const left = async (t: string, r: LimitRule[] = rules) => {
-    const peek = await new RedisEngine(redis).peek({ tenantId: t, rules: r, cost: 1 });
+    const peek = await preparingEachCall(new RedisEngine(redis)).peek({ tenantId: t, rules: r, cost: 1 });
     return (peek.rules[0]?.remaining ?? 0) + (peek.allowed ? 1 : 0);
   };
   const until = async (check: () => boolean) => {
@@ -82,7 +82,7 @@ describe('RedisEngine deadline per script call', () => {
   beforeAll(async () => {
     // The connection made and the script loaded (EVALSHA, NOSCRIPT, EVAL) before any deadline counts: on a busy
     // machine those three round trips alone can take longer than a deadline.
-    await new RedisEngine(slow).peek({ tenantId: tenant(), rules, cost: 1 });
+    await preparingEachCall(new RedisEngine(slow)).peek({ tenantId: tenant(), rules, cost: 1 });
   });
 
   it('fails every decision of a late call with DeadlineExceeded, and a call Redis runs after its expiry changes nothing', async () => {
@@ -276,12 +276,12 @@ describe('RedisEngine deadline per script call', () => {
   it('changes nothing when a call is run again after its expiry (a client resending it after a reconnect)', async () => {
     const tenantId = tenant();
     const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
-    const resolved = resolveRequest('consume', { tenantId, rules }, 1);
+    const prepared = prepareRules(rules);
     const [seconds, micros] = await redis.time();
     const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     const keys: string[] = [];
-    pushRuleKeys(keys, `${tenantKeyPrefix(tenantId)}fw:day:-`, resolved[0]!, redisNow);
-    const call = (expiresAt: number) => encodeBatch(undefined, [{ operation: 'consume', amount: 1, keys, rules: resolved, ruleArgs: planOf(resolved).args, tally }], { expiresAt, minute: minuteOf(redisNow) });
+    pushRuleKeys(keys, `${tenantKeyPrefix(tenantId)}fw:day:-`, prepared.rules[0]!, redisNow);
+    const call = (expiresAt: number) => encodeBatch(undefined, [{ operation: 'consume', amount: 1, keys, rules: prepared.rules, ruleArgs: prepared.args, prepared, tally }], { expiresAt, minute: minuteOf(redisNow) });
     const inTime = call(redisNow + 60_000);
     expect(String(await limitScript.run(redis, inTime.keys, inTime.args))).toMatch(/^\d+ 1 99 /);
     const expired = call(redisNow - 1);

@@ -1,9 +1,10 @@
+import { preparingEachCall, type RuleListLimiter } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { ManualClock } from '../clock';
-import type { Limiter, LimitRule } from '../contract';
+import type { LimitRule } from '../contract';
 import { MemoryEngine } from '../memory/memory-engine';
 import { ruleKey } from './keys';
 import { limitScript, RedisEngine } from './redis-engine';
@@ -36,8 +37,8 @@ describe('RedisEngine stored state', () => {
   function engines(startMs: number) {
     const clock = new ManualClock(startMs);
     const tenantId = freshTenant();
-    const redisEngine: Limiter = new RedisEngine(redis, { clock });
-    const memoryEngine: Limiter = new MemoryEngine({ clock });
+    const redisEngine: RuleListLimiter = preparingEachCall(new RedisEngine(redis, { clock }));
+    const memoryEngine: RuleListLimiter = preparingEachCall(new MemoryEngine({ clock }));
     const step = async (rules: LimitRule[], cost: number) => {
       const request = { tenantId, subject: 'user-1', cost, rules };
       const [fromRedis, fromMemory] = [await redisEngine.consume(request), await memoryEngine.consume(request)];
@@ -106,7 +107,7 @@ describe('RedisEngine stored state', () => {
 
   it('writes a full token bucket as it reads it for a consume, and takes the write back when another rule denies', async () => {
     const tenantId = freshTenant();
-    const engine = new RedisEngine(redis);
+    const engine = preparingEachCall(new RedisEngine(redis));
     const bucket: LimitRule = { name: 'tb', algorithm: 'token_bucket', limit: 10, windowMs: 1_000 };
     const window: LimitRule = { name: 'fw', algorithm: 'fixed_window', limit: 1, windowMs: 60_000 };
     const request = { tenantId, subject: 'user-1', cost: 1, rules: [bucket, window] };
@@ -121,7 +122,7 @@ describe('RedisEngine stored state', () => {
 
   it('charges a fixed window as it reads it for a consume, and takes the charge back when another rule denies', async () => {
     const tenantId = freshTenant();
-    const engine = new RedisEngine(redis);
+    const engine = preparingEachCall(new RedisEngine(redis));
     const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: 60_000 };
     const day: LimitRule = { name: 'day', algorithm: 'fixed_window', limit: 100, windowMs: 86_400_000 };
     const strict: LimitRule = { name: 'strict', algorithm: 'fixed_window', limit: 2, windowMs: 86_400_000 };
@@ -155,7 +156,7 @@ describe('RedisEngine stored state', () => {
     const tenantId = freshTenant();
     const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 100, windowMs: 60_000 };
     const bucket: LimitRule = { name: 'tb', algorithm: 'token_bucket', limit: 10, windowMs: 1_000 };
-    await new RedisEngine(redis).consume({ tenantId, subject: 'user-1', cost: 3, rules: [minute] });
+    await preparingEachCall(new RedisEngine(redis)).consume({ tenantId, subject: 'user-1', cost: 3, rules: [minute] });
     const keys = [ruleKey(tenantId, minute, 'user-1'), ruleKey(tenantId, bucket, 'user-1'), `${ruleKey(tenantId, bucket, 'user-1')}:bad`];
     // A rule of an algorithm the script does not know, after a fixed window and a token bucket a consume charges.
     const args = ['', '0', '', '', '', 'consume', '1', '', '3', ...ruleArgs(resolveRule(minute, 0)), ...ruleArgs(resolveRule(bucket, 1)), 'xx', '1', '1', '1', ''];

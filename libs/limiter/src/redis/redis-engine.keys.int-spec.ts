@@ -1,3 +1,4 @@
+import { preparingEachCall } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,13 +19,13 @@ describe('RedisEngine keys', () => {
   });
 
   it('after a soak of every algorithm, every key has a TTL, and each ends exactly when its state empties', async () => {
-    await soakAndCheckTtls(redis, new RedisEngine(redis), (ids) => tenants.push(...ids));
+    await soakAndCheckTtls(redis, preparingEachCall(new RedisEngine(redis)), (ids) => tenants.push(...ids));
   });
 
   it('keeps each key small: MEMORY USAGE per key of every algorithm', async () => {
     const tenantId = `m-${randomUUID()}`;
     tenants.push(tenantId);
-    const engine = new RedisEngine(redis);
+    const engine = preparingEachCall(new RedisEngine(redis));
     const rules: LimitRule[] = [
       { name: 'minute', algorithm: 'fixed_window', limit: 1000, windowMs: 60_000 },
       { name: 'minute', algorithm: 'sliding_window', limit: 1000, windowMs: 60_000 },

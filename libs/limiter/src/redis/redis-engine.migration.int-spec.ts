@@ -1,3 +1,4 @@
+import { preparingEachCall } from '../prepared-rules';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../../../test/support/fixtures';
@@ -72,7 +73,7 @@ async function migrateSlot(slot: number, source: Redis, target: Redis, tenantPre
 describe('RedisEngine during a slot migration', () => {
   it('admits nothing beyond a fixed window\'s or a calendar day\'s limit, counts every decision, and lets the migration finish', async () => {
     const client = cluster.client();
-    const engine = new RedisEngine(client);
+    const engine = preparingEachCall(new RedisEngine(client));
     const tenantId = `migrating-${Date.now()}`;
     const prefix = tenantKeyPrefix(tenantId);
     const slot = Number(await nodes[0]!.cluster('KEYSLOT', prefix));

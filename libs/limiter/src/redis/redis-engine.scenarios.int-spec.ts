@@ -1,3 +1,4 @@
+import { preparingEachCall } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,7 +56,7 @@ describe('RedisEngine on Redis TIME', () => {
 
   it('decides on Redis TIME', async () => {
     const before = Date.now();
-    const d = await new RedisEngine(redis).consume({ tenantId: tenant(), cost: 1, rules: [daily('gcra', 5)] });
+    const d = await preparingEachCall(new RedisEngine(redis)).consume({ tenantId: tenant(), cost: 1, rules: [daily('gcra', 5)] });
     expect(d.allowed).toBe(true);
     expect(Math.abs(d.nowMs - before)).toBeLessThan(1000);
   });
@@ -63,14 +64,14 @@ describe('RedisEngine on Redis TIME', () => {
   it.each(ALGORITHMS)('%s: 1000 concurrent checks of cost 1 against 100 admit exactly 100', async (algorithm) => {
     const t = tenant();
     const rules = [daily(algorithm, 100)];
-    const ds = await Promise.all(Array.from({ length: 1000 }, (_, i) => new RedisEngine(clients[i % 4]!).consume({ tenantId: t, cost: 1, rules })));
+    const ds = await Promise.all(Array.from({ length: 1000 }, (_, i) => preparingEachCall(new RedisEngine(clients[i % 4]!)).consume({ tenantId: t, cost: 1, rules })));
     expect(ds.filter((d) => d.allowed)).toHaveLength(100);
   });
 
   it.each(ALGORITHMS)('%s: 300 concurrent checks of cost 7 against 1000 admit exactly 142', async (algorithm) => {
     const t = tenant();
     const rules = [daily(algorithm, 1000)];
-    const ds = await Promise.all(Array.from({ length: 300 }, (_, i) => new RedisEngine(clients[i % 4]!).consume({ tenantId: t, cost: 7, rules })));
+    const ds = await Promise.all(Array.from({ length: 300 }, (_, i) => preparingEachCall(new RedisEngine(clients[i % 4]!)).consume({ tenantId: t, cost: 7, rules })));
     expect(ds.filter((d) => d.allowed)).toHaveLength(142);
   });
 
@@ -82,7 +83,7 @@ describe('RedisEngine on Redis TIME', () => {
     try {
       const checks = Array.from({ length: 600 }, async (_, i) => {
         if (i % 100 === 0) await flusher.script('FLUSH');
-        return new RedisEngine(engines[i % 4]!.client).consume({ tenantId: t, cost: 1, rules });
+        return preparingEachCall(new RedisEngine(engines[i % 4]!.client)).consume({ tenantId: t, cost: 1, rules });
       });
       const ds = await Promise.all(checks);
       expect(ds.filter((d) => d.allowed)).toHaveLength(100);
@@ -95,7 +96,7 @@ describe('RedisEngine on Redis TIME', () => {
   it('sends every key of a call in the tenant\'s one hash tag, and writes only keys in it', async () => {
     const t = tenant();
     const { client, calls } = recording(redis);
-    const engine = new RedisEngine(client);
+    const engine = preparingEachCall(new RedisEngine(client));
     const rules = [...ALGORITHMS.map((a) => daily(a, 10)), { name: 'cal', algorithm: 'fixed_window' as const, limit: 5, windowMs: 0, calendar: { unit: 'month' as const, timeZone: 'Europe/Berlin' } }];
     for (const subject of [undefined, 'a:{b}:c', '{', '}']) {
       await engine.consume({ tenantId: t, subject, cost: 1, rules: rules.filter((r) => r.algorithm !== 'leaky_bucket_shaper') });
@@ -117,11 +118,11 @@ describe('RedisEngine on Redis TIME', () => {
     // The caller thinks it is 15 s before midnight; "Redis" (the now the script gets) is 15 s past it.
     const ahead = recording(redis, (args) => [Number(args[0]) + 30_000, ...args.slice(1)]);
     const t = tenant();
-    const d = await new RedisEngine(ahead.client, { clock: new ManualClock(callerNow) }).consume({ tenantId: t, cost: 1, rules: [rule] });
+    const d = await preparingEachCall(new RedisEngine(ahead.client, { clock: new ManualClock(callerNow) })).consume({ tenantId: t, cost: 1, rules: [rule] });
     expect(d).toMatchObject({ nowMs: callerNow + 30_000, rules: [{ remaining: 2, resetMs: DAY - 15_000 }] });
     // And the other way round: the caller is past midnight, "Redis" still 15 s before it.
     const behind = recording(redis, (args) => [Number(args[0]) - 30_000, ...args.slice(1)]);
-    const late = await new RedisEngine(behind.client, { clock: new ManualClock(callerNow + 30_000) }).consume({ tenantId: tenant(), cost: 1, rules: [rule] });
+    const late = await preparingEachCall(new RedisEngine(behind.client, { clock: new ManualClock(callerNow + 30_000) })).consume({ tenantId: tenant(), cost: 1, rules: [rule] });
     expect(late).toMatchObject({ nowMs: callerNow, rules: [{ remaining: 2, resetMs: 15_000 }] });
   });
 });

@@ -1,3 +1,4 @@
+import { preparingEachCall } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,9 +55,9 @@ describe('RedisEngine counts decisions with their tally', () => {
   it('counts admissions with their cost and denials by the limit that refused, concurrent decisions in one call', async () => {
     const t = tenant();
     const tally: Tally = { key: usageKey(t), text: tallyText('p1|', ['minute']) };
-    await new RedisEngine(redis, { clock }).peek({ tenantId: t, cost: 1, rules: [minuteLimit] }); // the script cached
+    await preparingEachCall(new RedisEngine(redis, { clock })).peek({ tenantId: t, cost: 1, rules: [minuteLimit] }); // the script cached
     const { client, calls } = counting();
-    const engine = new RedisEngine(client, { clock });
+    const engine = preparingEachCall(new RedisEngine(client, { clock }));
     const decisions = await Promise.all(Array.from({ length: 5 }, () => engine.consume({ tenantId: t, cost: 2, rules: [minuteLimit], tally })));
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
     expect(calls()).toBe(1);
@@ -69,14 +70,14 @@ describe('RedisEngine counts decisions with their tally', () => {
   it('counts the same decisions one call at a time as in one call', async () => {
     const t = tenant();
     const tally: Tally = { key: usageKey(t), text: tallyText('p1|', ['minute']) };
-    const engine = new RedisEngine(redis, { clock, batch: false });
+    const engine = preparingEachCall(new RedisEngine(redis, { clock, batch: false }));
     for (let i = 0; i < 5; i += 1) await engine.consume({ tenantId: t, cost: 2, rules: [minuteLimit], tally });
     expect(await usage(t)).toEqual({ 'n|p1|allowed|': '3', 'c|p1|allowed|': '6', 'n|p1|denied|minute': '2' });
   });
 
   it('counts a shadow policy\'s would-deny in the call that decides it, as shadow_denied, charged to the tenant\'s own limits', async () => {
     const t = tenant();
-    const engine = new RedisEngine(redis, { clock, batch: false });
+    const engine = preparingEachCall(new RedisEngine(redis, { clock, batch: false }));
     const daily: LimitRule = { name: 'daily', algorithm: 'fixed_window', limit: 2, windowMs: 86_400_000 };
     const rules = [daily, burst];
     const tally: Tally = { key: usageKey(t), text: tallyText('p2|', ['daily', 'burst']) };
@@ -94,9 +95,9 @@ describe('RedisEngine counts decisions with their tally', () => {
   it('decides a shadow policy with the enforced limits in one script call, batched decisions included', async () => {
     const t = tenant();
     const tally: Tally = { key: usageKey(t), text: tallyText('p3|', ['minute', 'burst']) };
-    await new RedisEngine(redis, { clock }).peek({ tenantId: t, cost: 1, rules: [minuteLimit, burst] }); // the script cached
+    await preparingEachCall(new RedisEngine(redis, { clock })).peek({ tenantId: t, cost: 1, rules: [minuteLimit, burst] }); // the script cached
     const { client, calls } = counting();
-    const engine = new RedisEngine(client, { clock });
+    const engine = preparingEachCall(new RedisEngine(client, { clock }));
     const decisions = await Promise.all(Array.from({ length: 8 }, () => engine.consume({ tenantId: t, cost: 1, rules: [minuteLimit, burst], shadowFrom: 1, tally })));
     expect(calls()).toBe(1);
     // The burst (1) admits the first; the shadow never denies; the minute (6) does, from the seventh on.
@@ -113,7 +114,7 @@ describe('RedisEngine counts decisions with their tally', () => {
   it('counts a lease as one decision of the units it took, a refund off the cost, a peek not at all', async () => {
     const t = tenant();
     const tally: Tally = { key: usageKey(t), text: tallyText('-|', ['minute']) };
-    const engine = new RedisEngine(redis, { clock, batch: false });
+    const engine = preparingEachCall(new RedisEngine(redis, { clock, batch: false }));
     expect((await engine.lease({ tenantId: t, max: 4, rules: [minuteLimit], tally })).granted).toBe(4);
     expect((await engine.lease({ tenantId: t, max: 4, rules: [minuteLimit], tally })).granted).toBe(2);
     await engine.peek({ tenantId: t, cost: 1, rules: [minuteLimit], tally });
@@ -126,7 +127,7 @@ describe('RedisEngine counts decisions with their tally', () => {
     const t = tenant();
     const tally: Tally = { key: usageKey(t), text: tallyText('-|', ['minute', 'daily']) };
     const daily: LimitRule = { name: 'daily', algorithm: 'token_bucket', limit: 100, windowMs: 86_400_000 };
-    const engine = new RedisEngine(redis, { clock, batch: false });
+    const engine = preparingEachCall(new RedisEngine(redis, { clock, batch: false }));
     // Nothing charged yet: a refund of 5 gives nothing back and changes no cost.
     await engine.refund({ tenantId: t, cost: 5, rules: [minuteLimit, daily], tally });
     expect(await usage(t)).toEqual({});
@@ -148,7 +149,7 @@ describe('RedisEngine counts decisions with their tally', () => {
   it('counts each decision under its route too, at most `cap` routes a minute under their own name, the rest as other', async () => {
     const t = tenant();
     const tally: Tally = { key: usageKey(t), text: tallyText('-|', ['minute']) };
-    const engine = new RedisEngine(redis, { clock });
+    const engine = preparingEachCall(new RedisEngine(redis, { clock }));
     const on = (route: string) => engine.consume({ tenantId: t, cost: 1, rules: [minuteLimit], tally: routedTally(tally, route, 2) });
     // One call of several routes (batched), then one at a time: 6 admitted, the seventh denied by the minute.
     const first = await Promise.all(['GET /a', 'GET /b', 'GET /c', 'GET /a'].map(on));
@@ -163,7 +164,7 @@ describe('RedisEngine counts decisions with their tally', () => {
 
   it('counts nothing without a tally, and refuses a tally outside the tenant\'s hash tag', async () => {
     const t = tenant();
-    const engine = new RedisEngine(redis, { clock, batch: false });
+    const engine = preparingEachCall(new RedisEngine(redis, { clock, batch: false }));
     await engine.consume({ tenantId: t, cost: 1, rules: [minuteLimit] });
     expect(await usage(t)).toEqual({});
     const other = tenant();

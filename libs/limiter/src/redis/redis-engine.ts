@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
-import { resolveRequest, subjectOf, type Operation, type ResolvedRule } from '../rules';
-import { hashTagOf, subjectHash, tenantKeyPrefix } from './keys';
+import { subjectOf, validateRequest, type Operation, type ResolvedRule } from '../rules';
+import { keyPrefixOf } from '../prepared-rules';
+import { hashTagOf, subjectHash } from './keys';
 import { DeadlineExceeded } from '../errors';
 import { LuaScript, type ScriptClient } from '@tollgate/lua-script';
 import { type Compensation, compensationOf } from './late-reply';
-import { decisionLength, encodeBatch, expiredAt, minuteOf, parseDecision, planOf, pushRuleKeys, redisNowOf, replyNumbers, type ScriptDecision, withCalendarWindows } from './protocol';
+import { argsAt, decisionLength, encodeBatch, expiredAt, minuteOf, parseDecision, pushRuleKeys, redisNowOf, replyNumbers, type ScriptDecision } from './protocol';
 import { RedisClock } from './redis-clock';
 
 export const limitScript = LuaScript.load(join(__dirname, '..', 'lua'), 'limit');
@@ -105,25 +106,25 @@ export class RedisEngine implements Limiter {
   private run<T extends Decision | Lease>(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): Promise<T> {
     let rules: readonly ResolvedRule[];
     try {
-      rules = resolveRequest(operation, request, amount);
+      rules = validateRequest(operation, request, amount);
     } catch (err) {
       return Promise.reject(err);
     }
+    const prepared = request.rules;
     const injected = this.options.clock && Math.floor(this.options.clock.now());
-    const prefix = tenantKeyPrefix(request.tenantId);
+    const prefix = keyPrefixOf(prepared, request.tenantId);
     const { tally } = request;
     if (tally && !tally.key.startsWith(prefix)) return Promise.reject(new Error('a tally must count into a key of the tenant (its hash tag)'));
     const subject = request.ruleSubjects ? undefined : subjectHash(request.subject);
-    const plan = planOf(rules);
     const keys: string[] = [];
     const estimate = this.redisNow(injected, prefix, performance.now());
     for (let i = 0; i < rules.length; i += 1) {
-      pushRuleKeys(keys, prefix + (plan.keyParts[i] as string) + (subject ?? subjectHash(subjectOf(request, i))), rules[i] as ResolvedRule, estimate);
+      pushRuleKeys(keys, prefix + (prepared.keyParts[i] as string) + (subject ?? subjectHash(subjectOf(request, i))), rules[i] as ResolvedRule, estimate, prepared.calendars[i]);
     }
-    const ruleArgs = plan.calendar ? withCalendarWindows(rules, injected ?? systemClock.now()) : plan.args;
+    const ruleArgs = argsAt(prepared, injected ?? systemClock.now());
     return new Promise<T>((resolve, reject) => {
       // Settled by `send` with a Decision or a Lease as `operation` says, which is what T is.
-      const pending: Pending = { operation, amount, tally, keys, ruleArgs, rules, resolve: resolve as (outcome: Decision | Lease) => void, reject };
+      const pending: Pending = { operation, amount, tally, keys, ruleArgs, rules, prepared, resolve: resolve as (outcome: Decision | Lease) => void, reject };
       if (request.shadowFrom !== undefined && (operation === 'consume' || operation === 'peek')) pending.shadowFrom = request.shadowFrom;
       if (this.options.batch === false) return void this.send(injected, [pending]);
       const batchKey = injected === undefined ? prefix : `${prefix}${injected}`;

@@ -5,9 +5,10 @@ import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { windowAt } from '../algorithms/fixed-window';
 import { ManualClock } from '../clock';
 import type { LimitRule } from '../contract';
-import { resolveRequest, resolveRule } from '../rules';
+import { prepareRules, preparingEachCall } from '../prepared-rules';
+import { resolveRule } from '../rules';
 import { ruleKey } from './keys';
-import { encodeBatch, planOf, pushRuleKeys } from './protocol';
+import { encodeBatch, pushRuleKeys } from './protocol';
 import { limitScript, RedisEngine } from './redis-engine';
 import { deleteTenantKeys } from './redis-test-support';
 
@@ -41,7 +42,7 @@ describe('RedisEngine fixed windows across an upgrade', () => {
   it.each([minute, daily])('goes on from the count an earlier version left in its window ($name)', async (rule) => {
     const tenantId = fresh();
     await redis.set(counterOf(tenantId, rule, now), 8, 'PX', 120_000);
-    const engine = new RedisEngine(redis, { clock: new ManualClock(now) });
+    const engine = preparingEachCall(new RedisEngine(redis, { clock: new ManualClock(now) }));
     const decisions = await Promise.all([1, 2, 3].map(() => engine.consume({ tenantId, cost: 1, rules: [rule] })));
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
     expect(decisions[1]!.rules[0]!.remaining).toBe(0);
@@ -49,7 +50,7 @@ describe('RedisEngine fixed windows across an upgrade', () => {
 
   it('keeps both versions\' counts together while nodes of both decide (a rolling upgrade)', async () => {
     const tenantId = fresh();
-    const engine = new RedisEngine(redis, { clock: new ManualClock(now) });
+    const engine = preparingEachCall(new RedisEngine(redis, { clock: new ManualClock(now) }));
     const counter = counterOf(tenantId, minute, now);
     for (let i = 0; i < 3; i += 1) await engine.consume({ tenantId, cost: 1, rules: [minute] });
     // An earlier version's node reads the counter: it holds what the new node charged.
@@ -64,13 +65,14 @@ describe('RedisEngine fixed windows across an upgrade', () => {
 
   it('leaves a counter of another window alone when the engine\'s clock named the wrong one, and still counts exactly', async () => {
     const tenantId = fresh();
-    const rules = resolveRequest('consume', { tenantId, rules: [minute] }, 1);
+    const prepared = prepareRules([minute]);
+    const { rules } = prepared;
     const key = ruleKey(tenantId, minute, undefined);
     // The engine's estimate is a minute behind the clock the script decides on: it names the previous window's counter.
     const keys: string[] = [];
     pushRuleKeys(keys, key, rules[0]!, now - 60_000);
     await redis.set(keys[1]!, 9, 'PX', 120_000);
-    const call = (amount: number) => encodeBatch(now, [{ operation: 'consume', amount, keys, rules, ruleArgs: planOf(rules).args }]);
+    const call = (amount: number) => encodeBatch(now, [{ operation: 'consume', amount, keys, rules, ruleArgs: prepared.args, prepared }]);
     const first = call(6);
     expect(String(await limitScript.run(redis, first.keys, first.args))).toMatch(new RegExp(`^${now} 1 4 `));
     const second = call(5);

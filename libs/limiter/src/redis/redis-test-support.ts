@@ -5,7 +5,7 @@ import { windowAt } from '../algorithms/fixed-window';
 import type { Decision, LimitRule } from '../contract';
 import { resolveRule } from '../rules';
 import { hashTagOf, ruleKey, tenantTag } from './keys';
-import type { RedisEngine } from './redis-engine';
+import type { RuleListLimiter } from '../prepared-rules';
 
 /**
  * Every key of these tenants: one SCAN pass over the limiter's keys (never KEYS on a shared server), on each
@@ -81,7 +81,7 @@ async function timeOf(client: Redis | Cluster): Promise<number> {
  * every key has a TTL no longer than its rule ever needs and that each ends exactly when the last write
  * said its state would be empty again. `onTenants` learns the tenants, for cleanup.
  */
-export async function soakAndCheckTtls(client: Redis | Cluster, engine: RedisEngine, onTenants: (ids: string[]) => void): Promise<void> {
+export async function soakAndCheckTtls(client: Redis | Cluster, engine: RuleListLimiter, onTenants: (ids: string[]) => void): Promise<void> {
     /** Key → the expiry its last write asked for (Redis ms; 0 = the key must be gone). */
     const expected = new Map<string, number>();
     const record = (tenantId: string, subject: string, rules: LimitRule[], d: Decision, wrote: boolean) => {

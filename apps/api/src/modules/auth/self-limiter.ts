@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
-import { type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
+import { MemoryEngine, prepareRules, type PreparedRules, RedisEngine } from '@tollgate/limiter';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { REDIS } from '../../infra/infra.module';
 import { type BackOffAttempt, type BackOffPolicy, MemoryBackOff, RedisBackOff } from './back-off';
@@ -26,8 +26,8 @@ export function tryAgainIn(retryAfterMs: number): string {
 @Injectable()
 export class SelfLimiter {
   private readonly log = new Logger(SelfLimiter.name);
-  /** One rules array per (name, rate): the engines validate an array once and cache it. */
-  private readonly rules = new Map<string, LimitRule[]>();
+  /** The rules of each (name, rate), prepared the first time they are used (a handful: one per throttled action). */
+  private readonly rules = new Map<string, PreparedRules>();
   private readonly local = new MemoryEngine({ maxEntries: LOCAL_ENTRIES });
   private readonly backOffs = new Map<string, { redis: RedisBackOff; local: MemoryBackOff }>();
   /** Whether the last call to Redis failed: the outage that is logged once. */
@@ -93,11 +93,11 @@ export class SelfLimiter {
     return result;
   }
 
-  private rulesOf(name: string, perMinute: number): LimitRule[] {
+  private rulesOf(name: string, perMinute: number): PreparedRules {
     const id = `${name}/${perMinute}`;
     let rules = this.rules.get(id);
     if (!rules) {
-      rules = [{ name, algorithm: 'token_bucket', limit: perMinute, windowMs: 60_000, burst: perMinute }];
+      rules = prepareRules([{ name, algorithm: 'token_bucket', limit: perMinute, windowMs: 60_000, burst: perMinute }]);
       this.rules.set(id, rules);
     }
     return rules;

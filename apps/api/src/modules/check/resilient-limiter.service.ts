@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '@tollgate/domain';
-import { DeadlineExceeded, type Decision, type Lease, type LeaseRequest, type LimitRequest, type LimitRule, MemoryEngine, RedisEngine } from '@tollgate/limiter';
+import { DeadlineExceeded, type Decision, type Lease, type LeaseRequest, type LimitRequest, MemoryEngine, RedisEngine } from '@tollgate/limiter';
 import type { RedisClient } from '@tollgate/nest-infra';
 import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
@@ -40,7 +40,6 @@ export type Operation = 'consume' | 'peek' | 'refund';
 @Injectable()
 export class ResilientLimiter {
   private readonly local = new MemoryEngine({ maxEntries: 100_000 });
-  private readonly localRules = new WeakMap<readonly LimitRule[], LimitRule[]>();
   private readonly breaker;
   private readonly cooldownMs: number;
   /** The engine of the checks: every script call has the decision deadline, and its duration is observed. */
@@ -82,9 +81,9 @@ export class ResilientLimiter {
     return this.redis.lease(request).catch(this.unavailable);
   }
 
-  /** The `local` failure mode: this node's share of every limit, on its own memory. */
+  /** The `local` failure mode on this node's own memory: `request`'s rules are this node's share of every limit. */
   locally(operation: Operation, request: LimitRequest): Promise<Decision> {
-    return this.local[operation]({ ...request, rules: this.shareOf(request.rules) });
+    return this.local[operation](request);
   }
 
   private onRedis(operation: Operation, request: LimitRequest): Promise<Decision> {
@@ -96,16 +95,4 @@ export class ResilientLimiter {
     if (err instanceof AppError) throw err;
     throw new QuotaStoreUnavailable(this.cooldownMs, { cause: err });
   };
-
-  /** Each limit ÷ the number of nodes, at least 1 (buckets: their burst too). */
-  private shareOf(rules: readonly LimitRule[]): LimitRule[] {
-    let share = this.localRules.get(rules);
-    if (!share) {
-      const nodes = this.config.failover.localNodes;
-      const part = (n: number) => Math.max(1, Math.floor(n / nodes));
-      share = rules.map((r) => ({ ...r, limit: part(r.limit), ...(r.burst === undefined ? {} : { burst: part(r.burst) }) }));
-      this.localRules.set(rules, share);
-    }
-    return share;
-  }
 }

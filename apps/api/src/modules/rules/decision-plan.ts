@@ -1,19 +1,22 @@
 import { rateLimitPolicy, type CompiledPolicy, type CompiledTenant } from '@tollgate/domain';
-import { type LimitRule, type Tally, tallyText } from '@tollgate/limiter';
+import { type LimitRule, prepareRules, type PreparedRules, type Tally, tallyText } from '@tollgate/limiter';
 import { toLimitRule } from '@tollgate/rules';
 import { tallyBase, usagePrefix } from '@tollgate/usage';
 
 /**
  * Everything a check of one tenant under one endpoint policy (or none) needs, built once per rule set version
- * (docs/adr/0012-the-decision-plan.md): the engine's rules, each one's window for the answer, the
- * `RateLimit-Policy` header, and how the script counts it. A check converts nothing.
+ * (docs/adr/0012-the-decision-plan.md): the engine's rules prepared (down to the script's arguments and key parts),
+ * this node's share of them for the `local` failure mode, each one's window for the answer, the `RateLimit-Policy`
+ * header, and how the script counts it. A check converts nothing.
  */
 export interface DecisionPlan {
   readonly tenant: CompiledTenant;
   /** The policy decided with the tenant's limits; null when none matches or it is `off`. */
   readonly policy: CompiledPolicy | null;
-  /** The tenant's limits (plan with overrides), then the policy's, named `<policy>-<limit>`. */
-  readonly rules: readonly LimitRule[];
+  /** The tenant's limits (plan with overrides), then the policy's, named `<policy>-<limit>`: prepared for the engines. */
+  readonly rules: PreparedRules;
+  /** The same rules at this node's share (each limit ÷ the nodes, at least 1), for the `local` failure mode. */
+  readonly localRules: PreparedRules;
   /** The first `tenantRules` rules are the tenant's own (a policy in shadow mode: those it is charged to alone). */
   readonly tenantRules: number;
   /** Each rule's window in seconds, for the answer's `limits`. */
@@ -31,25 +34,28 @@ export interface DecisionPlan {
   readonly tally: Tally;
 }
 
-/** The plan of a tenant's own limits, for checks that no policy applies to. */
-export function tenantPlan(tenant: CompiledTenant): DecisionPlan {
+/**
+ * The plan of a tenant's own limits, for checks that no policy applies to; `localNodes`: the nodes the `local` failure
+ * mode divides each limit among.
+ */
+export function tenantPlan(tenant: CompiledTenant, localNodes: number): DecisionPlan {
   const rules = tenant.limits.map((l) => toLimitRule(l, tenant.timeZone));
   return Object.freeze({
-    ...shape(tenant, null, rules, tenant.limits.map((l) => l.windowS)),
+    ...shape(tenant, null, rules, tenant.limits.map((l) => l.windowS), localNodes),
     tally: tallyOf(tenant.id, null, rules),
     tenantRules: rules.length,
   });
 }
 
 /** The plan of a tenant's limits and `policy`'s together (`own`: the tenant's plan). */
-export function policyPlan(own: DecisionPlan, policy: CompiledPolicy): DecisionPlan {
+export function policyPlan(own: DecisionPlan, policy: CompiledPolicy, localNodes: number): DecisionPlan {
   const { tenant } = own;
   const extra = policy.limits.map((l) => toLimitRule({ ...l, name: `${policy.name}-${l.name}` }, tenant.timeZone));
-  const rules = [...own.rules, ...extra];
+  const rules = [...own.rules.rules, ...extra];
   return Object.freeze({
-    ...shape(tenant, policy, rules, [...own.windowS, ...policy.limits.map((l) => l.windowS)]),
+    ...shape(tenant, policy, rules, [...own.windowS, ...policy.limits.map((l) => l.windowS)], localNodes),
     tally: tallyOf(tenant.id, policy, rules),
-    tenantRules: own.rules.length,
+    tenantRules: own.rules.rules.length,
   });
 }
 
@@ -58,15 +64,22 @@ function tallyOf(tenantId: string, policy: CompiledPolicy | null, rules: readonl
   return Object.freeze({ key: usagePrefix(tenantId), text: tallyText(tallyBase(policy?.id ?? null), rules.map((r) => r.name)) });
 }
 
-function shape(tenant: CompiledTenant, policy: CompiledPolicy | null, rules: LimitRule[], windowS: number[]) {
+function shape(tenant: CompiledTenant, policy: CompiledPolicy | null, rules: LimitRule[], windowS: number[], localNodes: number) {
   const limits = rules.map((r) => r.limit);
   return {
     tenant,
     policy,
-    rules: Object.freeze(rules),
+    rules: prepareRules(rules, tenant.id),
+    localRules: prepareRules(shareOf(rules, localNodes), tenant.id),
     windowS: Object.freeze(windowS),
     limits: Object.freeze(limits),
     rateLimitPolicy: rateLimitPolicy(rules.map((r, i) => ({ name: r.name, limit: r.limit, windowS: windowS[i]! }))),
     costWeight: policy?.cost ?? 1,
   };
+}
+
+/** Each limit ÷ the number of nodes, at least 1 (buckets: their burst too). */
+function shareOf(rules: readonly LimitRule[], nodes: number): LimitRule[] {
+  const part = (n: number) => Math.max(1, Math.floor(n / nodes));
+  return rules.map((r) => ({ ...r, limit: part(r.limit), ...(r.burst === undefined ? {} : { burst: part(r.burst) }) }));
 }

@@ -35,7 +35,7 @@ const source = (): RuleSource => ({
 
 function enforced(): EnforcedRuleSet {
   const ruleSet = ruleSetSchema.parse({ version: 7, compiledAt: '2026-12-01T10:00:00.000Z', ...compileRuleSet(source()) });
-  return new EnforcedRuleSet(ruleSet, { installation: 'i1', version: 7, compiledAt: ruleSet.compiledAt });
+  return new EnforcedRuleSet(ruleSet, { installation: 'i1', version: 7, compiledAt: ruleSet.compiledAt }, 2);
 }
 
 describe('EnforcedRuleSet: one lookup a check, nothing converted', () => {
@@ -54,12 +54,14 @@ describe('EnforcedRuleSet: one lookup a check, nothing converted', () => {
     const acme = rules.tenant('acme')!;
     const own = rules.planFor(acme, 'GET /v1/other');
     expect(own.policy).toBeNull();
-    expect(own.rules.map((r) => r.name)).toEqual(['minute', 'daily']);
+    expect(own.rules.rules.map((r) => r.name)).toEqual(['minute', 'daily']);
+    // This node's share for the `local` failure mode: each limit ÷ 2 nodes.
+    expect(own.localRules.rules.map((r) => r.limit)).toEqual([5, 500]);
     expect(own.tenantRules).toBe(2);
     expect(own.windowS).toEqual([60, 86_400]);
     expect(own.costWeight).toBe(1);
     // The daily window follows the tenant's calendar day.
-    expect(own.rules[1]).toMatchObject({ calendar: { unit: 'day', timeZone: 'Europe/Berlin' } });
+    expect(own.rules.rules[1]).toMatchObject({ calendar: { unit: 'day', timeZone: 'Europe/Berlin' } });
     expect(rules.planFor(acme, 'POST /v1/quiet')).toBe(own);
     expect(rules.planFor(acme, 'not a route')).toBe(own);
   });
@@ -69,7 +71,7 @@ describe('EnforcedRuleSet: one lookup a check, nothing converted', () => {
     const acme = rules.tenant('acme')!;
     const plan = rules.planFor(acme, 'GET /v1/items/42?page=2');
     expect(plan.policy?.name).toBe('items');
-    expect(plan.rules.map((r) => r.name)).toEqual(['minute', 'daily', 'items-minute']);
+    expect(plan.rules.rules.map((r) => r.name)).toEqual(['minute', 'daily', 'items-minute']);
     expect(plan.tenantRules).toBe(2);
     expect(plan.windowS).toEqual([60, 86_400, 60]);
     expect(plan.limits).toEqual([10, 1000, 5]);

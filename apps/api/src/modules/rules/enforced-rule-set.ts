@@ -35,11 +35,15 @@ export class EnforcedRuleSet {
    */
   private readonly endpoints = new BoundedCache<DecisionPlan>(ENDPOINT_CACHE_SIZE, ENDPOINT_CACHE_KEY_CHARS);
 
+  /**
+   * `localNodes`: the nodes the `local` failure mode divides each limit among (each plan carries this node's share).
+   */
   constructor(
     readonly ruleSet: RuleSet,
     readonly revision: RuleSetRevision,
+    private readonly localNodes: number,
   ) {
-    this.tenants = new Map(Object.values(ruleSet.tenants).map((t) => [t.slug, { tenant: t, own: tenantPlan(t), withPolicy: new Map() }]));
+    this.tenants = new Map(Object.values(ruleSet.tenants).map((t) => [t.slug, { tenant: t, own: tenantPlan(t, localNodes), withPolicy: new Map() }]));
     this.serviceKeys = new Map(ruleSet.serviceKeys.map((k) => [k.hash, k]));
     this.tenantKeys = new Map(ruleSet.tenantKeys.map((k) => [k.hash, k]));
     this.revokedTenantKeys = new Map(ruleSet.revokedTenantKeys.map((k) => [k.hash, k]));
@@ -94,7 +98,7 @@ export class EnforcedRuleSet {
   private withPolicy(entry: TenantEntry, policy: CompiledPolicy): DecisionPlan {
     let plan = entry.withPolicy.get(policy.id);
     if (!plan) {
-      plan = policyPlan(entry.own, policy);
+      plan = policyPlan(entry.own, policy, this.localNodes);
       entry.withPolicy.set(policy.id, plan);
     }
     return plan;

@@ -187,7 +187,7 @@ export class RuleCache implements OnApplicationShutdown {
   }
 
   private swap(next: RuleSet, revision: RuleSetRevision): void {
-    this.enforcedSet = new EnforcedRuleSet(next, revision);
+    this.enforcedSet = new EnforcedRuleSet(next, revision, this.config.failover.localNodes);
     this.refusal = null;
     this.metrics.ruleVersion.set(next.version);
     this.log.log(`rule set v${next.version} in force`);

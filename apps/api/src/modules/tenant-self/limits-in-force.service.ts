@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppError, type CompiledTenant, ErrorCode, type LimitsInForce, type LimitsUsed, type LiveLimit, type PlansAtLimit } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { type LimitRule, RedisEngine, resolveRule } from '@tollgate/limiter';
+import { type LimitRule, prepareRules, RedisEngine } from '@tollgate/limiter';
 import { effectivePolicies } from '@tollgate/rules';
 import { describeError } from '../../common/describe-error';
 import { PRISMA } from '../../infra/infra.module';
@@ -41,7 +41,7 @@ export class LimitsInForceService {
       .sort((a, b) => a.route.localeCompare(b.route));
     // An endpoint that names no route: the plan of the tenant's own limits, the very rules its checks run.
     const { rules } = enforced.planFor(compiled, '');
-    return { ruleVersion: ruleSet.version, limits: compiled.limits, policies, live: await this.live(tenantId, rules) };
+    return { ruleVersion: ruleSet.version, limits: compiled.limits, policies, live: await this.live(tenantId, rules.rules) };
   }
 
   /**
@@ -95,7 +95,7 @@ export class LimitsInForceService {
   /** The rules a tenant's checks run without an endpoint policy, as this node enforces them (undefined: not compiled yet). */
   private rulesOf(tenantId: string, compiled: ReadonlyMap<string, CompiledTenant>): readonly LimitRule[] | undefined {
     const tenant = compiled.get(tenantId);
-    return tenant && this.rules.enforced().planFor(tenant, '').rules;
+    return tenant && this.rules.enforced().planFor(tenant, '').rules.rules;
   }
 
   private compiledById(): Map<string, CompiledTenant> {
@@ -109,7 +109,7 @@ export class LimitsInForceService {
     try {
       for (let i = 0; i < tenantIds.length; i += PEEKS_AT_ONCE) {
         const batch = tenantIds.slice(i, i + PEEKS_AT_ONCE);
-        const read = await Promise.all(batch.map((id) => Promise.all((this.rulesOf(id, compiled) ?? []).map((rule, n) => this.peek(id, rule, n)))));
+        const read = await Promise.all(batch.map((id) => Promise.all((this.rulesOf(id, compiled) ?? []).map((rule) => this.peek(id, rule)))));
         batch.forEach((id, n) => states.set(id, read[n]!));
       }
     } catch (err) {
@@ -122,7 +122,7 @@ export class LimitsInForceService {
   /** Each rule's state, or null when Redis did not answer (the limits are still shown). */
   private async live(tenantId: string, rules: readonly LimitRule[]): Promise<LiveLimit[] | null> {
     try {
-      return await Promise.all(rules.map((rule, i) => this.peek(tenantId, rule, i)));
+      return await Promise.all(rules.map((rule) => this.peek(tenantId, rule)));
     } catch (err) {
       this.log.warn(`the live state of limits is unavailable: ${describeError(err).message}`);
       return null;
@@ -134,9 +134,10 @@ export class LimitsInForceService {
    * state as it is (a peek that admits answers the state after the cost, which is not what is there); a rule that
    * admits it is whole. Peeks charge and count nothing.
    */
-  private async peek(tenantId: string, rule: LimitRule, index: number): Promise<LiveLimit> {
-    const { capacity } = resolveRule(rule, index);
-    const decision = await this.engine.peek({ tenantId, cost: capacity, rules: [rule] });
+  private async peek(tenantId: string, rule: LimitRule): Promise<LiveLimit> {
+    const prepared = prepareRules([rule]);
+    const { capacity } = prepared.rules[0]!;
+    const decision = await this.engine.peek({ tenantId, cost: capacity, rules: prepared });
     const outcome = decision.rules[0]!;
     if (decision.allowed) return { name: rule.name, limit: capacity, used: 0, remaining: capacity, resetsAt: null };
     return {

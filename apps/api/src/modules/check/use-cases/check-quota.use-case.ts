@@ -94,7 +94,7 @@ export class CheckQuota {
     const plan = rules.planFor(tenant, request.endpoint);
     const policySubject = plan.policy ? this.subjectFor(plan.policy, request) : undefined;
     // Every rule counts the tenant as a whole unless a policy counts a subject or an address: only then per rule.
-    const ruleSubjects = policySubject === undefined ? undefined : plan.rules.map((_, i) => (i < plan.tenantRules ? undefined : policySubject));
+    const ruleSubjects = policySubject === undefined ? undefined : plan.rules.rules.map((_, i) => (i < plan.tenantRules ? undefined : policySubject));
     // A lease takes units of the limits themselves; every other operation counts calls of the endpoint.
     const cost = operation === 'lease' ? amount : amount * plan.costWeight;
     // Usage: the script counts what it decides (a peek is not a decision), in the minute's hash of the tenant, which
@@ -180,7 +180,7 @@ export class CheckQuota {
     }
     const cause = this.outages.record(err, failureMode);
     if (failureMode === 'local') {
-      const decision = await this.limiter.locally(operation, request);
+      const decision = await this.limiter.locally(operation, { ...request, rules: plan.localRules });
       err.answered(decision.allowed);
       const result = { ...this.answer(ruleVersion, plan, decision, 'enforce'), degraded: true };
       this.count(plan, result);
