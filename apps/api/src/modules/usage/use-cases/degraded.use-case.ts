@@ -1,20 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { DegradedUsageView } from '@tollgate/domain';
-import type { UsageReader } from '@tollgate/usage';
 import type { DegradedQuery } from '../dto/usage.schemas';
-import { USAGE_READER, UsageNames } from './usage.use-cases';
+import { UsageRead } from './usage.use-cases';
 
 /**
  * The drill-down of the overview's Degraded tile: the decisions failure modes made over a range because Redis did not
  * decide, by cause (the reason usage keeps for them, `<mode>:<cause>`), per bucket, and the tenants with the most.
  */
 @Injectable()
-export class DegradedUsageUseCase {
-  constructor(
-    private readonly names: UsageNames,
-    @Inject(USAGE_READER) private readonly reader: UsageReader,
-  ) {}
-
+export class DegradedUsageUseCase extends UsageRead {
   async execute(query: DegradedQuery): Promise<DegradedUsageView> {
     const { from, to, step, said } = this.names.range(query);
     const read = await this.reader.degraded(from, to, step, query.top);

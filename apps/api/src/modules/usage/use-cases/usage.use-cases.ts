@@ -128,13 +128,17 @@ export class UsageNames {
   }
 }
 
+/** A use case that reads usage: `names` looks up what the request names and resolves its range, `reader` reads the rollups. */
 @Injectable()
-export class UsageSeriesUseCase {
+export abstract class UsageRead {
   constructor(
-    private readonly names: UsageNames,
-    @Inject(USAGE_READER) private readonly reader: UsageReader,
+    protected readonly names: UsageNames,
+    @Inject(USAGE_READER) protected readonly reader: UsageReader,
   ) {}
+}
 
+@Injectable()
+export class UsageSeriesUseCase extends UsageRead {
   async execute(scope: UsageScope, query: Omit<UsageQuery, 'tenant'>): Promise<UsageSeries> {
     const read = await this.names.resolve(scope, query);
     const [points, refusedByReason] = await Promise.all([
@@ -154,12 +158,7 @@ export class UsageSeriesUseCase {
 }
 
 @Injectable()
-export class UsageTopUseCase {
-  constructor(
-    private readonly names: UsageNames,
-    @Inject(USAGE_READER) private readonly reader: UsageReader,
-  ) {}
-
+export class UsageTopUseCase extends UsageRead {
   async execute(query: TopQuery): Promise<UsageTop> {
     // A limit denies at no cost: its cost is always 0, and ranking by it would rank nothing.
     if (query.by === 'limits' && query.metric === 'cost') throw new AppError(ErrorCode.VALIDATION_FAILED, 'metric: limits are ranked by denied or deny_rate', 'metric');
@@ -191,12 +190,7 @@ export class UsageTopUseCase {
 
 /** The decisions, 429 rate and would-denies of each tenant or endpoint policy of a list page, in one read. */
 @Injectable()
-export class UsageSummaryUseCase {
-  constructor(
-    private readonly names: UsageNames,
-    @Inject(USAGE_READER) private readonly reader: UsageReader,
-  ) {}
-
+export class UsageSummaryUseCase extends UsageRead {
   async execute(query: SummaryQuery): Promise<UsageSummary> {
     const { from, to, step, said } = this.names.range(query);
     const ids = [...new Set(query.id.map((id) => id.toLowerCase()))];
@@ -211,12 +205,10 @@ export class UsageSummaryUseCase {
 
 /** The routes that lead a range (by 429 rate or volume), of every tenant or of the scope's tenant, with route × limit. */
 @Injectable()
-export class UsageRoutesUseCase {
-  constructor(
-    private readonly names: UsageNames,
-    @Inject(USAGE_READER) private readonly reader: UsageReader,
-    @Inject(API_CONFIG) private readonly config: ApiConfig,
-  ) {}
+export class UsageRoutesUseCase extends UsageRead {
+  constructor(names: UsageNames, @Inject(USAGE_READER) reader: UsageReader, @Inject(API_CONFIG) private readonly config: ApiConfig) {
+    super(names, reader);
+  }
 
   async execute(scope: UsageScope, query: OwnRoutesQuery): Promise<UsageRoutes> {
     const tenant = await this.names.tenantOf(scope);
@@ -286,12 +278,7 @@ export class DenialSamplesUseCase {
 export const USAGE_CSV_COLUMNS = ['bucket', 'bucket_local', 'time_zone', 'tenant', 'tenant_name', 'policy', 'result', 'reason', 'decisions', 'cost'] as const;
 
 @Injectable()
-export class UsageExportUseCase {
-  constructor(
-    private readonly names: UsageNames,
-    @Inject(USAGE_READER) private readonly reader: UsageReader,
-  ) {}
-
+export class UsageExportUseCase extends UsageRead {
   /**
    * The rows of the range as CSV, read a batch at a time as the client takes them. Everything that can be refused is
    * refused before the first byte; a failure after it cuts the download short (a client sees an incomplete file, not

@@ -4,7 +4,7 @@ import { bucketStart, COUNTED_KEY, DENIAL_SAMPLES_KEPT, readDenialSamples, type 
 import type { Redis } from 'ioredis';
 import { REDIS } from '../../../infra/infra.module';
 import type { WouldDenyQuery } from '../dto/usage.schemas';
-import { USAGE_READER, UsageNames } from './usage.use-cases';
+import { USAGE_READER, UsageNames, UsageRead } from './usage.use-cases';
 
 /**
  * The tenants whose samples are read: those with the most would-denies. Each is a read of up to DENIAL_SAMPLES_KEPT
@@ -20,12 +20,10 @@ export const WOULD_DENY_TENANTS_SAMPLED = 20;
  * reaches the rollup seconds later), so that no subject is sampled more often than the count says.
  */
 @Injectable()
-export class WouldDenyUseCase {
-  constructor(
-    private readonly names: UsageNames,
-    @Inject(USAGE_READER) private readonly reader: UsageReader,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {}
+export class WouldDenyUseCase extends UsageRead {
+  constructor(names: UsageNames, @Inject(USAGE_READER) reader: UsageReader, @Inject(REDIS) private readonly redis: Redis) {
+    super(names, reader);
+  }
 
   async execute(query: WouldDenyQuery): Promise<WouldDeny> {
     const scope = { kind: 'operator' } as const;
