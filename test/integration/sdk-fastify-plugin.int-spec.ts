@@ -1,42 +1,24 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { type CheckInput, TollgateClient } from '@tollgate/sdk';
+import { TollgateClient } from '@tollgate/sdk';
 import { tollgatePlugin } from '@tollgate/sdk/fastify';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../support/api';
 import { startEnforcementServer, type EnforcementServer } from '../support/enforcement-server';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules } from '../support/fixtures';
-
-const header = (name: string) => (req: FastifyRequest) => {
-  const value = req.headers[name];
-  return typeof value === 'string' ? value : undefined;
-};
+import { awayFromMinuteBoundary } from '../support/fixtures';
+import { header, useSdkApi } from '../support/sdk-api';
 
 describe('Fastify plugin against a real API', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
+  const sdk = useSdkApi();
+  const { checks } = sdk;
   let app: FastifyInstance;
-  let tenant: string;
-  let other: string;
-  const checks: CheckInput[] = [];
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    ({ tenant: { slug: tenant } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
-    ({ tenant: { slug: other } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
-    const serviceKey = await createServiceKey(prisma);
-    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await api.waitForRuleVersion(ruleSet.version);
-    const real = new TollgateClient({ baseUrl: api.url, serviceKey });
     app = Fastify();
-    await app.register(tollgatePlugin, { client: { check: (input) => (checks.push(input), real.check(input)) }, tenant: header('x-tenant'), subject: header('x-user') });
+    await app.register(tollgatePlugin, { client: sdk.client, tenant: header('x-tenant'), subject: header('x-user') });
     // Registered in a child context: the hook still applies (the plugin is not encapsulated).
     await app.register(async (child) => {
       child.get('/items/:id', { config: { tollgate: {} } }, async (req) => ({ id: (req.params as { id: string }).id }));
       child.post('/items', { config: { tollgate: { cost: 2, endpoint: 'POST /v1/items', subject: () => 'shared' } } }, async () => ({ created: true }));
-      child.get('/billing', { config: { tollgate: { tenant: () => other } } }, async () => ({ billing: true }));
+      child.get('/billing', { config: { tollgate: { tenant: () => sdk.other } } }, async () => ({ billing: true }));
       child.get('/free', async () => ({ free: true }));
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -44,8 +26,6 @@ describe('Fastify plugin against a real API', () => {
   });
   afterAll(async () => {
     await app?.close();
-    await api?.close();
-    await prisma?.$disconnect();
   });
 
   const url = (path: string) => {
@@ -54,17 +34,17 @@ describe('Fastify plugin against a real API', () => {
   };
 
   it('checks routes with config.tollgate: route pattern, cost, per-route subject; 429 with the headers when denied', async () => {
-    const headers = { 'x-tenant': tenant, 'x-user': 'alice' };
+    const headers = { 'x-tenant': sdk.tenant, 'x-user': 'alice' };
     const first = await fetch(url('/items/9'), { headers });
     expect(first.status).toBe(200);
     expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
-    expect(checks.at(-1)).toEqual({ tenant, endpoint: 'GET /items/:id', subject: 'alice' });
+    expect(checks.at(-1)).toEqual({ tenant: sdk.tenant, endpoint: 'GET /items/:id', subject: 'alice' });
 
     const post = await fetch(url('/items'), { method: 'POST', headers });
     expect(post.status).toBe(200);
     // The plan's quota is the tenant's, whoever the subject: 3 = 1 + 2.
     expect(post.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(checks.at(-1)).toEqual({ tenant, endpoint: 'POST /v1/items', subject: 'shared', cost: 2 });
+    expect(checks.at(-1)).toEqual({ tenant: sdk.tenant, endpoint: 'POST /v1/items', subject: 'shared', cost: 2 });
     const denied = await fetch(url('/items'), { method: 'POST', headers });
     expect(denied.status).toBe(429);
     expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -75,7 +55,7 @@ describe('Fastify plugin against a real API', () => {
   it('resolves the tenant per route, skips routes without config, and refuses a request without a tenant', async () => {
     const billing = await fetch(url('/billing'));
     expect(billing.status).toBe(200);
-    expect(checks.at(-1)).toEqual({ tenant: other, endpoint: 'GET /billing' });
+    expect(checks.at(-1)).toEqual({ tenant: sdk.other, endpoint: 'GET /billing' });
     const count = checks.length;
     const free = await fetch(url('/free'));
     expect(free.status).toBe(200);

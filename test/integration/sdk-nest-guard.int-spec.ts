@@ -2,14 +2,12 @@ import 'reflect-metadata';
 import { Controller, Get, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { type CheckInput, TollgateClient } from '@tollgate/sdk';
+import { TollgateClient } from '@tollgate/sdk';
 import { RateLimit, TollgateModule, type TollgateModuleOptions } from '@tollgate/sdk/nest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../support/api';
 import { startEnforcementServer, type EnforcementServer } from '../support/enforcement-server';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules } from '../support/fixtures';
+import { awayFromMinuteBoundary } from '../support/fixtures';
+import { header, useSdkApi } from '../support/sdk-api';
 
 @Controller('items')
 class ItemsController {
@@ -40,11 +38,6 @@ class ReportsController {
   }
 }
 
-const header = (name: string) => (req: { headers: Record<string, string | string[] | undefined> }) => {
-  const value = req.headers[name];
-  return typeof value === 'string' ? value : undefined;
-};
-
 /** A small service of our own: Nest on Fastify, with the guard in front of its routes. */
 async function startService(options: TollgateModuleOptions): Promise<{ app: NestFastifyApplication; url: string }> {
   @Module({ imports: [TollgateModule.forRoot(options)], controllers: [ItemsController, ReportsController] })
@@ -56,46 +49,32 @@ async function startService(options: TollgateModuleOptions): Promise<{ app: Nest
 }
 
 describe('NestJS guard (@RateLimit) in a Nest app on Fastify, against a real API', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
+  const sdk = useSdkApi();
+  const { checks } = sdk;
   let service: { app: NestFastifyApplication; url: string };
-  const checks: CheckInput[] = [];
-  let tenant: string;
-  let other: string;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    ({ tenant: { slug: tenant } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
-    ({ tenant: { slug: other } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 3 }]));
-    const serviceKey = await createServiceKey(prisma);
-    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await api.waitForRuleVersion(ruleSet.version);
-    const real = new TollgateClient({ baseUrl: api.url, serviceKey });
-    const client = { check: (input: CheckInput) => (checks.push(input), real.check(input)) };
-    service = await startService({ client, tenant: header('x-tenant'), subject: header('x-user') });
+    service = await startService({ client: sdk.client, tenant: header('x-tenant'), subject: header('x-user') });
     await awayFromMinuteBoundary();
   });
   afterAll(async () => {
     await service?.app.close();
-    await api?.close();
-    await prisma?.$disconnect();
   });
 
   it('checks with the route pattern and cost, copies the headers, answers 429 with Retry-After when denied', async () => {
-    const get = () => fetch(`${service.url}/items/42`, { headers: { 'x-tenant': tenant, 'x-user': 'alice' } });
+    const get = () => fetch(`${service.url}/items/42`, { headers: { 'x-tenant': sdk.tenant, 'x-user': 'alice' } });
     const first = await get();
     expect(first.status).toBe(200);
     expect(await first.json()).toEqual({ id: '42' });
     expect(first.headers.get('x-ratelimit-limit')).toBe('3');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
     expect(first.headers.get('ratelimit-policy')).toBe('"minute";q=3;w=60');
-    expect(checks.at(-1)).toEqual({ tenant, endpoint: 'GET /items/:id', subject: 'alice' });
+    expect(checks.at(-1)).toEqual({ tenant: sdk.tenant, endpoint: 'GET /items/:id', subject: 'alice' });
 
-    const post = await fetch(`${service.url}/items`, { method: 'POST', headers: { 'x-tenant': tenant, 'x-user': 'alice' } });
+    const post = await fetch(`${service.url}/items`, { method: 'POST', headers: { 'x-tenant': sdk.tenant, 'x-user': 'alice' } });
     expect(post.status).toBe(201);
     expect(post.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(checks.at(-1)).toEqual({ tenant, endpoint: 'POST /v1/items', subject: 'alice', cost: 2 });
+    expect(checks.at(-1)).toEqual({ tenant: sdk.tenant, endpoint: 'POST /v1/items', subject: 'alice', cost: 2 });
 
     const denied = await get();
     expect(denied.status).toBe(429);
@@ -104,16 +83,16 @@ describe('NestJS guard (@RateLimit) in a Nest app on Fastify, against a real API
     expect(await denied.json()).toMatchObject({ error: { code: 'rate_limited' } });
 
     // The plan's quota is the tenant's: another subject shares it (per-user limits come from endpoint policies).
-    expect((await fetch(`${service.url}/items/42`, { headers: { 'x-tenant': tenant, 'x-user': 'bob' } })).status).toBe(429);
+    expect((await fetch(`${service.url}/items/42`, { headers: { 'x-tenant': sdk.tenant, 'x-user': 'bob' } })).status).toBe(429);
   });
 
   it('applies a controller-level @RateLimit, leaves undecorated routes alone, and refuses a request without a tenant', async () => {
-    const report = await fetch(`${service.url}/reports/daily`, { headers: { 'x-tenant': other, 'x-user': 'carol' } });
+    const report = await fetch(`${service.url}/reports/daily`, { headers: { 'x-tenant': sdk.other, 'x-user': 'carol' } });
     expect(report.status).toBe(200);
-    expect(checks.at(-1)).toEqual({ tenant: other, endpoint: 'GET /reports/daily', subject: 'carol', cost: 1 });
+    expect(checks.at(-1)).toEqual({ tenant: sdk.other, endpoint: 'GET /reports/daily', subject: 'carol', cost: 1 });
 
     const count = checks.length;
-    const list = await fetch(`${service.url}/items`, { headers: { 'x-tenant': tenant } });
+    const list = await fetch(`${service.url}/items`, { headers: { 'x-tenant': sdk.tenant } });
     expect(list.status).toBe(200);
     expect(list.headers.get('x-ratelimit-limit')).toBeNull();
     expect(checks).toHaveLength(count);
@@ -128,10 +107,10 @@ describe('NestJS guard (@RateLimit) in a Nest app on Fastify, against a real API
     const closed = await startService({ client: down('closed'), tenant: header('x-tenant') });
     const open = await startService({ client: down('open'), tenant: header('x-tenant') });
     try {
-      const refused = await fetch(`${closed.url}/items/1`, { headers: { 'x-tenant': tenant } });
+      const refused = await fetch(`${closed.url}/items/1`, { headers: { 'x-tenant': sdk.tenant } });
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('1');
-      const passed = await fetch(`${open.url}/items/1`, { headers: { 'x-tenant': tenant } });
+      const passed = await fetch(`${open.url}/items/1`, { headers: { 'x-tenant': sdk.tenant } });
       expect(passed.status).toBe(200);
       expect(passed.headers.get('x-ratelimit-remaining')).toBeNull();
     } finally {
