@@ -1,11 +1,10 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
 import { waitFor } from '../support/fixtures';
-import { startStack, type Stack } from '../support/stack';
+import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
 
 // What the Tenants, Policies and Plans lists say about traffic, and the range a fresh install's overview opens on,
 // over the demo stack: checks through the API's /v1/check, rolled up by the worker, read in the browser. Plan
@@ -20,22 +19,13 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
   /** What each tenant's checks were answered. */
   const sent = new Map<string, { decisions: number; denied: number; wouldDeny: number }>();
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-  async function api(method: string, path: string, body?: unknown, bearer = token): Promise<any> {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await res.json();
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  }
+  /** A call of the stack's API, with the operator's token unless another is given; a non-2xx answer throws. */
+  const api = (method: string, path: string, body?: unknown, bearer = token) => adminCall(stack, bearer, method, path, body);
 
   beforeAll(async () => {
-    stack = await startStack('lists', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_LIVE_EVERY_MS: '1000' });
+    stack = await startStack('lists', LIVE_USAGE);
     browser = await launchBrowser();
-    token = (await api('POST', '/v1/auth/login', DEMO_OPERATOR, '')).token;
+    token = await signInOperator(stack);
     const plan = await api('POST', '/v1/admin/plans', {
       slug: 'metered',
       name: 'Metered',
@@ -55,7 +45,7 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
     ids.set('policy:reports', reports.policy.id);
     await api('POST', '/v1/admin/policies', { planId: plan.plan.id, name: 'idle', method: 'GET', pattern: '/v1/idle', limits: [{ name: 'minute', windowS: 60, limit: 100 }] });
     const service = await api('POST', '/v1/admin/keys', { kind: 'service', name: 'lists e2e' });
-    await waitFor(async () => ((await (await fetch(`${stack.apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= service.ruleVersion, 15_000);
+    await ruleVersionInForce(stack.apiUrl, service.ruleVersion, 15_000);
 
     const check = async (tenant: string, endpoint: string, subject: string) => {
       const body = await api('POST', '/v1/check', { tenant, endpoint, subject }, service.key);

@@ -3,10 +3,9 @@ import { createPrismaClient } from '@tollgate/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
 import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
-import { startStack, type Stack } from '../support/stack';
+import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
 
 // The operator's overview and a policy's page over the demo stack: checks through the API's /v1/check, rolled up by
 // the worker (every second, the open minute too), then read in the browser. The demo's acme (plan starter: 10 a minute) gets a
@@ -20,19 +19,9 @@ describe('the overview and a policy page', () => {
   /** What the checks below were answered, as usage counts them. */
   const answered = { allowed: 0, denied: 0, shadowDenied: 0 };
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-  async function api(method: string, path: string, body?: unknown, bearer = token): Promise<any> {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await res.json();
-    if (res.status >= 400 && !path.startsWith('/v1/check')) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  }
-  const live = async (version: number) =>
-    waitFor(async () => ((await (await fetch(`${stack.apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= version, 15_000);
+  /** A call of the stack's API, with the operator's token unless another is given; a non-2xx answer throws. */
+  const api = (method: string, path: string, body?: unknown, bearer = token) => adminCall(stack, bearer, method, path, body);
+  const live = (version: number) => ruleVersionInForce(stack.apiUrl, version, 15_000);
   const check = async (key: string, endpoint: string, subject: string) => {
     const body = await api('POST', '/v1/check', { key, endpoint, subject }, serviceKey);
     if (body.allowed === false) answered.denied += 1;
@@ -42,9 +31,9 @@ describe('the overview and a policy page', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack('overview', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_LIVE_EVERY_MS: '1000', USAGE_DENIAL_SAMPLES_PER_S: '1000' });
+    stack = await startStack('overview', { ...LIVE_USAGE, USAGE_DENIAL_SAMPLES_PER_S: '1000' });
     browser = await launchBrowser();
-    token = (await api('POST', '/v1/auth/login', DEMO_OPERATOR, '')).token;
+    token = await signInOperator(stack);
     const tenants = await api('GET', '/v1/admin/tenants?pageSize=50');
     for (const t of tenants.items as { id: string; slug: string; plan: { id: string; slug: string } }[]) {
       ids.set(t.slug, t.id);

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
-import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
-import { adminCall, startStack, type Stack } from '../support/stack';
+import { awayFromMinuteBoundary } from '../support/fixtures';
+import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
 
 // Refused checks as operators and tenants see them: a tenant (hooli) whose revoked key and whose live key, checked
 // through a service key that may check another tenant only, are refused, and keys of no one; each refusal is counted
@@ -23,7 +22,7 @@ describe('refused checks in the dashboard: the overview, the tenant page and the
 
   const admin = (method: string, path: string, body?: unknown) => adminCall(stack, operatorToken, method, path, body);
   const inForce = (ruleVersion: number) =>
-    waitFor(async () => ((await (await fetch(`${stack.apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= ruleVersion, 10_000, 100);
+    ruleVersionInForce(stack.apiUrl, ruleVersion, 10_000, 100);
   /** A check as a service makes one; the answer's reason (none when allowed). */
   const check = async (serviceKey: string, key: string) => {
     const res = await fetch(`${stack.apiUrl}/v1/check`, {
@@ -37,9 +36,8 @@ describe('refused checks in the dashboard: the overview, the tenant page and the
 
   beforeAll(async () => {
     // The worker writes the open minute's counts so far every second.
-    stack = await startStack('refused', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_LIVE_EVERY_MS: '1000', USAGE_FLUSH_MS: '200' });
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
-    operatorToken = ((await login.json()) as { token: string }).token;
+    stack = await startStack('refused', { ...LIVE_USAGE, USAGE_FLUSH_MS: '200' });
+    operatorToken = await signInOperator(stack);
     const { plan } = await admin('POST', '/v1/admin/plans', { slug: 'basic', name: 'Basic', limits: [{ name: 'minute', windowS: 60, limit: 100, algorithm: 'fixed_window' }] });
     const { tenant: hooli } = await admin('POST', '/v1/admin/tenants', { slug: 'hooli', name: 'Hooli', planId: plan.id });
     const { tenant: pied } = await admin('POST', '/v1/admin/tenants', { slug: 'pied-piper', name: 'Pied Piper', planId: plan.id });

@@ -2,10 +2,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
-import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
-import { adminCall, startStack, type Stack } from '../support/stack';
+import { awayFromMinuteBoundary } from '../support/fixtures';
+import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
 
 // What a tenant is hitting, by route, whether or not an endpoint policy matched: a tenant whose plan has one limit
 // (8 checks a minute) and no endpoint policy at all sends checks on two routes; the 429s of `GET /v1/items` are its
@@ -41,9 +40,8 @@ describe('usage per route in the dashboard: the overview, the tenant page and th
   };
 
   beforeAll(async () => {
-    stack = await startStack('routes', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_LIVE_EVERY_MS: '1000', USAGE_FLUSH_MS: '200' });
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
-    operatorToken = ((await login.json()) as { token: string }).token;
+    stack = await startStack('routes', { ...LIVE_USAGE, USAGE_FLUSH_MS: '200' });
+    operatorToken = await signInOperator(stack);
     const { plan } = await admin('POST', '/v1/admin/plans', { slug: 'routed', name: 'Routed', limits: [{ name: 'minute', windowS: 60, limit: 8, algorithm: 'fixed_window' }] });
     const created = await admin('POST', '/v1/admin/tenants', { slug: 'hooli', name: 'Hooli', planId: plan.id, timeZone: 'UTC' });
     const { key } = await admin('POST', '/v1/admin/keys', { kind: 'tenant', name: 'hooli backend', tenantId: created.tenant.id });
@@ -51,7 +49,7 @@ describe('usage per route in the dashboard: the overview, the tenant page and th
     await admin('POST', '/v1/admin/users', { ...HOOLI_USER, role: 'tenant', tenantId: tenant.id });
     const service = await admin('POST', '/v1/admin/keys', { kind: 'service', name: 'backends' });
     serviceKey = service.key;
-    await waitFor(async () => ((await (await fetch(`${stack.apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= service.ruleVersion, 10_000, 100);
+    await ruleVersionInForce(stack.apiUrl, service.ruleVersion, 10_000, 100);
     browser = await launchBrowser();
 
     // In one minute: 3 orders, then 9 reads of items (two spelled otherwise: the same route), 4 of them past the minute.

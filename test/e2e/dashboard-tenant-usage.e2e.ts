@@ -2,10 +2,9 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInZone } from '../../apps/dashboard/lib/usage';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
-import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
-import { adminCall, startStack, type Stack } from '../support/stack';
+import { awayFromMinuteBoundary } from '../support/fixtures';
+import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
 
 // Two tenants on one plan (5 checks a minute, fixed windows): initech, in Asia/Kolkata, with a user and an endpoint
 // policy of its plan, and umbrella. Their checks move the bars of the limits; initech's user sees only its own
@@ -57,9 +56,8 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
   beforeAll(async () => {
     // The worker writes the open minute's counts so far every second (and rolls a closed one up with no grace).
     // A tenant at 100 % is sent to TENANT_UPGRADE_URL.
-    stack = await startStack('tenant_usage', { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_LIVE_EVERY_MS: '1000', USAGE_FLUSH_MS: '200', TENANT_UPGRADE_URL: UPGRADE_URL });
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
-    operatorToken = ((await login.json()) as { token: string }).token;
+    stack = await startStack('tenant_usage', { ...LIVE_USAGE, USAGE_FLUSH_MS: '200', TENANT_UPGRADE_URL: UPGRADE_URL });
+    operatorToken = await signInOperator(stack);
 
     const { plan } = await admin('POST', '/v1/admin/plans', {
       slug: 'metered',
@@ -87,7 +85,7 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     await admin('POST', '/v1/admin/users', { ...INITECH_USER, role: 'tenant', tenantId: tenants.initech.id });
     const { key, ruleVersion } = await admin('POST', '/v1/admin/keys', { kind: 'service', name: 'backends' });
     serviceKey = key;
-    await waitFor(async () => ((await (await fetch(`${stack.apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= ruleVersion, 10_000, 100);
+    await ruleVersionInForce(stack.apiUrl, ruleVersion, 10_000, 100);
     browser = await launchBrowser();
   });
   afterAll(async () => {

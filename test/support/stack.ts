@@ -7,7 +7,7 @@ import { DEMO_OPERATOR } from '../../prisma/demo';
 import { migrate } from '../../scripts/db/migrate.mjs';
 import { freePort } from '../../scripts/lib/redis-server.mjs';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testDatabaseUrl, testRedisUrl } from './env';
-import { sleep } from './fixtures';
+import { sleep, waitFor } from './fixtures';
 
 const root = join(__dirname, '..', '..');
 
@@ -110,6 +110,19 @@ export async function adminCall(stack: Stack, token: string, method: string, pat
   if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
   return json;
 }
+
+/** A session token of the demo's operator (DEMO_OPERATOR) from the stack's API. */
+export async function signInOperator(stack: Stack): Promise<string> {
+  return (await adminCall(stack, '', 'POST', '/v1/auth/login', DEMO_OPERATOR)).token as string;
+}
+
+/** Waits until the API at `apiUrl` enforces rule set `version` or a later one, as its `GET /health` says. */
+export async function ruleVersionInForce(apiUrl: string, version: number, timeoutMs?: number, intervalMs?: number): Promise<void> {
+  await waitFor(async () => ((await (await fetch(`${apiUrl}/health`)).json()) as { ruleVersion: number }).ruleVersion >= version, timeoutMs, intervalMs);
+}
+
+/** The stack's worker writes the open minute's counts so far every second, and rolls a closed minute up at once. */
+export const LIVE_USAGE = { USAGE_GRACE_S: '0', USAGE_ROLLUP_EVERY_MS: '1000', USAGE_LIVE_EVERY_MS: '1000' } as const;
 
 /** `n` API processes (the built app) on free ports against the test database and Redis. */
 export async function startApiProcesses(
