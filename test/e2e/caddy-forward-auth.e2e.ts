@@ -7,8 +7,9 @@ import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../apps/api/src/modules/keys/key-format';
 import { startApi, type TestApi } from '../support/api';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+import { TEST_DATABASE_URL } from '../support/env';
+import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
+import { createGatewayTenant, type MinutePolicy, SPOOFABLE_POLICIES } from '../support/gateway-fixture';
 import { SPOOFED_ORIGINALS, spoofedHeaders } from '../support/spoofing';
 import { freePort } from '../support/stack';
 
@@ -39,21 +40,10 @@ describe('Caddy forward_auth in front of a service, with Tollgate deciding', () 
   beforeAll(async () => {
     expect(() => execFileSync(CADDY, ['version'], { stdio: 'pipe' }), `Debian's caddy is needed at ${CADDY} (apt-get install caddy)`).not.toThrow();
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    const fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 1000 }]);
     // Per client address, so that a client-chosen X-Forwarded-For would show up as a fresh bucket.
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'orders', method: 'POST', pattern: '/v1/orders', scope: 'ip', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
-    });
-    // What a client would like to be decided as something else: per client address, and per user.
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'expensive', method: 'POST', pattern: '/v1/expensive', scope: 'ip', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
-    });
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'me', method: 'GET', pattern: '/v1/me', scope: 'subject', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
-    });
-    tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
-    gatewayKey = await createServiceKey(prisma);
-    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    const orders: MinutePolicy = { name: 'orders', method: 'POST', pattern: '/v1/orders', scope: 'ip', limit: 10 };
+    let version: number;
+    ({ tenantKey, gatewayKey, version } = await createGatewayTenant(prisma, [orders, ...SPOOFABLE_POLICIES]));
     // The subject header the Caddyfile removes: a client's own value must not make a bucket of its own.
     api = await startApi({ TRUST_PROXY: '1', FORWARD_AUTH_SUBJECT_HEADER: 'x-tollgate-subject' });
     await api.waitForRuleVersion(version);

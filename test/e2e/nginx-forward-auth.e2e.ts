@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../support/api';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../support/fixtures';
+import { TEST_DATABASE_URL } from '../support/env';
+import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
+import { createGatewayTenant, type MinutePolicy, SPOOFABLE_POLICIES } from '../support/gateway-fixture';
 import { SPOOFED_ORIGINALS, spoofedHeaders } from '../support/spoofing';
 import { freePort } from '../support/stack';
 
@@ -29,20 +30,10 @@ describe('nginx auth_request in front of a service, with Tollgate deciding', () 
   beforeAll(async () => {
     expect(() => execFileSync(NGINX, ['-v'], { stdio: 'pipe' }), `Debian's nginx is needed at ${NGINX} (apt-get install nginx)`).not.toThrow();
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    const fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 1000 }]);
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'api', method: '*', pattern: '/v1/*', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
-    });
-    // What a client would like to be decided as something else: per client address, and per user.
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'expensive', method: 'POST', pattern: '/v1/expensive', scope: 'ip', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
-    });
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'me', method: 'GET', pattern: '/v1/me', scope: 'subject', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
-    });
-    tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
-    const gatewayKey = await createServiceKey(prisma);
-    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    const everything: MinutePolicy = { name: 'api', method: '*', pattern: '/v1/*', limit: 10 };
+    const gateway = await createGatewayTenant(prisma, [everything, ...SPOOFABLE_POLICIES]);
+    const { gatewayKey, version } = gateway;
+    tenantKey = gateway.tenantKey;
     // The subject header the template clears: a client's own value must not make a bucket of its own.
     api = await startApi({ TRUST_PROXY: '1', FORWARD_AUTH_SUBJECT_HEADER: 'x-tollgate-subject' });
     await api.waitForRuleVersion(version);

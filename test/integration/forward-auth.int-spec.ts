@@ -5,6 +5,7 @@ import { RuleCache } from '../../apps/api/src/modules/rules/rule-cache.service';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules } from '../support/fixtures';
+import { createGatewayTenant } from '../support/gateway-fixture';
 
 /** An original request no policy of these tests names, as a gateway that sends X-Forwarded-* (the default) asks. */
 const ELSEWHERE = { 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/x' };
@@ -33,19 +34,12 @@ describe('forward-auth for gateways', () => {
 
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    fixture = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 1000 }]);
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'items', method: 'GET', pattern: '/v1/items/*', limits: { create: [{ name: 'minute', windowS: 60, limit: 10 }] } },
-    });
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'signup', method: 'POST', pattern: '/signup', scope: 'ip', limits: { create: [{ name: 'minute', windowS: 60, limit: 2 }] } },
-    });
-    await prisma.endpointPolicy.create({
-      data: { planId: fixture.plan.id, name: 'peruser', method: 'GET', pattern: '/me', scope: 'subject', limits: { create: [{ name: 'minute', windowS: 60, limit: 1 }] } },
-    });
-    tenantKey = (await createTenantKey(prisma, fixture.tenant.id)).key;
-    gatewayKey = await createServiceKey(prisma);
-    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    let version: number;
+    ({ fixture, tenantKey, gatewayKey, version } = await createGatewayTenant(prisma, [
+      { name: 'items', method: 'GET', pattern: '/v1/items/*', limit: 10 },
+      { name: 'signup', method: 'POST', pattern: '/signup', scope: 'ip', limit: 2 },
+      { name: 'peruser', method: 'GET', pattern: '/me', scope: 'subject', limit: 1 },
+    ]));
     api = await startApi({ TRUST_PROXY: '1', FORWARD_AUTH_SUBJECT_HEADER: 'x-user-id' });
     untrusting = await startApi();
     viaOriginal = await startApi({ TRUST_PROXY: '1', FORWARD_AUTH_ORIGINAL: 'x-original' });
