@@ -63,6 +63,19 @@ describe('webhook endpoints in the dashboard', () => {
       300,
     );
   };
+  /**
+   * Sends a test event from the endpoint's page: the receiver gets it once, signed with `secret`, and the page's log
+   * says it was delivered. Answers its event id.
+   */
+  const sendTestEvent = async (page: Page, secret: string) => {
+    await page.getByTestId('webhook-test').click();
+    const eventId = await sentEventId(page);
+    await waitFor(() => requestsWith(eventId).length === 1, 30_000, 100);
+    const request = requestsWith(eventId)[0]!;
+    expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
+    await untilDelivery(page, eventId, 'delivered');
+    return eventId;
+  };
   /** Opens the attempts of the newest delivery of `eventId`; the first of them. */
   const openAttempts = async (page: Page, eventId: string) => {
     await deliveriesOf(page, eventId).first().locator('[data-testid^="delivery-attempts-"]').click();
@@ -114,12 +127,7 @@ describe('webhook endpoints in the dashboard', () => {
     expect(await page.getByTestId('webhook-deliveries-empty').textContent()).toContain('Send test event');
 
     // Send test event: the receiver gets it signed with the secret shown once, and the log says it was delivered.
-    await page.getByTestId('webhook-test').click();
-    const eventId = await sentEventId(page);
-    await waitFor(() => requestsWith(eventId).length === 1, 30_000, 100);
-    const request = requestsWith(eventId)[0]!;
-    expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
-    await untilDelivery(page, eventId, 'delivered');
+    const eventId = await sendTestEvent(page, secret);
     const attempt = await openAttempts(page, eventId);
     expect(await attempt.textContent()).toMatch(/200.*\d+ ms/);
     expect(await attempt.textContent()).toContain('ok');
@@ -243,12 +251,7 @@ describe('webhook endpoints in the dashboard', () => {
     expect(own[0]!.eventTypes).toEqual(['quota.threshold_crossed', 'quota.window_reset']);
     await page.getByTestId(`webhook-link-${own[0]!.id}`).click();
     await page.waitForURL(new RegExp(`/portal/webhooks/${own[0]!.id}$`));
-    await page.getByTestId('webhook-test').click();
-    const eventId = await sentEventId(page);
-    await waitFor(() => requestsWith(eventId).length === 1, 30_000, 100);
-    const request = requestsWith(eventId)[0]!;
-    expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
-    await untilDelivery(page, eventId, 'delivered');
+    await sendTestEvent(page, secret);
     await page.setViewportSize({ width: 420, height: 900 });
     await expectNoHorizontalOverflow(page, 'the portal endpoint page');
     await shot(page, 'portal-endpoint-420');
