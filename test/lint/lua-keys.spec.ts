@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 // A Redis Cluster routes a script by its declared KEYS, and moves a slot key by key: a key the script builds itself
 // (`KEYS[1] .. ':' .. start`, ARGV[3] .. minute) is not seen by either, and during a slot migration the call runs
 // where that key is not (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). So every Lua script of the
-// repository names the key of each command as `KEYS[…]`, nothing else: keys travel between functions as indexes.
+// repository (its .lua files, and Lua written inline in a TypeScript source's template string) names the key of each
+// command as `KEYS[…]`, nothing else: keys travel between functions as indexes.
 
 const root = path.resolve(__dirname, '../..');
 
@@ -99,8 +100,21 @@ export function undeclaredKeys(source: string): string[] {
   return problems;
 }
 
+const tracked = (...patterns: string[]) => execFileSync('git', ['ls-files', ...patterns], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+
+/** The template strings of a TypeScript source that call Redis from Lua, each with the line it starts on. */
+function inlineScripts(source: string): { line: number; lua: string }[] {
+  const found: { line: number; lua: string }[] = [];
+  for (const match of source.matchAll(/`([^`]*)`/g)) {
+    if (/redis\s*\.\s*p?call/.test(match[1]!)) found.push({ line: source.slice(0, match.index).split('\n').length, lua: match[1]! });
+  }
+  return found;
+}
+
 describe('Lua scripts name every key as KEYS[…]', () => {
-  const files = execFileSync('git', ['ls-files', '*.lua'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const files = tracked('*.lua');
+  const sources = tracked('apps/*.ts', 'libs/*.ts').filter((file) => !/\.(spec|int-spec|e2e)\.ts$/.test(file) && !file.endsWith('.d.ts'));
+  const inline = sources.flatMap((file) => inlineScripts(readFileSync(path.join(root, file), 'utf8')).map(({ line, lua }) => ({ at: `${file}:${line}`, lua })));
 
   it('finds the scripts of the limiter, the rule store and the API', () => {
     expect(files).toEqual(expect.arrayContaining(['libs/limiter/src/lua/limit.lua', 'libs/rule-store/src/lua/put-rule-set.lua', 'apps/api/src/modules/check/lua/add-usage-counts.lua']));
@@ -108,6 +122,15 @@ describe('Lua scripts name every key as KEYS[…]', () => {
 
   it.each(files)('%s', (file) => {
     expect(undeclaredKeys(readFileSync(path.join(root, file), 'utf8'))).toEqual([]);
+  });
+
+  it('finds the Lua written inline in TypeScript (the sign-in back-off, the rollup\'s watermark)', () => {
+    expect(inline.map(({ at }) => at.split(':')[0])).toEqual(expect.arrayContaining(['apps/api/src/modules/auth/back-off.ts', 'libs/usage/src/rollup.ts']));
+  });
+
+  it('finds no key but KEYS[…] in Lua written inline in TypeScript', () => {
+    for (const { at, lua } of inline) expect(undeclaredKeys(lua), at).toEqual([]);
+    expect(inlineScripts('const S = `redis.call(\'GET\', KEYS[1] .. ARGV[1])`;').map(({ lua }) => undeclaredKeys(lua))).toEqual([[expect.stringContaining('GET')]]);
   });
 
   it('refuses a key built from KEYS, ARGV or a local, a command in a variable, and redis.call passed around', () => {
