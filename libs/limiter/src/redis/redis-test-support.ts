@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { windowAt } from '../algorithms/fixed-window';
 import type { Decision, LimitRule } from '../contract';
 import { resolveRule } from '../rules';
 import { hashTagOf, ruleKey, tenantTag } from './keys';
@@ -87,8 +86,9 @@ export async function soakAndCheckTtls(client: Redis | Cluster, engine: RuleList
     const record = (tenantId: string, subject: string, rules: LimitRule[], d: Decision, wrote: boolean) => {
       if (!wrote) return;
       rules.forEach((rule, i) => {
-        const base = ruleKey(tenantId, rule, subject);
-        const key = rule.algorithm === 'fixed_window' ? `${base}:${windowAt(resolveRule(rule, 0), d.nowMs).start}` : base;
+        // A fixed window's own key (its earlier versions' counter is written only when the engine's clock named the
+        // window the script decided in: near a window's edge it may not be; the bound below still holds for it).
+        const key = ruleKey(tenantId, rule, subject);
         const reset = d.rules[i]!.resetMs;
         const empty = rule.algorithm === 'fixed_window' ? d.rules[i]!.remaining === rule.limit : reset === 0;
         expected.set(key, empty ? 0 : d.nowMs + reset);
