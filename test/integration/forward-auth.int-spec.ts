@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_CACHE_KEY_CHARS, ENDPOINT_CACHE_SIZE } from '../../apps/api/src/modules/rules/enforced-rule-set';
-import { RuleCache } from '../../apps/api/src/modules/rules/rule-cache.service';
+import { RulesInForce } from '../../apps/api/src/modules/rules/rules-in-force.service';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules } from '../support/fixtures';
@@ -245,7 +245,7 @@ describe('forward-auth for gateways', () => {
     });
 
     it(`keeps the policy cache within its bounds (${ENDPOINT_CACHE_SIZE} entries, ${ENDPOINT_CACHE_KEY_CHARS} characters of keys) after many unique long paths`, async () => {
-      const cache = api.app.get(RuleCache);
+      const cache = api.app.get(RulesInForce);
       const uri = (i: number) => `/v1/items/${i}/${'p'.repeat(2048)}`.slice(0, 2048);
       // Through forward-auth: every unique path is remembered, with its whole length counted…
       const before = cache.endpointCacheSize();
@@ -259,7 +259,7 @@ describe('forward-auth for gateways', () => {
       const tenant = rules.tenant(fixture.tenant.slug)!;
       let largest = 0;
       for (let i = 50; i < Math.ceil((ENDPOINT_CACHE_KEY_CHARS * 1.5) / 2048); i += 1) {
-        rules.planFor(tenant, `PUT ${uri(i)}`);
+        rules.limitSetFor(tenant, `PUT ${uri(i)}`);
         const size = cache.endpointCacheSize();
         largest = Math.max(largest, size.keyChars);
         expect(size.keyChars).toBeLessThanOrEqual(ENDPOINT_CACHE_KEY_CHARS);
@@ -269,7 +269,7 @@ describe('forward-auth for gateways', () => {
     });
 
     it('does not remember the hashes of bearer tokens longer than a key can be', async () => {
-      const cache = api.app.get(RuleCache);
+      const cache = api.app.get(RulesInForce);
       const before = cache.keyHashCacheSize();
       for (let i = 0; i < 20; i += 1) {
         const r = await api.request('POST', '/v1/check', { token: `tg_live_s_${i}${'x'.repeat(16_000)}`, body: { tenant: fixture.tenant.slug, endpoint: 'GET /' } });

@@ -9,13 +9,14 @@ export interface ResolvedRule extends LimitRule {
   /** `limit` for window algorithms, `burst ?? limit` for buckets and GCRA. */
   capacity: number;
   /**
-   * Buckets and GCRA count in fractions of a unit: `unit` parts make one unit and `rate` parts flow per ms.
+   * Buckets and GCRA count in fractions of a unit: `partsPerUnit` parts make one unit and `rate` parts flow per ms.
    * That is `limit` per `windowMs` divided by their greatest common divisor, so every number a bucket keeps is
    * as small as it can be exactly (and its stored value packs into one integer, see lua/includes/common.lua).
    * Window algorithms: `limit` and `windowMs` as given (0 for a calendar window).
    */
   rate: number;
-  unit: number;
+  /** The parts one unit of a bucket (or GCRA) is made of; a window algorithm's `windowMs` (0 for a calendar window). */
+  partsPerUnit: number;
 }
 
 export type Operation = 'consume' | 'peek' | 'refund' | 'lease';
@@ -103,7 +104,7 @@ export function resolveRule(rule: LimitRule, index: number): ResolvedRule {
   }
   const window = rule.windowMs ?? 0;
   const divisor = bucket ? gcd(rule.limit, window) : 1;
-  return { ...rule, capacity, rate: rule.limit / divisor, unit: window / divisor };
+  return { ...rule, capacity, rate: rule.limit / divisor, partsPerUnit: window / divisor };
 }
 
 function gcd(a: number, b: number): number {

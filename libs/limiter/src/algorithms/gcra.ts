@@ -4,7 +4,7 @@ import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /**
  * The theoretical arrival time, exact: TAT = ms + remainder / rate (0 ≤ remainder < rate). With the
- * emission interval T = unit / rate ms (= windowMs / limit, see ResolvedRule), one unit is `unit` ticks of
+ * emission interval T = partsPerUnit / rate ms (= windowMs / limit, see ResolvedRule), one unit is `partsPerUnit` ticks of
  * 1/rate ms, so everything stays an integer.
  */
 export interface GcraView {
@@ -18,7 +18,7 @@ export interface GcraView {
  * d = (max(tat, now) − now) × rate, the bucket's level in ticks.
  */
 export function gcra(rule: ResolvedRule): AlgorithmModel<GcraView> {
-  const { rate, unit: w } = rule;
+  const { rate, partsPerUnit: w } = rule;
   const full = rule.capacity * w;
   const level = (v: GcraView) => (v.ms < v.now ? 0 : (v.ms - v.now) * rate + v.remainder);
   const at = (now: number, ticks: number): GcraView => {

@@ -2,7 +2,7 @@ import type { ResolvedRule } from '../rules';
 import { ceilDiv, floorDiv } from './integers';
 import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
-/** The level in parts (one request unit = `unit` parts; the leak is `rate` parts per ms, see ResolvedRule), as of `at`. */
+/** The level in parts (one request unit = `partsPerUnit` parts; the leak is `rate` parts per ms, see ResolvedRule), as of `at`. */
 export interface LeakyBucketView {
   now: number;
   at: number;
@@ -15,7 +15,7 @@ export interface LeakyBucketView {
  * also learns how long to wait: until its last unit has leaked, paced at windowMs / limit ms per unit.
  */
 export function leakyBucket(rule: ResolvedRule, shaper: boolean): AlgorithmModel<LeakyBucketView> {
-  const { rate, unit: w } = rule;
+  const { rate, partsPerUnit: w } = rule;
   const full = rule.capacity * w;
   const resetMs = (v: LeakyBucketView) => (v.level > 0 ? v.at - v.now + ceilDiv(v.level, rate) : 0);
   const arithmetic: ViewArithmetic<LeakyBucketView> = {

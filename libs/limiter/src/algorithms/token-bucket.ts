@@ -3,7 +3,7 @@ import { ceilDiv, floorDiv } from './integers';
 import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
 /**
- * Tokens counted in parts (one token = `unit` parts; the refill is `rate` parts per ms, see ResolvedRule), valid as of `at`
+ * Tokens counted in parts (one token = `partsPerUnit` parts; the refill is `rate` parts per ms, see ResolvedRule), valid as of `at`
  * (= now, unless the clock went back).
  */
 export interface TokenBucketView {
@@ -14,7 +14,7 @@ export interface TokenBucketView {
 
 /** Capacity `burst ?? limit`, refilled lazily at `limit` tokens per `windowMs`; a cost takes that many tokens. */
 export function tokenBucket(rule: ResolvedRule): AlgorithmModel<TokenBucketView> {
-  const { rate, unit: w } = rule;
+  const { rate, partsPerUnit: w } = rule;
   const full = rule.capacity * w;
   const resetMs = (v: TokenBucketView) => (v.tokens >= full ? 0 : v.at - v.now + ceilDiv(full - v.tokens, rate));
   const arithmetic: ViewArithmetic<TokenBucketView> = {

@@ -13,7 +13,7 @@ import { BUCKET_ALGORITHMS, resolveRule, type ResolvedRule } from '../rules';
  * window also declares `<rule key>:<window start ms>`, the counter earlier versions kept (protocol.ts `pushRuleKeys`),
  * which keeps the hash tag.
  *
- * A bucket's (and GCRA's) algorithm code carries its `unit` (`tb600`: a token is 600 parts, see ResolvedRule):
+ * A bucket's (and GCRA's) algorithm code carries its `partsPerUnit` (`tb600`: a token is 600 parts, see ResolvedRule):
  * its stored numbers count parts, so a limit change that changes what a part is starts the bucket afresh
  * instead of misreading it. A change that keeps the unit (burst, or limit and window scaled together) keeps it.
  */
@@ -37,10 +37,10 @@ export function tenantKeyPrefix(tenantId: string): string {
   return `tg:{${tenantTag(tenantId)}}:`;
 }
 
-/** `<algorithm code>[<unit>]:<rule name>:`, the middle of a rule's key. */
-export function ruleKeyPart(rule: Pick<ResolvedRule, 'algorithm' | 'name' | 'unit'>): string {
-  const unit = BUCKET_ALGORITHMS.includes(rule.algorithm) ? rule.unit : '';
-  return `${ALGORITHM_CODES[rule.algorithm]}${unit}:${rule.name}:`;
+/** `<algorithm code>[<parts per unit>]:<rule name>:`, the middle of a rule's key. */
+export function ruleKeyPart(rule: Pick<ResolvedRule, 'algorithm' | 'name' | 'partsPerUnit'>): string {
+  const parts = BUCKET_ALGORITHMS.includes(rule.algorithm) ? rule.partsPerUnit : '';
+  return `${ALGORITHM_CODES[rule.algorithm]}${parts}:${rule.name}:`;
 }
 
 /** Every key of the tenant matches this pattern (for SCAN in tests and tools). */

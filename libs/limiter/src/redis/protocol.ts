@@ -184,8 +184,8 @@ export function ruleArgs(rule: ResolvedRule): string[] {
   const code = ALGORITHM_CODES[rule.algorithm];
   if (BUCKET_ALGORITHMS.includes(rule.algorithm)) {
     // The widest number the bucket stores: its parts when full, or (GCRA) a remainder below the rate.
-    const widest = rule.algorithm === 'gcra' ? rule.rate - 1 : rule.capacity * rule.unit;
-    return [code, String(rule.rate), String(rule.unit), String(rule.capacity), packPattern(widest, 2)];
+    const widest = rule.algorithm === 'gcra' ? rule.rate - 1 : rule.capacity * rule.partsPerUnit;
+    return [code, String(rule.rate), String(rule.partsPerUnit), String(rule.capacity), packPattern(widest, 2)];
   }
   const args = [code, String(rule.limit), rule.calendar ? '0' : String(rule.windowMs)];
   if (rule.algorithm === 'sliding_window') args.push(packPattern(rule.limit, 3));

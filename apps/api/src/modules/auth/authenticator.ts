@@ -4,7 +4,7 @@ import type { AccessKind } from '../../common/access.decorator';
 import { bearerToken, type Caller, headerValue, type RequestWithCaller } from '../../common/caller';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { hasValidChecksum } from '../keys/key-format';
-import { RuleCache } from '../rules/rule-cache.service';
+import { RulesInForce } from '../rules/rules-in-force.service';
 import { SESSION_PREFIX, SessionService } from './session.service';
 
 /**
@@ -16,7 +16,7 @@ import { SESSION_PREFIX, SessionService } from './session.service';
 @Injectable()
 export class Authenticator {
   constructor(
-    private readonly rules: RuleCache,
+    private readonly rules: RulesInForce,
     private readonly sessions: SessionService,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}

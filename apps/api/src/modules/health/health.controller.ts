@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, openApiSchema } from '../../common/api-json-body';
 import { PRISMA, REDIS } from '../../infra/infra.module';
-import { RuleCache } from '../rules/rule-cache.service';
+import { RulesInForce } from '../rules/rules-in-force.service';
 
 const PROBE_TIMEOUT_MS = 1_000;
 type Status = 'up' | 'down';
@@ -28,7 +28,7 @@ export class HealthController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(REDIS) private readonly redis: RedisClient,
-    private readonly rules: RuleCache,
+    private readonly rules: RulesInForce,
   ) {}
 
   /**

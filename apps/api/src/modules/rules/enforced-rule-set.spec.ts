@@ -49,45 +49,45 @@ describe('EnforcedRuleSet: one lookup a check, nothing converted', () => {
     expect(rules.tenantKey('constructor')).toBeUndefined();
   });
 
-  it('plans the tenant\'s limits alone for an endpoint no policy matches, one that is `off`, or one that names no route', () => {
+  it('decides the tenant\'s limits alone for an endpoint no policy matches, one that is `off`, or one that names no route', () => {
     const rules = enforced();
     const acme = rules.tenant('acme')!;
-    const own = rules.planFor(acme, 'GET /v1/other');
+    const own = rules.limitSetFor(acme, 'GET /v1/other');
     expect(own.policy).toBeNull();
-    expect(own.rules.rules.map((r) => r.name)).toEqual(['minute', 'daily']);
+    expect(own.prepared.rules.map((r) => r.name)).toEqual(['minute', 'daily']);
     // This node's share for the `local` failure mode: each limit ÷ 2 nodes.
-    expect(own.localRules.rules.map((r) => r.limit)).toEqual([5, 500]);
-    expect(own.tenantRules).toBe(2);
+    expect(own.localShare.rules.map((r) => r.limit)).toEqual([5, 500]);
+    expect(own.tenantRuleCount).toBe(2);
     expect(own.windowS).toEqual([60, 86_400]);
     expect(own.costWeight).toBe(1);
     // The daily window follows the tenant's calendar day.
-    expect(own.rules.rules[1]).toMatchObject({ calendar: { unit: 'day', timeZone: 'Europe/Berlin' } });
-    expect(rules.planFor(acme, 'POST /v1/quiet')).toBe(own);
-    expect(rules.planFor(acme, 'not a route')).toBe(own);
+    expect(own.prepared.rules[1]).toMatchObject({ calendar: { unit: 'day', timeZone: 'Europe/Berlin' } });
+    expect(rules.limitSetFor(acme, 'POST /v1/quiet')).toBe(own);
+    expect(rules.limitSetFor(acme, 'not a route')).toBe(own);
   });
 
-  it('plans a policy with the tenant\'s limits first, its own named after it, its weight and its RateLimit-Policy', () => {
+  it('decides a policy with the tenant\'s limits first, its own named after it, its weight and its RateLimit-Policy', () => {
     const rules = enforced();
     const acme = rules.tenant('acme')!;
-    const plan = rules.planFor(acme, 'GET /v1/items/42?page=2');
-    expect(plan.policy?.name).toBe('items');
-    expect(plan.rules.rules.map((r) => r.name)).toEqual(['minute', 'daily', 'items-minute']);
-    expect(plan.tenantRules).toBe(2);
-    expect(plan.windowS).toEqual([60, 86_400, 60]);
-    expect(plan.limits).toEqual([10, 1000, 5]);
-    expect(plan.costWeight).toBe(3);
-    expect(plan.rateLimitPolicy).toBe(rateLimitPolicy([{ name: 'minute', limit: 10, windowS: 60 }, { name: 'daily', limit: 1000, windowS: 86_400 }, { name: 'items-minute', limit: 5, windowS: 60 }]));
-    expect(rules.planFor(acme, 'GET /v1/trial').policy?.mode).toBe('shadow');
+    const limitSet = rules.limitSetFor(acme, 'GET /v1/items/42?page=2');
+    expect(limitSet.policy?.name).toBe('items');
+    expect(limitSet.prepared.rules.map((r) => r.name)).toEqual(['minute', 'daily', 'items-minute']);
+    expect(limitSet.tenantRuleCount).toBe(2);
+    expect(limitSet.windowS).toEqual([60, 86_400, 60]);
+    expect(limitSet.limits).toEqual([10, 1000, 5]);
+    expect(limitSet.costWeight).toBe(3);
+    expect(limitSet.rateLimitPolicy).toBe(rateLimitPolicy([{ name: 'minute', limit: 10, windowS: 60 }, { name: 'daily', limit: 1000, windowS: 86_400 }, { name: 'items-minute', limit: 5, windowS: 60 }]));
+    expect(rules.limitSetFor(acme, 'GET /v1/trial').policy?.mode).toBe('shadow');
   });
 
-  it('makes a plan once per tenant and policy: asked again, or for another path of the same policy, it is the same object', () => {
+  it('makes a limit set once per tenant and policy: asked again, or for another path of the same policy, it is the same object', () => {
     const rules = enforced();
     const acme = rules.tenant('acme')!;
-    const first = rules.planFor(acme, 'GET /v1/items/1');
-    expect(rules.planFor(acme, 'GET /v1/items/1')).toBe(first);
-    expect(rules.planFor(acme, 'GET /v1/items/2')).toBe(first);
-    expect(rules.planFor(rules.tenant('constructor')!, 'GET /v1/items/1')).not.toBe(first);
-    expect(Object.isFrozen(first) && Object.isFrozen(first.rules)).toBe(true);
+    const first = rules.limitSetFor(acme, 'GET /v1/items/1');
+    expect(rules.limitSetFor(acme, 'GET /v1/items/1')).toBe(first);
+    expect(rules.limitSetFor(acme, 'GET /v1/items/2')).toBe(first);
+    expect(rules.limitSetFor(rules.tenant('constructor')!, 'GET /v1/items/1')).not.toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.prepared)).toBe(true);
     expect(rules.endpointCacheSize().entries).toBe(3);
   });
 });

@@ -3,24 +3,24 @@ import { buildPolicyIndex, matchPolicy, type PolicyIndex } from '@tollgate/rules
 import { type RuleSetRevision } from '@tollgate/rule-store';
 import { ROUTE_OTHER } from '@tollgate/usage';
 import { BoundedCache } from '../../common/bounded-cache';
-import { type DecisionPlan, policyPlan, tenantPlan } from './decision-plan';
+import { type LimitSet, policyLimitSet, tenantLimitSet } from './limit-set';
 
-/** The most (tenant, endpoint) → plan answers remembered at once. */
+/** The most (tenant, endpoint) → limit set answers remembered at once. */
 export const ENDPOINT_CACHE_SIZE = 50_000;
 /** …and the most characters of their keys (a tenant's slug and the endpoint): 8 Mi, about 16 MB of one-byte strings. */
 export const ENDPOINT_CACHE_KEY_CHARS = 8 * 1024 * 1024;
 
 interface TenantEntry {
   readonly tenant: CompiledTenant;
-  readonly own: DecisionPlan;
-  /** Plans with each policy that applies to the tenant, made the first time a check needs one. */
-  readonly withPolicy: Map<string, DecisionPlan>;
+  readonly own: LimitSet;
+  /** Limit sets with each policy that applies to the tenant, made the first time a check needs one. */
+  readonly withPolicy: Map<string, LimitSet>;
 }
 
 /**
  * A rule set as this node enforces it: its lookups indexed once when the version is loaded (docs/adr/0012-the-decision-plan.md).
- * A check asks for the tenant (by slug or key hash), then `planFor(tenant, endpoint)`; everything the decision needs is
- * in the plan. Tenants, keys and policies are in Maps: a slug such as `constructor` is a slug like any other.
+ * A check asks for the tenant (by slug or key hash), then `limitSetFor(tenant, endpoint)`; everything the decision needs is
+ * in the limit set. Tenants, keys and policies are in Maps: a slug such as `constructor` is a slug like any other.
  */
 export class EnforcedRuleSet {
   private readonly tenants: Map<string, TenantEntry>;
@@ -29,21 +29,21 @@ export class EnforcedRuleSet {
   private readonly revokedTenantKeys: Map<string, RevokedTenantKey>;
   private readonly policyIndex: PolicyIndex;
   /**
-   * The plan of a (tenant, endpoint) as asked: services ask about the same few endpoints over and over. Bounded by
+   * The limit set of a (tenant, endpoint) as asked: services ask about the same few endpoints over and over. Bounded by
    * entries and by the length of its keys, forgotten at once when full (endpoints with ids in their paths can be
    * many, and forward-auth paths long).
    */
-  private readonly endpoints = new BoundedCache<DecisionPlan>(ENDPOINT_CACHE_SIZE, ENDPOINT_CACHE_KEY_CHARS);
+  private readonly endpoints = new BoundedCache<LimitSet>(ENDPOINT_CACHE_SIZE, ENDPOINT_CACHE_KEY_CHARS);
 
   /**
-   * `localNodes`: the nodes the `local` failure mode divides each limit among (each plan carries this node's share).
+   * `localNodes`: the nodes the `local` failure mode divides each limit among (each limit set carries this node's share).
    */
   constructor(
     readonly ruleSet: RuleSet,
     readonly revision: RuleSetRevision,
     private readonly localNodes: number,
   ) {
-    this.tenants = new Map(Object.values(ruleSet.tenants).map((t) => [t.slug, { tenant: t, own: tenantPlan(t, localNodes), withPolicy: new Map() }]));
+    this.tenants = new Map(Object.values(ruleSet.tenants).map((t) => [t.slug, { tenant: t, own: tenantLimitSet(t, localNodes), withPolicy: new Map() }]));
     this.serviceKeys = new Map(ruleSet.serviceKeys.map((k) => [k.hash, k]));
     this.tenantKeys = new Map(ruleSet.tenantKeys.map((k) => [k.hash, k]));
     this.revokedTenantKeys = new Map(ruleSet.revokedTenantKeys.map((k) => [k.hash, k]));
@@ -74,20 +74,20 @@ export class EnforcedRuleSet {
   }
 
   /**
-   * The plan of a check of `tenant` (of this rule set) at `endpoint` (`METHOD /path?query`; anything else names no
+   * The limit set of a check of `tenant` (of this rule set) at `endpoint` (`METHOD /path?query`; anything else names no
    * route): the most specific policy that matches (libs/rules policy-matcher), `off` ones left out.
    */
-  planFor(tenant: CompiledTenant, endpoint: string): DecisionPlan {
+  limitSetFor(tenant: CompiledTenant, endpoint: string): LimitSet {
     const key = `${tenant.slug}\u0000${endpoint}`;
-    let plan = this.endpoints.get(key);
-    if (plan === undefined) {
+    let limitSet = this.endpoints.get(key);
+    if (limitSet === undefined) {
       const entry = this.tenants.get(tenant.slug)!;
       const route = parseEndpoint(endpoint);
       const policy = route ? matchPolicy(this.policyIndex, { tenant: tenant.slug, plan: tenant.plan }, route.method, route.path) : null;
-      plan = policy && policy.mode !== 'off' ? this.withPolicy(entry, policy) : entry.own;
-      this.endpoints.set(key, plan);
+      limitSet = policy && policy.mode !== 'off' ? this.withPolicy(entry, policy) : entry.own;
+      this.endpoints.set(key, limitSet);
     }
-    return plan;
+    return limitSet;
   }
 
   /** What the endpoint cache holds now (entries, characters of keys); its bounds are ENDPOINT_CACHE_*. */
@@ -95,13 +95,13 @@ export class EnforcedRuleSet {
     return this.endpoints.size;
   }
 
-  private withPolicy(entry: TenantEntry, policy: CompiledPolicy): DecisionPlan {
-    let plan = entry.withPolicy.get(policy.id);
-    if (!plan) {
-      plan = policyPlan(entry.own, policy, this.localNodes);
-      entry.withPolicy.set(policy.id, plan);
+  private withPolicy(entry: TenantEntry, policy: CompiledPolicy): LimitSet {
+    let limitSet = entry.withPolicy.get(policy.id);
+    if (!limitSet) {
+      limitSet = policyLimitSet(entry.own, policy, this.localNodes);
+      entry.withPolicy.set(policy.id, limitSet);
     }
-    return plan;
+    return limitSet;
   }
 }
 

@@ -7,7 +7,7 @@ import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { InstallationService } from './installation.service';
-import { RuleCache } from './rule-cache.service';
+import { RulesInForce } from './rules-in-force.service';
 
 /**
  * Keeps "Redis holds the newest rule set Postgres committed" true, and is the only writer of the rule set in Redis
@@ -31,7 +31,7 @@ export class RulePublisher implements OnModuleInit, OnApplicationShutdown {
     @Inject(REDIS) private readonly redis: RedisClient,
     store: RuleSetStore,
     private readonly installation: InstallationService,
-    private readonly cache: RuleCache,
+    private readonly cache: RulesInForce,
   ) {
     this.reconciler = new RuleSetReconciler(prisma, store);
   }

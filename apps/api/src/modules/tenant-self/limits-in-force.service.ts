@@ -5,7 +5,7 @@ import { type LimitRule, prepareRules, RedisEngine } from '@tollgate/limiter';
 import { effectivePolicies } from '@tollgate/rules';
 import { describeError } from '../../common/describe-error';
 import { PRISMA } from '../../infra/infra.module';
-import { RuleCache } from '../rules/rule-cache.service';
+import { RulesInForce } from '../rules/rules-in-force.service';
 
 /** The most tenants of a plan whose limits one read of plans at their limit peeks. */
 export const AT_LIMIT_CHECKED = 1000;
@@ -22,7 +22,7 @@ export class LimitsInForceService {
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-    private readonly rules: RuleCache,
+    private readonly rules: RulesInForce,
     private readonly engine: RedisEngine,
   ) {}
 
@@ -40,7 +40,7 @@ export class LimitsInForceService {
       .map(([route, policy]) => ({ route, ...policy }))
       .sort((a, b) => a.route.localeCompare(b.route));
     // An endpoint that names no route: the plan of the tenant's own limits, the very rules its checks run.
-    const { rules } = enforced.planFor(compiled, '');
+    const { prepared: rules } = enforced.limitSetFor(compiled, '');
     return { ruleVersion: ruleSet.version, limits: compiled.limits, policies, live: await this.live(tenantId, rules.rules) };
   }
 
@@ -95,7 +95,7 @@ export class LimitsInForceService {
   /** The rules a tenant's checks run without an endpoint policy, as this node enforces them (undefined: not compiled yet). */
   private rulesOf(tenantId: string, compiled: ReadonlyMap<string, CompiledTenant>): readonly LimitRule[] | undefined {
     const tenant = compiled.get(tenantId);
-    return tenant && this.rules.enforced().planFor(tenant, '').rules.rules;
+    return tenant && this.rules.enforced().limitSetFor(tenant, '').prepared.rules;
   }
 
   private compiledById(): Map<string, CompiledTenant> {

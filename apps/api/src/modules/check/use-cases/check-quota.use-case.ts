@@ -17,9 +17,9 @@ import { type Decision, routedTally } from '@tollgate/limiter';
 import { degradedReason, NO_TENANT } from '@tollgate/usage';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
-import type { DecisionPlan } from '../../rules/decision-plan';
+import type { LimitSet } from '../../rules/limit-set';
 import { type EnforcedRuleSet, routeOf } from '../../rules/enforced-rule-set';
-import { RuleCache } from '../../rules/rule-cache.service';
+import { RulesInForce } from '../../rules/rules-in-force.service';
 import { OutageReporter } from '../outage-reporter';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
 import { UsageRecorder } from '../usage-recorder.service';
@@ -50,7 +50,7 @@ export type CheckTarget = Omit<CheckRequest, 'cost'>;
 @Injectable()
 export class CheckQuota {
   constructor(
-    private readonly rules: RuleCache,
+    private readonly inForce: RulesInForce,
     private readonly limiter: ResilientLimiter,
     private readonly metrics: MetricsService,
     private readonly recorder: UsageRecorder,
@@ -84,38 +84,38 @@ export class CheckQuota {
   }
 
   private async decide(call: CallOf, scope: CheckScope, request: CheckTarget, amount: number, operation: CheckOperation): Promise<CheckAnswer | LeaseAnswer> {
-    const rules = this.rules.enforced();
-    const found = this.tenantOf(rules, scope, request, call);
+    const ruleSet = this.inForce.enforced();
+    const found = this.tenantOf(ruleSet, scope, request, call);
     if (found.tenant) call.tenantId = found.tenant.id;
-    if ('reason' in found) return this.refused(rules.version, found.reason, operation, request.endpoint, found.tenant, found.unnamed);
+    if ('reason' in found) return this.refused(ruleSet.version, found.reason, operation, request.endpoint, found.tenant, found.unnamed);
     const { tenant } = found;
-    if (tenant.status !== 'active') return this.refused(rules.version, 'tenant_suspended', operation, request.endpoint, tenant);
+    if (tenant.status !== 'active') return this.refused(ruleSet.version, 'tenant_suspended', operation, request.endpoint, tenant);
 
-    const plan = rules.planFor(tenant, request.endpoint);
-    const policySubject = plan.policy ? this.subjectFor(plan.policy, request) : undefined;
+    const limitSet = ruleSet.limitSetFor(tenant, request.endpoint);
+    const policySubject = limitSet.policy ? this.subjectFor(limitSet.policy, request) : undefined;
     // Every rule counts the tenant as a whole unless a policy counts a subject or an address: only then per rule.
-    const ruleSubjects = policySubject === undefined ? undefined : plan.rules.rules.map((_, i) => (i < plan.tenantRules ? undefined : policySubject));
+    const ruleSubjects = policySubject === undefined ? undefined : limitSet.prepared.rules.map((_, i) => (i < limitSet.tenantRuleCount ? undefined : policySubject));
     // A lease takes units of the limits themselves; every other operation counts calls of the endpoint.
-    const cost = operation === 'lease' ? amount : amount * plan.costWeight;
+    const cost = operation === 'lease' ? amount : amount * limitSet.costWeight;
     // Usage: the script counts what it decides (a peek is not a decision), in the minute's hash of the tenant, which
     // this node lists for the rollup.
     const counting = this.recorder.enabled && operation !== 'peek';
     if (counting) this.recorder.active(tenant.id);
     // …per route too, whether or not a policy matched (the script caps the routes a tenant's minute names).
     const route = routeOf(request.endpoint);
-    const tally = counting ? routedTally(plan.tally, route, this.config.usage.routesPerTenantMinute) : undefined;
+    const tally = counting ? routedTally(limitSet.tally, route, this.config.usage.routesPerTenantMinute) : undefined;
     // A policy in shadow mode is decided with the tenant's limits in the same script call: it never denies, and when
     // only it would have, the tenant's limits alone are charged and the script counts the would-deny (a lease is never
     // in shadow). docs/adr/0021-one-request-one-decision.md.
-    const shadowFrom = plan.policy?.mode === 'shadow' && (operation === 'consume' || operation === 'peek') ? plan.tenantRules : undefined;
-    const limiterRequest = { tenantId: tenant.id, cost, rules: plan.rules, ruleSubjects, ...(tally ? { tally } : {}), ...(shadowFrom === undefined ? {} : { shadowFrom }) };
+    const shadowFrom = limitSet.policy?.mode === 'shadow' && (operation === 'consume' || operation === 'peek') ? limitSet.tenantRuleCount : undefined;
+    const limiterRequest = { tenantId: tenant.id, cost, rules: limitSet.prepared, ruleSubjects, ...(tally ? { tally } : {}), ...(shadowFrom === undefined ? {} : { shadowFrom }) };
 
     try {
       if (operation === 'lease') {
-        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: plan.rules, ruleSubjects, ...(tally ? { tally } : {}) });
-        const result = this.answer(rules.version, plan, lease.decision, 'enforce');
-        this.count(plan, result);
-        if (!result.allowed) this.sampleDenial(plan, request, lease.decision, 'denied');
+        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: limitSet.prepared, ruleSubjects, ...(tally ? { tally } : {}) });
+        const result = this.answer(ruleSet.version, limitSet, lease.decision, 'enforce');
+        this.count(limitSet, result);
+        if (!result.allowed) this.sampleDenial(limitSet, request, lease.decision, 'denied');
         return { ...result, granted: lease.granted };
       }
       const decision = await this.limiter[operation](limiterRequest);
@@ -126,26 +126,26 @@ export class CheckQuota {
         mode = 'enforce';
       } else if (mode === 'shadow' && operation === 'consume') {
         // Admitted; the policy's rules say whether they would have denied.
-        wouldDeny = decision.rules.slice(plan.tenantRules).some((r) => r.retryAfterMs > 0);
+        wouldDeny = decision.rules.slice(limitSet.tenantRuleCount).some((r) => r.retryAfterMs > 0);
       }
-      const result = this.answer(rules.version, plan, decision, mode);
+      const result = this.answer(ruleSet.version, limitSet, decision, mode);
       if (wouldDeny !== undefined) result.wouldDeny = wouldDeny;
-      this.count(plan, result);
-      if (operation === 'consume' && (wouldDeny || !result.allowed)) this.sampleDenial(plan, request, decision, wouldDeny ? 'shadow_denied' : 'denied');
+      this.count(limitSet, result);
+      if (operation === 'consume' && (wouldDeny || !result.allowed)) this.sampleDenial(limitSet, request, decision, wouldDeny ? 'shadow_denied' : 'denied');
       return result;
     } catch (err) {
       if (!(err instanceof QuotaStoreUnavailable)) throw err;
-      return this.withoutRedis(err, operation, rules.version, plan, route, limiterRequest);
+      return this.withoutRedis(err, operation, ruleSet.version, limitSet, route, limiterRequest);
     }
   }
 
   /** A denial (or a shadow would-deny) into the tenant's sample of recent denials: who, where, which limit. */
-  private sampleDenial(plan: DecisionPlan, request: CheckTarget, decision: Decision, result: 'denied' | 'shadow_denied'): void {
+  private sampleDenial(limitSet: LimitSet, request: CheckTarget, decision: Decision, result: 'denied' | 'shadow_denied'): void {
     if (!this.recorder.enabled) return;
-    const from = result === 'shadow_denied' ? plan.tenantRules : 0;
+    const from = result === 'shadow_denied' ? limitSet.tenantRuleCount : 0;
     const refused = decision.rules.slice(from).find((r) => r.retryAfterMs > 0) ?? decision.rules[from];
-    this.recorder.sample(plan.tenant.id, {
-      policyId: plan.policy?.id ?? null,
+    this.recorder.sample(limitSet.tenant.id, {
+      policyId: limitSet.policy?.id ?? null,
       endpoint: request.endpoint,
       subject: request.subject ?? request.ip ?? '',
       limit: refused?.name ?? '',
@@ -163,28 +163,28 @@ export class CheckQuota {
     err: QuotaStoreUnavailable,
     operation: CheckOperation,
     ruleVersion: number,
-    plan: DecisionPlan,
+    limitSet: LimitSet,
     route: string,
     request: Parameters<ResilientLimiter['locally']>[1],
   ): Promise<CheckAnswer> {
-    const failureMode = plan.policy?.failureMode ?? this.config.failover.defaultMode;
+    const failureMode = limitSet.policy?.failureMode ?? this.config.failover.defaultMode;
     // Decisions Redis did not make are counted by this node (a refund or a peek is not a decision), with their failure
     // mode and cause as the reason (`open:deadline`): the overview's degraded drill-down reads them by cause.
     const decided = operation === 'consume' || operation === 'lease';
-    const policyId = plan.policy?.id ?? null;
+    const policyId = limitSet.policy?.id ?? null;
     if (failureMode === 'closed' || operation === 'lease') {
       err.answered(false);
       const cause = this.outages.record(err, 'closed');
-      if (decided) this.recorder.count(plan.tenant.id, policyId, route, 'degraded_denied', degradedReason('closed', cause), 0);
+      if (decided) this.recorder.count(limitSet.tenant.id, policyId, route, 'degraded_denied', degradedReason('closed', cause), 0);
       throw new AppError(ErrorCode.REDIS_UNAVAILABLE, 'the quota store is unavailable; retry shortly', undefined, { cause: err, retryAfterMs: err.retryAfterMs });
     }
     const cause = this.outages.record(err, failureMode);
     if (failureMode === 'local') {
-      const decision = await this.limiter.locally(operation, { ...request, rules: plan.localRules });
+      const decision = await this.limiter.locally(operation, { ...request, rules: limitSet.localShare });
       err.answered(decision.allowed);
-      const result = { ...this.answer(ruleVersion, plan, decision, 'enforce'), degraded: true };
-      this.count(plan, result);
-      if (decided) this.recorder.count(plan.tenant.id, policyId, route, result.allowed ? 'degraded_allowed' : 'degraded_denied', degradedReason('local', cause), result.allowed ? request.cost : 0);
+      const result = { ...this.answer(ruleVersion, limitSet, decision, 'enforce'), degraded: true };
+      this.count(limitSet, result);
+      if (decided) this.recorder.count(limitSet.tenant.id, policyId, route, result.allowed ? 'degraded_allowed' : 'degraded_denied', degradedReason('local', cause), result.allowed ? request.cost : 0);
       return result;
     }
     // Open: nothing is known about the limits, so none are claimed.
@@ -194,14 +194,14 @@ export class CheckQuota {
       mode: 'enforce',
       retryAfterMs: 0,
       ruleVersion,
-      tenant: plan.tenant.slug,
-      ...(plan.policy ? { policy: plan.policy.name } : {}),
+      tenant: limitSet.tenant.slug,
+      ...(limitSet.policy ? { policy: limitSet.policy.name } : {}),
       limits: [],
       headers: {},
       degraded: true,
     };
-    this.count(plan, result);
-    if (decided) this.recorder.count(plan.tenant.id, policyId, route, 'degraded_allowed', degradedReason('open', cause), request.cost);
+    this.count(limitSet, result);
+    if (decided) this.recorder.count(limitSet.tenant.id, policyId, route, 'degraded_allowed', degradedReason('open', cause), request.cost);
     return result;
   }
 
@@ -210,7 +210,7 @@ export class CheckQuota {
    * the service may not check), with the tenant the key names when it names one (usage counts the refusal there).
    */
   private tenantOf(
-    rules: EnforcedRuleSet,
+    ruleSet: EnforcedRuleSet,
     scope: CheckScope,
     request: CheckTarget,
     call: CallOf,
@@ -218,19 +218,19 @@ export class CheckQuota {
     // By id: a tenant created with the slug of a deleted one is not the tenant the key was scoped to.
     const visible = (tenant: CompiledTenant) => scope.tenantIds === null || scope.tenantIds.includes(tenant.id);
     if (request.tenant !== undefined) {
-      const tenant = rules.tenant(request.tenant);
+      const tenant = ruleSet.tenant(request.tenant);
       // A tenant the caller may not see is the same 404 as an unknown one.
       if (!tenant || !visible(tenant)) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found', 'tenant');
       return { tenant };
     }
-    const hash = request.key === undefined ? undefined : this.rules.keyHash(request.key);
-    const key = hash === undefined ? undefined : rules.tenantKey(hash);
-    const tenant = key ? rules.tenant(key.tenant) : undefined;
+    const hash = request.key === undefined ? undefined : this.inForce.keyHash(request.key);
+    const key = hash === undefined ? undefined : ruleSet.tenantKey(hash);
+    const tenant = key ? ruleSet.tenant(key.tenant) : undefined;
     if (!key || !tenant) {
       // Unknown or revoked: the same answer. A revoked key the rule set still keeps is counted under its tenant, and
       // as a call of that key (someone still uses it).
-      const revoked = hash === undefined ? undefined : rules.revokedTenantKey(hash);
-      const owner = revoked ? rules.tenant(revoked.tenant) : undefined;
+      const revoked = hash === undefined ? undefined : ruleSet.revokedTenantKey(hash);
+      const owner = revoked ? ruleSet.tenant(revoked.tenant) : undefined;
       if (!revoked || !owner) return { reason: 'key_invalid' };
       call.keyIds.push(revoked.id);
       // Its answer is an unknown key's: the tenant is not named.
@@ -254,13 +254,13 @@ export class CheckQuota {
     return undefined;
   }
 
-  private answer(ruleVersion: number, plan: DecisionPlan, decision: Decision, mode: CheckAnswer['mode']): CheckAnswer {
+  private answer(ruleVersion: number, limitSet: LimitSet, decision: Decision, mode: CheckAnswer['mode']): CheckAnswer {
     const limits: LimitState[] = decision.rules.map((r, i) => ({
       name: r.name,
       limit: r.limit,
       remaining: r.remaining,
       resetMs: r.resetMs,
-      windowS: plan.windowS[i] ?? 0,
+      windowS: limitSet.windowS[i] ?? 0,
     }));
     // A shadow decision never denies: its headers say what the limits are, not "retry after".
     const allowed = decision.allowed || mode === 'shadow';
@@ -272,10 +272,10 @@ export class CheckQuota {
       retryAfterMs: allowed ? 0 : decision.retryAfterMs,
       delayMs: decision.delayMs > 0 ? decision.delayMs : undefined,
       ruleVersion,
-      tenant: plan.tenant.slug,
-      policy: plan.policy?.name,
+      tenant: limitSet.tenant.slug,
+      policy: limitSet.policy?.name,
       limits,
-      headers: rateLimitHeaders(limits, { allowed, retryAfterMs: decision.retryAfterMs, nowMs: decision.nowMs }, policyHeader(plan, limits)),
+      headers: rateLimitHeaders(limits, { allowed, retryAfterMs: decision.retryAfterMs, nowMs: decision.nowMs }, policyHeader(limitSet, limits)),
     };
   }
 
@@ -306,14 +306,14 @@ export class CheckQuota {
     if (operation === 'consume' || operation === 'lease') this.recorder.count(tenant?.id ?? NO_TENANT, null, routeOf(endpoint), 'refused', reason, 0);
   }
 
-  private count(plan: DecisionPlan, result: CheckAnswer): void {
+  private count(limitSet: LimitSet, result: CheckAnswer): void {
     const outcome = result.degraded ? (result.allowed ? 'degraded_allowed' : 'degraded_denied') : result.wouldDeny ? 'would_deny' : result.allowed ? 'allowed' : 'denied';
-    this.metrics.decisionTally(plan.tenant.slug, plan.policy?.name ?? '-', outcome, result.mode).count += 1;
+    this.metrics.decisionTally(limitSet.tenant.slug, limitSet.policy?.name ?? '-', outcome, result.mode).count += 1;
   }
 }
 
-/** The plan's `RateLimit-Policy`, made again only when a decision reports other limits (the `local` mode's shares). */
-function policyHeader(plan: DecisionPlan, limits: readonly LimitState[]): string {
-  if (limits.length === plan.limits.length && limits.every((l, i) => l.limit === plan.limits[i])) return plan.rateLimitPolicy;
+/** The limit set's `RateLimit-Policy`, made again only when a decision reports other limits (the `local` mode's shares). */
+function policyHeader(limitSet: LimitSet, limits: readonly LimitState[]): string {
+  if (limits.length === limitSet.limits.length && limits.every((l, i) => l.limit === limitSet.limits[i])) return limitSet.rateLimitPolicy;
   return rateLimitPolicy(limits);
 }

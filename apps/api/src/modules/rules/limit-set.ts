@@ -4,21 +4,21 @@ import { toLimitRule } from '@tollgate/rules';
 import { tallyBase, usagePrefix } from '@tollgate/usage';
 
 /**
- * Everything a check of one tenant under one endpoint policy (or none) needs, built once per rule set version
- * (docs/adr/0012-the-decision-plan.md): the engine's rules prepared (down to the script's arguments and key parts),
- * this node's share of them for the `local` failure mode, each one's window for the answer, the `RateLimit-Policy`
- * header, and how the script counts it. A check converts nothing.
+ * The limits a check of one tenant under one endpoint policy (or none) is decided on, with everything else the check
+ * needs, built once per rule set version (docs/adr/0012-the-decision-plan.md): the engine's rules prepared (down to
+ * the script's arguments and key parts), this node's share of them for the `local` failure mode, each one's window
+ * for the answer, the `RateLimit-Policy` header, and how the script counts it. A check converts nothing.
  */
-export interface DecisionPlan {
+export interface LimitSet {
   readonly tenant: CompiledTenant;
   /** The policy decided with the tenant's limits; null when none matches or it is `off`. */
   readonly policy: CompiledPolicy | null;
-  /** The tenant's limits (plan with overrides), then the policy's, named `<policy>-<limit>`: prepared for the engines. */
-  readonly rules: PreparedRules;
+  /** The tenant's limits (its plan's with its overrides), then the policy's, named `<policy>-<limit>`: prepared for the engines. */
+  readonly prepared: PreparedRules;
   /** The same rules at this node's share (each limit ÷ the nodes, at least 1), for the `local` failure mode. */
-  readonly localRules: PreparedRules;
-  /** The first `tenantRules` rules are the tenant's own (a policy in shadow mode: those it is charged to alone). */
-  readonly tenantRules: number;
+  readonly localShare: PreparedRules;
+  /** How many of the rules, from the first, are the tenant's own (a policy in shadow mode: those it is charged to alone). */
+  readonly tenantRuleCount: number;
   /** Each rule's window in seconds, for the answer's `limits`. */
   readonly windowS: readonly number[];
   /** Each rule's limit: the header below is right while a decision reports these (the `local` mode reports shares). */
@@ -28,38 +28,38 @@ export interface DecisionPlan {
   /** Units one call of the endpoint costs (the policy's weight; 1 without a policy). */
   readonly costWeight: number;
   /**
-   * How the limit script counts a decision of this plan into usage (docs/adr/0015-usage-counting-and-rollups.md): the
+   * How the limit script counts a decision of this limit set into usage (docs/adr/0015-usage-counting-and-rollups.md): the
    * policy's fields, and the rules' names for the reason of a denial or of a shadow policy's would-deny.
    */
   readonly tally: Tally;
 }
 
 /**
- * The plan of a tenant's own limits, for checks that no policy applies to; `localNodes`: the nodes the `local` failure
+ * The limit set of a tenant's own limits, for checks that no policy applies to; `localNodes`: the nodes the `local` failure
  * mode divides each limit among.
  */
-export function tenantPlan(tenant: CompiledTenant, localNodes: number): DecisionPlan {
+export function tenantLimitSet(tenant: CompiledTenant, localNodes: number): LimitSet {
   const rules = tenant.limits.map((l) => toLimitRule(l, tenant.timeZone));
   return Object.freeze({
     ...shape(tenant, null, rules, tenant.limits.map((l) => l.windowS), localNodes),
     tally: tallyOf(tenant.id, null, rules),
-    tenantRules: rules.length,
+    tenantRuleCount: rules.length,
   });
 }
 
-/** The plan of a tenant's limits and `policy`'s together (`own`: the tenant's plan). */
-export function policyPlan(own: DecisionPlan, policy: CompiledPolicy, localNodes: number): DecisionPlan {
+/** The limit set of a tenant's limits and `policy`'s together (`own`: the tenant's own limit set). */
+export function policyLimitSet(own: LimitSet, policy: CompiledPolicy, localNodes: number): LimitSet {
   const { tenant } = own;
   const extra = policy.limits.map((l) => toLimitRule({ ...l, name: `${policy.name}-${l.name}` }, tenant.timeZone));
-  const rules = [...own.rules.rules, ...extra];
+  const rules = [...own.prepared.rules, ...extra];
   return Object.freeze({
     ...shape(tenant, policy, rules, [...own.windowS, ...policy.limits.map((l) => l.windowS)], localNodes),
     tally: tallyOf(tenant.id, policy, rules),
-    tenantRules: own.rules.rules.length,
+    tenantRuleCount: own.prepared.rules.length,
   });
 }
 
-/** The plan's tally (see DecisionPlan.tally): the fields name the policy, a denial the rule that refused. */
+/** The limit set's tally (see LimitSet.tally): the fields name the policy, a denial the rule that refused. */
 function tallyOf(tenantId: string, policy: CompiledPolicy | null, rules: readonly LimitRule[]): Tally {
   return Object.freeze({ key: usagePrefix(tenantId), text: tallyText(tallyBase(policy?.id ?? null), rules.map((r) => r.name)) });
 }
@@ -69,8 +69,8 @@ function shape(tenant: CompiledTenant, policy: CompiledPolicy | null, rules: Lim
   return {
     tenant,
     policy,
-    rules: prepareRules(rules, tenant.id),
-    localRules: prepareRules(shareOf(rules, localNodes), tenant.id),
+    prepared: prepareRules(rules, tenant.id),
+    localShare: prepareRules(shareOf(rules, localNodes), tenant.id),
     windowS: Object.freeze(windowS),
     limits: Object.freeze(limits),
     rateLimitPolicy: rateLimitPolicy(rules.map((r, i) => ({ name: r.name, limit: r.limit, windowS: windowS[i]! }))),

@@ -25,8 +25,8 @@ export interface RuleSetRefusal {
  * refused and reported by /health, and RulePublisher replaces it. The hot path only reads memory.
  */
 @Injectable()
-export class RuleCache implements OnApplicationShutdown {
-  private readonly log = new Logger(RuleCache.name);
+export class RulesInForce implements OnApplicationShutdown {
+  private readonly log = new Logger(RulesInForce.name);
   private enforcedSet: EnforcedRuleSet | null = null;
   private refusal: RuleSetRefusal | null = null;
   private subscriber: RedisClient | null = null;
