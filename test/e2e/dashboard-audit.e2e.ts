@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
 import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
-import { startStack, type Stack } from '../support/stack';
+import { signInOperator, startStack, type Stack } from '../support/stack';
 
 const WIDE = { width: 1400, height: 900 };
 const NARROW = { width: 420, height: 900 };
@@ -88,8 +88,7 @@ describe('the audit log in the dashboard: who changed what, and the rule set ver
   });
 
   it('counts keys in a version\'s diff, never showing a hash', async () => {
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
-    const { token } = (await login.json()) as { token: string };
+    const token = await signInOperator(stack);
     const acme = (await (await fetch(`${stack.apiUrl}/v1/admin/tenants`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: { id: string; slug: string }[] };
     const tenantId = acme.items.find((t) => t.slug === 'acme')!.id;
     const created = await fetch(`${stack.apiUrl}/v1/admin/keys`, {
@@ -109,8 +108,7 @@ describe('the audit log in the dashboard: who changed what, and the rule set ver
   });
 
   it('publishes no version for a display name, and each version of the history lists as many lines as it counts', async () => {
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
-    const { token } = (await login.json()) as { token: string };
+    const token = await signInOperator(stack);
     const api = async (method: string, path: string, body?: unknown) =>
       (await fetch(`${stack.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
     const inForce = ((await api('GET', '/v1/admin/rule-sets/current')) as { version: number }).version;

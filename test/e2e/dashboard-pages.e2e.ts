@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
 import { controlsOutsideTheirCard, expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, seriousAccessibilityViolations } from '../support/browser';
-import { startStack, type Stack } from '../support/stack';
+import { signInOperator, startStack, type Stack } from '../support/stack';
 
 /**
  * Every page of the dashboard, one line each: who sees it, its path (`{acme}` is the seed tenant acme's id,
@@ -73,8 +73,7 @@ describe('every dashboard page, at 1400 and 420 px wide', () => {
     // Three failed sign-ins from one address, and the next waits: the last test reads the wait.
     // Webhook endpoints on 127.0.0.1 (where nothing answers: a failed attempt in the log) are allowed.
     stack = await startStack('pages', { LOGIN_FAILURES_BEFORE_DELAY: '3', WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1' });
-    const login = await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) });
-    token = ((await login.json()) as { token: string }).token;
+    token = await signInOperator(stack);
     const tenants = await admin('GET', '/v1/admin/tenants?pageSize=200');
     for (const tenant of tenants.body.items ?? []) ids.set(tenant.slug, tenant.id);
     // An endpoint policy of acme's plan, for its page (`{policy:search}`).

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator } from '../support/browser';
-import { startStack, type Stack } from '../support/stack';
+import { adminCall, signInOperator, startStack, type Stack } from '../support/stack';
 
 describe('endpoint policies in the dashboard', () => {
   let stack: Stack;
@@ -13,25 +12,16 @@ describe('endpoint policies in the dashboard', () => {
   beforeAll(async () => {
     stack = await startStack('policies');
     browser = await launchBrowser();
-    token = (await api('POST', '/v1/auth/login', DEMO_OPERATOR)).token;
+    token = await signInOperator(stack);
   });
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
   });
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-  async function api(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await fetch(`${stack.apiUrl}${path}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return res.json();
-  }
   const currentRules = async () => {
-    const { version } = await api('GET', '/v1/admin/rule-sets/current');
-    return (await api('GET', `/v1/admin/rule-sets/${version}`)).compiled;
+    const { version } = await adminCall(stack, token, 'GET', '/v1/admin/rule-sets/current');
+    return (await adminCall(stack, token, 'GET', `/v1/admin/rule-sets/${version}`)).compiled;
   };
 
   it('creates a plan policy that is in the current rule set, refuses a bad pattern, switches it to enforce and deletes it', async () => {

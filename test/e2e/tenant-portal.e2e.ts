@@ -2,10 +2,9 @@ import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_OPERATOR } from '../../prisma/demo';
 import { createTenantKey } from '../support/fixtures';
 import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
-import { startStack, type Stack } from '../support/stack';
+import { signInOperator, startStack, type Stack } from '../support/stack';
 
 const TENANT_USER = { email: 'ops@acme.example', name: 'Acme operations', password: 'acme-portal-passphrase' };
 
@@ -30,7 +29,7 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     keys.globex = (await createTenantKey(prisma, globex.id)).id;
     globexPrefix = (await prisma.apiKey.findUniqueOrThrow({ where: { id: keys.globex } })).prefix;
     // A policy of acme's plan, and one of globex's own that acme's user must not see.
-    const { token } = (await (await fetch(`${stack.apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(DEMO_OPERATOR) })).json()) as { token: string };
+    const token = await signInOperator(stack);
     const createPolicy = async (policy: Record<string, unknown>) => {
       const res = await fetch(`${stack.apiUrl}/v1/admin/policies`, {
         method: 'POST',
