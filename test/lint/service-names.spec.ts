@@ -13,8 +13,8 @@ import { REPO_ROOT } from './repo-tree';
 const NOT_YET_RENAMED: ReadonlyMap<string, string> = new Map([
   ['apps/api/src/modules/check/resilient-limiter.service.ts', 'ResilientLimiter'],
   ['apps/api/src/modules/check/usage-recorder.service.ts', 'UsageRecorder'],
-  ['apps/api/src/modules/rules/rule-cache.service.ts', 'RuleCache'],
   ['apps/api/src/modules/rules/rule-publisher.service.ts', 'RulePublisher'],
+  ['apps/api/src/modules/rules/rules-in-force.service.ts', 'RulesInForce'],
 ]);
 
 /** `rule-change.service.ts` → `RuleChangeService`. */
