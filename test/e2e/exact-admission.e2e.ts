@@ -1,8 +1,8 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
-import { startApiProcesses } from '../support/stack';
+import { createServiceKey, createTenant, publishRules } from '../support/fixtures';
+import { ruleVersionInForce, startApiProcesses } from '../support/stack';
 
 // 1000 concurrent checks of cost 1 from 4 API processes against a limit of 100 in
 // one window: exactly 100 allowed, 900 denied, no errors.
@@ -23,7 +23,7 @@ describe('exact admission across 4 API processes', () => {
     // that missed it (test/integration/redis-failover.int-spec.ts covers that). A long deadline keeps every decision on Redis.
     apis = await startApiProcesses(4, { DECISION_DEADLINE_MS: '10000' });
     for (const url of apis.urls) {
-      await waitFor(async () => ((await (await fetch(`${url}/health`)).json()) as { ruleVersion: number }).ruleVersion >= version);
+      await ruleVersionInForce(url, version);
     }
   });
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../support/env';
 import { createServiceKey, createTenant, createTenantKey, waitFor } from '../support/fixtures';
 import { startCluster } from '../support/redis-cluster';
-import { ownStores, recreateDatabase, startApiProcesses, startWorker } from '../support/stack';
+import { ownStores, recreateDatabase, ruleVersionInForce, startApiProcesses, startWorker } from '../support/stack';
 
 /** Where the platform's Redis is for one run: the settings of the API and the worker, and a client of the test's own. */
 interface RedisUnderTest {
@@ -77,7 +77,7 @@ function exactness(name: string, connect: () => Promise<RedisUnderTest>) {
       const { version } = ruleSet;
       apis = await startApiProcesses(3, { DATABASE_URL: stores.databaseUrl, ...stores.env, DECISION_DEADLINE_MS: '10000', USAGE_FLUSH_MS: '200' });
       for (const url of apis.urls) {
-        await waitFor(async () => ((await (await fetch(`${url}/health`)).json()) as { ruleVersion: number }).ruleVersion >= version);
+        await ruleVersionInForce(url, version);
       }
     });
     afterAll(async () => {
