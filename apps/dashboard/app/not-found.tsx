@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Brand } from '@/components/brand';
+import './login/login.css';
 
 export const metadata: Metadata = { title: 'Page not found' };
 

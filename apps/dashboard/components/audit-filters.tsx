@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { AuditFilter } from '@/lib/audit';
 import { AUDIT_PATH, RESOURCE_TYPES } from '@/lib/audit';
+import './audit.css';
 
 /**
  * Who, which resource, which days: a plain GET form, so a filtered log is a link like any other (and works without

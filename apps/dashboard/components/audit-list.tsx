@@ -3,6 +3,7 @@ import type { AuditEntry } from '@/lib/api-answers';
 import { auditHref, describeAuditEntry, resourceLabel } from '@/lib/audit';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { ruleSetsHref } from '@/lib/rule-sets';
+import './audit.css';
 
 /**
  * Entries newest first: what changed, who changed it and when, and the rule set version it published with a link to

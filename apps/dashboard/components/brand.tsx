@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import './brand.css';
 
 /** The logo, a link home: `/` sends each account to its own landing page. */
 export function Brand({ href = '/' }: { href?: string }) {

@@ -5,6 +5,7 @@ import { formError, type FormState } from '@/lib/form-state';
 import { FormAlert } from './form-messages';
 import { MutationStatus, useMutation } from './mutation-status';
 import { SubmitButton } from './submit-button';
+import './create-form.css';
 
 interface CreateFormProps {
   /** Names the card and its parts (`<id>-title`, `<id>-submit`, `<id>-error`) and is where its success is reported. */

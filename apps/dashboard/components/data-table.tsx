@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import './data-table.css';
 
 /** A column's heading; a numeric one is right-aligned like its cells. */
 export type Column = string | { label: string; numeric: true };

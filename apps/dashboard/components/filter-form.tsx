@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import './filter-form.css';
 
 /** A select of the filter's options, with "any"; or (`search`) a text box for part of a name. */
 export type Filter =

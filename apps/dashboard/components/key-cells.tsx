@@ -1,6 +1,7 @@
 import type { KeyCalls, KeyKind } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
 import { KIND_LABELS, type KeyScope, type KeyStatus } from '@/lib/keys';
+import './keys.css';
 
 interface Moment {
   text: string;

@@ -8,6 +8,7 @@ import { KeyCells, type KeyRowView } from './key-cells';
 import { KeySecret } from './key-secret';
 import { useMutation, useSuccessMessage } from './mutation-status';
 import { SubmitButton } from './submit-button';
+import './keys.css';
 
 const COLUMNS = 9;
 

@@ -2,6 +2,7 @@
 
 import { type ReactNode, useState } from 'react';
 import type { FormState } from '@/lib/form-state';
+import './keys.css';
 
 type CopyState = 'idle' | 'copied' | 'failed';
 

@@ -2,6 +2,7 @@
 
 import type { FormState } from '@/lib/form-state';
 import { LimitAdder, LimitEditor } from './limit-editor';
+import './limits.css';
 
 interface AddLimitProps {
   /** The server action that adds the limit. */

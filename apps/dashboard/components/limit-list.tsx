@@ -1,5 +1,6 @@
 import type { LimitInForce } from '@/lib/api-answers';
 import { LimitSummary } from './limit-summary';
+import './limits.css';
 
 interface LimitListProps {
   limits: LimitInForce[];

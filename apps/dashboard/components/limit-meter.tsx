@@ -1,5 +1,6 @@
 import type { LiveLimit } from '@/lib/api-answers';
 import { meterView } from '@/lib/usage';
+import './limit-meter.css';
 
 interface LimitMeterProps {
   live: LiveLimit;

@@ -8,6 +8,7 @@ import { AddLimit } from './limit-add';
 import { LimitEditor, LimitRemover } from './limit-editor';
 import { LimitSummary } from './limit-summary';
 import { ToggleButton } from './toggle-button';
+import './limits.css';
 
 /** The submit of a limit's Edit form. */
 export const SAVE_LIMIT = { label: 'Save', pendingLabel: 'Saving…', testPart: 'save' };

@@ -3,6 +3,8 @@ import type { LimitInForce, LiveLimit } from '@/lib/api-answers';
 import { formatCount, formatRate, formatWait } from '@/lib/format';
 import { formatInZone, meterView } from '@/lib/usage';
 import { LimitMeter } from './limit-meter';
+import './limits.css';
+import './live-limits.css';
 
 interface LiveLimitListProps {
   /** The tenant's own limits as the rule set holds them. */

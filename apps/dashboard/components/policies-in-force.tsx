@@ -2,6 +2,7 @@ import type { PolicyInForce } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
 import { MODE_LABELS, SCOPE_LABELS } from '@/lib/policies';
 import { LimitList } from './limit-list';
+import './policies-in-force.css';
 
 /** The endpoint policies a tenant is held to: route, mode, cost, whose requests share a bucket, and their limits. */
 export function PoliciesInForce({ policies }: { policies: PolicyInForce[] }) {

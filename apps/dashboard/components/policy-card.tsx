@@ -13,6 +13,7 @@ import { MutationStatus, useMutation } from './mutation-status';
 import { PolicyLimits } from './policy-limits';
 import { POLICY_SETTINGS_FIELDS, PolicySettingsFields } from './policy-settings-fields';
 import { ToggleButton } from './toggle-button';
+import './policy-card.css';
 
 /** One policy: its route and owner, its traffic, its settings (Edit), its limits, and a two-step Delete. */
 export function PolicyCard({ policy, usage }: { policy: Policy; usage: UsageOfRow | null }) {

@@ -1,5 +1,7 @@
 import type { DenialSample } from '@/lib/usage';
 import { formatInZone } from '@/lib/usage';
+import './limits.css';
+import './recent-denials.css';
 
 interface RecentDenialsProps {
   items: DenialSample[];

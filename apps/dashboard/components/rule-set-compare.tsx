@@ -1,5 +1,6 @@
 import Form from 'next/form';
 import { RULE_SETS_PATH } from '@/lib/rule-sets';
+import './rule-sets.css';
 
 interface RuleSetCompareFormProps {
   /** Kept in the URL so comparing does not leave the page of versions being looked at. */

@@ -2,6 +2,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { RuleSetChange } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
+import './rule-sets.css';
 
 interface RuleSetDiffPanelProps {
   title: string;

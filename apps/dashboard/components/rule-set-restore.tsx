@@ -7,6 +7,7 @@ import { ruleSetsHref } from '@/lib/rule-sets';
 import { ChangeList, changeCount } from './rule-set-diff';
 import { useObserveRuleVersion } from './rule-version';
 import { SubmitButton } from './submit-button';
+import './rule-sets.css';
 
 interface RestoreContextValue {
   state: RestoreState;

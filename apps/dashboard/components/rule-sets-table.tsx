@@ -4,6 +4,7 @@ import { formatCount, formatRelativeTime, formatTimestamp } from '@/lib/format';
 import { ruleSetsHref } from '@/lib/rule-sets';
 import { DataTable } from './data-table';
 import { StatusBadge } from './status-badge';
+import './rule-sets.css';
 
 interface RuleSetsTableProps {
   versions: RuleSetVersionSummary[];

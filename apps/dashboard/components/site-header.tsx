@@ -5,6 +5,7 @@ import { formatTimestamp } from '@/lib/format';
 import { Brand } from './brand';
 import { NavLinks } from './nav-links';
 import { RuleVersionBadge } from './rule-version';
+import './site-header.css';
 
 interface SiteHeaderProps {
   user?: User;

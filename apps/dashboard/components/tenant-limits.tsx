@@ -7,6 +7,7 @@ import { AddLimit } from './limit-add';
 import { LimitEditor, LimitRemover } from './limit-editor';
 import { EditableLimitRow, LimitListHead } from './limit-row';
 import { LimitSummary } from './limit-summary';
+import './limits.css';
 
 interface TenantLimitsProps {
   tenant: { id: string; slug: string };

@@ -4,6 +4,7 @@ import type { Account, ApiKey, Policy } from '@/lib/api-answers';
 import { keyStatus } from '@/lib/keys';
 import type { Loaded } from '@/lib/session';
 import { ErrorPanel } from './error-panel';
+import './tenant-related.css';
 
 interface TenantRelatedProps {
   tenant: { id: string; slug: string };

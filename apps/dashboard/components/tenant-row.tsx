@@ -18,6 +18,7 @@ import { StatusBadge } from './status-badge';
 import { SubmitButton } from './submit-button';
 import { TimeZoneField } from './time-zone-input';
 import { ToggleButton } from './toggle-button';
+import './tenant-row.css';
 
 const COLUMNS = 9;
 

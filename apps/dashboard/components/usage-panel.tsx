@@ -4,6 +4,7 @@ import { formatCount } from '@/lib/format';
 import { totalsOf } from '@/lib/overview';
 import { RefusedReasons } from './usage/refused-reasons';
 import { formatRate } from '@/lib/usage-chart';
+import './usage-panel.css';
 
 interface UsagePanelProps {
   title: string;

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { Brand } from '@/components/brand';
 import { LoginForm } from '@/components/login-form';
 import { safeReturnPath } from '@/lib/format';
+import './login.css';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

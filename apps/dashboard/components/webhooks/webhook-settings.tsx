@@ -14,6 +14,7 @@ import { ToggleButton } from '../toggle-button';
 import { EventTypeFields } from './event-type-fields';
 import { WebhookSecret } from './new-webhook-form';
 import { WebhookFields } from './webhook-fields';
+import '../keys.css';
 
 interface WebhookSettingsProps {
   audience: WebhookAudience;
