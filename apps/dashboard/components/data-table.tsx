@@ -27,6 +27,71 @@ function stackedLabels(testId: string, labels: string[]): string {
   return `@media ${STACKED}{${rules.join('')}}`;
 }
 
+/** A table's column headings, left to right (`false` leaves one out); `actions` adds a last one for per-row buttons. */
+export function TableHead({ columns, actions = false }: { columns: readonly (Column | false)[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((column) =>
+          typeof column === 'string' ? (
+            <th key={column} scope="col">
+              {column}
+            </th>
+          ) : (
+            column && (
+              <th key={column.label} scope="col" className="table-num">
+                {column.label}
+              </th>
+            )
+          ),
+        )}
+        {actions && (
+          <th scope="col">
+            <span className="sr-only">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
+interface TableCardProps {
+  title: string;
+  /** The table's test id; its title's id is `<testId>-title`. */
+  testId: string;
+  columns: readonly (Column | false)[];
+  /** Said instead of the table when it has no rows (`null`: it has some). */
+  empty: ReactNode | null;
+  emptyTestId?: string;
+  tableClassName?: string;
+  /** Under the table (or what is said instead). */
+  footer?: ReactNode;
+  /** The rows. */
+  children: ReactNode;
+}
+
+/** A titled card of one table (usage by route, the limits of a policy…), or of what it says when it has no rows. */
+export function TableCard({ title, testId, columns, empty, emptyTestId, tableClassName, footer, children }: TableCardProps) {
+  return (
+    <section className="card table-card" aria-labelledby={`${testId}-title`}>
+      <h2 id={`${testId}-title`} className="card-title">
+        {title}
+      </h2>
+      {empty !== null ? (
+        <p className="muted card-empty" data-testid={emptyTestId}>
+          {empty}
+        </p>
+      ) : (
+        <table className={tableClassName ? `table ${tableClassName}` : 'table'} data-testid={testId}>
+          <TableHead columns={columns} />
+          <tbody>{children}</tbody>
+        </table>
+      )}
+      {footer}
+    </section>
+  );
+}
+
 /** A list page's table: a card with its column headings over its rows; on a narrow screen, a card per row. */
 export function DataTable({ testId, columns, actions = false, children }: DataTableProps) {
   const labels = columns.filter((column) => column !== false).map((column) => (typeof column === 'string' ? column : column.label));
@@ -34,28 +99,7 @@ export function DataTable({ testId, columns, actions = false, children }: DataTa
     <div className="card table-card">
       <style>{stackedLabels(testId, labels)}</style>
       <table className="table table-stack" data-testid={testId}>
-        <thead>
-          <tr>
-            {columns.map((column) =>
-              typeof column === 'string' ? (
-                <th key={column} scope="col">
-                  {column}
-                </th>
-              ) : (
-                column && (
-                  <th key={column.label} scope="col" className="table-num">
-                    {column.label}
-                  </th>
-                )
-              ),
-            )}
-            {actions && (
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
+        <TableHead columns={columns} actions={actions} />
         <tbody>{children}</tbody>
       </table>
     </div>

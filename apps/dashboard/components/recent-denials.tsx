@@ -1,5 +1,6 @@
 import type { DenialSample } from '@/lib/usage';
 import { formatInZone } from '@/lib/usage';
+import { TableHead } from './data-table';
 import './limits.css';
 import './recent-denials.css';
 
@@ -28,14 +29,7 @@ export function RecentDenials({ items, timeZone, empty }: RecentDenialsProps) {
       ) : (
         <div className="table-scroll">
           <table className="table denials-table" data-testid="denials-table">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Limit</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Time', 'Subject', 'Endpoint', 'Limit']} />
             <tbody>
               {items.map((item) => (
                 <tr key={item.id} data-testid="denial-row">

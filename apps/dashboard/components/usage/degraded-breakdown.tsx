@@ -3,6 +3,8 @@ import type { DegradedUsage } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
 import { DEGRADED_CAUSE_TEXT, degradedBuckets } from '@/lib/degraded';
 import { bucketLabel } from '@/lib/usage-chart';
+import { type Column, TableCard } from '../data-table';
+import { CountCell } from './traffic-cells';
 
 type Causes = DegradedUsage['byCause'];
 
@@ -14,29 +16,16 @@ function causesOf(usage: DegradedUsage): (keyof Causes)[] {
 const labelOf = (id: keyof Causes) => DEGRADED_CAUSE_TEXT.find((c) => c.id === id)!.label;
 
 /** The columns of a row of degraded decisions: in all, then per cause. */
-function CauseHeaders({ causes }: { causes: (keyof Causes)[] }) {
-  return (
-    <>
-      <th scope="col" className="table-num">
-        Degraded
-      </th>
-      {causes.map((id) => (
-        <th key={id} scope="col" className="table-num">
-          {labelOf(id)}
-        </th>
-      ))}
-    </>
-  );
+function causeColumns(causes: (keyof Causes)[]): Column[] {
+  return [{ label: 'Degraded', numeric: true }, ...causes.map((id) => ({ label: labelOf(id), numeric: true }) as const)];
 }
 
 function CauseCells({ causes, counts }: { causes: (keyof Causes)[]; counts: { decisions: number; byCause: Causes } }) {
   return (
     <>
-      <td className="table-num">{formatCount(counts.decisions)}</td>
+      <CountCell value={counts.decisions} />
       {causes.map((id) => (
-        <td key={id} className="table-num">
-          {formatCount(counts.byCause[id])}
-        </td>
+        <CountCell key={id} value={counts.byCause[id]} />
       ))}
     </>
   );
@@ -71,53 +60,33 @@ export function DegradedBreakdown({ usage }: { usage: DegradedUsage }) {
           </div>
         ))}
       </dl>
-      <section className="card table-card" aria-labelledby="degraded-when-title">
-        <h2 id="degraded-when-title" className="card-title">
-          When: the {usage.step}s with degraded decisions, newest first
-        </h2>
-        <table className="table table-compact" data-testid="degraded-when">
-          <thead>
-            <tr>
-              <th scope="col">{usage.step === 'day' ? 'Day' : `${usage.step === 'minute' ? 'Minute' : 'Hour'} (UTC)`}</th>
-              <CauseHeaders causes={causes} />
-            </tr>
-          </thead>
-          <tbody>
-            {buckets.map((b) => (
-              <tr key={b.at}>
-                <td>
-                  {bucketLabel(b.at, usage.step, 'UTC', true)}
-                  <span className="degraded-bar" aria-hidden="true" style={{ width: `${Math.max(2, Math.round((b.decisions / most) * 100))}%` }} />
-                </td>
-                <CauseCells causes={causes} counts={b} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
-      <section className="card table-card" aria-labelledby="degraded-tenants-title">
-        <h2 id="degraded-tenants-title" className="card-title">
-          Which tenants: the most degraded decisions
-        </h2>
-        <table className="table table-compact" data-testid="degraded-tenants">
-          <thead>
-            <tr>
-              <th scope="col">Tenant</th>
-              <CauseHeaders causes={causes} />
-            </tr>
-          </thead>
-          <tbody>
-            {usage.tenants.map((t, i) => (
-              <tr key={t.tenant?.id ?? `deleted-${i}`}>
-                <td className="top-name">
-                  {t.tenant ? <Link href={`/tenants/${encodeURIComponent(t.tenant.id)}`}>{t.tenant.name}</Link> : <span className="muted">A deleted tenant</span>}
-                </td>
-                <CauseCells causes={causes} counts={t} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <TableCard
+        title={`When: the ${usage.step}s with degraded decisions, newest first`}
+        testId="degraded-when"
+        tableClassName="table-compact"
+        columns={[usage.step === 'day' ? 'Day' : `${usage.step === 'minute' ? 'Minute' : 'Hour'} (UTC)`, ...causeColumns(causes)]}
+        empty={null}
+      >
+        {buckets.map((b) => (
+          <tr key={b.at}>
+            <td>
+              {bucketLabel(b.at, usage.step, 'UTC', true)}
+              <span className="degraded-bar" aria-hidden="true" style={{ width: `${Math.max(2, Math.round((b.decisions / most) * 100))}%` }} />
+            </td>
+            <CauseCells causes={causes} counts={b} />
+          </tr>
+        ))}
+      </TableCard>
+      <TableCard title="Which tenants: the most degraded decisions" testId="degraded-tenants" tableClassName="table-compact" columns={['Tenant', ...causeColumns(causes)]} empty={null}>
+        {usage.tenants.map((t, i) => (
+          <tr key={t.tenant?.id ?? `deleted-${i}`}>
+            <td className="top-name">
+              {t.tenant ? <Link href={`/tenants/${encodeURIComponent(t.tenant.id)}`}>{t.tenant.name}</Link> : <span className="muted">A deleted tenant</span>}
+            </td>
+            <CauseCells causes={causes} counts={t} />
+          </tr>
+        ))}
+      </TableCard>
     </div>
   );
 }

@@ -1,7 +1,8 @@
 import Link from 'next/link';
 import type { UsageTop } from '@/lib/api-answers';
 import { formatCount } from '@/lib/format';
-import { formatRate } from '@/lib/usage-chart';
+import { TableCard } from '../data-table';
+import { CountCell, DECISIONS_COLUMN, DENIAL_COLUMNS, DenialCells } from './traffic-cells';
 
 interface TopTableProps {
   title: string;
@@ -50,58 +51,20 @@ export function TopTable({ title, top, testId }: TopTableProps) {
     };
   });
   return (
-    <section className="card table-card" aria-labelledby={`${testId}-title`}>
-      <h2 id={`${testId}-title`} className="card-title">
-        {title}
-      </h2>
-      {rows.length === 0 ? (
-        <p className="muted card-empty" data-testid={`${testId}-empty`}>
-          {refused ? 'No check was refused in this range.' : `None was limited in this range with at least ${formatCount(top.minDecisions)} decisions.`}
-        </p>
-      ) : (
-        <table className="table" data-testid={testId}>
-          <thead>
-            <tr>
-              <th scope="col">{top.by === 'tenants' ? 'Tenant' : 'Endpoint'}</th>
-              {refused ? (
-                <th scope="col" className="table-num">
-                  Refused
-                </th>
-              ) : (
-                <>
-                  <th scope="col" className="table-num">
-                    429 rate
-                  </th>
-                  <th scope="col" className="table-num">
-                    Denied
-                  </th>
-                </>
-              )}
-              <th scope="col" className="table-num">
-                Decisions
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(({ key, cell, entry }) => (
-              <tr key={key}>
-                <td className="top-name">{cell}</td>
-                {refused ? (
-                  <td className="table-num" data-testid={`${testId}-refused-${entry.tenant?.slug ?? 'none'}`}>
-                    {formatCount(entry.refused)}
-                  </td>
-                ) : (
-                  <>
-                    <td className="table-num">{formatRate(entry.denyRate)}</td>
-                    <td className="table-num">{formatCount(entry.denied)}</td>
-                  </>
-                )}
-                <td className="table-num">{formatCount(entry.decisions)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+    <TableCard
+      title={title}
+      testId={testId}
+      columns={[top.by === 'tenants' ? 'Tenant' : 'Endpoint', ...(refused ? [{ label: 'Refused', numeric: true } as const] : DENIAL_COLUMNS), DECISIONS_COLUMN]}
+      empty={rows.length > 0 ? null : refused ? 'No check was refused in this range.' : `None was limited in this range with at least ${formatCount(top.minDecisions)} decisions.`}
+      emptyTestId={`${testId}-empty`}
+    >
+      {rows.map(({ key, cell, entry }) => (
+        <tr key={key}>
+          <td className="top-name">{cell}</td>
+          {refused ? <CountCell value={entry.refused} testId={`${testId}-refused-${entry.tenant?.slug ?? 'none'}`} /> : <DenialCells entry={entry} />}
+          <CountCell value={entry.decisions} />
+        </tr>
+      ))}
+    </TableCard>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { UsageChart } from '@/components/charts/server-usage-chart';
+import { TableCard } from '@/components/data-table';
 import { ErrorPanel } from '@/components/error-panel';
 import { PageHeading } from '@/components/page-heading';
 import { AutoRefresh } from '@/components/usage/auto-refresh';
@@ -113,37 +114,26 @@ function PolicyLimitsSummary({ policy }: { policy: Policy }) {
   // The policies page filtered to this policy's owner (its `owner` filter), where its card edits it.
   const filter = new URLSearchParams(policy.plan ? { owner: `plan:${policy.plan.id}` } : policy.tenant ? { owner: `tenant:${policy.tenant.id}` } : {});
   return (
-    <section className="card table-card" aria-labelledby="policy-limits-title">
-      <h2 id="policy-limits-title" className="card-title">
-        Limits
-      </h2>
-      {policy.limits.length === 0 ? (
-        <p className="muted card-empty">No limits: the policy only sets the cost of its requests.</p>
-      ) : (
-        <table className="table" data-testid="policy-page-limits">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Rate</th>
-              <th scope="col">Algorithm</th>
-            </tr>
-          </thead>
-          <tbody>
-            {policy.limits.map((limit) => (
-              <tr key={limit.id}>
-                <td>{limit.name}</td>
-                <td>{formatRate(limit)}</td>
-                <td>{formatAlgorithm(limit.algorithm)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <p className="muted card-empty">
-        <Link href={`/policies?${filter}`} data-testid="policy-page-edit">
-          Change the limits and settings on the policies page
-        </Link>
-      </p>
-    </section>
+    <TableCard
+      title="Limits"
+      testId="policy-page-limits"
+      columns={['Name', 'Rate', 'Algorithm']}
+      empty={policy.limits.length === 0 ? 'No limits: the policy only sets the cost of its requests.' : null}
+      footer={
+        <p className="muted card-empty">
+          <Link href={`/policies?${filter}`} data-testid="policy-page-edit">
+            Change the limits and settings on the policies page
+          </Link>
+        </p>
+      }
+    >
+      {policy.limits.map((limit) => (
+        <tr key={limit.id}>
+          <td>{limit.name}</td>
+          <td>{formatRate(limit)}</td>
+          <td>{formatAlgorithm(limit.algorithm)}</td>
+        </tr>
+      ))}
+    </TableCard>
   );
 }
