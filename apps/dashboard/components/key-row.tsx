@@ -1,13 +1,13 @@
 'use client';
 
 import { revokeApiKey, rotateApiKey } from '@/lib/actions/keys';
-import { DEFAULT_OVERLAP_S, ROTATION_OVERLAPS } from '@/lib/keys';
+import { KEY_OVERLAPS } from '@/lib/keys';
 import { ActionRow } from './action-row';
-import { ConfirmForm, HiddenFields } from './confirm-submit';
+import { ConfirmForm } from './confirm-submit';
 import { KeyCells, type KeyRowView } from './key-cells';
 import { KeySecret } from './key-secret';
 import { useMutation, useSuccessMessage } from './mutation-status';
-import { SubmitButton } from './submit-button';
+import { RotateForm } from './rotate-form';
 import './keys.css';
 
 const COLUMNS = 9;
@@ -29,7 +29,14 @@ export function KeyRow({ row }: { row: KeyRowView }) {
       actions={
         row.status === 'active' && (
           <div className="key-actions">
-            <RotateForm row={row} identity={identity} action={rotateAction} />
+            <RotateForm
+              action={rotateAction}
+              fields={identity}
+              overlaps={KEY_OVERLAPS}
+              overlapLabel={`How long the old secret of ${row.name} keeps working`}
+              submitLabel="Rotate"
+              testIds={{ overlap: `key-rotate-overlap-${row.id}`, submit: `key-rotate-${row.id}` }}
+            />
             <ConfirmForm
               action={revokeAction}
               fields={identity}
@@ -49,33 +56,5 @@ export function KeyRow({ row }: { row: KeyRowView }) {
     >
       <KeyCells row={row} />
     </ActionRow>
-  );
-}
-
-interface RotateFormProps {
-  row: KeyRowView;
-  identity: Record<string, string>;
-  action: (formData: FormData) => void;
-}
-
-function RotateForm({ row, identity, action }: RotateFormProps) {
-  return (
-    <form action={action} className="actions-form key-rotate-form">
-      <HiddenFields fields={identity} />
-      <select
-        name="overlapSeconds"
-        className="input input-sm"
-        defaultValue={String(DEFAULT_OVERLAP_S)}
-        aria-label={`How long the old secret of ${row.name} keeps working`}
-        data-testid={`key-rotate-overlap-${row.id}`}
-      >
-        {ROTATION_OVERLAPS.map((overlap) => (
-          <option key={overlap.seconds} value={overlap.seconds}>
-            {overlap.label}
-          </option>
-        ))}
-      </select>
-      <SubmitButton label="Rotate" pendingLabel="Rotating…" testId={`key-rotate-${row.id}`} className="btn btn-secondary btn-sm" />
-    </form>
   );
 }

@@ -1,4 +1,5 @@
 import { KEY_KINDS, type ApiKey, type KeyKind } from './api-answers';
+import { OVERLAPS, type OverlapMenu, readOverlapChoice } from './overlaps';
 
 /**
  * What the keys page shows and how its forms read back. Pure, so the page, its client components and the
@@ -64,16 +65,9 @@ export function expiryFromDate(text: string, now: number = Date.now()): string |
   return end.getTime() > now ? end.toISOString() : null;
 }
 
-/** How long a rotated key's old secret keeps working next to the new one. */
-export const ROTATION_OVERLAPS = [
-  { seconds: 0, label: 'No overlap' },
-  { seconds: 3_600, label: '1 hour overlap' },
-  { seconds: 86_400, label: '1 day overlap' },
-] as const;
-
-export const DEFAULT_OVERLAP_S = 3_600;
+/** How long a rotated key's old secret keeps working next to the new one: a day at most, an hour unless chosen. */
+export const KEY_OVERLAPS: OverlapMenu = { choices: OVERLAPS.slice(0, 3), defaultSeconds: 3_600 };
 
 export function readOverlap(text: string): number {
-  const seconds = Number(text);
-  return ROTATION_OVERLAPS.some((overlap) => overlap.seconds === seconds) && text.trim() !== '' ? seconds : DEFAULT_OVERLAP_S;
+  return readOverlapChoice(text, KEY_OVERLAPS);
 }

@@ -1,6 +1,7 @@
 import { EVENT_TYPES, TENANT_EVENT_TYPES, type EventType, type WebhookDelivery, type WebhookEndpoint } from './api-answers';
 import type { WebhookAudience, WebhookFilter } from './api-webhooks';
 import { firstParam, idParam, oneOf } from './list-filters';
+import { OVERLAPS, type OverlapMenu, readOverlapChoice } from './overlaps';
 import type { SearchParams } from './pagination';
 
 /**
@@ -49,18 +50,11 @@ export const DELIVERY_STATUS_LABELS: Readonly<Record<WebhookDelivery['status'], 
   cancelled: 'cancelled',
 };
 
-/** How long the old secret is still signed with after a rotation (the API's default is a day). */
-export const SECRET_OVERLAPS = [
-  { seconds: 0, label: 'No overlap' },
-  { seconds: 3_600, label: '1 hour overlap' },
-  { seconds: 86_400, label: '1 day overlap' },
-  { seconds: 604_800, label: '7 days overlap' },
-] as const;
-export const DEFAULT_SECRET_OVERLAP_S = 86_400;
+/** How long the old secret is still signed with after a rotation: up to a week, a day unless chosen (as the API). */
+export const SECRET_OVERLAPS: OverlapMenu = { choices: OVERLAPS, defaultSeconds: 86_400 };
 
 export function readSecretOverlap(text: string): number {
-  const seconds = Number(text);
-  return SECRET_OVERLAPS.some((overlap) => overlap.seconds === seconds) && text.trim() !== '' ? seconds : DEFAULT_SECRET_OVERLAP_S;
+  return readOverlapChoice(text, SECRET_OVERLAPS);
 }
 
 /** The operator's list filters: `owner` (`operator` or a tenant id) and `enabled`. */

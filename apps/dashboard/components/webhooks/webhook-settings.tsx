@@ -4,17 +4,17 @@ import { useState } from 'react';
 import { editWebhook, removeWebhook, rotateWebhook, setWebhookEnabled, testWebhook } from '@/lib/actions/webhooks';
 import type { WebhookEndpoint } from '@/lib/api-answers';
 import type { WebhookAudience } from '@/lib/api-webhooks';
-import { DEFAULT_SECRET_OVERLAP_S, eventTypesOf, SECRET_OVERLAPS } from '@/lib/webhooks';
+import { eventTypesOf, SECRET_OVERLAPS } from '@/lib/webhooks';
 import { ConfirmForm, HiddenFields } from '../confirm-submit';
 import { FormAlert } from '../form-messages';
 import { InlineForm } from '../inline-form';
 import { MutationStatus, useMutation, useSuccessMessage } from '../mutation-status';
+import { RotateForm } from '../rotate-form';
 import { SubmitButton } from '../submit-button';
 import { ToggleButton } from '../toggle-button';
 import { EventTypeFields } from './event-type-fields';
 import { WebhookSecret } from './new-webhook-form';
 import { WebhookFields } from './webhook-fields';
-import '../keys.css';
 
 interface WebhookSettingsProps {
   audience: WebhookAudience;
@@ -63,23 +63,14 @@ export function WebhookSettings({ audience, endpoint, children }: WebhookSetting
           />
         </form>
         {endpoint.channel === 'webhook' && (
-        <form action={rotateAction} className="actions-form key-rotate-form">
-          <HiddenFields fields={identity} />
-          <select
-            name="overlapSeconds"
-            className="input input-sm"
-            defaultValue={String(DEFAULT_SECRET_OVERLAP_S)}
-            aria-label="How long the old secret is still signed with"
-            data-testid="webhook-rotate-overlap"
-          >
-            {SECRET_OVERLAPS.map((overlap) => (
-              <option key={overlap.seconds} value={overlap.seconds}>
-                {overlap.label}
-              </option>
-            ))}
-          </select>
-          <SubmitButton label="Rotate secret" pendingLabel="Rotating…" className="btn btn-secondary btn-sm" testId="webhook-rotate" />
-        </form>
+          <RotateForm
+            action={rotateAction}
+            fields={identity}
+            overlaps={SECRET_OVERLAPS}
+            overlapLabel="How long the old secret is still signed with"
+            submitLabel="Rotate secret"
+            testIds={{ overlap: 'webhook-rotate-overlap', submit: 'webhook-rotate' }}
+          />
         )}
         <ConfirmForm
           action={deleteAction}
