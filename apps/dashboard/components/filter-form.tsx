@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { namedLabel, type NamedOption } from './named-select';
 import './filter-form.css';
 
 /** A select of the filter's options, with "any"; or (`search`) a text box for part of a name. */
@@ -10,6 +11,16 @@ export type Filter =
       options: { value: string; label: string }[];
     }
   | { name: string; label: string; search: { placeholder: string } };
+
+/** Plans or tenants as a filter's options: each by its name and slug. */
+export function namedOptions(options: readonly NamedOption[]): { value: string; label: string }[] {
+  return options.map((option) => ({ value: option.id, label: namedLabel(option) }));
+}
+
+/** A filter by one of some plans or tenants (`tenantId`, `plan`…). */
+export function namedFilter(name: string, label: string, options: readonly NamedOption[]): Filter {
+  return { name, label, options: namedOptions(options) };
+}
 
 interface FilterFormProps {
   /** The page the form filters. */

@@ -1,4 +1,6 @@
+import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
 import type { Loaded } from '@/lib/session';
 import { ErrorPanel } from './error-panel';
 import { MutationStatusProvider } from './mutation-status';
@@ -39,6 +41,66 @@ export function EmptyState({ testId, children }: { testId?: string; children: Re
     <p className="card panel muted" data-testid={testId}>
       {children}
     </p>
+  );
+}
+
+/** What a filterable list holds, for its empty state: "No policies match…", "…to see every policy." */
+export interface ListNoun {
+  one: string;
+  many: string;
+}
+
+interface FilteredEmptyProps {
+  testId: string;
+  noun: ListNoun;
+  /** The list's own path, without filters: where "Clear them" leads. */
+  path: string;
+  filtered: boolean;
+  /** What the list says when it has nothing at all: what to do next. */
+  children: ReactNode;
+}
+
+/** An empty filterable list: no match for its filters (and the way back to all), or nothing yet. */
+export function FilteredEmpty({ testId, noun, path, filtered, children }: FilteredEmptyProps) {
+  return (
+    <EmptyState testId={testId}>
+      {filtered ? (
+        <>
+          {`No ${noun.many} match these filters. `}
+          <Link href={path}>Clear them</Link>
+          {` to see every ${noun.one}.`}
+        </>
+      ) : (
+        children
+      )}
+    </EmptyState>
+  );
+}
+
+interface FilteredListProps extends Omit<PagedListProps, 'basePath' | 'empty'> {
+  testId: string;
+  noun: ListNoun;
+  /** The list's own path, without filters. */
+  path: string;
+  /** The page's query: its filters travel with the pagination. */
+  params: SearchParams;
+  /** What the list says when it has nothing at all: what to do next. */
+  nothingYet: ReactNode;
+}
+
+/** One page of a list filtered in its URL, with its pagination; or, when it is empty, the empty state that fits. */
+export function FilteredList({ testId, noun, path, params, nothingYet, ...paged }: FilteredListProps) {
+  const filters = filterQuery(params);
+  return (
+    <PagedList
+      {...paged}
+      basePath={withQuery(path, filters)}
+      empty={
+        <FilteredEmpty testId={testId} noun={noun} path={path} filtered={filters.size > 0}>
+          {nothingYet}
+        </FilteredEmpty>
+      }
+    />
   );
 }
 

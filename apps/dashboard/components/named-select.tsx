@@ -14,6 +14,16 @@ interface NamedSelectProps extends ControlProps {
   empty?: string;
 }
 
+/** Only what a select of plans or tenants needs of one, to travel to the browser. */
+export function named({ id, slug, name }: NamedOption): NamedOption {
+  return { id, slug, name };
+}
+
+/** How a plan or a tenant reads in a select or a list: its name, then its slug. */
+export function namedLabel(option: NamedOption): string {
+  return `${option.name} (${option.slug})`;
+}
+
 /** A select of plans or tenants, by name and slug; posts the chosen one's id. */
 export function NamedSelect({ options, empty, ...props }: NamedSelectProps) {
   return (
@@ -21,7 +31,7 @@ export function NamedSelect({ options, empty, ...props }: NamedSelectProps) {
       {options.length === 0 && empty && <option value="">{empty}</option>}
       {options.map((option) => (
         <option key={option.id} value={option.id}>
-          {option.name} ({option.slug})
+          {namedLabel(option)}
         </option>
       ))}
     </select>

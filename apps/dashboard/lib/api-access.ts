@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
+import { pageQuery } from './pagination';
 import { keyAnswerSchema, keyListSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, limitsInForceSchema, ownTenantSchema, tenantCapsUsageSchema, userPageSchema, userViewSchema } from '@tollgate/domain';
 import type { Account, AccountPage, ApiKey, KeyKind, KeyResponse, KeySecretResponse, LimitsInForce, OwnTenant, TenantCapsUsage, UserRole } from './api-answers';
 
@@ -47,9 +48,7 @@ export interface AccountFilter {
 
 /** Accounts by e-mail, a page at a time; `cursor` is the previous page's `nextCursor`. */
 export function listAccounts(token: string, filter: AccountFilter, cursor: string | undefined, pageSize = 50): Promise<AccountPage> {
-  const query = new URLSearchParams({ pageSize: String(pageSize) });
-  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
-  if (cursor) query.set('cursor', cursor);
+  const query = pageQuery(pageSize, cursor, filter);
   return apiRequest(`/v1/admin/users?${query}`, userPageSchema, { token });
 }
 

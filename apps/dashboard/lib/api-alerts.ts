@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { alertPageSchema, alertRuleListSchema, alertRuleViewSchema, type AlertKind, type AlertState, type AlertSummary, alertSummarySchema, alertViewSchema } from '@tollgate/domain';
 import { apiRequest } from './api-client';
+import { pageQuery } from './pagination';
 import type { Alert, AlertPage, AlertRule } from './api-answers';
 
 export type { AlertSummary };
@@ -22,9 +23,7 @@ const OPERATOR_ONLY = new Set(['ruleId', 'tenantId', 'kind']);
 
 /** A page of alerts, newest first: the operator's every alert (`admin`), or the signed-in tenant's own (`tenant`). */
 export function listAlerts(token: string, audience: 'admin' | 'tenant', filter: AlertFilter, cursor: string | undefined, pageSize = 50): Promise<AlertPage> {
-  const query = new URLSearchParams({ pageSize: String(pageSize) });
-  for (const [name, value] of Object.entries(filter)) if (value && (audience === 'admin' || !OPERATOR_ONLY.has(name))) query.set(name, value);
-  if (cursor) query.set('cursor', cursor);
+  const query = pageQuery(pageSize, cursor, audience === 'admin' ? filter : Object.fromEntries(Object.entries(filter).filter(([name]) => !OPERATOR_ONLY.has(name))));
   return apiRequest(`/v1/${audience}/alerts?${query}`, alertPageSchema, { token });
 }
 

@@ -8,6 +8,7 @@ import {
   webhookSendAnswerSchema,
 } from '@tollgate/domain';
 import { apiRequest } from './api-client';
+import { pageQuery } from './pagination';
 import type { WebhookDeliveryPage, WebhookEndpoint, WebhookEndpointPage, WebhookSecretResponse, WebhookSendResponse } from './api-answers';
 
 /**
@@ -33,10 +34,7 @@ export interface WebhookFilter {
 }
 
 export function listWebhooks(token: string, audience: WebhookAudience, filter: WebhookFilter, cursor: string | undefined, pageSize = 50): Promise<WebhookEndpointPage> {
-  const query = new URLSearchParams({ pageSize: String(pageSize) });
-  if (audience === 'admin' && filter.owner) query.set('owner', filter.owner);
-  if (filter.enabled) query.set('enabled', filter.enabled);
-  if (cursor) query.set('cursor', cursor);
+  const query = pageQuery(pageSize, cursor, { owner: audience === 'admin' ? filter.owner : undefined, enabled: filter.enabled });
   return apiRequest(`${webhooksPath(audience)}?${query}`, webhookEndpointPageSchema, { token });
 }
 
@@ -85,8 +83,7 @@ export function sendTestWebhook(token: string, audience: WebhookAudience, endpoi
 
 /** The endpoint's deliveries, newest first, each with its attempts. */
 export function listWebhookDeliveries(token: string, audience: WebhookAudience, endpointId: string, cursor: string | undefined, pageSize = 25): Promise<WebhookDeliveryPage> {
-  const query = new URLSearchParams({ pageSize: String(pageSize) });
-  if (cursor) query.set('cursor', cursor);
+  const query = pageQuery(pageSize, cursor);
   return apiRequest(`${webhooksPath(audience, endpointId, 'deliveries')}?${query}`, webhookDeliveryPageSchema, { token });
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiRequest, adminPath } from './api-client';
 import type { TenantFilter } from './list-filters';
-import { allPages } from './pagination';
+import { allPages, pageQuery } from './pagination';
 import {
   CLIENT_ADDRESS_HEADER,
   PAGE_SIZE,
@@ -78,9 +78,7 @@ export function deletePlanLimit(token: string, planId: string, limitId: string):
 
 /** A page of tenants by slug, filtered (`q`: part of the slug or name; `plan`: a plan id; `status`). */
 export function listTenants(token: string, cursor: string | undefined, pageSize = 50, filter: TenantFilter = {}): Promise<TenantPage> {
-  const query = new URLSearchParams({ pageSize: String(pageSize) });
-  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
-  if (cursor) query.set('cursor', cursor);
+  const query = pageQuery(pageSize, cursor, filter);
   return apiRequest(`/v1/admin/tenants?${query}`, tenantPageSchema, { token });
 }
 
@@ -144,9 +142,7 @@ export interface PolicyFilter {
 
 /** A page of policies (pattern, then method order), filtered. */
 export function listPolicies(token: string, filter: PolicyFilter, cursor: string | undefined, pageSize = 50): Promise<PolicyPage> {
-  const query = new URLSearchParams({ pageSize: String(pageSize) });
-  for (const [name, value] of Object.entries(filter)) if (value) query.set(name, value);
-  if (cursor) query.set('cursor', cursor);
+  const query = pageQuery(pageSize, cursor, filter);
   return apiRequest(`/v1/admin/policies?${query}`, policyPageSchema, { token });
 }
 

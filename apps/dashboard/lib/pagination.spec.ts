@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allPages, cursorTrail, filterQuery, withQuery } from './pagination';
+import { allPages, cursorTrail, filterQuery, pageQuery, withQuery } from './pagination';
 
 describe('cursorTrail', () => {
   it('reads one cursor, several, or none', () => {
@@ -16,6 +16,17 @@ describe('filterQuery', () => {
     expect(query.toString()).toBe('role=tenant');
     expect(withQuery('/users', query)).toBe('/users?role=tenant');
     expect(withQuery('/users', filterQuery({ after: 'a' }))).toBe('/users');
+  });
+});
+
+describe('pageQuery', () => {
+  it('asks for the page size, the filters that are set in their order, then the cursor', () => {
+    expect(pageQuery(50, 'c1', { q: 'acme', plan: undefined, status: '', role: 'tenant' }).toString()).toBe('pageSize=50&q=acme&role=tenant&cursor=c1');
+    expect(pageQuery(25, undefined).toString()).toBe('pageSize=25');
+  });
+
+  it('sends a filter value as it is, encoded', () => {
+    expect(pageQuery(20, undefined, { q: 'a&b=c' }).get('q')).toBe('a&b=c');
   });
 });
 

@@ -1,6 +1,11 @@
 /** A page's query string as Next hands it to the page. */
 export type SearchParams = Record<string, string | string[] | undefined>;
 
+/** What Next hands a page whose query it reads (a list's filters and cursors). */
+export interface SearchPageProps {
+  searchParams: Promise<SearchParams>;
+}
+
 /** The cursors of the pages before this one (`?after=a&after=b`), oldest first: the last one produced this page. */
 export function cursorTrail(params: SearchParams, param = 'after'): string[] {
   const value = params[param];
@@ -15,6 +20,17 @@ export function filterQuery(params: SearchParams, param = 'after'): URLSearchPar
 /** `path` with the filters of `query`, if any. */
 export function withQuery(path: string, query: URLSearchParams): string {
   return query.size > 0 ? `${path}?${query}` : path;
+}
+
+/**
+ * A list route's query: its page size, the filters that are set (in their order), then the cursor the previous page
+ * answered with.
+ */
+export function pageQuery(pageSize: number, cursor: string | undefined, filter: object = {}): URLSearchParams {
+  const query = new URLSearchParams({ pageSize: String(pageSize) });
+  for (const [name, value] of Object.entries(filter)) if (typeof value === 'string' && value !== '') query.set(name, value);
+  if (cursor) query.set('cursor', cursor);
+  return query;
 }
 
 /** The most items a list that follows every page loads (pickers, the plans page): 25 API pages of 200. */

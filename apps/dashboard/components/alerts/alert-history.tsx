@@ -1,11 +1,10 @@
-import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { AlertPage } from '@/lib/api-answers';
 import { SINCE_OPTIONS, STATE_LABELS } from '@/lib/alerts';
 import { ALERT_STATES } from '@/lib/api-answers';
-import { filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
+import type { SearchParams } from '@/lib/pagination';
 import { type Filter, FilterForm } from '../filter-form';
-import { EmptyState, PagedList } from '../list-page';
+import { FilteredList } from '../list-page';
 import { AlertsTable } from './alerts-table';
 import './alerts.css';
 
@@ -26,7 +25,6 @@ interface AlertHistoryProps {
 
 /** The alert history, newest first, filtered in its URL by state and when alerts started (and the operator's more). */
 export function AlertHistory({ path, params, page, trail, filters = [], names, empty, canAcknowledge }: AlertHistoryProps) {
-  const query = filterQuery(params);
   return (
     <>
       <FilterForm
@@ -40,24 +38,9 @@ export function AlertHistory({ path, params, page, trail, filters = [], names, e
           { name: 'since', label: 'Started', options: SINCE_OPTIONS.map((o) => ({ value: o.value, label: o.label })) },
         ]}
       />
-      <PagedList
-        page={page}
-        trail={trail}
-        basePath={withQuery(path, query)}
-        empty={
-          <EmptyState testId="alerts-empty">
-            {query.size > 0 ? (
-              <>
-                No alerts match these filters. <Link href={path}>Clear them</Link> to see every alert.
-              </>
-            ) : (
-              empty
-            )}
-          </EmptyState>
-        }
-      >
+      <FilteredList page={page} trail={trail} path={path} params={params} testId="alerts-empty" noun={{ one: 'alert', many: 'alerts' }} nothingYet={empty}>
         <AlertsTable alerts={page.items} names={names} canAcknowledge={canAcknowledge} />
-      </PagedList>
+      </FilteredList>
     </>
   );
 }

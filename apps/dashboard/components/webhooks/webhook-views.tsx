@@ -3,13 +3,14 @@ import { notFound } from 'next/navigation';
 import { ApiError, getOwnCaps, getTenant, getWebhook, listAllTenants, listWebhookDeliveries, listWebhooks, type WebhookAudience } from '@/lib/api';
 import type { WebhookEndpoint } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
-import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
+import { cursorTrail, type SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
-import { localFromInstant, parseWebhookFilter, webhookPath } from '@/lib/webhooks';
+import { isEndpointId, localFromInstant, parseWebhookFilter, webhookPath } from '@/lib/webhooks';
 import { ErrorPanel } from '../error-panel';
-import { FilterForm } from '../filter-form';
-import { EmptyState, ListPage, PagedList } from '../list-page';
+import { FilterForm, namedOptions } from '../filter-form';
+import { EmptyState, FilteredList, ListPage, PagedList } from '../list-page';
 import { MutationStatusProvider } from '../mutation-status';
+import { named, namedLabel } from '../named-select';
 import { PageHeading } from '../page-heading';
 import { AutoRefresh } from '../usage/auto-refresh';
 import { RuleVersionProvider } from '../rule-version';
@@ -44,13 +45,12 @@ export async function WebhooksListView({ audience, params }: { audience: Webhook
   const loaded = await loadWithSession(async (token) => {
     const [page, tenants, cap] = await Promise.all([
       listWebhooks(token, audience, filter, trail.at(-1), PAGE_SIZE),
-      audience === 'admin' ? listAllTenants(token).then((all) => all.items.map(({ id, slug, name }) => ({ id, slug, name }))) : Promise.resolve(undefined),
+      audience === 'admin' ? listAllTenants(token).then((all) => all.items.map(named)) : Promise.resolve(undefined),
       // A tenant's form says how many endpoints it may still make (the operator's tenants each have their own).
       audience === 'tenant' ? getOwnCaps(token).then((caps) => caps.webhookEndpoints) : Promise.resolve(undefined),
     ]);
     return { page, tenants, cap };
   });
-  const filters = filterQuery(params);
   const path = webhookPath(audience);
   return (
     <Providers audience={audience}>
@@ -73,29 +73,22 @@ export async function WebhooksListView({ audience, params }: { audience: Webhook
               params={params}
               filters={[
                 ...(tenants
-                  ? [{ name: 'owner', label: 'Owner', options: [{ value: 'operator', label: 'Operator' }, ...tenants.map((t) => ({ value: t.id, label: `${t.name} (${t.slug})` }))] }]
+                  ? [{ name: 'owner', label: 'Owner', options: [{ value: 'operator', label: 'Operator' }, ...namedOptions(tenants)] }]
                   : []),
                 { name: 'enabled', label: 'Status', options: ENABLED_OPTIONS },
               ]}
             />
-            <PagedList
+            <FilteredList
               page={page}
               trail={trail}
-              basePath={withQuery(path, filters)}
-              empty={
-                <EmptyState testId="webhooks-empty">
-                  {filters.size > 0 ? (
-                    <>
-                      No endpoints match these filters. <Link href={path}>Clear them</Link> to see every endpoint.
-                    </>
-                  ) : (
-                    'No endpoints yet. Add one with “New endpoint” above: the URL of a receiver of yours, and the events it should get. Then send it a test event from its page.'
-                  )}
-                </EmptyState>
-              }
+              path={path}
+              params={params}
+              testId="webhooks-empty"
+              noun={{ one: 'endpoint', many: 'endpoints' }}
+              nothingYet="No endpoints yet. Add one with “New endpoint” above: the URL of a receiver of yours, and the events it should get. Then send it a test event from its page."
             >
-              <WebhooksTable audience={audience} endpoints={page.items} tenantNames={tenants && new Map(tenants.map((t) => [t.id, `${t.name} (${t.slug})`]))} />
-            </PagedList>
+              <WebhooksTable audience={audience} endpoints={page.items} tenantNames={tenants && new Map(tenants.map((t) => [t.id, namedLabel(t)]))} />
+            </FilteredList>
           </>
         )}
       </ListPage>
@@ -103,15 +96,20 @@ export async function WebhooksListView({ audience, params }: { audience: Webhook
   );
 }
 
-interface EndpointViewProps {
-  audience: WebhookAudience;
-  endpointId: string;
-  params: SearchParams;
+/** What Next hands an endpoint's page (`…/webhooks/<endpointId>`). */
+export interface EndpointPageProps {
+  params: Promise<{ endpointId: string }>;
+  searchParams: Promise<SearchParams>;
 }
 
-/** One endpoint: its settings and secret, and its delivery log with Resend and "Replay a range". */
-export async function WebhookEndpointView({ audience, endpointId, params }: EndpointViewProps) {
-  const trail = cursorTrail(params);
+/**
+ * One endpoint, the operator's or a tenant's own (another tenant's is not found, as is an id that cannot be one): its
+ * settings and secret, and its delivery log with Resend and "Replay a range".
+ */
+export async function WebhookEndpointView({ audience, params, searchParams }: EndpointPageProps & { audience: WebhookAudience }) {
+  const { endpointId } = await params;
+  if (!isEndpointId(endpointId)) notFound();
+  const trail = cursorTrail(await searchParams);
   const loaded = await loadWithSession(async (token) => {
     let endpoint: WebhookEndpoint;
     try {

@@ -3,13 +3,15 @@ import Link from 'next/link';
 import { AlertRulesTable } from '@/components/alerts/alert-rules-table';
 import { AlertHistory } from '@/components/alerts/alert-history';
 import { NewAlertRuleForm } from '@/components/alerts/new-alert-rule-form';
+import { namedFilter } from '@/components/filter-form';
 import { EmptyState, ListPage } from '@/components/list-page';
 import { MutationStatus } from '@/components/mutation-status';
+import { named, namedLabel } from '@/components/named-select';
 import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { ALERTS_PATHS, KIND_LABELS, parseAlertFilter } from '@/lib/alerts';
 import { listAlertRules, listAlerts, listAllTenants, listPlans } from '@/lib/api';
 import { ALERT_KINDS } from '@/lib/api-answers';
-import { cursorTrail, type SearchParams } from '@/lib/pagination';
+import { cursorTrail, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Alerts' };
@@ -18,14 +20,14 @@ const PAGE_SIZE = 50;
 const PATH = ALERTS_PATHS.admin;
 
 /** The alert history (filtered by state, rule, tenant, kind and when they started), and the rules that raise alerts. */
-export default async function AlertsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+export default async function AlertsPage({ searchParams }: SearchPageProps) {
   const params = await searchParams;
   const filter = parseAlertFilter(params);
   const trail = cursorTrail(params);
   const loaded = await loadWithSession(async (token) => {
     const [page, rules, tenants, plans] = await Promise.all([listAlerts(token, 'admin', filter, trail.at(-1), PAGE_SIZE), listAlertRules(token), listAllTenants(token), listPlans(token)]);
     // Only what the selects and the names need travels to the browser.
-    return { page, rules, tenants: tenants.items.map(({ id, slug, name }) => ({ id, slug, name })), plans: plans.map(({ id, slug, name }) => ({ id, slug, name })) };
+    return { page, rules, tenants: tenants.items.map(named), plans: plans.map(named) };
   });
 
   return (
@@ -36,8 +38,8 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
       loaded={loaded}
     >
       {({ page, rules, tenants, plans }) => {
-        const tenantNames = new Map(tenants.map((t) => [t.id, `${t.name} (${t.slug})`]));
-        const names = new Map([...plans.map((p) => [p.id, `${p.name} (${p.slug})`] as const), ...tenantNames]);
+        const tenantNames = new Map(tenants.map((t) => [t.id, namedLabel(t)]));
+        const names = new Map([...plans.map((p) => [p.id, namedLabel(p)] as const), ...tenantNames]);
         return (
           <>
             <h2 className="section-heading" id="alerts-history">
@@ -52,7 +54,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
               trail={trail}
               filters={[
                 { name: 'ruleId', label: 'Rule', options: rules.map((r) => ({ value: r.id, label: r.name })) },
-                { name: 'tenantId', label: 'Tenant', options: tenants.map((t) => ({ value: t.id, label: `${t.name} (${t.slug})` })) },
+                namedFilter('tenantId', 'Tenant', tenants),
                 { name: 'kind', label: 'Kind', options: ALERT_KINDS.map((k) => ({ value: k, label: KIND_LABELS[k] })) },
               ]}
               names={{ rules: new Map(rules.map((r) => [r.id, r.name])), tenants: tenantNames }}

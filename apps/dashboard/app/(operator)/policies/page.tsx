@@ -1,25 +1,21 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
-import { EmptyState, ListPage, PagedList } from '@/components/list-page';
+import { FilteredList, ListPage } from '@/components/list-page';
 import { MutationStatus } from '@/components/mutation-status';
+import { named } from '@/components/named-select';
 import { NewPolicyForm } from '@/components/new-policy-form';
 import { PolicyCard } from '@/components/policy-card';
 import { PolicyFilters } from '@/components/policy-filters';
 import { getUsageSummary, listPlans, listPolicies, listAllTenants } from '@/lib/api';
 import { byId, LIST_WINDOW, listWindow } from '@/lib/list-traffic';
 import { parsePolicyFilter } from '@/lib/policies';
-import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
+import { cursorTrail, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Policies' };
 
 const PAGE_SIZE = 20;
 
-interface PoliciesPageProps {
-  searchParams: Promise<SearchParams>;
-}
-
-export default async function PoliciesPage({ searchParams }: PoliciesPageProps) {
+export default async function PoliciesPage({ searchParams }: SearchPageProps) {
   const params = await searchParams;
   const filter = parsePolicyFilter(params);
   const trail = cursorTrail(params);
@@ -29,13 +25,11 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
       listPlans(token),
       listAllTenants(token),
     ]);
-    const option = ({ id, slug, name }: { id: string; slug: string; name: string }) => ({ id, slug, name });
     // The page's policies' traffic in one request; a failed one leaves the cards without it, not the list unshown.
     const ids = page.items.map((p) => p.id);
     const usage = ids.length === 0 ? null : await getUsageSummary(token, 'policies', ids, listWindow()).then((s) => byId(s.items, (e) => e.id), () => null);
-    return { page, plans: plans.map(option), tenants: tenants.items.map(option), usage };
+    return { page, plans: plans.map(named), tenants: tenants.items.map(named), usage };
   });
-  const filters = filterQuery(params);
 
   return (
     <ListPage
@@ -48,27 +42,20 @@ export default async function PoliciesPage({ searchParams }: PoliciesPageProps) 
           <NewPolicyForm plans={plans} tenants={tenants} />
           <PolicyFilters plans={plans} tenants={tenants} params={params} />
           <MutationStatus statusKey="policies" className="restore-status" />
-          <PagedList
+          <FilteredList
             page={page}
             trail={trail}
-            basePath={withQuery('/policies', filters)}
-            empty={
-              <EmptyState testId="policies-empty">
-                {filters.size > 0 ? (
-                  <>
-                    No policies match these filters. <Link href="/policies">Clear them</Link> to see every policy.
-                  </>
-                ) : (
-                  'No policies yet: every request counts against its plan’s limits alone. Add one with “New policy” above to limit a route of its own.'
-                )}
-              </EmptyState>
-            }
+            path="/policies"
+            params={params}
+            testId="policies-empty"
+            noun={{ one: 'policy', many: 'policies' }}
+            nothingYet="No policies yet: every request counts against its plan’s limits alone. Add one with “New policy” above to limit a route of its own."
             grouped={false}
           >
             {page.items.map((policy) => (
               <PolicyCard key={policy.id} policy={policy} usage={usage === null ? null : (usage.get(policy.id) ?? { id: policy.id, decisions: 0, denied: 0, denyRate: null, shadowDenied: 0 })} />
             ))}
-          </PagedList>
+          </FilteredList>
         </>
       )}
     </ListPage>

@@ -1,25 +1,22 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { FilterForm } from '@/components/filter-form';
-import { EmptyState, ListPage, PagedList } from '@/components/list-page';
+import { FilterForm, namedFilter } from '@/components/filter-form';
+import { FilteredList, ListPage } from '@/components/list-page';
+import { named } from '@/components/named-select';
 import { NewTenantForm } from '@/components/new-tenant-form';
 import { TenantsTable } from '@/components/tenants-table';
 import { getLimitsUsed, getUsageSummary, listPlans, listTenants } from '@/lib/api';
 import { TENANT_STATUSES } from '@/lib/api-answers';
 import { parseTenantFilter } from '@/lib/list-filters';
 import { byId, LIST_WINDOW, listWindow } from '@/lib/list-traffic';
-import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
+import { cursorTrail, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Tenants' };
 
 const PAGE_SIZE = 50;
 
-interface TenantsPageProps {
-  searchParams: Promise<SearchParams>;
-}
-
-export default async function TenantsPage({ searchParams }: TenantsPageProps) {
+export default async function TenantsPage({ searchParams }: SearchPageProps) {
   const params = await searchParams;
   const filter = parseTenantFilter(params);
   const trail = cursorTrail(params);
@@ -35,9 +32,8 @@ export default async function TenantsPage({ searchParams }: TenantsPageProps) {
             getLimitsUsed(token, ids).then((s) => ({ rows: byId(s.items, (e) => e.tenantId), live: s.live }), () => null),
           ]);
     // Only what the plan selects need travels to the browser.
-    return { page, plans: plans.map(({ id, slug, name }) => ({ id, slug, name })), traffic: { usage, limits } };
+    return { page, plans: plans.map(named), traffic: { usage, limits } };
   });
-  const filters = filterQuery(params);
 
   return (
     <ListPage
@@ -55,32 +51,29 @@ export default async function TenantsPage({ searchParams }: TenantsPageProps) {
             params={params}
             filters={[
               { name: 'q', label: 'Search', search: { placeholder: 'slug or name' } },
-              { name: 'plan', label: 'Plan', options: plans.map((p) => ({ value: p.id, label: `${p.name} (${p.slug})` })) },
+              namedFilter('plan', 'Plan', plans),
               { name: 'status', label: 'Status', options: TENANT_STATUSES.map((s) => ({ value: s, label: s })) },
             ]}
           />
-          <PagedList
+          <FilteredList
             page={page}
             trail={trail}
-            basePath={withQuery('/tenants', filters)}
-            empty={
-              <EmptyState testId="tenants-empty">
-                {filters.size > 0 ? (
-                  <>
-                    No tenants match these filters. <Link href="/tenants">Clear them</Link> to see every tenant.
-                  </>
-                ) : plans.length === 0 ? (
-                  <>
-                    No tenants yet. A tenant is on a plan: <Link href="/plans">create a plan</Link> first, then a tenant here.
-                  </>
-                ) : (
-                  'No tenants yet. Create the first with “New tenant” above.'
-                )}
-              </EmptyState>
+            path="/tenants"
+            params={params}
+            testId="tenants-empty"
+            noun={{ one: 'tenant', many: 'tenants' }}
+            nothingYet={
+              plans.length === 0 ? (
+                <>
+                  No tenants yet. A tenant is on a plan: <Link href="/plans">create a plan</Link> first, then a tenant here.
+                </>
+              ) : (
+                'No tenants yet. Create the first with “New tenant” above.'
+              )
             }
           >
             <TenantsTable tenants={page.items} plans={plans} traffic={traffic} />
-          </PagedList>
+          </FilteredList>
         </>
       )}
     </ListPage>

@@ -1,13 +1,13 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
-import { FilterForm } from '@/components/filter-form';
-import { EmptyState, ListPage, PagedList } from '@/components/list-page';
+import { FilterForm, namedFilter } from '@/components/filter-form';
+import { FilteredList, ListPage } from '@/components/list-page';
 import { MutationStatus } from '@/components/mutation-status';
+import { named } from '@/components/named-select';
 import { NewUserForm } from '@/components/new-user-form';
 import { UsersTable } from '@/components/users-table';
 import { getMe, listAccounts, listAllTenants } from '@/lib/api';
 import { USER_ROLES } from '@/lib/api-answers';
-import { cursorTrail, filterQuery, type SearchParams, withQuery } from '@/lib/pagination';
+import { cursorTrail, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 import { parseAccountFilter, ROLE_LABELS, USERS_PATH } from '@/lib/users';
 
@@ -15,11 +15,7 @@ export const metadata: Metadata = { title: 'Users' };
 
 const PAGE_SIZE = 50;
 
-interface UsersPageProps {
-  searchParams: Promise<SearchParams>;
-}
-
-export default async function UsersPage({ searchParams }: UsersPageProps) {
+export default async function UsersPage({ searchParams }: SearchPageProps) {
   const params = await searchParams;
   const filter = parseAccountFilter(params);
   const trail = cursorTrail(params);
@@ -30,9 +26,8 @@ export default async function UsersPage({ searchParams }: UsersPageProps) {
       getMe(token),
     ]);
     // Only what the tenant selects need travels to the browser.
-    return { page, tenants: tenants.items.map(({ id, slug, name }) => ({ id, slug, name })), selfId: me.id };
+    return { page, tenants: tenants.items.map(named), selfId: me.id };
   });
-  const filters = filterQuery(params);
 
   return (
     <ListPage
@@ -51,28 +46,21 @@ export default async function UsersPage({ searchParams }: UsersPageProps) {
             filters={[
               { name: 'q', label: 'Search', search: { placeholder: 'e-mail or name' } },
               { name: 'role', label: 'Role', options: USER_ROLES.map((role) => ({ value: role, label: ROLE_LABELS[role] })) },
-              { name: 'tenantId', label: 'Tenant', options: tenants.map((t) => ({ value: t.id, label: `${t.name} (${t.slug})` })) },
+              namedFilter('tenantId', 'Tenant', tenants),
             ]}
           />
           <MutationStatus statusKey="users" className="restore-status" />
-          <PagedList
+          <FilteredList
             page={page}
             trail={trail}
-            basePath={withQuery(USERS_PATH, filters)}
-            empty={
-              <EmptyState testId="users-empty">
-                {filters.size > 0 ? (
-                  <>
-                    No users match these filters. <Link href={USERS_PATH}>Clear them</Link> to see every user.
-                  </>
-                ) : (
-                  'No users yet. Add one with “New user” above.'
-                )}
-              </EmptyState>
-            }
+            path={USERS_PATH}
+            params={params}
+            testId="users-empty"
+            noun={{ one: 'user', many: 'users' }}
+            nothingYet="No users yet. Add one with “New user” above."
           >
             <UsersTable accounts={page.items} selfId={selfId} />
-          </PagedList>
+          </FilteredList>
         </>
       )}
     </ListPage>
