@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allPages, cursorTrail, filterQuery, pageQuery, withQuery } from './pagination';
+import { allPages, cursorTrail, filterQuery, listQuery, pageQuery, withQuery } from './pagination';
 
 describe('cursorTrail', () => {
   it('reads one cursor, several, or none', () => {
@@ -16,6 +16,13 @@ describe('filterQuery', () => {
     expect(query.toString()).toBe('role=tenant');
     expect(withQuery('/users', query)).toBe('/users?role=tenant');
     expect(withQuery('/users', filterQuery({ after: 'a' }))).toBe('/users');
+  });
+});
+
+describe('listQuery', () => {
+  it('reads a list page\'s filter and its trail of cursors from the query', async () => {
+    const query = await listQuery(Promise.resolve({ q: 'acme', after: ['c1', 'c2'] }), (params) => ({ q: params.q }));
+    expect(query).toEqual({ params: { q: 'acme', after: ['c1', 'c2'] }, filter: { q: 'acme' }, trail: ['c1', 'c2'] });
   });
 });
 

@@ -12,6 +12,12 @@ export function cursorTrail(params: SearchParams, param = 'after'): string[] {
   return (Array.isArray(value) ? value : value ? [value] : []).filter(Boolean);
 }
 
+/** A list page's query: its parameters, its filter as `parse` reads them, and the trail of cursors before this page. */
+export async function listQuery<F>(searchParams: Promise<SearchParams>, parse: (params: SearchParams) => F): Promise<{ params: SearchParams; filter: F; trail: string[] }> {
+  const params = await searchParams;
+  return { params, filter: parse(params), trail: cursorTrail(params) };
+}
+
 /** The page's query without its cursors (its filters): what the pagination links keep. */
 export function filterQuery(params: SearchParams, param = 'after'): URLSearchParams {
   return new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => entry[0] !== param && typeof entry[1] === 'string' && entry[1] !== ''));

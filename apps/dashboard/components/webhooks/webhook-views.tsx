@@ -3,7 +3,7 @@ import { notFound } from 'next/navigation';
 import { ApiError, getOwnCaps, getTenant, getWebhook, listAllTenants, listWebhookDeliveries, listWebhooks, type WebhookAudience } from '@/lib/api';
 import type { WebhookEndpoint } from '@/lib/api-answers';
 import { formatRelativeTime, formatTimestamp } from '@/lib/format';
-import { cursorTrail, type SearchParams } from '@/lib/pagination';
+import { cursorTrail, type SearchPageProps, type SearchParams } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 import { isEndpointId, localFromInstant, parseWebhookFilter, webhookPath } from '@/lib/webhooks';
 import { ErrorPanel } from '../error-panel';
@@ -97,9 +97,8 @@ export async function WebhooksListView({ audience, params }: { audience: Webhook
 }
 
 /** What Next hands an endpoint's page (`…/webhooks/<endpointId>`). */
-export interface EndpointPageProps {
+export interface EndpointPageProps extends SearchPageProps {
   params: Promise<{ endpointId: string }>;
-  searchParams: Promise<SearchParams>;
 }
 
 /**

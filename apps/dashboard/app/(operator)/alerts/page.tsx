@@ -11,7 +11,7 @@ import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { ALERTS_PATHS, KIND_LABELS, parseAlertFilter } from '@/lib/alerts';
 import { listAlertRules, listAlerts, listAllTenants, listPlans } from '@/lib/api';
 import { ALERT_KINDS } from '@/lib/api-answers';
-import { cursorTrail, type SearchPageProps } from '@/lib/pagination';
+import { listQuery, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Alerts' };
@@ -21,9 +21,7 @@ const PATH = ALERTS_PATHS.admin;
 
 /** The alert history (filtered by state, rule, tenant, kind and when they started), and the rules that raise alerts. */
 export default async function AlertsPage({ searchParams }: SearchPageProps) {
-  const params = await searchParams;
-  const filter = parseAlertFilter(params);
-  const trail = cursorTrail(params);
+  const { params, filter, trail } = await listQuery(searchParams, parseAlertFilter);
   const loaded = await loadWithSession(async (token) => {
     const [page, rules, tenants, plans] = await Promise.all([listAlerts(token, 'admin', filter, trail.at(-1), PAGE_SIZE), listAlertRules(token), listAllTenants(token), listPlans(token)]);
     // Only what the selects and the names need travels to the browser.

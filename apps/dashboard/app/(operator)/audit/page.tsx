@@ -5,21 +5,15 @@ import { AuditList } from '@/components/audit-list';
 import { EmptyState, ListPage, PagedList } from '@/components/list-page';
 import { listAudit } from '@/lib/api';
 import { AUDIT_PATH, auditHref, parseAuditFilter } from '@/lib/audit';
-import { cursorTrail, type SearchParams } from '@/lib/pagination';
+import { listQuery, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Audit log' };
 
 const PAGE_SIZE = 50;
 
-interface AuditPageProps {
-  searchParams: Promise<SearchParams>;
-}
-
-export default async function AuditPage({ searchParams }: AuditPageProps) {
-  const params = await searchParams;
-  const filter = parseAuditFilter(params);
-  const trail = cursorTrail(params);
+export default async function AuditPage({ searchParams }: SearchPageProps) {
+  const { filter, trail } = await listQuery(searchParams, parseAuditFilter);
   const loaded = await loadWithSession((token) => listAudit(token, filter.query, trail.at(-1), PAGE_SIZE));
   const filtered = Object.keys(filter.query).length > 0;
   // The pagination keeps the filters that were used (as the form has them), not what was left out.

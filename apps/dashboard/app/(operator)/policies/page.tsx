@@ -8,7 +8,7 @@ import { PolicyFilters } from '@/components/policy-filters';
 import { getUsageSummary, listPlans, listPolicies, listAllTenants } from '@/lib/api';
 import { byId, LIST_WINDOW, listWindow } from '@/lib/list-traffic';
 import { parsePolicyFilter } from '@/lib/policies';
-import { cursorTrail, type SearchPageProps } from '@/lib/pagination';
+import { listQuery, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Policies' };
@@ -16,9 +16,7 @@ export const metadata: Metadata = { title: 'Policies' };
 const PAGE_SIZE = 20;
 
 export default async function PoliciesPage({ searchParams }: SearchPageProps) {
-  const params = await searchParams;
-  const filter = parsePolicyFilter(params);
-  const trail = cursorTrail(params);
+  const { params, filter, trail } = await listQuery(searchParams, parsePolicyFilter);
   const loaded = await loadWithSession(async (token) => {
     const [page, plans, tenants] = await Promise.all([
       listPolicies(token, filter, trail.at(-1), PAGE_SIZE),

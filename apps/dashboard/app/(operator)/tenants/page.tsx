@@ -9,7 +9,7 @@ import { getLimitsUsed, getUsageSummary, listPlans, listTenants } from '@/lib/ap
 import { TENANT_STATUSES } from '@/lib/api-answers';
 import { parseTenantFilter } from '@/lib/list-filters';
 import { byId, LIST_WINDOW, listWindow } from '@/lib/list-traffic';
-import { cursorTrail, type SearchPageProps } from '@/lib/pagination';
+import { listQuery, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Tenants' };
@@ -17,9 +17,7 @@ export const metadata: Metadata = { title: 'Tenants' };
 const PAGE_SIZE = 50;
 
 export default async function TenantsPage({ searchParams }: SearchPageProps) {
-  const params = await searchParams;
-  const filter = parseTenantFilter(params);
-  const trail = cursorTrail(params);
+  const { params, filter, trail } = await listQuery(searchParams, parseTenantFilter);
   const loaded = await loadWithSession(async (token) => {
     const [page, plans] = await Promise.all([listTenants(token, trail.at(-1), PAGE_SIZE, filter), listPlans(token)]);
     // The page's rows' traffic, one request each; a failed one leaves its columns at "—", not the list unshown.

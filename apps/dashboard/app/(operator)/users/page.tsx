@@ -7,7 +7,7 @@ import { NewUserForm } from '@/components/new-user-form';
 import { UsersTable } from '@/components/users-table';
 import { getMe, listAccounts, listAllTenants } from '@/lib/api';
 import { USER_ROLES } from '@/lib/api-answers';
-import { cursorTrail, type SearchPageProps } from '@/lib/pagination';
+import { listQuery, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 import { parseAccountFilter, ROLE_LABELS, USERS_PATH } from '@/lib/users';
 
@@ -16,9 +16,7 @@ export const metadata: Metadata = { title: 'Users' };
 const PAGE_SIZE = 50;
 
 export default async function UsersPage({ searchParams }: SearchPageProps) {
-  const params = await searchParams;
-  const filter = parseAccountFilter(params);
-  const trail = cursorTrail(params);
+  const { params, filter, trail } = await listQuery(searchParams, parseAccountFilter);
   const loaded = await loadWithSession(async (token) => {
     const [page, tenants, me] = await Promise.all([
       listAccounts(token, filter, trail.at(-1), PAGE_SIZE),

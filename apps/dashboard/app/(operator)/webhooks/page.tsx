@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
 import { WebhooksListView } from '@/components/webhooks/webhook-views';
-import type { SearchParams } from '@/lib/pagination';
+import type { SearchPageProps } from '@/lib/pagination';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 
 /** Every webhook endpoint, the operator's and tenants', filtered by owner and state. */
-export default async function WebhooksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+export default async function WebhooksPage({ searchParams }: SearchPageProps) {
   return <WebhooksListView audience="admin" params={await searchParams} />;
 }

@@ -9,7 +9,7 @@ import '@/components/usage/usage.css';
 import { getDegradedUsage } from '@/lib/api';
 import { formatTimestamp } from '@/lib/format';
 import { parseRange, rangeQuery } from '@/lib/overview';
-import type { SearchParams } from '@/lib/pagination';
+import type { SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Degraded decisions' };
@@ -17,7 +17,7 @@ export const metadata: Metadata = { title: 'Degraded decisions' };
 const PATH = '/overview/degraded';
 
 /** The overview's Degraded tile explained: why Redis did not decide (per cause), when, and for which tenants. */
-export default async function DegradedPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+export default async function DegradedPage({ searchParams }: SearchPageProps) {
   const range = parseRange(await searchParams);
   const loaded = await loadWithSession((token) => getDegradedUsage(token, range));
   return (

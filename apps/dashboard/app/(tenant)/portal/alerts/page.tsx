@@ -6,7 +6,7 @@ import { RuleVersionProvider } from '@/components/rule-version';
 import { AutoRefresh } from '@/components/usage/auto-refresh';
 import { ALERTS_PATHS, parseAlertFilter } from '@/lib/alerts';
 import { listAlerts } from '@/lib/api';
-import { cursorTrail, type SearchParams } from '@/lib/pagination';
+import { listQuery, type SearchPageProps } from '@/lib/pagination';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Alerts' };
@@ -15,10 +15,8 @@ const PAGE_SIZE = 50;
 const PATH = ALERTS_PATHS.tenant;
 
 /** A tenant's own quota alerts: its limits that reached a threshold, and when their window ended. */
-export default async function PortalAlertsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const params = await searchParams;
-  const filter = parseAlertFilter(params);
-  const trail = cursorTrail(params);
+export default async function PortalAlertsPage({ searchParams }: SearchPageProps) {
+  const { params, filter, trail } = await listQuery(searchParams, parseAlertFilter);
   const loaded = await loadWithSession((token) => listAlerts(token, 'tenant', filter, trail.at(-1), PAGE_SIZE));
   return (
     // No rule set badge to keep up to date here: the list's provider gets one of its own.

@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
 import { WebhooksListView } from '@/components/webhooks/webhook-views';
-import type { SearchParams } from '@/lib/pagination';
+import type { SearchPageProps } from '@/lib/pagination';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 
 /** A tenant's own webhook endpoints, for its quota's events. */
-export default async function PortalWebhooksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+export default async function PortalWebhooksPage({ searchParams }: SearchPageProps) {
   return <WebhooksListView audience="tenant" params={await searchParams} />;
 }
