@@ -40,7 +40,7 @@ export async function listPlans(token: string): Promise<Plan[]> {
 }
 
 
-const planPath = (planId: string, ...rest: string[]) => adminPath('plans', planId, ...rest);
+const planPath = (planId: string) => adminPath('plans', planId);
 
 export function getPlan(token: string, planId: string): Promise<Plan> {
   return apiRequest(planPath(planId), planViewSchema, { token });
@@ -64,17 +64,19 @@ export function deletePlan(token: string, planId: string): Promise<RuleVersionRe
   return apiRequest(planPath(planId), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }
 
-export function createPlanLimit(token: string, planId: string, limit: NewLimit): Promise<UpdateLimitResponse> {
-  return apiRequest(planPath(planId, 'limits'), limitAnswerSchema, { method: 'POST', token, body: limit });
+/** A plan's or a policy's own limits (`/v1/admin/<owners>/<id>/limits`): add one, change one, remove one. */
+function ownedLimits(owners: 'plans' | 'policies') {
+  return {
+    create: (token: string, ownerId: string, limit: NewLimit): Promise<UpdateLimitResponse> =>
+      apiRequest(adminPath(owners, ownerId, 'limits'), limitAnswerSchema, { method: 'POST', token, body: limit }),
+    update: (token: string, ownerId: string, limitId: string, patch: LimitPatch): Promise<UpdateLimitResponse> =>
+      apiRequest(adminPath(owners, ownerId, 'limits', limitId), limitAnswerSchema, { method: 'PATCH', token, body: patch }),
+    remove: (token: string, ownerId: string, limitId: string): Promise<RuleVersionResponse> =>
+      apiRequest(adminPath(owners, ownerId, 'limits', limitId), ruleVersionAnswerSchema, { method: 'DELETE', token }),
+  };
 }
 
-export function updatePlanLimit(token: string, planId: string, limitId: string, patch: LimitPatch): Promise<UpdateLimitResponse> {
-  return apiRequest(planPath(planId, 'limits', limitId), limitAnswerSchema, { method: 'PATCH', token, body: patch });
-}
-
-export function deletePlanLimit(token: string, planId: string, limitId: string): Promise<RuleVersionResponse> {
-  return apiRequest(planPath(planId, 'limits', limitId), ruleVersionAnswerSchema, { method: 'DELETE', token });
-}
+export const planLimits = ownedLimits('plans');
 
 /** A page of tenants by slug, filtered (`q`: part of the slug or name; `plan`: a plan id; `status`). */
 export function listTenants(token: string, cursor: string | undefined, pageSize = 50, filter: TenantFilter = {}): Promise<TenantPage> {
@@ -150,7 +152,7 @@ export type NewPolicy = ({ planId: string } | { tenantId: string }) &
   Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'> & { limits: NewLimit[] };
 export type PolicyPatch = Partial<Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode'>>;
 
-const policyPath = (policyId: string, ...rest: string[]) => adminPath('policies', policyId, ...rest);
+const policyPath = (policyId: string) => adminPath('policies', policyId);
 
 export function getPolicy(token: string, policyId: string): Promise<Policy> {
   return apiRequest(policyPath(policyId), policyViewSchema, { token });
@@ -169,14 +171,4 @@ export function deletePolicy(token: string, policyId: string): Promise<RuleVersi
   return apiRequest(policyPath(policyId), ruleVersionAnswerSchema, { method: 'DELETE', token });
 }
 
-export function createPolicyLimit(token: string, policyId: string, limit: NewLimit): Promise<UpdateLimitResponse> {
-  return apiRequest(policyPath(policyId, 'limits'), limitAnswerSchema, { method: 'POST', token, body: limit });
-}
-
-export function updatePolicyLimit(token: string, policyId: string, limitId: string, patch: LimitPatch): Promise<UpdateLimitResponse> {
-  return apiRequest(policyPath(policyId, 'limits', limitId), limitAnswerSchema, { method: 'PATCH', token, body: patch });
-}
-
-export function deletePolicyLimit(token: string, policyId: string, limitId: string): Promise<RuleVersionResponse> {
-  return apiRequest(policyPath(policyId, 'limits', limitId), ruleVersionAnswerSchema, { method: 'DELETE', token });
-}
+export const policyLimits = ownedLimits('policies');

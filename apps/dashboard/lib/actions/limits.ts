@@ -1,6 +1,6 @@
 'use server';
 
-import { createPlanLimit, deletePlanLimit, updatePlanLimit } from '../api';
+import { planLimits } from '../api';
 import type { FormState } from '../form-state';
 import { formText } from '../mutation';
 import { addLimitFrom, editLimitWith, removeLimitWith } from './limit-writes';
@@ -11,16 +11,16 @@ const text = (formData: FormData) => formText(formData, { trim: false });
 /** Adds a limit to a plan (`name`, `windowAmount` + `windowUnit`, `limit`, `algorithm`, `burst`, `calendar`). */
 export async function addLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return addLimitFrom(formData, read, 'plan', (token, limit) => createPlanLimit(token, read('planId'), limit));
+  return addLimitFrom(formData, read, 'plan', (token, limit) => planLimits.create(token, read('planId'), limit));
 }
 
 /** Changes a plan limit's count, window, algorithm, burst and calendar. */
 export async function editLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return editLimitWith(formData, read, (token, patch) => updatePlanLimit(token, read('planId'), read('limitId'), patch));
+  return editLimitWith(formData, read, (token, patch) => planLimits.update(token, read('planId'), read('limitId'), patch));
 }
 
 export async function removeLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return removeLimitWith(formData, read, 'Limit', (token) => deletePlanLimit(token, read('planId'), read('limitId')));
+  return removeLimitWith(formData, read, 'Limit', (token) => planLimits.remove(token, read('planId'), read('limitId')));
 }

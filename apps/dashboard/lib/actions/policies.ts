@@ -1,6 +1,6 @@
 'use server';
 
-import { createPolicy, createPolicyLimit, deletePolicy, deletePolicyLimit, updatePolicy, updatePolicyLimit } from '../api';
+import { createPolicy, deletePolicy, policyLimits, updatePolicy } from '../api';
 import type { FormState } from '../form-state';
 import { isProblem, readLimit } from '../limits';
 import { formText, live, mutate, rejected } from '../mutation';
@@ -47,18 +47,18 @@ export async function removePolicy(_previous: FormState, formData: FormData): Pr
 
 export async function addPolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return addLimitFrom(formData, read, 'policy', (token, limit) => createPolicyLimit(token, read('policyId'), limit));
+  return addLimitFrom(formData, read, 'policy', (token, limit) => policyLimits.create(token, read('policyId'), limit));
 }
 
 /** Changes a policy limit's count, window, algorithm, burst and calendar. */
 export async function editPolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return editLimitWith(formData, read, (token, patch) => updatePolicyLimit(token, read('policyId'), read('limitId'), patch));
+  return editLimitWith(formData, read, (token, patch) => policyLimits.update(token, read('policyId'), read('limitId'), patch));
 }
 
 export async function removePolicyLimit(_previous: FormState, formData: FormData): Promise<FormState> {
   const read = text(formData);
-  return removeLimitWith(formData, read, 'Limit', (token) => deletePolicyLimit(token, read('policyId'), read('limitId')));
+  return removeLimitWith(formData, read, 'Limit', (token) => policyLimits.remove(token, read('policyId'), read('limitId')));
 }
 
 /** Switches a policy in shadow mode to enforce: what the would-deny preview's button does. */
