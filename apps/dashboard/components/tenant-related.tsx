@@ -62,20 +62,7 @@ export function TenantRelated({ tenant, plan, policies, keys, serviceKeys, users
               No keys yet: <Link href="/keys?kind=tenant">create a tenant key</Link> for {tenant.slug}.
             </Empty>
           ) : (
-            <ul className="related-list">
-              {items.map((key) => {
-                const status = keyStatus(key, now);
-                return (
-                  <li key={key.id} data-testid={`tenant-key-${key.id}`}>
-                    <span className="break">{key.name}</span>
-                    <span className="related-meta">
-                      <code>{key.prefix}…</code>
-                      <span className={`badge badge-${status}`}>{status}</span>
-                    </span>
-                  </li>
-                );
-              })}
-            </ul>
+            <KeyItems keys={items} now={now} testId="tenant-key" />
           )
         }
       </RelatedCard>
@@ -86,21 +73,12 @@ export function TenantRelated({ tenant, plan, policies, keys, serviceKeys, users
               No service key may check {tenant.slug}: <Link href="/keys?kind=service">create one</Link> for its gateway.
             </Empty>
           ) : (
-            <ul className="related-list">
-              {items.map((key) => {
-                const status = keyStatus(key, now);
-                return (
-                  <li key={key.id} data-testid={`tenant-service-key-${key.id}`}>
-                    <span className="break">{key.name}</span>
-                    <span className="related-meta">
-                      <code>{key.prefix}…</code>
-                      <span className="muted">{key.allTenants ? 'all tenants' : key.tenants.length === 1 ? 'this tenant only' : `${key.tenants.length} tenants`}</span>
-                      <span className={`badge badge-${status}`}>{status}</span>
-                    </span>
-                  </li>
-                );
-              })}
-            </ul>
+            <KeyItems
+              keys={items}
+              now={now}
+              testId="tenant-service-key"
+              scope={(key) => (key.allTenants ? 'all tenants' : key.tenants.length === 1 ? 'this tenant only' : `${key.tenants.length} tenants`)}
+            />
           )
         }
       </RelatedCard>
@@ -146,6 +124,27 @@ function RelatedCard<T>({ id, title, link, loaded, children }: RelatedCardProps<
       </header>
       {loaded.ok ? children(loaded.data) : <ErrorPanel problem={loaded.problem} action={null} />}
     </section>
+  );
+}
+
+/** Keys by name, each with its prefix, what it may check (`scope`, a service key's) and its status now. */
+function KeyItems({ keys, now, testId, scope }: { keys: ApiKey[]; now: number; testId: string; scope?: (key: ApiKey) => string }) {
+  return (
+    <ul className="related-list">
+      {keys.map((key) => {
+        const status = keyStatus(key, now);
+        return (
+          <li key={key.id} data-testid={`${testId}-${key.id}`}>
+            <span className="break">{key.name}</span>
+            <span className="related-meta">
+              <code>{key.prefix}…</code>
+              {scope && <span className="muted">{scope(key)}</span>}
+              <span className={`badge badge-${status}`}>{status}</span>
+            </span>
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
