@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { AuditFilter } from '@/lib/audit';
 import { AUDIT_PATH, RESOURCE_TYPES } from '@/lib/audit';
+import { AnySelect } from './filter-form';
 import './audit.css';
 
 /**
@@ -18,14 +19,7 @@ export function AuditFilters({ filter }: { filter: AuditFilter }) {
         </div>
         <div className="field field-compact">
           <label htmlFor="audit-filter-type">Resource</label>
-          <select id="audit-filter-type" name="entityType" className="input" defaultValue={query.entityType ?? ''} data-testid="audit-filter-type">
-            <option value="">any</option>
-            {RESOURCE_TYPES.map((type) => (
-              <option key={type.value} value={type.value}>
-                {type.label}
-              </option>
-            ))}
-          </select>
+          <AnySelect id="audit-filter-type" name="entityType" defaultValue={query.entityType ?? ''} options={RESOURCE_TYPES} />
         </div>
         <div className="field field-compact field-id">
           <label htmlFor="audit-filter-id">Resource id</label>

@@ -22,6 +22,20 @@ export function namedFilter(name: string, label: string, options: readonly Named
   return { name, label, options: namedOptions(options) };
 }
 
+/** A filter's select: "any" (no value) first, then its options; its id is its test id. */
+export function AnySelect({ id, name, defaultValue, options }: { id: string; name: string; defaultValue: string; options: readonly { value: string; label: string }[] }) {
+  return (
+    <select id={id} name={name} className="input" defaultValue={defaultValue} data-testid={id}>
+      <option value="">any</option>
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 interface FilterFormProps {
   /** The page the form filters. */
   path: string;
@@ -65,14 +79,7 @@ export function FilterForm({ path, label, testPrefix, filters, params }: FilterF
                   data-testid={id}
                 />
               ) : (
-                <select id={id} name={filter.name} className="input" defaultValue={value(filter.name)} data-testid={id}>
-                  <option value="">any</option>
-                  {filter.options.map((option) => (
-                    <option key={option.value} value={option.value}>
-                      {option.label}
-                    </option>
-                  ))}
-                </select>
+                <AnySelect id={id} name={filter.name} defaultValue={value(filter.name)} options={filter.options} />
               )}
             </div>
           );
