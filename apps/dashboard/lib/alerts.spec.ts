@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeAlert, describeNotified, describeParams, describeRepeat, paramField, readRepeatInterval, parseAlertFilter, readParams, readScope, scopeLabel, scopeValue } from './alerts';
+import { describeAlert, describeNotified, describeParams, describeRepeat, paramField, readRepeatInterval, parseAlertFilter, readParams, readRuleSettings, readScope, scopeLabel, scopeValue } from './alerts';
 
 const PLAN = '0b8c2a4e-7f1d-4c3a-9e5b-2d6f8a1c3e5f';
 const TENANT = '1c9d3b5f-8a2e-4d4b-8f6c-3e7a9b2d4f6a';
@@ -52,6 +52,14 @@ describe('readParams', () => {
   it('names the field of a refused threshold as the thresholds field', () => {
     expect(paramField('params.thresholds.1')).toBe('params.thresholds');
     expect(paramField('name')).toBe('name');
+  });
+});
+
+describe('readRuleSettings', () => {
+  it('reads the params and the repeat interval together, or names the first problem', () => {
+    expect(readRuleSettings('platform_degraded', reader({ 'params.forSeconds': '30', repeatIntervalMinutes: '15' }))).toEqual({ params: { forSeconds: 30 }, repeatIntervalMinutes: 15 });
+    expect(readRuleSettings('platform_degraded', reader({ 'params.forSeconds': 'soon', repeatIntervalMinutes: 'often' }))).toEqual({ field: 'params.forSeconds', message: 'Enter a number.' });
+    expect(readRuleSettings('platform_degraded', reader({ repeatIntervalMinutes: 'often' }))).toMatchObject({ field: 'repeatIntervalMinutes' });
   });
 });
 

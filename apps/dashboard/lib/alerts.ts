@@ -148,6 +148,14 @@ export function paramField(field: string | undefined): string | undefined {
   return field.split('.').slice(0, 2).join('.');
 }
 
+/** How a rule's form says it fires: its kind's params and its repeat interval, or the first problem with them. */
+export function readRuleSettings(kind: AlertKind, read: (name: string) => string): { params: Record<string, unknown>; repeatIntervalMinutes?: number } | Problem {
+  const params = readParams(kind, read);
+  if (isProblem(params)) return params;
+  const repeat = readRepeatInterval(read);
+  return isProblem(repeat) ? repeat : { params, ...repeat };
+}
+
 export function isProblem(value: unknown): value is Problem {
   return typeof value === 'object' && value !== null && 'field' in value && 'message' in value && Object.keys(value).length === 2;
 }

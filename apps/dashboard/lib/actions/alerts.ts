@@ -1,7 +1,7 @@
 'use server';
 
 import { acknowledgeAlert, type AlertSummary, createAlertRule, deleteAlertRule, getAlertSummary, silenceAlertRule, unsilenceAlertRule, updateAlertRule } from '../api';
-import { isAlertKind, isPlatformKind, isProblem, paramField, readParams, readRepeatInterval, readScope, SILENCE_OPTIONS } from '../alerts';
+import { isAlertKind, isPlatformKind, isProblem, paramField, readRuleSettings, readScope, SILENCE_OPTIONS } from '../alerts';
 import type { FormState } from '../form-state';
 import { formText as text, rejected, submit } from '../mutation';
 import { readToken } from '../session';
@@ -23,13 +23,11 @@ export async function newAlertRule(_previous: FormState, formData: FormData): Pr
   if (!isAlertKind(kind)) return rejected(formData, 'kind', 'Choose a kind of rule.');
   const scope = isPlatformKind(kind) ? { planId: null, tenantId: null } : readScope(read('scope'));
   if (!scope) return rejected(formData, 'planId', 'Choose a plan, a tenant or every tenant.');
-  const params = readParams(kind, read);
-  if (isProblem(params)) return rejected(formData, params.field, params.message);
-  const repeat = readRepeatInterval(read);
-  if (isProblem(repeat)) return rejected(formData, repeat.field, repeat.message);
+  const settings = readRuleSettings(kind, read);
+  if (isProblem(settings)) return rejected(formData, settings.field, settings.message);
   return onParamField(await submit(
     formData,
-    (token) => createAlertRule(token, { name, kind, ...scope, params, ...repeat }),
+    (token) => createAlertRule(token, { name, kind, ...scope, ...settings }),
     (rule) => ({ message: `Alert rule ${rule.name} created` }),
     { conflict: { field: 'name', message: `An alert rule named “${name}” already exists.` } },
   ));
@@ -42,13 +40,11 @@ export async function editAlertRule(_previous: FormState, formData: FormData): P
   if (name === '') return rejected(formData, 'name', 'Enter a name.');
   const kind = read('kind');
   if (!isAlertKind(kind)) return rejected(formData, undefined, 'This rule’s kind is not known to the dashboard.');
-  const params = readParams(kind, read);
-  if (isProblem(params)) return rejected(formData, params.field, params.message);
-  const repeat = readRepeatInterval(read);
-  if (isProblem(repeat)) return rejected(formData, repeat.field, repeat.message);
+  const settings = readRuleSettings(kind, read);
+  if (isProblem(settings)) return rejected(formData, settings.field, settings.message);
   return onParamField(await submit(
     formData,
-    (token) => updateAlertRule(token, read('ruleId'), { name, params, ...repeat }),
+    (token) => updateAlertRule(token, read('ruleId'), { name, ...settings }),
     (rule) => ({ message: `Alert rule ${rule.name} saved` }),
     { conflict: { field: 'name', message: `An alert rule named “${name}” already exists.` } },
   ));
