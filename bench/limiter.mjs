@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Limiter benchmarks. Run: `node bench/limiter.mjs` after `npm run build`, with Redis on
 // BENCH_REDIS_URL (default: a redis-server of the run's own on a free port; a database named here is flushed). Prints JSON; with
-// `--markdown` prints the BENCHMARKS.md section.
+// `--markdown` prints the BENCHMARKS.md section; `--earlier-counters` runs only the fixed windows' earlier-counter comparison.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Redis } from 'ioredis';
@@ -134,6 +134,57 @@ async function nodeLoop() {
   };
 }
 
+/**
+ * The engine loop of 3 limits (a token bucket and two fixed windows, 64 in flight, 50 tenants of 200 subjects each,
+ * rules prepared once) with the counter earlier versions kept (`earlierCounters`, the default) and without it:
+ * `EARLIER_ROUNDS` interleaved rounds, alternating which runs first (the machine is shared); medians of decisions/s,
+ * of Redis's own time a decision (`INFO commandstats`: the script calls' time over the decisions they made) and of the
+ * decisions a call (batching: the more a call waits, the more decisions it holds).
+ */
+const EARLIER_ROUNDS = Number(process.env.BENCH_EARLIER_ROUNDS ?? 8);
+async function earlierCounters() {
+  const rules = prepareRules([perSecond, minute, daily]);
+  const engines = { on: new RedisEngine(redis), off: new RedisEngine(redis, { earlierCounters: false }) };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const rounds = [];
+  for (let round = 0; round < EARLIER_ROUNDS; round += 1) {
+    const measured = {};
+    for (const mode of round % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
+      const engine = engines[mode];
+      let made = 0;
+      const before = await scriptTime();
+      const decisions = await throughput((i) => {
+        made += 1;
+        return engine.consume({ tenantId: `bench-ec-${i % 50}`, subject: `s${i % 10_000}`, cost: 1, rules });
+      }, { ms: 2_000 });
+      const after = await scriptTime();
+      measured[mode] = { perSecond: decisions, usecPerDecision: (after.usec - before.usec) / made, perCall: made / (after.calls - before.calls) };
+    }
+    rounds.push(measured);
+  }
+  const of = (mode, field) => median(rounds.map((r) => r[mode][field]));
+  return {
+    rounds: rounds.length,
+    on: { perSecond: of('on', 'perSecond'), usecPerDecision: of('on', 'usecPerDecision'), perCall: of('on', 'perCall') },
+    off: { perSecond: of('off', 'perSecond'), usecPerDecision: of('off', 'usecPerDecision'), perCall: of('off', 'perCall') },
+    ratios: rounds.map((r) => r.off.perSecond / r.on.perSecond),
+  };
+}
+
+/** The markdown of `earlierCounters()`'s figures. */
+function earlierCountersMarkdown(ec) {
+  return `### A fixed window with and without the earlier versions' counter (\`FIXED_WINDOW_EARLIER_COUNTERS\`, ADR 0024)
+\`RedisEngine.consume()\`, 3 limits (token bucket/s + fixed minute + fixed day), 64 in flight, 50 tenants × 200 subjects,
+rules prepared once; medians of ${ec.rounds} interleaved rounds of 2 s (+1 s warm-up), alternating which runs first.
+| earlier counters | decisions/s | Redis µs a decision | decisions a script call |
+|---|---:|---:|---:|
+| on (default: \`MGET\` and two \`SET\`s a fixed window) | ${fmt(ec.on.perSecond)} | ${fmt(ec.on.usecPerDecision, 1)} | ${fmt(ec.on.perCall, 1)} |
+| off (one \`GET\` and one \`SET\`) | ${fmt(ec.off.perSecond)} | ${fmt(ec.off.usecPerDecision, 1)} | ${fmt(ec.off.perCall, 1)} |
+
+Off ÷ on per round: ${ec.ratios.map((x) => fmt(x, 2)).join(', ')}.
+`;
+}
+
 async function memoryDecisions() {
   const clock = new ManualClock(Date.now());
   const engine = new MemoryEngine({ clock });
@@ -188,11 +239,24 @@ async function commandsPerDecision(concurrent) {
   };
 }
 
+if (process.argv.includes('--earlier-counters')) {
+  // Only the comparison above (`node bench/limiter.mjs --earlier-counters`): its figures and their markdown.
+  await redis.flushdb();
+  const ec = await earlierCounters();
+  await redis.flushdb();
+  redis.disconnect();
+  await ownRedis?.stop();
+  console.log(JSON.stringify({ machine: machine(), earlierCounters: ec }, null, 2));
+  console.log(earlierCountersMarkdown(ec));
+  process.exit(0);
+}
+
 await redis.flushdb();
 const results = {
   machine: machine(),
   redisBenchmark: await scriptOpsPerSecond(),
   nodeLoop64: await nodeLoop(),
+  earlierCounters: await earlierCounters(),
   memory: await memoryDecisions(),
   memoryUsageBytesPerKey: await memoryUsage(),
   commands: await commandsPerDecision(false),
@@ -241,6 +305,7 @@ a denied request is still charged on the other limits).
 | Tollgate, unbatched, 1 limit | ${fmt(nl.tollgateOneLimitUnbatched)} | ${fmt(nl.tollgateOneLimitUnbatched / nl.rateLimiterFlexible, 2)}× |
 | Tollgate, unbatched, 3 limits | ${fmt(nl.tollgateThreeLimitsUnbatched)} | ${fmt(nl.tollgateThreeLimitsUnbatched / nl.rateLimiterFlexible, 2)}× |
 
+${earlierCountersMarkdown(r.earlierCounters)}
 ### In memory
 \`MemoryEngine.consume()\`, 3 limits, one at a time: **${fmt(r.memory.threeLimitsPerSecond)} decisions/s**.
 

@@ -27,6 +27,12 @@ export const apiEnvSchema = z.object({
   BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   /** …for this many ms; then one decision tries Redis again. */
   BREAKER_COOLDOWN_MS: ms.default(1000),
+  /**
+   * Whether a fixed window also keeps the counter earlier versions kept (`…:<window start ms>`), so that API nodes of the
+   * previous version and this one see each other's charges during a rolling upgrade
+   * (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). `false` once every API node runs this version.
+   */
+  FIXED_WINDOW_EARLIER_COUNTERS: z.enum(['true', 'false']).default('true'),
   /** Failure mode of checks that match no endpoint policy: open (pass, degraded), closed (503) or local. */
   DEFAULT_FAILURE_MODE: z.enum(['open', 'closed', 'local']).default('open'),
   /** The `local` failure mode allows each node this share of a limit: limit ÷ nodes (at least 1). */
@@ -126,6 +132,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     database: { url: e.DATABASE_URL },
     redis: { url: e.REDIS_URL, clusterNodes: e.REDIS_CLUSTER_NODES, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
     rules: { pollMs: e.RULES_POLL_MS, reconcileMs: e.RULES_RECONCILE_MS },
+    limiter: { earlierCounters: e.FIXED_WINDOW_EARLIER_COUNTERS === 'true' },
     failover: {
       deadlineMs: e.DECISION_DEADLINE_MS,
       breakerFailures: e.BREAKER_FAILURES,

@@ -28,7 +28,7 @@ export function apiInfra(config: ApiConfig): DynamicModule {
     redis: { target: config.redis, options: redisOptions(config), waitForReadyMs: STARTUP_WAIT_MS },
     providers: [
       { provide: RuleSetStore, inject: [REDIS], useFactory: (redis: RedisClient) => new RuleSetStore(redis) },
-      { provide: RedisEngine, inject: [REDIS], useFactory: (redis: RedisClient) => new RedisEngine(redis) },
+      { provide: RedisEngine, inject: [REDIS], useFactory: (redis: RedisClient) => new RedisEngine(redis, { earlierCounters: config.limiter.earlierCounters }) },
     ],
   });
 }

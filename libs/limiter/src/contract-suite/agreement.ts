@@ -5,7 +5,7 @@ import { ManualClock } from '../clock';
 import type { LimitRule } from '../contract';
 import { MemoryEngine } from '../memory/memory-engine';
 import type { ScriptClient } from '@tollgate/lua-script';
-import { RedisEngine } from '../redis/redis-engine';
+import { RedisEngine, type RedisEngineOptions } from '../redis/redis-engine';
 import { scenarioArbitrary, type Step } from './arbitraries';
 
 /** What an operation answered: its value, or the class and message of what it threw. */
@@ -21,15 +21,16 @@ async function outcome(engine: RuleListLimiter, tenantId: string, rules: LimitRu
 
 /**
  * Random rules, costs, clock steps and operations; the Redis scripts (on `client`, a single node or
- * a cluster) and the memory engine give identical answers step by step. Returns the tenant ids it used.
+ * a cluster) and the memory engine give identical answers step by step (`options`: the Redis engine's way of keeping
+ * fixed windows). Returns the tenant ids it used.
  */
-export async function assertRedisAgreesWithMemory(client: ScriptClient, numRuns: number): Promise<string[]> {
+export async function assertRedisAgreesWithMemory(client: ScriptClient, numRuns: number, options: Pick<RedisEngineOptions, 'earlierCounters'> = {}): Promise<string[]> {
   const tenants: string[] = [];
   await fc.assert(
     fc.asyncProperty(scenarioArbitrary(25), async ({ startMs, rules, shadowFrom, steps }) => {
       const clock = new ManualClock(startMs);
       const memory = preparingEachCall(new MemoryEngine({ clock }));
-      const onRedis = preparingEachCall(new RedisEngine(client, { clock }));
+      const onRedis = preparingEachCall(new RedisEngine(client, { ...options, clock }));
       const tenantId = `p-${randomUUID()}`;
       tenants.push(tenantId);
       for (const [i, step] of steps.entries()) {

@@ -54,6 +54,11 @@ describe('limit.lua protocol: arguments', () => {
       'tg:{a}:tb3:bucket:-',
       'tg:{a}:fw:daily:-', `tg:{a}:fw:daily:-:${Date.UTC(2026, 2, 28, 23)}`,
     ]);
+    // Earlier counters off (every node runs this version): the rule's own key twice, which the script reads as no counter.
+    const alone: string[] = [];
+    pushRuleKeys(alone, 'tg:{a}:fw:minute:-', minute!, at, undefined, false);
+    pushRuleKeys(alone, 'tg:{a}:tb3:bucket:-', bucket!, at, undefined, false);
+    expect(alone).toEqual(['tg:{a}:fw:minute:-', 'tg:{a}:fw:minute:-', 'tg:{a}:tb3:bucket:-']);
     expect(keysOfRules([minute!, bucket!, day!])).toBe(5);
     expect(keysOfRules([minute!, bucket!, day!], 2)).toBe(3);
     expect(minuteOf(at)).toBe(Date.UTC(2026, 2, 29, 12) / 1000);

@@ -66,11 +66,14 @@ export interface ScriptDecision {
  * The keys of one rule of a decision, `key` its state's (see KEYS in lua/limit.lua): a fixed window adds the counter
  * earlier versions kept, `<key>:<window start ms>`, of the window that holds `estimate` (the engine's estimate of
  * Redis's clock), which the script reads and writes too when that is its window (lua/includes/fixed_window.lua).
- * `calendar`: a calendar rule's windows as its prepared rules keep them (time-zone arithmetic is slow).
+ * With `earlierCounters` false (every node runs this version) it adds its own key again instead, which the script
+ * reads as no counter: one GET and one SET. `calendar`: a calendar rule's windows as its prepared rules keep them
+ * (time-zone arithmetic is slow).
  */
-export function pushRuleKeys(keys: string[], key: string, rule: ResolvedRule, estimate: number, calendar?: CalendarWindows): void {
+export function pushRuleKeys(keys: string[], key: string, rule: ResolvedRule, estimate: number, calendar?: CalendarWindows, earlierCounters = true): void {
   keys.push(key);
-  if (rule.algorithm === 'fixed_window') keys.push(`${key}:${(calendar ? calendar.from(estimate) : windowAt(rule, estimate)).start}`);
+  if (rule.algorithm !== 'fixed_window') return;
+  keys.push(earlierCounters ? `${key}:${(calendar ? calendar.from(estimate) : windowAt(rule, estimate)).start}` : key);
 }
 
 /** How many keys `pushRuleKeys` gives the first `count` of `rules`. */

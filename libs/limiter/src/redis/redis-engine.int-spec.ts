@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { limiterContract } from '../contract.suite';
 import { deleteTenantKeys } from './redis-test-support';
@@ -11,7 +11,11 @@ beforeAll(() => {
 });
 afterAll(() => redis.disconnect());
 
-limiterContract({
-  create: (clock) => new RedisEngine(redis, { clock }),
-  cleanup: (tenantIds) => deleteTenantKeys(redis, tenantIds),
+// Both ways a fixed window can be kept: with the counter earlier versions kept (the default, for rolling upgrades)
+// and without it (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md).
+describe.each([true, false])('earlier counters %s', (earlierCounters) => {
+  limiterContract({
+    create: (clock) => new RedisEngine(redis, { clock, earlierCounters }),
+    cleanup: (tenantIds) => deleteTenantKeys(redis, tenantIds),
+  });
 });

@@ -56,6 +56,13 @@ export interface RedisEngineOptions {
    * it (a late call is whatever Redis makes of it). Default: the call alone.
    */
   guard?: <T>(call: () => Promise<T>) => Promise<T>;
+  /**
+   * Whether a fixed window also reads and writes the counter earlier versions kept (`<rule key>:<window start>`), so
+   * that nodes of an earlier version deciding at the same time (a rolling upgrade) and this one see each other's
+   * charges (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). False once every node runs this
+   * version: a fixed window is then one GET and one SET again. Default true.
+   */
+  earlierCounters?: boolean;
 }
 
 export type LateReplyOutcome = 'compensated' | 'expired' | 'failed' | 'unknown';
@@ -118,8 +125,9 @@ export class RedisEngine implements Limiter {
     const subject = request.ruleSubjects ? undefined : subjectHash(request.subject);
     const keys: string[] = [];
     const estimate = this.redisNow(injected, prefix, performance.now());
+    const earlierCounters = this.options.earlierCounters ?? true;
     for (let i = 0; i < rules.length; i += 1) {
-      pushRuleKeys(keys, prefix + (prepared.keyParts[i] as string) + (subject ?? subjectHash(subjectOf(request, i))), rules[i] as ResolvedRule, estimate, prepared.calendars[i]);
+      pushRuleKeys(keys, prefix + (prepared.keyParts[i] as string) + (subject ?? subjectHash(subjectOf(request, i))), rules[i] as ResolvedRule, estimate, prepared.calendars[i], earlierCounters);
     }
     const ruleArgs = argsAt(prepared, injected ?? systemClock.now());
     return new Promise<T>((resolve, reject) => {

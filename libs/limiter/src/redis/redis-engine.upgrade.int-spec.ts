@@ -63,6 +63,20 @@ describe('RedisEngine fixed windows across an upgrade', () => {
     expect(await redis.pttl(counter)).toBeGreaterThan(0);
   });
 
+  it.each([minute, daily])('neither reads nor writes the earlier counter once earlier counters are off ($name)', async (rule) => {
+    const tenantId = fresh();
+    const counter = counterOf(tenantId, rule, now);
+    await redis.set(counter, 8, 'PX', 120_000);
+    const engine = preparingEachCall(new RedisEngine(redis, { clock: new ManualClock(now), earlierCounters: false }));
+    const decisions = await Promise.all([1, 2, 3].map(() => engine.consume({ tenantId, cost: 1, rules: [rule] })));
+    expect(decisions.map((d) => [d.allowed, d.rules[0]!.remaining])).toEqual([[true, 9], [true, 8], [true, 7]]);
+    expect(await engine.consume({ tenantId, cost: 7, rules: [rule] })).toMatchObject({ allowed: true, rules: [{ remaining: 0 }] });
+    expect(await redis.get(counter)).toBe('8');
+    // The tenant's keys: the rule's own and the counter written above, nothing else.
+    const own = ruleKey(tenantId, rule, undefined);
+    expect((await redis.keys(`${own}*`)).sort()).toEqual([own, counter].sort());
+  });
+
   it('leaves a counter of another window alone when the engine\'s clock named the wrong one, and still counts exactly', async () => {
     const tenantId = fresh();
     const prepared = prepareRules([minute]);

@@ -62,6 +62,7 @@ export class ResilientLimiter {
       onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000),
       guard: (call) => this.breaker.execute(call),
       onLateReply: (outcome) => metrics.lateReplies.inc({ outcome }),
+      earlierCounters: config.limiter.earlierCounters,
     });
   }
 

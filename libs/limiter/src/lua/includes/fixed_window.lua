@@ -8,7 +8,8 @@
 --                estimate of Redis's clock says. When that is the window the script decides in, the count is the
 --                larger of the two, and both are written the same count: a node of an earlier version (a rolling
 --                upgrade) sees what this one charged, and this one what that one did, as does the first call after
---                an upgrade. Another window's name (the estimate was off at a window's edge) is not touched.
+--                an upgrade. Another window's name (the estimate was off at a window's edge) is not touched, nor
+--                is anything when it is KEYS[k] again (earlier counters switched off: one GET and one SET).
 -- The view: the count in the window, the window's end and its start.
 
 -- The window that holds now: its start and its end.
@@ -21,9 +22,10 @@ local function fixedWindowAt(window, calStart, calEnd, calNextEnd)
   return calStart, calEnd
 end
 
--- Whether KEYS[k + 1] is the earlier versions' counter of the window that starts at `start`.
+-- Whether KEYS[k + 1] is the earlier versions' counter of the window that starts at `start` (not when the engine
+-- declared the rule's own key again: it keeps no such counter).
 local function fixedWindowCounted(k, start)
-  return KEYS[k + 1] == string.format('%s:%d', KEYS[k], start)
+  return KEYS[k + 1] ~= KEYS[k] and KEYS[k + 1] == string.format('%s:%d', KEYS[k], start)
 end
 
 local function fixedWindowOpen(k, limit, window, calStart, calEnd, calNextEnd)
