@@ -56,8 +56,8 @@ export interface LimitRequest {
    */
   shadowFrom?: number;
   /**
-   * The Redis engine counts the decision into usage in the same script call that makes it (see "Tally" in
-   * lua/limit.lua): `key` starts the hash's key and must be in the tenant's hash tag (`tenantKeyPrefix`), `text` is
+   * The Redis engine counts the decision into usage in the same script call that makes it (see
+   * lua/includes/tally.lua): `key` starts the hash's key and must be in the tenant's hash tag (`tenantKeyPrefix`), `text` is
    * made by `tallyText`. The memory engine counts nothing.
    */
   tally?: Tally;

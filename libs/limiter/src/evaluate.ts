@@ -59,7 +59,7 @@ export function evaluate(
   return { allowed, granted, rules };
 }
 
-/** A rule's mode in a decision, chosen as limit.lua's decideFrom chooses it. */
+/** A rule's mode in a decision, chosen as lua/includes/decide.lua's decideFrom chooses it. */
 function modeOf(operation: Operation, allowed: boolean, exceeds: boolean): ApplyMode {
   if (operation === 'refund') return 'give';
   if (!allowed) return exceeds ? 'deny' : 'hold';

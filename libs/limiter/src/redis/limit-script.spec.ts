@@ -20,6 +20,15 @@ describe('the limit script', () => {
     expect(limitScript.source).toBe(assembled);
   });
 
+  it('is made of files of at most 300 lines, each starting with a header comment', () => {
+    const files = ['limit.lua', ...readdirSync(join(LUA, 'includes')).map((file) => join('includes', file))];
+    for (const file of files) {
+      const source = readFileSync(join(LUA, file), 'utf8');
+      expect(source.split('\n').length, file).toBeLessThanOrEqual(300);
+      expect(source, file).toMatch(/^--/);
+    }
+  });
+
   it('holds every include exactly once and no include line', () => {
     const source = limitScript.source;
     expect(source).not.toMatch(/@include/);

@@ -35,7 +35,7 @@ export function tallyText(base: string, names: readonly string[]): string {
 }
 
 /**
- * `tally` counting its decision per route too (see "Tally" in lua/limit.lua): `route` as usage names it, of which the
+ * `tally` counting its decision per route too (see lua/includes/tally.lua): `route` as usage names it, of which the
  * script keeps at most `cap` a minute under their own names in the tenant's hash (the rest count as `other`). Made per
  * call (the route is the request's); the tally's own text is made once per rule set.
  */
@@ -223,7 +223,7 @@ export function redisNowOf(reply: readonly number[], injected: boolean): number 
 }
 
 /**
- * The usage fields (and amounts) lua/limit.lua's countDecision added for one decision made with `tally` (a tally
+ * The usage fields (and amounts) lua/includes/tally.lua's countDecision added for one decision made with `tally` (a tally
  * string), `charged` units: what the engine takes back for a decision whose reply came too late. `refusedBy` (from
  * 1): the first rule that refused a denied decision, or whose would-deny a shadow decision reported; 0 = none.
  */

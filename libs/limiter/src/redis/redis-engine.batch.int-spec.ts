@@ -157,7 +157,7 @@ describe('RedisEngine batches concurrent decisions of a tenant', () => {
 
   it('decides a run of repeats on views of its rules, leaving the state one call per decision leaves, for every algorithm', async () => {
     // A run ('+') of consumes reads each rule once, decides on the views and writes each rule once at its end (see
-    // decideRun in lua/limit.lua); a run with a sliding log is made one decision at a time. The same turns of
+    // decideRun in lua/includes/decide.lua); a run with a sliding log is made one decision at a time. The same turns of
     // decisions, batched and one call at a time, on two tenants and two clocks stepped alike: the same decisions,
     // the same state in Redis, every key with its TTL. Denials inside runs, by each rule, and a new window's key
     // that a denial deletes again (and the next decision of the run creates again) are among them.

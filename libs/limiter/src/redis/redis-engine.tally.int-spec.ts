@@ -12,7 +12,7 @@ import { RedisEngine } from './redis-engine';
 import { deleteTenantKeys } from './redis-test-support';
 
 // The script counts each decision into the tenant's usage hash of the minute, in the call that decides it (see
-// "Tally" in lua/limit.lua). These tests read the hash back after decisions whose outcome they know.
+// lua/includes/tally.lua). These tests read the hash back after decisions whose outcome they know.
 describe('RedisEngine counts decisions with their tally', () => {
   let redis: Redis;
   const tenants: string[] = [];
