@@ -13,9 +13,9 @@ export function openApiSchema(schema: z.ZodType, io: 'input' | 'output'): Record
 /** The OpenAPI body of a route, from the zod schema that validates it, with an example. */
 export const ApiJsonBody = (schema: z.ZodType, example: unknown) => ApiBody({ schema: { ...openApiSchema(schema, 'input'), example } });
 
-type Answering = (...args: never[]) => unknown;
+export type Answering = (...args: never[]) => unknown;
 /** `unknown` when a route answers exactly what the schema describes (both ways), `never` when the two drift. */
-type Describes<R, T> = [R] extends [T] ? ([T] extends [R] ? unknown : never) : never;
+export type Describes<R, T> = [R] extends [T] ? ([T] extends [R] ? unknown : never) : never;
 
 /**
  * The route's answer, documented from the zod schema the dashboard parses it with. Also a compile-time check: a

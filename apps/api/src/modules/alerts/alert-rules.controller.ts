@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type AlertSilence, alertSilenceSchema, alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
-import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
+import { OperatorRoute } from '../../common/route';
+import { ApiNoContent } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { found } from '../../common/found';
@@ -37,10 +38,7 @@ export class AlertRulesController {
   ) {}
 
   /** Every rule by name (at most 1,000), filtered by kind, plan or tenant. */
-  @Get()
-  @ApiOperation({ summary: 'List alert rules' })
-  @Access('operator')
-  @ApiAnswer(alertRuleListSchema)
+  @OperatorRoute('GET', 'List alert rules', alertRuleListSchema)
   @ApiQueryOf(listAlertRulesQuery)
   async list(@Query(new ZodPipe(listAlertRulesQuery)) query: ListAlertRulesQuery): Promise<{ items: AlertRuleView[] }> {
     const rows = await this.prisma.alertRule.findMany({
@@ -51,31 +49,23 @@ export class AlertRulesController {
     return { items: rows.map((r) => toAlertRuleView(r)) };
   }
 
-  @Get(':ruleId')
-  @ApiOperation({ summary: 'Get an alert rule' })
-  @Access('operator')
-  @ApiAnswer(alertRuleViewSchema)
+  @OperatorRoute('GET :ruleId', 'Get an alert rule', alertRuleViewSchema)
   async get(@Param('ruleId', IdPipe) ruleId: string): Promise<AlertRuleView> {
     return toAlertRuleView(found(await this.prisma.alertRule.findUnique({ where: { id: ruleId } }), 'alert rule'));
   }
 
   /** A new rule; one about a single tenant counts against its cap of alert rules (ALERT_RULES_PER_TENANT, or its own). */
-  @Post()
-  @ApiOperation({ summary: 'Create an alert rule' })
-  @Access('operator')
-  @ApiJsonBody(newAlertRuleSchema, { name: 'Starter tenants near their daily quota', kind: 'quota_threshold', planId: '00000000-0000-4000-8000-000000000000', params: { thresholds: [80, 100] } })
-  @ApiAnswer(alertRuleViewSchema, 201)
+  @OperatorRoute('POST', 'Create an alert rule', alertRuleViewSchema, {
+    body: newAlertRuleSchema,
+    example: { name: 'Starter tenants near their daily quota', kind: 'quota_threshold', planId: '00000000-0000-4000-8000-000000000000', params: { thresholds: [80, 100] } },
+  })
   @ApiResponse({ status: 409, ...errorResponse(409, 'conflict: a rule of this name exists; cap_reached: the tenant has as many alert rules as its cap allows (an operator may raise it)') })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newAlertRuleSchema)) input: NewAlertRule): Promise<AlertRuleView> {
     return this.createRule.execute(actorOf(caller), input);
   }
 
   /** Renames, enables or disables a rule, or replaces its params (validated for its kind; kind and scope never change). */
-  @Patch(':ruleId')
-  @ApiOperation({ summary: 'Update an alert rule' })
-  @Access('operator')
-  @ApiJsonBody(alertRulePatchSchema, { enabled: false })
-  @ApiAnswer(alertRuleViewSchema)
+  @OperatorRoute('PATCH :ruleId', 'Update an alert rule', alertRuleViewSchema, { body: alertRulePatchSchema, example: { enabled: false } })
   update(@CurrentCaller() caller: Caller, @Param('ruleId', IdPipe) ruleId: string, @Body(new ZodPipe(alertRulePatchSchema)) patch: AlertRulePatch): Promise<AlertRuleView> {
     return this.updateRule.execute(actorOf(caller), ruleId, patch);
   }
@@ -94,20 +84,16 @@ export class AlertRulesController {
    * Silences a rule until a time within the next week, with a reason (audited): its alerts are still recorded and
    * shown, and notify nothing before then. A new silence replaces the one in force.
    */
-  @Put(':ruleId/silence')
-  @ApiOperation({ summary: 'Silence an alert rule' })
-  @Access('operator')
-  @ApiJsonBody(alertSilenceSchema, { until: '2026-12-05T18:00:00Z', reason: 'load test of acme until 18:00' })
-  @ApiAnswer(alertRuleViewSchema)
+  @OperatorRoute('PUT :ruleId/silence', 'Silence an alert rule', alertRuleViewSchema, {
+    body: alertSilenceSchema,
+    example: { until: '2026-12-05T18:00:00Z', reason: 'load test of acme until 18:00' },
+  })
   silence(@CurrentCaller() caller: Caller, @Param('ruleId', IdPipe) ruleId: string, @Body(new ZodPipe(alertSilenceSchema)) input: AlertSilence): Promise<AlertRuleView> {
     return this.silences.silence(actorOf(caller), ruleId, input);
   }
 
   /** Ends a rule's silence now (audited); a rule without one is answered as it is. */
-  @Delete(':ruleId/silence')
-  @ApiOperation({ summary: 'End an alert rule\'s silence' })
-  @Access('operator')
-  @ApiAnswer(alertRuleViewSchema)
+  @OperatorRoute('DELETE :ruleId/silence', "End an alert rule's silence", alertRuleViewSchema)
   unsilence(@CurrentCaller() caller: Caller, @Param('ruleId', IdPipe) ruleId: string): Promise<AlertRuleView> {
     return this.silences.unsilence(actorOf(caller), ruleId);
   }

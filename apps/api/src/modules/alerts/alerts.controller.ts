@@ -1,9 +1,8 @@
-import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Inject, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { alertPageSchema, type AlertSummary, alertSummarySchema, type AlertView, alertViewSchema } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
-import { Access } from '../../common/access.decorator';
-import { ApiAnswer } from '../../common/api-json-body';
+import { AccessRoute, OperatorRoute } from '../../common/route';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { ApiQueryOf } from '../../common/api-query';
@@ -49,20 +48,14 @@ export class AlertsController {
     private readonly acknowledgeAlert: AcknowledgeAlertUseCase,
   ) {}
 
-  @Get()
-  @ApiOperation({ summary: 'List alerts' })
-  @Access('operator')
+  @OperatorRoute('GET', 'List alerts', alertPageSchema)
   @ApiQueryOf(listAlertsQuery, ALERT_FILTERS)
-  @ApiAnswer(alertPageSchema)
   list(@Query(new ZodPipe(listAlertsQuery)) query: ListAlertsQuery): Promise<Page> {
     return pageOf(this.prisma, { ...(query.ruleId ? { ruleId: query.ruleId } : {}), ...(query.tenantId ? { tenantId: query.tenantId } : {}), ...(query.kind ? { kind: query.kind } : {}) }, query);
   }
 
   /** How many alerts fire now, and how many of them nobody has acknowledged (the dashboard's navigation shows it). */
-  @Get('summary')
-  @ApiOperation({ summary: 'Count firing alerts' })
-  @Access('operator')
-  @ApiAnswer(alertSummarySchema)
+  @OperatorRoute('GET summary', 'Count firing alerts', alertSummarySchema)
   async summary(): Promise<AlertSummary> {
     const [firing, unacknowledged] = await Promise.all([
       this.prisma.alert.count({ where: { state: 'firing' } }),
@@ -72,11 +65,7 @@ export class AlertsController {
   }
 
   /** Marks a firing alert seen by the caller (audited): it sends no repeat notification until it resolves. Acknowledging it again changes nothing. */
-  @Post(':alertId/acknowledge')
-  @ApiOperation({ summary: 'Acknowledge an alert' })
-  @HttpCode(200)
-  @Access('operator')
-  @ApiAnswer(alertViewSchema)
+  @OperatorRoute('POST :alertId/acknowledge', 'Acknowledge an alert', alertViewSchema, { status: 200 })
   @ApiResponse({ status: 409, ...errorResponse(409, 'conflict: the alert is pending or resolved; only a firing alert can be acknowledged') })
   acknowledge(@CurrentCaller() caller: Caller, @Param('alertId', AlertIdPipe) alertId: bigint): Promise<AlertView> {
     return this.acknowledgeAlert.execute(actorOf(caller), alertId);
@@ -90,11 +79,8 @@ export class AlertsController {
 export class OwnAlertsController {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
-  @Get()
-  @ApiOperation({ summary: 'List own alerts' })
-  @Access('tenant')
+  @AccessRoute('tenant', 'GET', 'List own alerts', alertPageSchema)
   @ApiQueryOf(listOwnAlertsQuery, ALERT_FILTERS)
-  @ApiAnswer(alertPageSchema)
   list(@CurrentCaller() caller: Caller, @Query(new ZodPipe(listOwnAlertsQuery)) query: ListOwnAlertsQuery): Promise<Page> {
     return pageOf(this.prisma, { tenantId: ownTenantOf(caller), kind: 'quota_threshold' }, query);
   }

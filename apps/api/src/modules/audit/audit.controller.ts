@@ -1,9 +1,8 @@
-import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Inject, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { auditPageSchema, type AuditEntryView } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
-import { Access } from '../../common/access.decorator';
-import { ApiAnswer } from '../../common/api-json-body';
+import { OperatorRoute } from '../../common/route';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { PRISMA } from '../../infra/infra.module';
@@ -18,10 +17,7 @@ export class AuditController {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   /** Entries newest first, a page at a time, each with the rule set version its change published (or null). */
-  @Get()
-  @ApiOperation({ summary: 'List audit entries' })
-  @Access('operator')
-  @ApiAnswer(auditPageSchema)
+  @OperatorRoute('GET', 'List audit entries', auditPageSchema)
   @ApiQueryOf(listAuditQuery, { actor: { description: 'who made the change, exactly as entries name it', example: 'user:admin@tollgate.local' }, entityType: { example: 'plan_limit' }, action: { example: 'plan_limit.updated' }, from: { description: 'ISO 8601, inclusive', example: '2026-12-01T00:00:00Z' }, to: 'ISO 8601, exclusive' })
   async list(@Query(new ZodPipe(listAuditQuery)) query: ListAuditQuery): Promise<{ items: AuditEntryView[]; nextCursor: string | null }> {
     const createdAt: Prisma.DateTimeFilter = { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) };

@@ -1,10 +1,9 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Inject, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, keyAnswerSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, keyWithUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
-import { Access } from '../../common/access.decorator';
-import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
+import { OperatorRoute } from '../../common/route';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { errorResponse } from '../../common/openapi-errors';
@@ -31,10 +30,7 @@ export class KeysController {
     private readonly selfLimiter: SelfLimiter,
   ) {}
 
-  @Get()
-  @ApiOperation({ summary: 'List API keys' })
-  @Access('operator')
-  @ApiAnswer(keyPageSchema)
+  @OperatorRoute('GET', 'List API keys', keyPageSchema)
   @ApiQueryOf(listKeysQuery)
   async list(@Query(new ZodPipe(listKeysQuery)) query: z.infer<typeof listKeysQuery>): Promise<{ items: KeyWithUsage[]; nextCursor: string | null }> {
     // Newest first; the cursor is the last key seen, and a page goes on strictly after it (creation time, then id).
@@ -55,21 +51,14 @@ export class KeysController {
     return { items: await withUsage(this.prisma, page.map(toKeyView)), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
   }
 
-  @Get(':keyId')
-  @ApiOperation({ summary: 'Get an API key' })
-  @Access('operator')
-  @ApiAnswer(keyWithUsageSchema)
+  @OperatorRoute('GET :keyId', 'Get an API key', keyWithUsageSchema)
   async get(@Param('keyId', IdPipe) keyId: string): Promise<KeyWithUsage> {
     const [key] = await withUsage(this.prisma, [toKeyView(found(await this.prisma.apiKey.findUnique({ where: { id: keyId }, include: keyInclude }), 'key'))]);
     return key!;
   }
 
   /** Creates a key (rate limited per operator: 30 a minute). The secret is in this answer only. */
-  @Post()
-  @ApiOperation({ summary: 'Create an API key' })
-  @Access('operator')
-  @ApiJsonBody(newKeySchema, { kind: 'service', name: 'checkout gateway', tenants: ['acme'] })
-  @ApiAnswer(keySecretAnswerSchema, 201)
+  @OperatorRoute('POST', 'Create an API key', keySecretAnswerSchema, { body: newKeySchema, example: { kind: 'service', name: 'checkout gateway', tenants: ['acme'] } })
   @ApiResponse({ status: 429, ...errorResponse(429) })
   async create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newKeySchema)) input: NewKey) {
     const actor = actorOf(caller);
@@ -77,22 +66,13 @@ export class KeysController {
     return this.createKey.execute(actor, input);
   }
 
-  @Post(':keyId/revoke')
-  @ApiOperation({ summary: 'Revoke an API key' })
-  @HttpCode(200)
-  @Access('operator')
-  @ApiAnswer(keyAnswerSchema)
+  @OperatorRoute('POST :keyId/revoke', 'Revoke an API key', keyAnswerSchema, { status: 200 })
   revoke(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string) {
     return this.revokeKey.execute(actorOf(caller), keyId);
   }
 
   /** A new secret for the same key settings; the old one works for `overlapSeconds` more (default an hour). */
-  @Post(':keyId/rotate')
-  @ApiOperation({ summary: 'Rotate an API key' })
-  @HttpCode(200)
-  @Access('operator')
-  @ApiJsonBody(rotateSchema, { overlapSeconds: 3600 })
-  @ApiAnswer(keyRotationAnswerSchema)
+  @OperatorRoute('POST :keyId/rotate', 'Rotate an API key', keyRotationAnswerSchema, { body: rotateSchema, example: { overlapSeconds: 3600 }, status: 200 })
   @ApiResponse({ status: 429, ...errorResponse(429) })
   async rotate(@CurrentCaller() caller: Caller, @Param('keyId', IdPipe) keyId: string, @Body(new ZodPipe(rotateSchema)) body: z.infer<typeof rotateSchema>) {
     const actor = actorOf(caller);

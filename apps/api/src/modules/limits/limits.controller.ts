@@ -1,8 +1,7 @@
-import { Body, Controller, Delete, HttpCode, Param, Patch, Post, type Type } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Param, type Type } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { limitAnswerSchema, type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
-import { Access } from '../../common/access.decorator';
-import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
+import { OperatorRoute } from '../../common/route';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -36,21 +35,13 @@ export function limitsController({ name, kind, base, param, tag, examples }: Lim
       private readonly removeLimit: RemoveLimitUseCase,
     ) {}
 
-    @Post()
-    @ApiOperation({ summary: `Add a ${kind} limit` })
-    @Access('operator')
-    @ApiJsonBody(newLimitSchema, examples.create)
-    @ApiAnswer(limitAnswerSchema, 201)
+    @OperatorRoute('POST', `Add a ${kind} limit`, limitAnswerSchema, { body: newLimitSchema, example: examples.create })
     createLimit(@CurrentCaller() caller: Caller, @Param(param, IdPipe) ownerId: string, @Body(new ZodPipe(newLimitSchema)) input: NewLimit) {
       return this.addLimit.execute(actorOf(caller), kind, ownerId, input);
     }
 
     /** Changes one limit; answers with the rule set version that carries the change. */
-    @Patch(':limitId')
-    @ApiOperation({ summary: `Update a ${kind} limit` })
-    @Access('operator')
-    @ApiJsonBody(limitPatchSchema, examples.patch)
-    @ApiAnswer(limitAnswerSchema)
+    @OperatorRoute('PATCH :limitId', `Update a ${kind} limit`, limitAnswerSchema, { body: limitPatchSchema, example: examples.patch })
     patchLimit(
       @CurrentCaller() caller: Caller,
       @Param(param, IdPipe) ownerId: string,
@@ -60,11 +51,7 @@ export function limitsController({ name, kind, base, param, tag, examples }: Lim
       return this.updateLimit.execute(actorOf(caller), kind, ownerId, { id: limitId }, patch);
     }
 
-    @Delete(':limitId')
-    @ApiOperation({ summary: `Delete a ${kind} limit` })
-    @HttpCode(200)
-    @Access('operator')
-    @ApiAnswer(ruleVersionAnswerSchema)
+    @OperatorRoute('DELETE :limitId', `Delete a ${kind} limit`, ruleVersionAnswerSchema)
     deleteLimit(@CurrentCaller() caller: Caller, @Param(param, IdPipe) ownerId: string, @Param('limitId', IdPipe) limitId: string) {
       return this.removeLimit.execute(actorOf(caller), kind, ownerId, { id: limitId });
     }

@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { freeText, planAnswerSchema, planPageSchema, type PlansAtLimit, plansAtLimitSchema, planViewSchema, ruleVersionAnswerSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
-import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
+import { OperatorRoute } from '../../common/route';
+import { ApiAnswer } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -44,10 +45,7 @@ export class PlansController {
   ) {}
 
   /** Every plan with its limits and how many tenants are on it. */
-  @Get()
-  @ApiOperation({ summary: 'List plans' })
-  @Access('operator')
-  @ApiAnswer(planPageSchema)
+  @OperatorRoute('GET', 'List plans', planPageSchema)
   @ApiQueryOf(listQuery, { q: 'part of a slug or name' })
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: PlanView[]; nextCursor: string | null }> {
     const plans = await this.prisma.plan.findMany({
@@ -76,38 +74,26 @@ export class PlansController {
     return this.limitsInForce.atLimit(query.id.map((id) => id.toLowerCase()));
   }
 
-  @Get(':planId')
-  @ApiOperation({ summary: 'Get a plan' })
-  @Access('operator')
-  @ApiAnswer(planViewSchema)
+  @OperatorRoute('GET :planId', 'Get a plan', planViewSchema)
   async get(@Param('planId', IdPipe) planId: string): Promise<PlanView> {
     return toPlanView(found(await this.prisma.plan.findUnique({ where: { id: planId }, include: planInclude }), 'plan'));
   }
 
-  @Post()
-  @ApiOperation({ summary: 'Create a plan' })
-  @Access('operator')
-  @ApiJsonBody(newPlanSchema, { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', limit: 50000, calendar: 'day' }] })
-  @ApiAnswer(planAnswerSchema, 201)
+  @OperatorRoute('POST', 'Create a plan', planAnswerSchema, {
+    body: newPlanSchema,
+    example: { slug: 'business', name: 'Business', limits: [{ name: 'minute', windowS: 60, limit: 100 }, { name: 'daily', limit: 50000, calendar: 'day' }] },
+  })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPlanSchema)) input: NewPlan) {
     return this.createPlan.execute(actorOf(caller), input);
   }
 
-  @Patch(':planId')
-  @ApiOperation({ summary: 'Update a plan' })
-  @Access('operator')
-  @ApiJsonBody(planPatchSchema, { name: 'Business (2027)' })
-  @ApiAnswer(planAnswerSchema)
+  @OperatorRoute('PATCH :planId', 'Update a plan', planAnswerSchema, { body: planPatchSchema, example: { name: 'Business (2027)' } })
   update(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string, @Body(new ZodPipe(planPatchSchema)) patch: PlanPatch) {
     return this.updatePlan.execute(actorOf(caller), planId, patch);
   }
 
   /** 409 while tenants are on the plan. */
-  @Delete(':planId')
-  @ApiOperation({ summary: 'Delete a plan' })
-  @HttpCode(200)
-  @Access('operator')
-  @ApiAnswer(ruleVersionAnswerSchema)
+  @OperatorRoute('DELETE :planId', 'Delete a plan', ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('planId', IdPipe) planId: string) {
     return this.deletePlan.execute(actorOf(caller), planId);
   }

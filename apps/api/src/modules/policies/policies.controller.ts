@@ -1,9 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Inject, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { Access } from '../../common/access.decorator';
-import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
+import { OperatorRoute } from '../../common/route';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -52,10 +51,7 @@ export class PoliciesController {
   ) {}
 
   /** Policies ordered by pattern and method, a page at a time (`nextCursor` is null on the last page). */
-  @Get()
-  @ApiOperation({ summary: 'List endpoint policies' })
-  @Access('operator')
-  @ApiAnswer(policyPageSchema)
+  @OperatorRoute('GET', 'List endpoint policies', policyPageSchema)
   @ApiQueryOf(listPoliciesQuery, { planId: 'policies of this plan', tenantId: 'policies of this tenant (its own, not its plan\'s)', q: 'part of a name or route pattern' })
   async list(@Query(new ZodPipe(listPoliciesQuery)) query: ListPoliciesQuery): Promise<{ items: PolicyView[]; nextCursor: string | null }> {
     const rows = await this.prisma.endpointPolicy.findMany({
@@ -77,39 +73,27 @@ export class PoliciesController {
     return { items: page.map(toPolicyView), nextCursor: rows.length > query.pageSize && last ? encodePolicyCursor(last) : null };
   }
 
-  @Get(':policyId')
-  @ApiOperation({ summary: 'Get an endpoint policy' })
-  @Access('operator')
-  @ApiAnswer(policyViewSchema)
+  @OperatorRoute('GET :policyId', 'Get an endpoint policy', policyViewSchema)
   async get(@Param('policyId', IdPipe) policyId: string): Promise<PolicyView> {
     return toPolicyView(found(await this.prisma.endpointPolicy.findUnique({ where: { id: policyId }, include: policyInclude }), 'policy'));
   }
 
   /** A policy of a plan (`planId`) or of a tenant (`tenantId`); 409 when the owner has one for the route or name. */
-  @Post()
-  @ApiOperation({ summary: 'Create an endpoint policy' })
-  @Access('operator')
-  @ApiJsonBody(newPolicySchema, EXAMPLE_POLICY)
-  @ApiAnswer(policyAnswerSchema, 201)
+  @OperatorRoute('POST', 'Create an endpoint policy', policyAnswerSchema, { body: newPolicySchema, example: EXAMPLE_POLICY })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newPolicySchema)) input: NewPolicy) {
     return this.createPolicy.execute(actorOf(caller), input);
   }
 
   /** Switch to `enforce` after watching it in `shadow`, change the cost, the route, the failure mode… */
-  @Patch(':policyId')
-  @ApiOperation({ summary: 'Update an endpoint policy' })
-  @Access('operator')
-  @ApiJsonBody(policyPatchSchema, { mode: 'enforce', cost: 2, failureMode: 'closed' })
-  @ApiAnswer(policyAnswerSchema)
+  @OperatorRoute('PATCH :policyId', 'Update an endpoint policy', policyAnswerSchema, {
+    body: policyPatchSchema,
+    example: { mode: 'enforce', cost: 2, failureMode: 'closed' },
+  })
   update(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string, @Body(new ZodPipe(policyPatchSchema)) patch: PolicyPatch) {
     return this.updatePolicy.execute(actorOf(caller), policyId, patch);
   }
 
-  @Delete(':policyId')
-  @ApiOperation({ summary: 'Delete an endpoint policy' })
-  @HttpCode(200)
-  @Access('operator')
-  @ApiAnswer(ruleVersionAnswerSchema)
+  @OperatorRoute('DELETE :policyId', 'Delete an endpoint policy', ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('policyId', IdPipe) policyId: string) {
     return this.deletePolicy.execute(actorOf(caller), policyId);
   }

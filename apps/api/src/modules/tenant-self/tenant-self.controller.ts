@@ -1,9 +1,8 @@
-import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Inject } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { AppError, ErrorCode, keyListSchema, type LimitsInForce, limitsInForceSchema, ownTenantSchema, type TenantCapsUsage, tenantCapsUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { Access } from '../../common/access.decorator';
-import { ApiAnswer } from '../../common/api-json-body';
+import { AccessRoute } from '../../common/route';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
 import { keyInclude, toKeyView, withUsage, type KeyWithUsage } from '../keys/key-views';
@@ -33,10 +32,7 @@ export class TenantSelfController {
     private readonly caps: TenantCapsService,
   ) {}
 
-  @Get()
-  @ApiOperation({ summary: 'Get own tenant' })
-  @Access('tenant')
-  @ApiAnswer(ownTenantSchema)
+  @AccessRoute('tenant', 'GET', 'Get own tenant', ownTenantSchema)
   async get(@CurrentCaller() caller: Caller): Promise<OwnTenantView> {
     const tenant = await this.prisma.tenant.findUnique({ where: { id: ownTenantOf(caller) }, include: { plan: { select: { slug: true, name: true } } } });
     if (!tenant) throw new AppError(ErrorCode.NOT_FOUND, 'tenant not found');
@@ -47,28 +43,19 @@ export class TenantSelfController {
    * The limits and policies in force for the tenant, from the rule set every node enforces, with the live state of
    * its own limits (read without charging).
    */
-  @Get('limits')
-  @ApiOperation({ summary: 'Get own limits in force' })
-  @Access('tenant')
-  @ApiAnswer(limitsInForceSchema)
+  @AccessRoute('tenant', 'GET limits', 'Get own limits in force', limitsInForceSchema)
   limits(@CurrentCaller() caller: Caller): Promise<LimitsInForce> {
     return this.limitsInForce.of(ownTenantOf(caller));
   }
 
   /** How many webhook endpoints and alert rules the tenant has, against its caps (an operator may raise them). */
-  @Get('caps')
-  @ApiOperation({ summary: 'Get own caps' })
-  @Access('tenant')
-  @ApiAnswer(tenantCapsUsageSchema)
+  @AccessRoute('tenant', 'GET caps', 'Get own caps', tenantCapsUsageSchema)
   capsOf(@CurrentCaller() caller: Caller): Promise<TenantCapsUsage> {
     return this.caps.usage(ownTenantOf(caller));
   }
 
   /** The tenant's API keys (never a secret or a hash), newest first. */
-  @Get('keys')
-  @ApiOperation({ summary: 'List own API keys' })
-  @Access('tenant')
-  @ApiAnswer(keyListSchema)
+  @AccessRoute('tenant', 'GET keys', 'List own API keys', keyListSchema)
   async keys(@CurrentCaller() caller: Caller): Promise<{ items: KeyWithUsage[] }> {
     const rows = await this.prisma.apiKey.findMany({ where: { tenantId: ownTenantOf(caller), kind: 'tenant' }, orderBy: { createdAt: 'desc' }, take: 500, include: keyInclude });
     return { items: await withUsage(this.prisma, rows.map(toKeyView)) };

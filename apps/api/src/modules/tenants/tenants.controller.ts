@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { freeText, type LimitsInForce, limitsInForceSchema, type LimitsUsed, limitsUsedSchema, type TenantCapsUsage, tenantCapsUsageSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiAnswer, ApiJsonBody } from '../../common/api-json-body';
+import { OperatorRoute } from '../../common/route';
+import { ApiAnswer } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -52,10 +53,7 @@ export class TenantsController {
   ) {}
 
   /** Tenants ordered by slug, a page at a time (`nextCursor` is null on the last page), filtered by plan, status or text. */
-  @Get()
-  @ApiOperation({ summary: 'List tenants' })
-  @Access('operator')
-  @ApiAnswer(tenantPageSchema)
+  @OperatorRoute('GET', 'List tenants', tenantPageSchema)
   @ApiQueryOf(listQuery, { plan: 'plan id', q: 'part of a slug or name' })
   async list(@Query(new ZodPipe(listQuery)) query: z.infer<typeof listQuery>): Promise<{ items: TenantView[]; nextCursor: string | null }> {
     const rows = await this.prisma.tenant.findMany({
@@ -86,10 +84,7 @@ export class TenantsController {
     return this.limitsInForce.mostUsed(query.id.map((id) => id.toLowerCase()));
   }
 
-  @Get(':tenantId')
-  @ApiOperation({ summary: 'Get a tenant' })
-  @Access('operator')
-  @ApiAnswer(tenantViewSchema)
+  @OperatorRoute('GET :tenantId', 'Get a tenant', tenantViewSchema)
   async get(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantView> {
     return toTenantView(found(await this.prisma.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant'));
   }
@@ -98,28 +93,21 @@ export class TenantsController {
    * What the tenant is held to now, as the tenant sees it (`GET /v1/tenant/limits`): the limits and policies of the
    * rule set in force, with the live state of its own limits (read without charging).
    */
-  @Get(':tenantId/limits')
-  @ApiOperation({ summary: "Get a tenant's limits in force" })
-  @Access('operator')
-  @ApiAnswer(limitsInForceSchema)
+  @OperatorRoute('GET :tenantId/limits', "Get a tenant's limits in force", limitsInForceSchema)
   limits(@Param('tenantId', IdPipe) tenantId: string): Promise<LimitsInForce> {
     return this.limitsInForce.of(tenantId);
   }
 
   /** How many webhook endpoints and alert rules the tenant has, against its caps (`PATCH` with `caps` changes them). */
-  @Get(':tenantId/caps')
-  @ApiOperation({ summary: "Get a tenant's caps" })
-  @Access('operator')
-  @ApiAnswer(tenantCapsUsageSchema)
+  @OperatorRoute('GET :tenantId/caps', "Get a tenant's caps", tenantCapsUsageSchema)
   capsOf(@Param('tenantId', IdPipe) tenantId: string): Promise<TenantCapsUsage> {
     return this.caps.usage(tenantId);
   }
 
-  @Post()
-  @ApiOperation({ summary: 'Create a tenant' })
-  @Access('operator')
-  @ApiJsonBody(newTenantSchema, { slug: 'initech', name: 'Initech', planId: '00000000-0000-4000-8000-000000000000', timeZone: 'America/Chicago' })
-  @ApiAnswer(tenantAnswerSchema, 201)
+  @OperatorRoute('POST', 'Create a tenant', tenantAnswerSchema, {
+    body: newTenantSchema,
+    example: { slug: 'initech', name: 'Initech', planId: '00000000-0000-4000-8000-000000000000', timeZone: 'America/Chicago' },
+  })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newTenantSchema)) input: NewTenant) {
     return this.createTenant.execute(actorOf(caller), input);
   }
@@ -129,31 +117,22 @@ export class TenantsController {
    * caps on what its users can make (`caps: { webhookEndpoints: 25, alertRules: null }`, null: the default). A cap
    * lowered below what the tenant has takes nothing away: it only refuses new ones.
    */
-  @Patch(':tenantId')
-  @ApiOperation({ summary: 'Update a tenant' })
-  @Access('operator')
-  @ApiJsonBody(tenantPatchSchema, { status: 'suspended' })
-  @ApiAnswer(tenantAnswerSchema)
+  @OperatorRoute('PATCH :tenantId', 'Update a tenant', tenantAnswerSchema, { body: tenantPatchSchema, example: { status: 'suspended' } })
   update(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Body(new ZodPipe(tenantPatchSchema)) patch: TenantPatch) {
     return this.updateTenant.execute(actorOf(caller), tenantId, patch);
   }
 
   /** Deletes the tenant with its overrides, policies, keys and users (a new rule set version; audited with counts). */
-  @Delete(':tenantId')
-  @ApiOperation({ summary: 'Delete a tenant' })
-  @HttpCode(200)
-  @Access('operator')
-  @ApiAnswer(ruleVersionAnswerSchema)
+  @OperatorRoute('DELETE :tenantId', 'Delete a tenant', ruleVersionAnswerSchema)
   remove(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string) {
     return this.deleteTenant.execute(actorOf(caller), tenantId);
   }
 
   /** The tenant's own version of limit `name`: replaces the plan's limit of that name, or adds one. */
-  @Put(':tenantId/overrides/:name')
-  @ApiOperation({ summary: "Set a tenant's limit override" })
-  @Access('operator')
-  @ApiJsonBody(overrideSchema, { windowS: 60, limit: 500, algorithm: 'sliding_window', calendar: null })
-  @ApiAnswer(overrideAnswerSchema)
+  @OperatorRoute('PUT :tenantId/overrides/:name', "Set a tenant's limit override", overrideAnswerSchema, {
+    body: overrideSchema,
+    example: { windowS: 60, limit: 500, algorithm: 'sliding_window', calendar: null },
+  })
   async putOverride(
     @CurrentCaller() caller: Caller,
     @Param('tenantId', IdPipe) tenantId: string,
@@ -164,11 +143,7 @@ export class TenantsController {
     return { override: toLimitBody(limit), ruleVersion };
   }
 
-  @Delete(':tenantId/overrides/:name')
-  @ApiOperation({ summary: "Remove a tenant's limit override" })
-  @HttpCode(200)
-  @Access('operator')
-  @ApiAnswer(ruleVersionAnswerSchema)
+  @OperatorRoute('DELETE :tenantId/overrides/:name', "Remove a tenant's limit override", ruleVersionAnswerSchema)
   deleteOverride(@CurrentCaller() caller: Caller, @Param('tenantId', IdPipe) tenantId: string, @Param('name', new ZodPipe(overrideName)) name: string) {
     return this.removeLimit.execute(actorOf(caller), 'tenant', tenantId, { name });
   }

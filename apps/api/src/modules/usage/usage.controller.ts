@@ -18,6 +18,7 @@ import {
   wouldDenySchema,
 } from '@tollgate/domain';
 import { z } from 'zod';
+import { AccessRoute, OperatorRoute } from '../../common/route';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
@@ -93,33 +94,24 @@ export class UsageController {
   ) {}
 
   /** The routes (`METHOD /path`, policy or none) that lead the range by 429 rate or volume, of every tenant or of one, with the limits that denied each. */
-  @Get('usage/routes')
-  @ApiOperation({ summary: 'Get the top routes' })
-  @Access('operator')
+  @OperatorRoute('GET usage/routes', 'Get the top routes', usageRoutesSchema)
   @ApiQueryOf(routesQuery, { ...RANGE, ...ROUTES })
-  @ApiAnswer(usageRoutesSchema)
   routes(@Query(new ZodPipe(routesQuery)) query: RoutesQuery): Promise<UsageRoutes> {
     const { tenant, ...rest } = query;
     return this.routeUsage.execute({ kind: 'operator', ...(tenant === undefined ? {} : { tenantSlug: tenant }) }, rest);
   }
 
   /** Decisions per bucket of the range, of one tenant, one endpoint policy, one result, or all of them. */
-  @Get('usage')
-  @ApiOperation({ summary: 'Get usage over time' })
-  @Access('operator')
+  @OperatorRoute('GET usage', 'Get usage over time', usageSeriesSchema)
   @ApiQueryOf(usageQuery, RANGE)
-  @ApiAnswer(usageSeriesSchema)
   get(@Query(new ZodPipe(usageQuery)) query: UsageQuery): Promise<UsageSeries> {
     const { tenant, ...rest } = query;
     return this.series.execute({ kind: 'operator', ...(tenant === undefined ? {} : { tenantSlug: tenant }) }, rest);
   }
 
   /** The tenants, endpoint policies or limits that lead the range by denials, deny rate or cost. */
-  @Get('usage/top')
-  @ApiOperation({ summary: 'Get the top tenants, policies or limits' })
-  @Access('operator')
+  @OperatorRoute('GET usage/top', 'Get the top tenants, policies or limits', usageTopSchema)
   @ApiQueryOf(topQuery, { ...RANGE, minDecisions: 'deny_rate ranks only entries with at least this many decisions', top: 'how many entries' })
-  @ApiAnswer(usageTopSchema)
   top(@Query(new ZodPipe(topQuery)) query: TopQuery): Promise<UsageTop> {
     return this.topUsage.execute(query);
   }
@@ -128,21 +120,15 @@ export class UsageController {
    * The decisions, 429s (and their rate) and shadow would-denies over the range of each tenant or endpoint policy
    * named: the rows of a list page in one read.
    */
-  @Get('usage/summary')
-  @ApiOperation({ summary: 'Get usage of several tenants or policies' })
-  @Access('operator')
+  @OperatorRoute('GET usage/summary', 'Get usage of several tenants or policies', usageSummarySchema)
   @ApiQueryOf(summaryQuery, { ...RANGE, by: 'what the ids are', id: 'a tenant or endpoint policy id; repeat it for each (at most 200)' })
-  @ApiAnswer(usageSummarySchema)
   summary(@Query(new ZodPipe(summaryQuery)) query: SummaryQuery): Promise<UsageSummary> {
     return this.summaryOf.execute(query);
   }
 
   /** A sample of the tenant's recent denials, newest first. */
-  @Get('usage/denials')
-  @ApiOperation({ summary: 'List recent denials' })
-  @Access('operator')
+  @OperatorRoute('GET usage/denials', 'List recent denials', denialSamplesSchema)
   @ApiQueryOf(denialsQuery, DENIALS)
-  @ApiAnswer(denialSamplesSchema)
   denials(@Query(new ZodPipe(denialsQuery)) query: z.infer<typeof denialsQuery>): Promise<DenialSamples> {
     return this.denialSamples.execute({ kind: 'operator', tenantSlug: query.tenant }, query.pageSize);
   }
@@ -161,11 +147,8 @@ export class UsageController {
   }
 
   /** The decisions failure modes made over the range because Redis did not decide: by cause, per bucket, and by tenant. */
-  @Get('usage/degraded')
-  @ApiOperation({ summary: 'Get degraded decisions by cause' })
-  @Access('operator')
+  @OperatorRoute('GET usage/degraded', 'Get degraded decisions by cause', degradedUsageSchema)
   @ApiQueryOf(degradedQuery, { ...RANGE, top: 'how many tenants, most degraded decisions first' })
-  @ApiAnswer(degradedUsageSchema)
   degraded(@Query(new ZodPipe(degradedQuery)) query: DegradedQuery): Promise<DegradedUsageView> {
     return this.degradedUsage.execute(query);
   }
@@ -195,30 +178,21 @@ export class OwnUsageController {
   ) {}
 
   /** The tenant's routes that lead the range by 429 rate or volume, with the limits that denied each (route × limit). */
-  @Get('usage/routes')
-  @ApiOperation({ summary: 'Get own top routes' })
-  @Access('tenant')
+  @AccessRoute('tenant', 'GET usage/routes', 'Get own top routes', usageRoutesSchema)
   @ApiQueryOf(ownRoutesQuery, { from: RANGE.from, to: RANGE.to, ...ROUTES })
-  @ApiAnswer(usageRoutesSchema)
   routes(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownRoutesQuery)) query: OwnRoutesQuery): Promise<UsageRoutes> {
     return this.routeUsage.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query);
   }
 
   /** The tenant's decisions per bucket of the range (days in its time zone); `policy` only one that applies to it. */
-  @Get('usage')
-  @ApiOperation({ summary: 'Get own usage over time' })
-  @Access('tenant')
+  @AccessRoute('tenant', 'GET usage', 'Get own usage over time', usageSeriesSchema)
   @ApiQueryOf(ownUsageQuery, RANGE)
-  @ApiAnswer(usageSeriesSchema)
   get(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownUsageQuery)) query: OwnUsageQuery): Promise<UsageSeries> {
     return this.series.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query);
   }
 
-  @Get('usage/denials')
-  @ApiOperation({ summary: 'List own recent denials' })
-  @Access('tenant')
+  @AccessRoute('tenant', 'GET usage/denials', 'List own recent denials', denialSamplesSchema)
   @ApiQueryOf(ownDenialsQuery, DENIALS)
-  @ApiAnswer(denialSamplesSchema)
   denials(@CurrentCaller() caller: Caller, @Query(new ZodPipe(ownDenialsQuery)) query: z.infer<typeof ownDenialsQuery>): Promise<DenialSamples> {
     return this.denialSamples.execute({ kind: 'tenant', tenantId: ownTenantOf(caller) }, query.pageSize);
   }

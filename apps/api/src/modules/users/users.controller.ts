@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { userPageSchema, userViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import type { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
+import { OperatorRoute } from '../../common/route';
+import { ApiNoContent } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -30,10 +31,7 @@ export class UsersController {
   ) {}
 
   /** Users by e-mail, a page at a time (`nextCursor` is the next page's `cursor`), filtered by role, tenant or text. */
-  @Get()
-  @ApiOperation({ summary: 'List users' })
-  @Access('operator')
-  @ApiAnswer(userPageSchema)
+  @OperatorRoute('GET', 'List users', userPageSchema)
   @ApiQueryOf(listUsersQuery, { q: 'part of an e-mail or name' })
   async list(@Query(new ZodPipe(listUsersQuery)) query: z.infer<typeof listUsersQuery>): Promise<{ items: UserView[]; nextCursor: string | null }> {
     const rows = await this.prisma.user.findMany({
@@ -51,28 +49,20 @@ export class UsersController {
     return { items: page.map(toUserView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.email ?? null) : null };
   }
 
-  @Get(':userId')
-  @ApiOperation({ summary: 'Get a user' })
-  @Access('operator')
-  @ApiAnswer(userViewSchema)
+  @OperatorRoute('GET :userId', 'Get a user', userViewSchema)
   async get(@Param('userId', IdPipe) userId: string): Promise<UserView> {
     return toUserView(found(await this.prisma.user.findUnique({ where: { id: userId }, include: userInclude }), 'user'));
   }
 
-  @Post()
-  @ApiOperation({ summary: 'Create a user' })
-  @Access('operator')
-  @ApiJsonBody(newUserSchema, { email: 'ops@acme.example', name: 'Acme operations', role: 'tenant', tenantId: '00000000-0000-4000-8000-000000000000', password: 'a long passphrase' })
-  @ApiAnswer(userViewSchema, 201)
+  @OperatorRoute('POST', 'Create a user', userViewSchema, {
+    body: newUserSchema,
+    example: { email: 'ops@acme.example', name: 'Acme operations', role: 'tenant', tenantId: '00000000-0000-4000-8000-000000000000', password: 'a long passphrase' },
+  })
   create(@CurrentCaller() caller: Caller, @Body(new ZodPipe(newUserSchema)) input: NewUser): Promise<UserView> {
     return this.createUser.execute(actorOf(caller), input);
   }
 
-  @Patch(':userId')
-  @ApiOperation({ summary: 'Update a user' })
-  @Access('operator')
-  @ApiJsonBody(userPatchSchema, { password: 'another long passphrase' })
-  @ApiAnswer(userViewSchema)
+  @OperatorRoute('PATCH :userId', 'Update a user', userViewSchema, { body: userPatchSchema, example: { password: 'another long passphrase' } })
   update(@CurrentCaller() caller: Caller, @Param('userId', IdPipe) userId: string, @Body(new ZodPipe(userPatchSchema)) patch: UserPatch): Promise<UserView> {
     return this.updateUser.execute(actorOf(caller), userId, patch);
   }
