@@ -63,50 +63,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  readonly degraded = new Counter({
-    name: 'tollgate_degraded_decisions_total',
-    help: 'Checks Redis did not decide, by the failure mode that answered them (open, closed: a 503, local) and why (deadline: Redis answered too late; circuit_open: not asked; redis_error: the call failed); the API logs the same counts once per cause and OUTAGE_LOG_EVERY_MS',
-    labelNames: ['mode', 'cause'] as const,
-    registers: [this.registry],
-  });
+  readonly degraded = this.counter('tollgate_degraded_decisions_total', 'Checks Redis did not decide, by the failure mode that answered them (open, closed: a 503, local) and why (deadline: Redis answered too late; circuit_open: not asked; redis_error: the call failed); the API logs the same counts once per cause and OUTAGE_LOG_EVERY_MS', ['mode', 'cause']);
 
-  readonly forwardAuthSourceProblems = new Counter({
-    name: 'tollgate_forward_auth_source_problems_total',
-    help: 'Forward-auth requests whose original-request headers do not match FORWARD_AUTH_ORIGINAL: missing (the source\'s headers absent: refused with 400) or other_source (headers of another source present, ignored: a gateway that passes a client\'s headers); the API logs them once per problem and minute',
-    labelNames: ['problem'] as const,
-    registers: [this.registry],
-  });
+  readonly forwardAuthSourceProblems = this.counter('tollgate_forward_auth_source_problems_total', 'Forward-auth requests whose original-request headers do not match FORWARD_AUTH_ORIGINAL: missing (the source\'s headers absent: refused with 400) or other_source (headers of another source present, ignored: a gateway that passes a client\'s headers); the API logs them once per problem and minute', ['problem']);
 
-  readonly lateReplies = new Counter({
-    name: 'tollgate_late_replies_total',
-    help: 'Redis replies that came after a failure mode had answered, by what became of them: compensated (its charge and count undone), expired (it ran too late to act), failed (undoing it failed: counted twice), unknown (no reply)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly lateReplies = this.counter('tollgate_late_replies_total', 'Redis replies that came after a failure mode had answered, by what became of them: compensated (its charge and count undone), expired (it ran too late to act), failed (undoing it failed: counted twice), unknown (no reply)', ['outcome']);
 
-  readonly usageDropped = new Counter({
-    name: 'tollgate_usage_dropped_total',
-    help: 'Decisions made without Redis (degraded, refused) whose usage counts a node dropped: Redis was away for longer than it could hold them',
-    registers: [this.registry],
-  });
+  readonly usageDropped = this.counter('tollgate_usage_dropped_total', 'Decisions made without Redis (degraded, refused) whose usage counts a node dropped: Redis was away for longer than it could hold them');
 
-  readonly breakerOpen = new Gauge({
-    name: 'tollgate_redis_circuit_open',
-    help: '1 while the circuit breaker in front of Redis is open or half-open (decisions go to failure modes)',
-    registers: [this.registry],
-  });
+  readonly breakerOpen = this.gauge('tollgate_redis_circuit_open', '1 while the circuit breaker in front of Redis is open or half-open (decisions go to failure modes)');
 
-  readonly ruleSetRejections = new Counter({
-    name: 'tollgate_rule_set_rejections_total',
-    help: 'Control-plane changes refused because the rule set they produce does not compile',
-    registers: [this.registry],
-  });
+  readonly ruleSetRejections = this.counter('tollgate_rule_set_rejections_total', 'Control-plane changes refused because the rule set they produce does not compile');
 
-  readonly ruleVersion = new Gauge({
-    name: 'tollgate_rule_set_version',
-    help: 'Version of the rule set this node enforces',
-    registers: [this.registry],
-  });
+  readonly ruleVersion = this.gauge('tollgate_rule_set_version', 'Version of the rule set this node enforces');
 
   /** Whether `tollgate_decisions_total` names the tenant (METRICS_TENANT_LABEL). */
   private readonly tenantLabel: boolean;
@@ -114,5 +83,14 @@ export class MetricsService {
   constructor(@Inject(API_CONFIG) config: ApiConfig) {
     this.tenantLabel = config.metrics.tenantLabel;
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
+  }
+
+  /** A counter of this registry, with its labels if it has any. */
+  private counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private gauge(name: string, help: string): Gauge {
+    return new Gauge({ name, help, registers: [this.registry] });
   }
 }
