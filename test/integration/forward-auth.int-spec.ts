@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_CACHE_KEY_CHARS, ENDPOINT_CACHE_SIZE } from '../../apps/api/src/modules/rules/enforced-rule-set';
-import { RulesInForce } from '../../apps/api/src/modules/rules/rules-in-force.service';
+import { RulesInForce } from '../../apps/api/src/modules/rules/rules-in-force';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules } from '../support/fixtures';

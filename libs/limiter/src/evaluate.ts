@@ -1,14 +1,6 @@
 import type { AlgorithmModel, ApplyMode } from './algorithms/model';
-import type { Decision } from './contract';
-import type { Operation, ResolvedRule } from './rules';
-
-/** One rule's numbers in a decision, as the Lua script replies them. */
-export interface RuleNumbers {
-  remaining: number;
-  resetMs: number;
-  retryAfterMs: number;
-  delayMs: number;
-}
+import type { RuleNumbers } from './prepared-rules';
+import type { Operation } from './rules';
 
 export interface Evaluation {
   allowed: boolean;
@@ -64,19 +56,4 @@ function modeOf(operation: Operation, allowed: boolean, exceeds: boolean): Apply
   if (operation === 'refund') return 'give';
   if (!allowed) return exceeds ? 'deny' : 'hold';
   return operation === 'peek' ? 'peek' : 'take';
-}
-
-/** The contract's `Decision` from per-rule numbers (shared by both engines; loops, as it runs on every decision). */
-export function toDecision(nowMs: number, allowed: boolean, rules: readonly ResolvedRule[], numbers: readonly RuleNumbers[]): Decision {
-  const outcomes: Decision['rules'] = [];
-  let retryAfterMs = 0;
-  let delayMs = 0;
-  for (let i = 0; i < rules.length; i += 1) {
-    const rule = rules[i] as ResolvedRule;
-    const n = numbers[i] ?? { remaining: 0, resetMs: 0, retryAfterMs: 0, delayMs: 0 };
-    outcomes.push({ name: rule.name, algorithm: rule.algorithm, limit: rule.capacity, remaining: n.remaining, resetMs: n.resetMs, retryAfterMs: n.retryAfterMs });
-    retryAfterMs = Math.max(retryAfterMs, n.retryAfterMs);
-    delayMs = Math.max(delayMs, n.delayMs);
-  }
-  return { allowed, retryAfterMs: allowed ? 0 : retryAfterMs, delayMs: allowed ? delayMs : 0, nowMs, rules: outcomes };
 }

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from './contract';
 import { CostExceedsCapacityError, InvalidRuleError } from './errors';
-import { keyPrefixOf, prepareRules } from './prepared-rules';
+import { keyPrefixOf, prepareRules, validateRequest } from './prepared-rules';
 import { argsAt } from './redis/protocol';
 import { tenantKeyPrefix } from './redis/keys';
-import { validateRequest } from './rules';
 
 const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: 60_000 };
 const bucket: LimitRule = { name: 'bucket', algorithm: 'token_bucket', limit: 1, windowMs: 1000, burst: 3 };

@@ -1,8 +1,8 @@
 import { isKnownTimeZone } from './algorithms/calendar';
 import { MAX_EXACT_PRODUCT } from './algorithms/integers';
 import { BUCKET_ALGORITHMS, CALENDARS, MAX_LIMIT, MAX_WINDOW_S } from '@tollgate/domain';
-import { ALGORITHMS, type LimitRule, type LimitRequest } from './contract';
-import { CostExceedsCapacityError, InvalidLimitRequestError, InvalidRuleError, LeaseNotSupportedError, type InvalidRuleReason } from './errors';
+import { ALGORITHMS, type LimitRule } from './contract';
+import { InvalidRuleError, type InvalidRuleReason } from './errors';
 
 /** A validated rule with its capacity worked out: what both engines run. */
 export interface ResolvedRule extends LimitRule {
@@ -31,46 +31,6 @@ export const MAX_SLIDING_LOG_LIMIT = 10_000;
 const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 /** Algorithms with a capacity (`burst ?? limit`) apart from their rate: named once, in the domain. */
 export { BUCKET_ALGORITHMS };
-
-/** The subject rule `i` of a request counts (its own, or the request's). */
-export function subjectOf(request: Pick<LimitRequest, 'subject' | 'ruleSubjects'>, i: number): string | undefined {
-  return request.ruleSubjects ? request.ruleSubjects[i] : request.subject;
-}
-
-/**
- * Validates a request for `operation` against its prepared rules; throws a typed error before any state is touched.
- * `amount` is the cost, or the lease's maximum. The rules themselves were validated when they were prepared
- * (`prepareRules`); these are the checks that depend on the request.
- */
-export function validateRequest(operation: Operation, request: Omit<LimitRequest, 'cost'>, amount: number): readonly ResolvedRule[] {
-  const field = operation === 'lease' ? 'max' : 'cost';
-  if (typeof request.tenantId !== 'string' || request.tenantId.length === 0) {
-    throw new InvalidLimitRequestError('tenantId must be a non-empty string', 'tenantId');
-  }
-  if (request.subject !== undefined && typeof request.subject !== 'string') {
-    throw new InvalidLimitRequestError('subject must be a string', 'subject');
-  }
-  const { rules } = request.rules;
-  const { ruleSubjects } = request;
-  if (ruleSubjects !== undefined) {
-    if (!Array.isArray(ruleSubjects) || ruleSubjects.length !== rules.length) {
-      throw new InvalidLimitRequestError('ruleSubjects must have one entry per rule', 'ruleSubjects');
-    }
-    for (const s of ruleSubjects) if (s !== undefined && typeof s !== 'string') throw new InvalidLimitRequestError('ruleSubjects must be strings', 'ruleSubjects');
-  }
-  if (!isPositiveInteger(amount) || amount > MAX_UNITS) {
-    throw new InvalidLimitRequestError(`${field} must be an integer from 1 to ${MAX_UNITS}`, field);
-  }
-  const { shadowFrom } = request;
-  if (shadowFrom !== undefined && (!Number.isInteger(shadowFrom) || shadowFrom < 0 || shadowFrom > rules.length)) {
-    throw new InvalidLimitRequestError('shadowFrom must be the index of a rule', 'shadowFrom');
-  }
-  for (const rule of rules) {
-    if (operation === 'lease' && rule.algorithm === 'leaky_bucket_shaper') throw new LeaseNotSupportedError(rule.name);
-    if (amount > rule.capacity) throw new CostExceedsCapacityError(rule.name, rule.capacity, amount, field);
-  }
-  return rules;
-}
 
 export function resolveRule(rule: LimitRule, index: number): ResolvedRule {
   const field = (name: string) => `rules.${index}.${name}`;
@@ -119,6 +79,6 @@ function positive(value: unknown, max: number, name: string, fail: Fail): void {
   if ((value as number) > max) fail('too_large', `${name} must be at most ${max}`, name);
 }
 
-function isPositiveInteger(value: unknown): value is number {
+export function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }

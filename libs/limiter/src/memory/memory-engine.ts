@@ -1,9 +1,9 @@
 import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
-import { evaluate, toDecision } from '../evaluate';
-import { keyPrefixOf } from '../prepared-rules';
+import { evaluate } from '../evaluate';
+import { keyPrefixOf, subjectOf, toDecision, validateRequest } from '../prepared-rules';
 import { subjectHash } from '../redis/keys';
-import { subjectOf, validateRequest, type Operation } from '../rules';
+import type { Operation } from '../rules';
 import { ExpiringLru } from './lru';
 
 export interface MemoryEngineOptions {

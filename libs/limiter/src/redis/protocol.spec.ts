@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from '../contract';
-import { prepareRules, type PreparedRules } from '../prepared-rules';
-import { argsAt, countedUsage, decisionLength, encodeBatch, expiredAt, keysOfRules, minuteOf, parseDecision, pushRuleKeys, replyNumbers, routedTally, ruleArgs, type ScriptDecision, takeBackText, tallyText } from './protocol';
+import { prepareRules, type PreparedRules, ruleArgs } from '../prepared-rules';
+import { argsAt, countedUsage, decisionLength, encodeBatch, expiredAt, keysOfRules, minuteOf, parseDecision, pushRuleKeys, replyNumbers, routedTally, type ScriptDecision, takeBackText, tallyText } from './protocol';
 
 // Golden examples of lua/limit.lua's protocol (its header documents the same): fixed rules → the exact ARGV, a
 // fixed batch → the exact KEYS and ARGV, a fixed reply → the exact decisions. A change to either side of the

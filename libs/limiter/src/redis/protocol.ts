@@ -1,10 +1,7 @@
-import { windowAt } from '../algorithms/fixed-window';
-import type { CalendarWindows } from '../algorithms/calendar';
+import { CalendarWindows } from '../algorithms/calendar';
 import type { Lease, Tally } from '../contract';
-import { toDecision, type RuleNumbers } from '../evaluate';
-import { BUCKET_ALGORITHMS, type Operation, type ResolvedRule } from '../rules';
-import type { PreparedRules } from '../prepared-rules';
-import { ALGORITHM_CODES } from './keys';
+import type { Operation, ResolvedRule } from '../rules';
+import { type PreparedRules, type RuleNumbers, toDecision } from '../prepared-rules';
 
 /**
  * The TypeScript side of lua/limit.lua's arguments and reply, in one place: what a call sends (KEYS, ARGV) and how
@@ -73,7 +70,10 @@ export interface ScriptDecision {
 export function pushRuleKeys(keys: string[], key: string, rule: ResolvedRule, estimate: number, calendar?: CalendarWindows, earlierCounters = true): void {
   keys.push(key);
   if (rule.algorithm !== 'fixed_window') return;
-  keys.push(earlierCounters ? `${key}:${(calendar ? calendar.from(estimate) : windowAt(rule, estimate)).start}` : key);
+  if (!earlierCounters) return void keys.push(key);
+  // An epoch-aligned window starts at a multiple of its length (as `windowAt` of algorithms/fixed-window.ts says).
+  const start = rule.calendar ? (calendar ?? new CalendarWindows(rule.calendar)).from(estimate).start : estimate - (estimate % rule.windowMs);
+  keys.push(`${key}:${start}`);
 }
 
 /** How many keys `pushRuleKeys` gives the first `count` of `rules`. */
@@ -180,30 +180,6 @@ function sameArgs(a: readonly (string | number)[], b: readonly (string | number)
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** The ARGV of a rule but a calendar window's bounds (see the header of lua/limit.lua); `prepareRules` keeps them. */
-export function ruleArgs(rule: ResolvedRule): string[] {
-  const code = ALGORITHM_CODES[rule.algorithm];
-  if (BUCKET_ALGORITHMS.includes(rule.algorithm)) {
-    // The widest number the bucket stores: its parts when full, or (GCRA) a remainder below the rate.
-    const widest = rule.algorithm === 'gcra' ? rule.rate - 1 : rule.capacity * rule.partsPerUnit;
-    return [code, String(rule.rate), String(rule.partsPerUnit), String(rule.capacity), packPattern(widest, 2)];
-  }
-  const args = [code, String(rule.limit), rule.calendar ? '0' : String(rule.windowMs)];
-  if (rule.algorithm === 'sliding_window') args.push(packPattern(rule.limit, 3));
-  return args;
-}
-
-/**
- * The `string.format` pattern that packs `count` numbers of a rule's state into one integer: the first as it
- * is, the others zero-padded to the digits of `widest`, then that width - 1; '' when the width is above 10
- * (the state is then written as `a:b[:c]`). See joinDigits in lua/includes/common.lua.
- */
-export function packPattern(widest: number, count: 2 | 3): string {
-  const width = String(widest).length;
-  if (width > 10) return '';
-  return `%d${`%0${width}d`.repeat(count - 1)}${width - 1}`;
 }
 
 /** Redis's now (ms) when the reply says the call ran after its expiry and did nothing, else undefined. */

@@ -1,4 +1,4 @@
-import { preparingEachCall, type RuleListLimiter } from '../prepared-rules';
+import { preparingEachCall, ruleArgs, type RuleListLimiter } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,6 @@ import type { LimitRule } from '../contract';
 import { MemoryEngine } from '../memory/memory-engine';
 import { ruleKey } from './keys';
 import { limitScript, RedisEngine } from './redis-engine';
-import { ruleArgs } from './protocol';
 import { resolveRule } from '../rules';
 import { deleteTenantKeys } from './redis-test-support';
 

@@ -1,14 +1,13 @@
 import { join } from 'node:path';
 import { systemClock } from '../clock';
 import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from '../contract';
-import { subjectOf, validateRequest, type Operation, type ResolvedRule } from '../rules';
-import { keyPrefixOf } from '../prepared-rules';
-import { hashTagOf, subjectHash } from './keys';
+import type { Operation, ResolvedRule } from '../rules';
+import { keyPrefixOf, subjectOf, validateRequest } from '../prepared-rules';
+import { subjectHash } from './keys';
 import { DeadlineExceeded } from '../errors';
 import { LuaScript, type ScriptClient } from '@tollgate/lua-script';
 import { type Compensation, compensationOf } from './late-reply';
 import { argsAt, decisionLength, encodeBatch, expiredAt, minuteOf, parseDecision, pushRuleKeys, redisNowOf, replyNumbers, type ScriptDecision } from './protocol';
-import { RedisClock } from './redis-clock';
 
 export const limitScript = LuaScript.load(join(__dirname, '..', 'lua'), 'limit');
 
@@ -72,6 +71,8 @@ export const MAX_BATCH = 16;
 
 /** One decision waiting for its batch's script call. */
 interface Pending extends ScriptDecision {
+  /** The tenant's key prefix: one hash tag, one slot, whose Redis clock `RedisClock` learns. */
+  prefix: string;
   /** Settles `consume`/`peek`/`refund` with the decision, `lease` with the lease. */
   resolve: (outcome: Decision | Lease) => void;
   reject: (err: unknown) => void;
@@ -122,17 +123,24 @@ export class RedisEngine implements Limiter {
     const prefix = keyPrefixOf(prepared, request.tenantId);
     const { tally } = request;
     if (tally && !tally.key.startsWith(prefix)) return Promise.reject(new Error('a tally must count into a key of the tenant (its hash tag)'));
-    const subject = request.ruleSubjects ? undefined : subjectHash(request.subject);
+    // A rule that counts the tenant as a whole has its key prepared (for the prepared tenant); a subject is hashed.
+    const wholeTenantKeys = prepared.tenant?.id === request.tenantId ? prepared.tenant.wholeTenantKeys : undefined;
+    const requestSubject = request.ruleSubjects || request.subject === undefined ? undefined : subjectHash(request.subject);
     const keys: string[] = [];
     const estimate = this.redisNow(injected, prefix, performance.now());
     const earlierCounters = this.options.earlierCounters ?? true;
     for (let i = 0; i < rules.length; i += 1) {
-      pushRuleKeys(keys, prefix + (prepared.keyParts[i] as string) + (subject ?? subjectHash(subjectOf(request, i))), rules[i] as ResolvedRule, estimate, prepared.calendars[i], earlierCounters);
+      const subject = subjectOf(request, i);
+      const key =
+        subject === undefined
+          ? (wholeTenantKeys?.[i] ?? prefix + (prepared.keyParts[i] as string) + subjectHash(undefined))
+          : prefix + (prepared.keyParts[i] as string) + (requestSubject ?? subjectHash(subject));
+      pushRuleKeys(keys, key, rules[i] as ResolvedRule, estimate, prepared.calendars[i], earlierCounters);
     }
     const ruleArgs = argsAt(prepared, injected ?? systemClock.now());
     return new Promise<T>((resolve, reject) => {
       // Settled by `send` with a Decision or a Lease as `operation` says, which is what T is.
-      const pending: Pending = { operation, amount, tally, keys, ruleArgs, rules, prepared, resolve: resolve as (outcome: Decision | Lease) => void, reject };
+      const pending: Pending = { operation, amount, tally, keys, ruleArgs, rules, prepared, prefix, resolve: resolve as (outcome: Decision | Lease) => void, reject };
       if (request.shadowFrom !== undefined && (operation === 'consume' || operation === 'peek')) pending.shadowFrom = request.shadowFrom;
       if (this.options.batch === false) return void this.send(injected, [pending]);
       const batchKey = injected === undefined ? prefix : `${prefix}${injected}`;
@@ -157,18 +165,18 @@ export class RedisEngine implements Limiter {
 
   /** One script call for `batch` (decisions of one tenant on one clock); settles each decision's promise. */
   private async send(injected: number | undefined, batch: Pending[]): Promise<void> {
-    const tag = batch[0]?.keys[0] ?? '';
+    const prefix = batch[0]?.prefix ?? '';
     const sentAt = performance.now();
     const { deadlineMs } = this.options;
-    const expiresAt = deadlineMs === undefined ? undefined : this.redisClock.redisTime(tagOf(tag), sentAt, deadlineMs);
-    const minute = minuteOf(this.redisNow(injected, tag, sentAt));
+    const expiresAt = deadlineMs === undefined ? undefined : this.redisClock.redisTime(prefix, sentAt, deadlineMs);
+    const minute = minuteOf(this.redisNow(injected, prefix, sentAt));
     const { keys, args } = encodeBatch(injected, batch, expiresAt === undefined ? { minute } : { expiresAt, minute });
     const call = this.options.guard ? this.options.guard(() => limitScript.run(this.redis, keys, args)) : limitScript.run(this.redis, keys, args);
     let reply: number[];
     try {
       const raw = await this.timed(call, sentAt);
       if (raw === LATE) return this.late(call, injected, batch, sentAt, minute);
-      reply = this.replyOf(raw, injected, tag, sentAt);
+      reply = this.replyOf(raw, injected, prefix, sentAt);
     } catch (err) {
       for (const pending of batch) pending.reject(err);
       return;
@@ -186,24 +194,24 @@ export class RedisEngine implements Limiter {
   }
 
   /**
-   * Where Redis's clock stands (epoch ms) at `at` (performance.now()) for the tenant of `key` (its hash tag): the
+   * Where Redis's clock stands (epoch ms) at `at` (performance.now()) for the tenant of `key` (its hash prefix): the
    * injected clock, else the estimate learnt from replies, else this process's clock. It names the keys that depend on
    * the time (a usage hash's minute, a fixed window's counter of earlier versions), which a call must declare; the
    * script decides on its own clock.
    */
-  private redisNow(injected: number | undefined, key: string, at: number): number {
-    return injected ?? this.redisClock.redisTime(tagOf(key), at, 0) ?? systemClock.now();
+  private redisNow(injected: number | undefined, prefix: string, at: number): number {
+    return injected ?? this.redisClock.redisTime(prefix, at, 0) ?? systemClock.now();
   }
 
   /** The reply's integers, having learnt Redis's clock from it; a call that ran after its expiry did nothing. */
-  private replyOf(raw: unknown, injected: number | undefined, tag: string, sentAt: number): number[] {
+  private replyOf(raw: unknown, injected: number | undefined, prefix: string, sentAt: number): number[] {
     const expired = expiredAt(raw);
     if (expired !== undefined) {
-      this.redisClock.learn(tagOf(tag), sentAt, expired);
+      this.redisClock.learn(prefix, sentAt, expired);
       throw new DeadlineExceeded(this.options.deadlineMs ?? 0);
     }
     const reply = replyNumbers(raw);
-    this.redisClock.learn(tagOf(tag), sentAt, redisNowOf(reply, injected !== undefined));
+    this.redisClock.learn(prefix, sentAt, redisNowOf(reply, injected !== undefined));
     return reply;
   }
 
@@ -215,20 +223,20 @@ export class RedisEngine implements Limiter {
   private late(call: Promise<unknown>, injected: number | undefined, batch: Pending[], sentAt: number, minute: number): void {
     const errors = batch.map(() => new DeadlineExceeded(this.options.deadlineMs ?? 0));
     batch.forEach((pending, i) => pending.reject(errors[i]));
-    const tag = batch[0]?.keys[0] ?? '';
+    const prefix = batch[0]?.prefix ?? '';
     call.then(
       (raw) =>
         setImmediate(() => {
           let compensation: Compensation | undefined;
           try {
-            const reply = this.replyOf(raw, injected, tag, sentAt);
+            const reply = this.replyOf(raw, injected, prefix, sentAt);
             compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed), injected ?? systemClock.now(), minute);
           } catch (err) {
             // Ran after its expiry: nothing to undo. Anything else is not a reply this engine can undo.
             return this.options.onLateReply?.(err instanceof DeadlineExceeded ? 'expired' : 'failed');
           }
           if (!compensation) return this.options.onLateReply?.('compensated');
-          void this.compensate(injected, tag, compensation);
+          void this.compensate(injected, prefix, compensation);
         }),
       // The outcome is unknown (the connection dropped, a timeout): the expiry keeps any later run from acting.
       () => this.options.onLateReply?.('unknown'),
@@ -236,8 +244,8 @@ export class RedisEngine implements Limiter {
   }
 
   /** Runs a late reply's compensation (not through the guard: it is owed whatever the circuit's state). */
-  private async compensate(injected: number | undefined, tag: string, compensation: Compensation): Promise<void> {
-    const expiresAt = this.redisClock.redisTime(tagOf(tag), performance.now(), COMPENSATION_EXPIRY_MS);
+  private async compensate(injected: number | undefined, prefix: string, compensation: Compensation): Promise<void> {
+    const expiresAt = this.redisClock.redisTime(prefix, performance.now(), COMPENSATION_EXPIRY_MS);
     const { keys, args } = encodeBatch(injected, compensation.refunds, { ...(expiresAt === undefined ? {} : { expiresAt }), ...(compensation.takeBack ? { takeBack: compensation.takeBack } : {}) });
     try {
       const raw = await limitScript.run(this.redis, keys, args);
@@ -281,7 +289,44 @@ const LATE = Symbol('late');
  */
 const COMPENSATION_EXPIRY_MS = 1_000;
 
-/** The hash tag of a call's first key: every key of a call shares it (`tg:{<tag>}:…`). */
-function tagOf(key: string): string {
-  return hashTagOf(key) ?? key;
+/** A sample replaces a lower one once that is this old: a failover's new primary may keep another clock. */
+const SAMPLE_WINDOW_MS = 2_000;
+/** An estimate not refreshed for this long is dropped (the tenant's calls carry no expiry until the next reply). */
+const ESTIMATE_TTL_MS = 60_000;
+/** Hash tags whose estimate is kept (one per tenant: on a Redis Cluster each tag's slot has its primary's clock). */
+const MAX_TAGS = 10_000;
+
+/**
+ * Where Redis's clock stands against this process's monotonic clock (`performance.now()`), per tenant key prefix (one
+ * hash tag: on a Redis Cluster each tag's slot has its primary's clock), so that a script call can carry an expiry
+ * on Redis's clock (ARGV[4] of lua/limit.lua). Learnt from the Redis time
+ * every reply carries: a call ran after it was sent, so `redis now - sent at` is never below the true offset, and the
+ * lowest recent sample is the tightest such bound. An expiry computed from it is therefore never earlier than meant
+ * (a call in time is never refused); it is later by at most that sample's wait before Redis ran it.
+ */
+class RedisClock {
+  /** Per tag, the estimate and when it was learnt; the least recently learnt first (a Map keeps insertion order). */
+  private readonly offsets = new Map<string, { offset: number; at: number }>();
+
+  /** Redis ran a call of `tag`, sent at `sentAt` (performance.now()), at `redisNow` (ms of its TIME). */
+  learn(tag: string, sentAt: number, redisNow: number, now = performance.now()): void {
+    const sample = redisNow - sentAt;
+    const held = this.held(tag, now);
+    if (held && sample > held.offset && now - held.at < SAMPLE_WINDOW_MS) return;
+    this.offsets.delete(tag);
+    this.offsets.set(tag, { offset: sample, at: now });
+    if (this.offsets.size > MAX_TAGS) this.offsets.delete(this.offsets.keys().next().value as string);
+  }
+
+  /** Redis's time (integer ms) `afterMs` after `sentAt` on this process's clock, or undefined without an estimate. */
+  redisTime(tag: string, sentAt: number, afterMs: number, now = performance.now()): number | undefined {
+    const held = this.held(tag, now);
+    return held === undefined ? undefined : Math.ceil(sentAt + held.offset + afterMs);
+  }
+
+  /** The estimate of `tag`, unless it was not refreshed for `ESTIMATE_TTL_MS`. */
+  private held(tag: string, now: number): { offset: number; at: number } | undefined {
+    const held = this.offsets.get(tag);
+    return held && now - held.at < ESTIMATE_TTL_MS ? held : undefined;
+  }
 }

@@ -4,7 +4,7 @@ import type { AccessKind } from '../../common/access.decorator';
 import { bearerToken, type Caller, headerValue, type RequestWithCaller } from '../../common/caller';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { hasValidChecksum } from '../keys/key-format';
-import { RulesInForce } from '../rules/rules-in-force.service';
+import { RulesInForce } from '../rules/rules-in-force';
 import { SESSION_PREFIX, SessionService } from './session.service';
 
 /**

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, openApiSchema } from '../../common/api-json-body';
 import { PRISMA, REDIS } from '../../infra/infra.module';
-import { RulesInForce } from '../rules/rules-in-force.service';
+import { RulesInForce } from '../rules/rules-in-force';
 
 const PROBE_TIMEOUT_MS = 1_000;
 type Status = 'up' | 'down';

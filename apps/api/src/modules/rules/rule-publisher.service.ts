@@ -7,7 +7,7 @@ import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { InstallationService } from './installation.service';
-import { RulesInForce } from './rules-in-force.service';
+import { RulesInForce } from './rules-in-force';
 
 /**
  * Keeps "Redis holds the newest rule set Postgres committed" true, and is the only writer of the rule set in Redis

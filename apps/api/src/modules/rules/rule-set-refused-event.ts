@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@tollgate/db';
 import { type OutgoingEvent, replaceControlCharacters } from '@tollgate/domain';
 import { publishEvent } from '@tollgate/webhooks';
-import type { RuleSetRefusal } from './rules-in-force.service';
+import type { RuleSetRefusal } from './rules-in-force';
 
 /** Control characters of what Redis held (another installation's id may be anything) are not kept in a key. */
 const printable = (text: string) => replaceControlCharacters(text).slice(0, 100);

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { InstallationService } from './installation.service';
-import { RulesInForce } from './rules-in-force.service';
+import { RulesInForce } from './rules-in-force';
 import { RuleChangeService } from './rule-change.service';
 import { RulePublisher } from './rule-publisher.service';
 import { RuleSetsController } from './rule-sets.controller';

@@ -5,7 +5,7 @@ import { type LimitRule, prepareRules, RedisEngine } from '@tollgate/limiter';
 import { effectivePolicies } from '@tollgate/rules';
 import { describeError } from '../../common/describe-error';
 import { PRISMA } from '../../infra/infra.module';
-import { RulesInForce } from '../rules/rules-in-force.service';
+import { RulesInForce } from '../rules/rules-in-force';
 
 /** The most tenants of a plan whose limits one read of plans at their limit peeks. */
 export const AT_LIMIT_CHECKED = 1000;

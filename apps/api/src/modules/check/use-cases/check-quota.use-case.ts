@@ -19,7 +19,7 @@ import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { MetricsService } from '../../metrics/metrics.service';
 import type { LimitSet } from '../../rules/limit-set';
 import { type EnforcedRuleSet, routeOf } from '../../rules/enforced-rule-set';
-import { RulesInForce } from '../../rules/rules-in-force.service';
+import { RulesInForce } from '../../rules/rules-in-force';
 import { OutageReporter } from '../outage-reporter';
 import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
 import { UsageRecorder } from '../usage-recorder.service';

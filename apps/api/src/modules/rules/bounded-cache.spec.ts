@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedCache } from './bounded-cache';
+import { BoundedCache } from './enforced-rule-set';
 
 describe('BoundedCache', () => {
   it('remembers values by key', () => {
