@@ -1,5 +1,6 @@
 --[[
   Limiter decisions, each over every rule of its request, all or nothing (redis/redis-engine.ts runs it,
+  redis/script-spec.ts names every position below and script-spec.spec.ts checks this script's reads against it,
   redis/protocol.ts encodes its arguments and reads its reply, golden examples in redis/protocol.spec.ts;
   evaluate.ts and algorithms/*.ts are the same decision in TypeScript, held to it by property tests). One
   call holds one decision, or several of one tenant that arrived together (the engine batches them): they
@@ -99,7 +100,9 @@ if ARGV[5] ~= '' then
   local takeBackError = takeBackUsage(first)
   if takeBackError then return takeBackError end
 end
-local reply, arg, rules, rulesAt, keysAt, width, operation, amount = { string.format('%d', now) }, 6, 0, 0, 0, 0, '', 0
+-- The decisions start after the call's own ARGV (redis/script-spec.ts: FIRST_DECISION_ARGV).
+local FIRST_DECISION = 6
+local reply, arg, rules, rulesAt, keysAt, width, operation, amount = { string.format('%d', now) }, FIRST_DECISION, 0, 0, 0, 0, '', 0
 local tally, shadow = nil, 0
 while arg <= #ARGV do
   local times, fresh, repeated = 1, false, false

@@ -2,11 +2,12 @@ import { CalendarWindows } from '../algorithms/calendar';
 import type { Lease, Tally } from '../contract';
 import type { Operation, ResolvedRule } from '../rules';
 import { type PreparedRules, type RuleNumbers, toDecision } from '../prepared-rules';
+import { CALL_ARGV, type CallArg, keysOf, MARKS, REPLY, TALLY } from './script-spec';
 
 /**
- * The TypeScript side of lua/limit.lua's arguments and reply, in one place: what a call sends (KEYS, ARGV) and how
- * its reply is read. The script's header documents the same protocol; protocol.spec.ts pins both ends with golden
- * examples.
+ * The TypeScript side of lua/limit.lua's arguments and reply: what a call sends (KEYS, ARGV) and how its reply is
+ * read, at the positions and with the marks script-spec.ts names. The script's header documents the same protocol;
+ * protocol.spec.ts pins both ends with golden examples.
  */
 
 /**
@@ -26,9 +27,9 @@ const CALENDAR_SKEW_MS = 60_000;
  */
 export function tallyText(base: string, names: readonly string[]): string {
   for (const part of [base, ...names]) {
-    if (part.includes('\n')) throw new Error('a tally part must not hold a line break');
+    if (part.includes(TALLY.line)) throw new Error('a tally part must not hold a line break');
   }
-  return [base, ...names].join('\n');
+  return [base, ...names].join(TALLY.line);
 }
 
 /**
@@ -38,9 +39,9 @@ export function tallyText(base: string, names: readonly string[]): string {
  */
 export function routedTally(tally: Tally, route: string, cap: number): Tally {
   if (/[\t\n]/.test(route)) throw new Error('a route must not hold a tab or a line break');
-  const end = tally.text.indexOf('\n');
+  const end = tally.text.indexOf(TALLY.line);
   const head = end === -1 ? tally.text : tally.text.slice(0, end);
-  return { key: tally.key, text: `${head}\t${Math.max(0, Math.floor(cap))}\t${route}${end === -1 ? '' : tally.text.slice(end)}` };
+  return { key: tally.key, text: [head, Math.max(0, Math.floor(cap)), route].join(TALLY.route) + (end === -1 ? '' : tally.text.slice(end)) };
 }
 
 /** One decision of a script call, as the protocol encodes it. */
@@ -79,7 +80,7 @@ export function pushRuleKeys(keys: string[], key: string, rule: ResolvedRule, es
 /** How many keys `pushRuleKeys` gives the first `count` of `rules`. */
 export function keysOfRules(rules: readonly ResolvedRule[], count = rules.length): number {
   let keys = 0;
-  for (let i = 0; i < count; i += 1) keys += rules[i]?.algorithm === 'fixed_window' ? 2 : 1;
+  for (let i = 0; i < count; i += 1) keys += keysOf((rules[i] as ResolvedRule).algorithm);
   return keys;
 }
 
@@ -118,16 +119,17 @@ export function encodeBatch(injected: number | undefined, batch: readonly Script
   if (call.takeBack) {
     if (tallyKey !== undefined && call.takeBack.key !== tallyKey) throw new Error('the decisions of one script call must count into one hash');
     // The hash usage is taken back from: a call of no decisions then still goes to the tenant's slot.
-    const end = call.takeBack.text.indexOf('\n');
+    const end = call.takeBack.text.indexOf(TALLY.line);
     keys.push(call.takeBack.key + (end === -1 ? call.takeBack.text : call.takeBack.text.slice(0, end)));
   }
-  const args: (string | number)[] = [
-    injected ?? '',
-    injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS,
-    tallyKey === undefined ? '' : '1',
-    call.expiresAt ?? '',
-    call.takeBack?.text ?? '',
-  ];
+  const own: Record<CallArg, string | number> = {
+    now: injected ?? '',
+    ttlExtension: injected === undefined ? 0 : INJECTED_CLOCK_TTL_EXTENSION_MS,
+    counts: tallyKey === undefined ? '' : '1',
+    expiresAt: call.expiresAt ?? '',
+    takeBack: call.takeBack?.text ?? '',
+  };
+  const args: (string | number)[] = CALL_ARGV.map((name) => own[name]);
   let previous: ScriptDecision | undefined;
   let repeats = 0;
   for (const pending of batch) {
@@ -135,25 +137,25 @@ export function encodeBatch(injected: number | undefined, batch: readonly Script
     const sameRules = previous !== undefined && sameArgs(previous.ruleArgs, pending.ruleArgs);
     const sameKeys = sameRules && sameArgs(previous!.keys, pending.keys);
     const sameTally = previous !== undefined && previous.tally?.text === pending.tally?.text;
-    const operation = pending.shadowFrom === undefined ? pending.operation : `${pending.operation}/${pending.shadowFrom + 1}`;
+    const operation = pending.shadowFrom === undefined ? pending.operation : `${pending.operation}${MARKS.shadow}${pending.shadowFrom + 1}`;
     if (sameKeys && sameTally && previous!.operation === pending.operation && previous!.shadowFrom === pending.shadowFrom && previous!.amount === pending.amount) {
       repeats += 1;
       continue;
     }
-    if (repeats > 0) args.push('+', repeats);
+    if (repeats > 0) args.push(MARKS.repeat, repeats);
     repeats = 0;
     if (pending.tally && pending.tally.key !== tallyKey) throw new Error('the decisions of one script call must count into one hash');
-    args.push(operation, pending.amount, sameTally && pending.tally ? '=' : (pending.tally?.text ?? ''));
+    args.push(operation, pending.amount, sameTally && pending.tally ? MARKS.same : (pending.tally?.text ?? ''));
     if (sameKeys) {
-      args.push('==');
+      args.push(MARKS.sameKeys);
     } else {
       for (const key of pending.keys) keys.push(key);
-      if (sameRules) args.push('=');
+      if (sameRules) args.push(MARKS.same);
       else for (const arg of pending.ruleArgs) args.push(arg);
     }
     previous = pending;
   }
-  if (repeats > 0) args.push('+', repeats);
+  if (repeats > 0) args.push(MARKS.repeat, repeats);
   return { keys, args };
 }
 
@@ -188,7 +190,7 @@ export function expiredAt(reply: unknown): number | undefined {
   return replyNumbers(reply.slice(EXPIRED.length))[0];
 }
 
-const EXPIRED = 'expired ';
+const EXPIRED = REPLY.expired;
 
 /**
  * Redis's own now (ms) in a reply of `decisions` decisions over these rules: nowMs, or with an injected clock the
@@ -204,16 +206,19 @@ export function redisNowOf(reply: readonly number[], injected: boolean): number 
  * 1): the first rule that refused a denied decision, or whose would-deny a shadow decision reported; 0 = none.
  */
 export function countedUsage(text: string, operation: Operation, decision: { allowed: boolean; charged: number; refusedBy: number }): [string, number][] {
-  const [head = '', ...names] = text.split('\n');
+  const [head = '', ...names] = text.split(TALLY.line);
   if (operation === 'peek' || operation === 'refund') return [];
   // A routed tally (routedTally): `<base>\t<cap>\t<route>`; its route field is taken back under the name the script
   // gave it (the route, or `other` past the cap: the script looks that up again).
-  const [base = '', , route] = head.split('\t');
+  const [base = '', , route] = head.split(TALLY.route);
   const refuser = names[decision.refusedBy - 1] ?? '';
-  if (!decision.allowed) return [[`n|${base}denied|${refuser}`, 1], ...(route ? [[`r|${route}|denied|${refuser}`, 1] as [string, number]] : [])];
-  const outcome = decision.refusedBy > 0 && operation === 'consume' ? `shadow_denied|${refuser}` : 'allowed|';
+  const { decisions, units, perRoute } = TALLY.fields;
+  const { allowed, denied, shadowDenied } = TALLY.results;
+  const routed = (outcome: string): [string, number][] => (route ? [[`${perRoute}${route}|${outcome}`, 1]] : []);
+  if (!decision.allowed) return [[`${decisions}${base}${denied}${refuser}`, 1], ...routed(`${denied}${refuser}`)];
+  const outcome = decision.refusedBy > 0 && operation === 'consume' ? `${shadowDenied}${refuser}` : allowed;
   const rest = `${base}${outcome}`;
-  return [[`n|${rest}`, 1], [`c|${rest}`, decision.charged], ...(route ? [[`r|${route}|${outcome}`, 1] as [string, number]] : [])];
+  return [[`${decisions}${rest}`, 1], [`${units}${rest}`, decision.charged], ...routed(outcome)];
 }
 
 /** ARGV[5] of lua/limit.lua: take back `fields` from the hash of `minute` (epoch s); amounts add up per field. */
@@ -222,8 +227,8 @@ export function takeBackText(minute: number, fields: Iterable<[string, number]>)
   for (const [field, amount] of fields) if (amount > 0) sums.set(field, (sums.get(field) ?? 0) + amount);
   let text = String(minute);
   for (const [field, amount] of sums) {
-    if (field.includes('\n')) throw new Error('a usage field must not hold a line break');
-    text += `\n${field}\n${amount}`;
+    if (field.includes(TALLY.line)) throw new Error('a usage field must not hold a line break');
+    text += `${TALLY.line}${field}${TALLY.line}${amount}`;
   }
   return text;
 }
@@ -264,7 +269,7 @@ const DIGIT_9 = 0x39;
 
 /** How many numbers of the reply one decision of `rules` takes: granted, then three per rule. */
 export function decisionLength(rules: readonly ResolvedRule[]): number {
-  return 1 + 3 * rules.length;
+  return REPLY.perDecision.length + REPLY.perRule.length * rules.length;
 }
 
 /**
@@ -278,7 +283,7 @@ export function parseDecision(reply: readonly number[], offset: number, rules: r
   const allowed = granted > 0;
   const waitsFrom = operation !== 'lease' && granted === 2 ? shadowFrom : rules.length;
   const numbers: RuleNumbers[] = [];
-  for (let i = 0, o = offset + 1; i < rules.length; i += 1, o += 3) {
+  for (let i = 0, o = offset + REPLY.perDecision.length; i < rules.length; i += 1, o += REPLY.perRule.length) {
     const wait = reply[o + 2] as number;
     const delays = allowed && i < waitsFrom;
     numbers.push({ remaining: reply[o] as number, resetMs: reply[o + 1] as number, retryAfterMs: delays ? 0 : wait, delayMs: delays ? wait : 0 });
