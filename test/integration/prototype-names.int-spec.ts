@@ -1,8 +1,6 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../support/api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../support/context';
 import { createUser, publishRules } from '../support/fixtures';
-import { ownStores } from '../support/stack';
 
 // Names of Object.prototype's members as slugs and names, end to end: the rule set indexes tenants, plans and
 // policies by them. `constructor` is the one that every name rule allows (slugs and limit and policy names are
@@ -10,24 +8,14 @@ import { ownStores } from '../support/stack';
 // database of its own (a restore rolls back every plan).
 
 describe('prototype member names as slugs and names', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
-  let session: string;
+  const ctx = useOperatorApi({}, { ownStores: ['names', 6] });
   beforeAll(async () => {
-    const { databaseUrl, redisUrl } = await ownStores('names', 6);
-    prisma = createPrismaClient(databaseUrl, { poolSize: 2 });
-    const user = await createUser(prisma);
-    await publishRules(prisma, redisUrl);
-    api = await startApi({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl });
-    session = await api.login(user);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await prisma?.$disconnect();
+    const { version } = await publishRules(ctx.prisma, ctx.redisUrl);
+    await ctx.api.waitForRuleVersion(version);
   });
 
   const admin = async (method: string, path: string, body?: unknown, expected = 200) => {
-    const r = await api.request(method, `/v1/admin${path}`, { token: session, body });
+    const r = await ctx.api.request(method, `/v1/admin${path}`, { token: ctx.session, body });
     expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(expected);
     return r.body;
   };
@@ -45,7 +33,7 @@ describe('prototype member names as slugs and names', () => {
     const version: number = own.ruleVersion;
 
     // Enforced under its name, with the override, the plan's policy and the tenant's own.
-    const check = (body: object) => api.request('POST', '/v1/check', { token: service.key, body });
+    const check = (body: object) => ctx.api.request('POST', '/v1/check', { token: service.key, body });
     const bySlug = await check({ tenant: 'constructor', endpoint: 'GET /constructor/1' });
     expect(bySlug.status, JSON.stringify(bySlug.body)).toBe(200);
     expect(bySlug.body).toMatchObject({ allowed: true, tenant: 'constructor', policy: 'constructor', ruleVersion: tenantKey.ruleVersion });
@@ -54,8 +42,8 @@ describe('prototype member names as slugs and names', () => {
     expect(byKey.body).toMatchObject({ allowed: true, tenant: 'constructor', policy: 'hasownproperty' });
 
     // Shown to the tenant as its own, and to the operator in lists and filters.
-    const tenantSession = await api.login(await createUser(prisma, 'tenant', tenant.id));
-    const limits = await api.request('GET', '/v1/tenant/limits', { token: tenantSession });
+    const tenantSession = await ctx.api.login(await createUser(ctx.prisma, 'tenant', tenant.id));
+    const limits = await ctx.api.request('GET', '/v1/tenant/limits', { token: tenantSession });
     expect(limits.body.policies.map((p: { route: string; name: string }) => [p.route, p.name])).toEqual([['* /own', 'hasownproperty'], ['GET /constructor/*', 'constructor']]);
     expect((await admin('GET', '/plans?q=constructor')).items.map((p: { slug: string }) => p.slug)).toEqual(['constructor']);
     expect((await admin('GET', '/plans?q=__proto__')).items.map((p: { name: string }) => p.name)).toEqual(['__proto__']);
@@ -89,9 +77,9 @@ describe('prototype member names as slugs and names', () => {
 
   it('answers 404 for an unknown tenant named like a prototype member, to a key that may check every tenant', async () => {
     const service = await admin('POST', '/keys', { kind: 'service', name: 'every tenant' }, 201);
-    await expect.poll(async () => (await api.request('GET', '/health')).body.ruleVersion).toBeGreaterThanOrEqual(service.ruleVersion);
+    await expect.poll(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion).toBeGreaterThanOrEqual(service.ruleVersion);
     for (const slug of ['constructor', 'tostring', 'hasownproperty', 'valueof']) {
-      const r = await api.request('POST', '/v1/check', { token: service.key, body: { tenant: slug, endpoint: 'GET /x' } });
+      const r = await ctx.api.request('POST', '/v1/check', { token: service.key, body: { tenant: slug, endpoint: 'GET /x' } });
       expect(r.status, `${slug}: ${JSON.stringify(r.body)}`).toBe(404);
       expect(r.body.error.code).toBe('not_found');
     }

@@ -1,29 +1,21 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { AppError } from '@tollgate/domain';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../support/api';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOperatorApi } from '../support/context';
+import { TEST_REDIS_URL } from '../support/env';
 import { createServiceKey, createTenant, createTenantKey, publishRules } from '../support/fixtures';
 import { TollgateClient, TollgateError } from '@tollgate/sdk';
 
 describe('TollgateClient against a real API', () => {
-  let prisma: PrismaClient;
-  let api: TestApi;
+  const ctx = useOperatorApi();
   let client: TollgateClient;
   let tenant: string;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    api = await startApi();
-    ({ tenant: { slug: tenant } } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 2 }]));
-    const key = await createServiceKey(prisma);
-    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await api.waitForRuleVersion(ruleSet.version);
-    client = new TollgateClient({ baseUrl: `${api.url}/`, serviceKey: key });
-  });
-  afterAll(async () => {
-    await api.close();
-    await prisma.$disconnect();
+    ({ tenant: { slug: tenant } } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 2 }]));
+    const key = await createServiceKey(ctx.prisma);
+    const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    await ctx.api.waitForRuleVersion(ruleSet.version);
+    client = new TollgateClient({ baseUrl: `${ctx.api.url}/`, serviceKey: key });
   });
 
   it('returns decisions, a denial as a value', async () => {
@@ -37,7 +29,7 @@ describe('TollgateClient against a real API', () => {
   it('throws the API\'s stable error code', async () => {
     await expect(client.check({ tenant, endpoint: 'GET /x', cost: 3 })).rejects.toMatchObject({ code: 'cost_exceeds_capacity', status: 422 });
     await expect(client.check({ tenant: 'nobody-here', endpoint: 'GET /x' })).rejects.toMatchObject({ code: 'not_found' });
-    const anonymous = new TollgateClient({ baseUrl: api.url, serviceKey: 'tg_test_wrong' });
+    const anonymous = new TollgateClient({ baseUrl: ctx.api.url, serviceKey: 'tg_test_wrong' });
     await expect(anonymous.check({ tenant, endpoint: 'GET /x' })).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
@@ -56,15 +48,15 @@ describe('TollgateClient against a real API', () => {
       allowed: true, mode: 'enforce', retryAfterMs: 0, ruleVersion: 0, limits: [], headers: {}, degraded: true, reason: 'tollgate_unavailable',
     });
     // A 4xx is the caller's mistake, not an outage: never failed open.
-    const open = new TollgateClient({ baseUrl: api.url, serviceKey: 'tg_test_wrong', onError: 'open' });
+    const open = new TollgateClient({ baseUrl: ctx.api.url, serviceKey: 'tg_test_wrong', onError: 'open' });
     await expect(open.check({ tenant, endpoint: 'GET /x' })).rejects.toMatchObject({ code: 'unauthenticated', unavailable: false });
   });
 
   it('peeks, refunds, leases and batches against the real API, and checks by the tenant\'s key', async () => {
-    const { tenant: fresh } = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
-    const { key } = await createTenantKey(prisma, fresh.id);
-    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    await api.waitForRuleVersion(ruleSet.version);
+    const { tenant: fresh } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 10 }]);
+    const { key } = await createTenantKey(ctx.prisma, fresh.id);
+    const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    await ctx.api.waitForRuleVersion(ruleSet.version);
     const at = { tenant: fresh.slug, endpoint: 'GET /x' };
     expect((await client.peek({ ...at, cost: 4 })).limits[0]?.remaining).toBe(6);
     expect((await client.check({ ...at, cost: 4 })).limits[0]?.remaining).toBe(6);

@@ -1,8 +1,9 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll } from 'vitest';
 import { startApi, type TestApi } from './api';
-import { TEST_DATABASE_URL } from './env';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env';
 import { createUser } from './fixtures';
+import { ownStores } from './stack';
 
 export interface OperatorApi {
   prisma: PrismaClient;
@@ -13,19 +14,30 @@ export interface OperatorApi {
   operatorEmail: string;
   /** A session token of a new user: another operator, or a user of `tenantId`. */
   signIn(role?: 'operator' | 'tenant', tenantId?: string): Promise<string>;
+  /** The database and Redis the API and `prisma` use: the test's, or the file's own (`ownStores`). */
+  databaseUrl: string;
+  redisUrl: string;
+}
+
+export interface OperatorApiOptions {
+  /** A database and Redis database of the file's own (`ownStores(name, redisOffset)`), for tests that need them alone. */
+  ownStores?: [name: string, redisOffset: number];
 }
 
 /**
  * For a describe block of API tests: the test database, an API in this process and a signed-in operator,
  * set up before the block's tests and closed after them. The fields are there once `beforeAll` has run.
  */
-export function useOperatorApi(env: Record<string, string> = {}): OperatorApi {
+export function useOperatorApi(env: Record<string, string> = {}, options: OperatorApiOptions = {}): OperatorApi {
   const ctx = {} as OperatorApi;
   const login = async (account: { email: string; password: string }) => await ctx.api.login(account);
   ctx.signIn = async (role = 'operator', tenantId) => login(await createUser(ctx.prisma, role, tenantId));
   beforeAll(async () => {
-    ctx.prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    ctx.api = await startApi(env);
+    const own = options.ownStores ? await ownStores(...options.ownStores) : undefined;
+    ctx.databaseUrl = own?.databaseUrl ?? TEST_DATABASE_URL;
+    ctx.redisUrl = own?.redisUrl ?? TEST_REDIS_URL;
+    ctx.prisma = createPrismaClient(ctx.databaseUrl, { poolSize: 2 });
+    ctx.api = await startApi(own ? { DATABASE_URL: own.databaseUrl, REDIS_URL: own.redisUrl, ...env } : env);
     const account = await createUser(ctx.prisma, 'operator');
     ctx.operatorEmail = account.email;
     ctx.session = await login(account);
