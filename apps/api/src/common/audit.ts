@@ -34,6 +34,30 @@ export async function writeAudit(tx: Prisma.TransactionClient, entry: AuditEntry
   else writtenIn.set(tx, [row.id]);
 }
 
+/** What commits a change in one transaction with the rule set version it makes (RuleChangeService). */
+interface RuleChanges {
+  commit<T>(actor: string, change: (tx: Prisma.TransactionClient) => Promise<T>): Promise<{ result: T; ruleVersion: number }>;
+}
+
+/**
+ * One entity created or changed as one audited rule change: `change` writes it in the transaction and gives it as
+ * it was before (nothing for a new one) and after; the audit entry holds both views, and names the entity by
+ * `entityId` (by default its id after the change). Answers its view after the change with the rule set version.
+ */
+export async function auditedChange<E extends { id: string }, V>(
+  changes: RuleChanges,
+  entry: { actor: string; action: string; entityType: string; entityId?: string },
+  view: (entity: E) => V,
+  change: (tx: Prisma.TransactionClient) => Promise<{ before?: E; after: E }>,
+): Promise<{ view: V; ruleVersion: number }> {
+  const { result, ruleVersion } = await changes.commit(entry.actor, async (tx) => {
+    const { before, after } = await change(tx);
+    await writeAudit(tx, { ...entry, entityId: entry.entityId ?? after.id, before: before && view(before), after: view(after) });
+    return after;
+  });
+  return { view: view(result), ruleVersion };
+}
+
 /** Records on the audit rows this transaction wrote that their change published `ruleVersion`. */
 export async function linkAuditToVersion(tx: Prisma.TransactionClient, ruleVersion: number): Promise<void> {
   const ids = writtenIn.get(tx);

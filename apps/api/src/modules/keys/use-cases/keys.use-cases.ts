@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
-import { writeAudit } from '../../../common/audit';
+import { auditedChange, writeAudit } from '../../../common/audit';
 import { found } from '../../../common/found';
 import { RuleChangeService } from '../../rules/rule-change.service';
 import { generateKey } from '../key-format';
@@ -48,12 +48,12 @@ export class CreateKeyUseCase {
 
   async execute(actor: string, input: NewKey): Promise<{ key: string; apiKey: KeyView; ruleVersion: number }> {
     const secret = generateKey(input.kind);
-    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+    const { view, ruleVersion } = await auditedChange(this.changes, { actor, action: 'api_key.created', entityType: 'api_key' }, toKeyView, async (tx) => {
       if (input.kind === 'tenant' && !(await tx.tenant.findUnique({ where: { id: input.tenantId }, select: { id: true } }))) {
         throw new AppError(ErrorCode.VALIDATION_FAILED, 'no tenant with this id', 'tenantId');
       }
       const scope = input.kind === 'service' && input.tenants ? await tenantIdsOf(tx, input.tenants) : [];
-      const created = await tx.apiKey.create({
+      const after = await tx.apiKey.create({
         data: {
           kind: input.kind,
           name: input.name,
@@ -66,10 +66,9 @@ export class CreateKeyUseCase {
         },
         include: keyInclude,
       });
-      await writeAudit(tx, { actor, action: 'api_key.created', entityType: 'api_key', entityId: created.id, after: toKeyView(created) });
-      return created;
+      return { after };
     });
-    return { key: secret.key, apiKey: toKeyView(result), ruleVersion };
+    return { key: secret.key, apiKey: view, ruleVersion };
   }
 }
 

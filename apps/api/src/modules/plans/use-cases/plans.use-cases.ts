@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
-import { writeAudit } from '../../../common/audit';
+import { auditedChange, writeAudit } from '../../../common/audit';
 import { found } from '../../../common/found';
 import { RuleChangeService } from '../../rules/rule-change.service';
 import type { NewPlan, PlanPatch } from '../dto/plan.schemas';
@@ -20,15 +20,13 @@ export class CreatePlanUseCase {
   constructor(private readonly changes: RuleChangeService) {}
 
   async execute(actor: string, input: NewPlan): Promise<{ plan: PlanView; ruleVersion: number }> {
-    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
-      const created = await tx.plan.create({
+    const { view, ruleVersion } = await auditedChange(this.changes, { actor, action: 'plan.created', entityType: 'plan' }, toPlanView, async (tx) => ({
+      after: await tx.plan.create({
         data: { slug: input.slug, name: input.name, limits: { create: input.limits.map((l) => ({ ...l, burst: l.burst ?? null })) } },
         include: planInclude,
-      });
-      await writeAudit(tx, { actor, action: 'plan.created', entityType: 'plan', entityId: created.id, after: toPlanView(created) });
-      return created;
-    });
-    return { plan: toPlanView(result), ruleVersion };
+      }),
+    }));
+    return { plan: view, ruleVersion };
   }
 }
 
@@ -38,13 +36,12 @@ export class UpdatePlanUseCase {
   constructor(private readonly changes: RuleChangeService) {}
 
   async execute(actor: string, planId: string, patch: PlanPatch): Promise<{ plan: PlanView; ruleVersion: number }> {
-    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
-      const before = await planOf(tx, planId);
-      const after = await tx.plan.update({ where: { id: planId }, data: patch, include: planInclude });
-      await writeAudit(tx, { actor, action: 'plan.updated', entityType: 'plan', entityId: planId, before: toPlanView(before), after: toPlanView(after) });
-      return after;
-    });
-    return { plan: toPlanView(result), ruleVersion };
+    const entry = { actor, action: 'plan.updated', entityType: 'plan', entityId: planId };
+    const { view, ruleVersion } = await auditedChange(this.changes, entry, toPlanView, async (tx) => ({
+      before: await planOf(tx, planId),
+      after: await tx.plan.update({ where: { id: planId }, data: patch, include: planInclude }),
+    }));
+    return { plan: view, ruleVersion };
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
-import { writeAudit } from '../../../common/audit';
+import { auditedChange, writeAudit } from '../../../common/audit';
 import { found } from '../../../common/found';
 import { RuleChangeService } from '../../rules/rule-change.service';
 import type { NewPolicy, PolicyPatch } from '../dto/policy.schemas';
@@ -54,17 +54,16 @@ export class CreatePolicyUseCase {
   async execute(actor: string, input: NewPolicy): Promise<{ policy: PolicyView; ruleVersion: number }> {
     const { limits, planId, tenantId, ...fields } = input;
     const owner: Owner = planId ? { planId } : { tenantId: tenantId! };
-    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+    const { view, ruleVersion } = await auditedChange(this.changes, { actor, action: 'policy.created', entityType: 'policy' }, toPolicyView, async (tx) => {
       await assertOwner(tx, owner);
       await assertFree(tx, owner, fields);
-      const created = await tx.endpointPolicy.create({
+      const after = await tx.endpointPolicy.create({
         data: { ...owner, ...fields, limits: { create: limits.map((l) => ({ ...l, burst: l.burst ?? null })) } },
         include: policyInclude,
       });
-      await writeAudit(tx, { actor, action: 'policy.created', entityType: 'policy', entityId: created.id, after: toPolicyView(created) });
-      return created;
+      return { after };
     });
-    return { policy: toPolicyView(result), ruleVersion };
+    return { policy: view, ruleVersion };
   }
 }
 
@@ -74,16 +73,15 @@ export class UpdatePolicyUseCase {
   constructor(private readonly changes: RuleChangeService) {}
 
   async execute(actor: string, policyId: string, patch: PolicyPatch): Promise<{ policy: PolicyView; ruleVersion: number }> {
-    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+    const entry = { actor, action: 'policy.updated', entityType: 'policy', entityId: policyId };
+    const { view, ruleVersion } = await auditedChange(this.changes, entry, toPolicyView, async (tx) => {
       const before = await policyOf(tx, policyId);
       if (patch.name !== undefined || patch.method !== undefined || patch.pattern !== undefined) {
         await assertFree(tx, ownerOf(before), { name: patch.name ?? before.name, method: patch.method ?? before.method, pattern: patch.pattern ?? before.pattern }, policyId);
       }
-      const after = await tx.endpointPolicy.update({ where: { id: policyId }, data: patch, include: policyInclude });
-      await writeAudit(tx, { actor, action: 'policy.updated', entityType: 'policy', entityId: policyId, before: toPolicyView(before), after: toPolicyView(after) });
-      return after;
+      return { before, after: await tx.endpointPolicy.update({ where: { id: policyId }, data: patch, include: policyInclude }) };
     });
-    return { policy: toPolicyView(result), ruleVersion };
+    return { policy: view, ruleVersion };
   }
 }
 

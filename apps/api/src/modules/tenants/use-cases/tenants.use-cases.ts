@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorCode } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
-import { writeAudit } from '../../../common/audit';
+import { auditedChange, writeAudit } from '../../../common/audit';
 import { found } from '../../../common/found';
 import { RuleChangeService } from '../../rules/rule-change.service';
 import type { NewTenant, TenantPatch } from '../dto/tenant.schemas';
@@ -20,13 +20,11 @@ export class CreateTenantUseCase {
   constructor(private readonly changes: RuleChangeService) {}
 
   async execute(actor: string, input: NewTenant): Promise<{ tenant: TenantView; ruleVersion: number }> {
-    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+    const { view, ruleVersion } = await auditedChange(this.changes, { actor, action: 'tenant.created', entityType: 'tenant' }, toTenantView, async (tx) => {
       await assertPlan(tx, input.planId);
-      const created = await tx.tenant.create({ data: input, include: tenantInclude });
-      await writeAudit(tx, { actor, action: 'tenant.created', entityType: 'tenant', entityId: created.id, after: toTenantView(created) });
-      return created;
+      return { after: await tx.tenant.create({ data: input, include: tenantInclude }) };
     });
-    return { tenant: toTenantView(result), ruleVersion };
+    return { tenant: view, ruleVersion };
   }
 }
 
@@ -36,7 +34,8 @@ export class UpdateTenantUseCase {
   constructor(private readonly changes: RuleChangeService) {}
 
   async execute(actor: string, tenantId: string, patch: TenantPatch): Promise<{ tenant: TenantView; ruleVersion: number }> {
-    const { result, ruleVersion } = await this.changes.commit(actor, async (tx) => {
+    const entry = { actor, action: 'tenant.updated', entityType: 'tenant', entityId: tenantId };
+    const { view, ruleVersion } = await auditedChange(this.changes, entry, toTenantView, async (tx) => {
       const before = found(await tx.tenant.findUnique({ where: { id: tenantId }, include: tenantInclude }), 'tenant');
       if (patch.planId) await assertPlan(tx, patch.planId);
       const { caps, ...fields } = patch;
@@ -45,11 +44,9 @@ export class UpdateTenantUseCase {
         ...(caps?.webhookEndpoints !== undefined ? { webhookEndpointCap: caps.webhookEndpoints } : {}),
         ...(caps?.alertRules !== undefined ? { alertRuleCap: caps.alertRules } : {}),
       };
-      const after = await tx.tenant.update({ where: { id: tenantId }, data, include: tenantInclude });
-      await writeAudit(tx, { actor, action: 'tenant.updated', entityType: 'tenant', entityId: tenantId, before: toTenantView(before), after: toTenantView(after) });
-      return after;
+      return { before, after: await tx.tenant.update({ where: { id: tenantId }, data, include: tenantInclude }) };
     });
-    return { tenant: toTenantView(result), ruleVersion };
+    return { tenant: view, ruleVersion };
   }
 }
 
