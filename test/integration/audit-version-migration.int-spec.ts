@@ -1,7 +1,6 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../support/env';
-import { databaseBeforeMigration } from '../support/migration-db';
+import { useMigratedDatabase } from '../support/migration-db';
 
 // The migration that links audit records to the rule set version their change published, applied to records written
 // before it (the audit row, then the version, in one transaction, with times the API took), in a database of its own.
@@ -9,12 +8,7 @@ const databaseUrl = testDatabaseUrl('audit_version_migration');
 const TARGET = '_linked_audit_entries_to_rule_set_versions';
 
 describe('migration: audit records linked to the rule set versions they published', () => {
-  let db: pg.Client;
-
-  beforeAll(async () => {
-    const before = await databaseBeforeMigration(databaseUrl, TARGET);
-    db = before.db;
-    expect(before.target).toBeGreaterThan(0);
+  const migrated = useMigratedDatabase(databaseUrl, TARGET, async (db) => {
     const version = (n: number, author: string, at: string) =>
       db.query(`insert into rule_set_versions (version, compiled, diff, author, created_at) values ($1, '{}', '[]', $2, $3)`, [n, author, at]);
     const audit = (id: number, actor: string, action: string, entityType: string, at: string) =>
@@ -34,14 +28,10 @@ describe('migration: audit records linked to the rule set versions they publishe
     await audit(7, 'seed', 'demo.seeded', 'tenant', '2026-12-01T09:59:00.000Z');
     await audit(8, 'user:cy@example.test', 'plan.updated', 'plan', '2026-12-01T10:05:00.000Z');
     await version(5, 'user:cy@example.test', '2026-12-01T10:07:00.000Z');
-    await before.applyTarget();
-  });
-  afterAll(async () => {
-    await db.end();
   });
 
   it('gives each change the first version its actor published after it, and nothing to what published none', async () => {
-    const { rows } = await db.query(`select id::int, rule_version from audit_log order by id`);
+    const { rows } = await migrated.db.query(`select id::int, rule_version from audit_log order by id`);
     expect(rows).toEqual([
       { id: 1, rule_version: 2 },
       { id: 2, rule_version: 3 },
@@ -56,8 +46,8 @@ describe('migration: audit records linked to the rule set versions they publishe
   });
 
   it('keeps the link valid: an unknown version is refused, a deleted version unlinks its records', async () => {
-    await expect(db.query(`update audit_log set rule_version = 99 where id = 1`)).rejects.toThrow(/audit_log_rule_version_fkey/);
-    await db.query(`delete from rule_set_versions where version = 3`);
-    expect((await db.query(`select rule_version from audit_log where id = 2`)).rows).toEqual([{ rule_version: null }]);
+    await expect(migrated.db.query(`update audit_log set rule_version = 99 where id = 1`)).rejects.toThrow(/audit_log_rule_version_fkey/);
+    await migrated.db.query(`delete from rule_set_versions where version = 3`);
+    expect((await migrated.db.query(`select rule_version from audit_log where id = 2`)).rows).toEqual([{ rule_version: null }]);
   });
 });

@@ -1,7 +1,6 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../support/env';
-import { databaseBeforeMigration } from '../support/migration-db';
+import { useMigratedDatabase } from '../support/migration-db';
 
 // The migration that makes the calendar a column of limits, applied to rows written before it (a fixed window of
 // 86,400 s followed the tenant's calendar day), in a database of its own.
@@ -9,12 +8,7 @@ const databaseUrl = testDatabaseUrl('calendar_migration');
 const TARGET = '_added_calendar_to_limits';
 
 describe('migration: the calendar of limits made explicit', () => {
-  let db: pg.Client;
-
-  beforeAll(async () => {
-    const before = await databaseBeforeMigration(databaseUrl, TARGET);
-    db = before.db;
-    expect(before.target).toBeGreaterThan(0);
+  const migrated = useMigratedDatabase(databaseUrl, TARGET, async (db) => {
     const plan = (await db.query(`insert into plans (id, slug, name, updated_at) values (gen_random_uuid(), 'starter', 'Starter', now()) returning id`)).rows[0].id;
     const tenant = (await db.query(`insert into tenants (id, slug, name, plan_id, updated_at) values (gen_random_uuid(), 'acme', 'Acme', $1, now()) returning id`, [plan])).rows[0].id;
     const policy = (
@@ -31,14 +25,10 @@ describe('migration: the calendar of limits made explicit', () => {
       await db.query(`insert into tenant_limit_overrides (id, tenant_id, name, window_s, "limit", algorithm, updated_at) values (gen_random_uuid(), $1, $2, $3, 5, $4, now())`, [tenant, name, windowS, algorithm]);
       await db.query(`insert into endpoint_policy_limits (id, policy_id, name, window_s, "limit", algorithm, updated_at) values (gen_random_uuid(), $1, $2, $3, 5, $4, now())`, [policy, name, windowS, algorithm]);
     }
-    await before.applyTarget();
-  });
-  afterAll(async () => {
-    await db.end();
   });
 
   it.each(['plan_limits', 'tenant_limit_overrides', 'endpoint_policy_limits'])('gives the fixed windows of a day in %s the calendar day, and nothing else a calendar', async (table) => {
-    const { rows } = await db.query(`select name, calendar from ${table} order by name`);
+    const { rows } = await migrated.db.query(`select name, calendar from ${table} order by name`);
     expect(rows).toEqual([
       { name: 'bucket', calendar: null },
       { name: 'daily', calendar: 'day' },
@@ -48,8 +38,8 @@ describe('migration: the calendar of limits made explicit', () => {
   });
 
   it('refuses a calendar on anything but a fixed window of the calendar\'s length', async () => {
-    await expect(db.query(`update plan_limits set calendar = 'day' where name = 'hourly'`)).rejects.toThrow(/plan_limits_calendar_check/);
-    await expect(db.query(`update plan_limits set calendar = 'day' where name = 'bucket'`)).rejects.toThrow(/plan_limits_calendar_check/);
-    await db.query(`update plan_limits set calendar = 'month', window_s = 2678400 where name = 'daily'`);
+    await expect(migrated.db.query(`update plan_limits set calendar = 'day' where name = 'hourly'`)).rejects.toThrow(/plan_limits_calendar_check/);
+    await expect(migrated.db.query(`update plan_limits set calendar = 'day' where name = 'bucket'`)).rejects.toThrow(/plan_limits_calendar_check/);
+    await migrated.db.query(`update plan_limits set calendar = 'month', window_s = 2678400 where name = 'daily'`);
   });
 });

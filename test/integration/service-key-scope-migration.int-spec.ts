@@ -1,7 +1,6 @@
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../support/env';
-import { databaseBeforeMigration } from '../support/migration-db';
+import { useMigratedDatabase } from '../support/migration-db';
 
 // The migration that binds service keys' scopes to tenant ids, applied to rows written in the shape before it
 // (`tenant_scope`: slugs, empty = every tenant), in a database of its own.
@@ -9,15 +8,10 @@ const databaseUrl = testDatabaseUrl('scope_migration');
 const TARGET = '_scoped_service_keys_to_tenant_ids';
 
 describe('migration: service key scopes from slugs to tenant ids', () => {
-  let db: pg.Client;
   const id = { acme: '', globex: '' };
   const keys = new Map<string, string>();
 
-  beforeAll(async () => {
-    const before = await databaseBeforeMigration(databaseUrl, TARGET);
-    db = before.db;
-    expect(before.target).toBeGreaterThan(0);
-
+  const migrated = useMigratedDatabase(databaseUrl, TARGET, async (db) => {
     const plan = (await db.query(`insert into plans (id, slug, name, updated_at) values (gen_random_uuid(), 'starter', 'Starter', now()) returning id`)).rows[0].id;
     for (const slug of ['acme', 'globex'] as const) {
       id[slug] = (await db.query(`insert into tenants (id, slug, name, plan_id, updated_at) values (gen_random_uuid(), $1, $1, $2, now()) returning id`, [slug, plan])).rows[0].id;
@@ -36,14 +30,10 @@ describe('migration: service key scopes from slugs to tenant ids', () => {
     await key('tenant', 'tenant', [], id.acme);
     await key('operator', 'operator', []);
 
-    await before.applyTarget();
-  });
-  afterAll(async () => {
-    await db.end();
   });
 
   const scopeOf = async (name: string) => {
-    const { rows } = await db.query(
+    const { rows } = await migrated.db.query(
       `select k.all_tenants as "allTenants", coalesce(array_agg(s.tenant_id::text order by s.tenant_id) filter (where s.tenant_id is not null), '{}') as "tenantIds"
        from api_keys k left join api_key_tenant_scopes s on s.api_key_id = k.id where k.id = $1 group by k.id`,
       [keys.get(name)],
@@ -67,12 +57,12 @@ describe('migration: service key scopes from slugs to tenant ids', () => {
   it('scopes no tenant or operator key, and drops the slug column', async () => {
     expect(await scopeOf('tenant')).toEqual({ allTenants: false, tenantIds: [] });
     expect(await scopeOf('operator')).toEqual({ allTenants: false, tenantIds: [] });
-    const columns = await db.query(`select column_name from information_schema.columns where table_name = 'api_keys'`);
+    const columns = await migrated.db.query(`select column_name from information_schema.columns where table_name = 'api_keys'`);
     expect(columns.rows.map((c) => c.column_name)).not.toContain('tenant_scope');
   });
 
   it('takes a deleted tenant out of every scope without widening the key', async () => {
-    await db.query('delete from tenants where id = $1', [id.acme]);
+    await migrated.db.query('delete from tenants where id = $1', [id.acme]);
     expect(await scopeOf('acme-and-gone')).toEqual({ allTenants: false, tenantIds: [] });
     expect(await scopeOf('both')).toEqual({ allTenants: false, tenantIds: [id.globex] });
   });
