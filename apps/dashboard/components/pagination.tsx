@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import './pagination.css';
 
 interface CursorPaginationProps {
   basePath: string;
