@@ -2,7 +2,7 @@ import { modelFor, type AlgorithmModel } from './algorithms';
 import { CalendarWindows } from './algorithms/calendar';
 import type { Decision, Lease, LeaseRequest, Limiter, LimitRequest, LimitRule } from './contract';
 import { CostExceedsCapacityError, InvalidLimitRequestError, InvalidRuleError, LeaseNotSupportedError } from './errors';
-import { ALGORITHM_CODES, ruleKeyPart, tenantKeyPrefix } from './redis/keys';
+import { ALGORITHM_CODES, ruleKeyPart, subjectHash, tenantKeyPrefix } from './redis/keys';
 import { BUCKET_ALGORITHMS, isPositiveInteger, MAX_UNITS, resolveRule, type Operation, type ResolvedRule } from './rules';
 
 /**
@@ -55,7 +55,7 @@ export function prepareRules(rules: readonly LimitRule[], tenantId?: string): Pr
     calendar: resolved.some((rule) => rule.calendar !== undefined),
     calendars: Object.freeze(resolved.map((rule) => rule.calendar && new CalendarWindows(rule.calendar))),
     models: Object.freeze(resolved.map(modelFor)),
-    ...(tenantId === undefined ? {} : { tenant: Object.freeze({ id: tenantId, keyPrefix, wholeTenantKeys: Object.freeze(keyParts.map((part) => `${keyPrefix}${part}-`)) }) }),
+    ...(tenantId === undefined ? {} : { tenant: Object.freeze({ id: tenantId, keyPrefix, wholeTenantKeys: Object.freeze(keyParts.map((part) => keyPrefix + part + subjectHash(undefined))) }) }),
   });
 }
 

@@ -3,7 +3,7 @@ import type { LimitRule } from './contract';
 import { CostExceedsCapacityError, InvalidRuleError } from './errors';
 import { keyPrefixOf, prepareRules, validateRequest } from './prepared-rules';
 import { argsAt } from './redis/protocol';
-import { tenantKeyPrefix } from './redis/keys';
+import { ruleKey, tenantKeyPrefix } from './redis/keys';
 
 const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: 60_000 };
 const bucket: LimitRule = { name: 'bucket', algorithm: 'token_bucket', limit: 1, windowMs: 1000, burst: 3 };
@@ -31,6 +31,7 @@ describe('prepareRules', () => {
     expect(keyPrefixOf(prepared, 'tenant-1')).toBe(tenantKeyPrefix('tenant-1'));
     expect(keyPrefixOf(prepared, 'tenant-2')).toBe(tenantKeyPrefix('tenant-2'));
     expect(keyPrefixOf(prepareRules([minute]), 'tenant-1')).toBe(tenantKeyPrefix('tenant-1'));
+    expect(prepareRules([minute, bucket], 'tenant-1').tenant?.wholeTenantKeys).toEqual([ruleKey('tenant-1', minute, undefined), ruleKey('tenant-1', bucket, undefined)]);
   });
 
   it('keeps each calendar rule\'s last windows in the prepared rules, and moves on when the clock leaves them', () => {
