@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import type { PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
-import { claimDueAttempts, createEndpoint, parseEncryptionKeys, publishEvent, RETRY_DELAYS_MS, SecretBox } from '@tollgate/webhooks';
+import { claimDueAttempts, createEndpoint, publishEvent, RETRY_DELAYS_MS, type SecretBox } from '@tollgate/webhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodedOf, headerOf, startSmtpReceiver } from '../../../../test/support/smtp-receiver';
-import { testDatabaseUrl } from '../../../../test/support/env';
-import { recreateDatabase } from '../../../../test/support/stack';
+import { disableEarlierEndpoints, webhookDatabase } from '../../../../test/support/webhook-db';
 import { afterAttempts as afterRecorded } from '../../../../test/support/webhook-log';
 import { testClock } from '../../../../test/support/webhook-receiver';
 import { WebhookRunner } from './webhook-runner';
@@ -34,10 +33,7 @@ describe('e-mail delivery (worker, real Postgres and SMTP server)', () => {
   };
 
   beforeAll(async () => {
-    const databaseUrl = testDatabaseUrl('email');
-    await recreateDatabase(databaseUrl);
-    prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
-    box = new SecretBox(prisma, parseEncryptionKeys(''));
+    ({ prisma, box } = await webhookDatabase('email', 4));
     smtp = await startSmtpReceiver();
     await startRunner(smtp.url);
   });
@@ -47,8 +43,7 @@ describe('e-mail delivery (worker, real Postgres and SMTP server)', () => {
     await prisma?.$disconnect();
   });
   beforeEach(async () => {
-    await prisma.webhookEndpoint.updateMany({ data: { enabled: false } });
-    await prisma.webhookDelivery.updateMany({ where: { status: 'pending' }, data: { status: 'cancelled', nextAttemptAt: null } });
+    await disableEarlierEndpoints(prisma);
     smtp.reset();
   });
 

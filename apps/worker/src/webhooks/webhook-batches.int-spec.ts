@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import type { PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
-import { claimDueAttempts, createEndpoint, parseEncryptionKeys, publishEvent, publishEvents, releaseClaims, RETRY_DELAYS_MS, SecretBox } from '@tollgate/webhooks';
+import { claimDueAttempts, createEndpoint, publishEvent, publishEvents, releaseClaims, RETRY_DELAYS_MS, type SecretBox } from '@tollgate/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support/fixtures';
-import { testDatabaseUrl } from '../../../../test/support/env';
-import { recreateDatabase } from '../../../../test/support/stack';
+import { disableEarlierEndpoints, webhookDatabase } from '../../../../test/support/webhook-db';
 import { startReceiver, testClock } from '../../../../test/support/webhook-receiver';
 import { WebhookRunner } from './webhook-runner';
 
@@ -49,10 +48,7 @@ describe('webhook delivery in batches (workers, real Postgres and HTTP receivers
   };
 
   beforeAll(async () => {
-    const databaseUrl = testDatabaseUrl('webhook_batches');
-    await recreateDatabase(databaseUrl);
-    prisma = createPrismaClient(databaseUrl, { poolSize: 6 });
-    box = new SecretBox(prisma, parseEncryptionKeys(''));
+    ({ prisma, box } = await webhookDatabase('webhook_batches', 6));
   });
   afterAll(async () => {
     for (const r of runners) await r.close();
@@ -61,8 +57,7 @@ describe('webhook delivery in batches (workers, real Postgres and HTTP receivers
   });
   // Each test sees only its own endpoints.
   beforeEach(async () => {
-    await prisma.webhookEndpoint.updateMany({ data: { enabled: false } });
-    await prisma.webhookDelivery.updateMany({ where: { status: 'pending' }, data: { status: 'cancelled', nextAttemptAt: null } });
+    await disableEarlierEndpoints(prisma);
   });
 
   const endpoint = async (url: string, types: OutgoingEvent['type'][] = ['quota.threshold_crossed'], tenantId: string | null = null) =>

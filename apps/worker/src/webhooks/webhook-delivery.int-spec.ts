@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import type { PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
-import { createEndpoint, deleteExpiredWebhookRows, MAX_ATTEMPTS, parseEncryptionKeys, publishEvent, RETRY_DELAYS_MS, rotateEndpointSecret, SecretBox } from '@tollgate/webhooks';
+import { createEndpoint, deleteExpiredWebhookRows, MAX_ATTEMPTS, publishEvent, RETRY_DELAYS_MS, rotateEndpointSecret, type SecretBox } from '@tollgate/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/support/fixtures';
-import { testDatabaseUrl } from '../../../../test/support/env';
-import { recreateDatabase } from '../../../../test/support/stack';
+import { disableEarlierEndpoints, webhookDatabase } from '../../../../test/support/webhook-db';
 import { selfSignedCertificate } from '../../../../test/support/tls';
 import { afterAttempts as afterRecorded, deliveryOf as deliveryIn } from '../../../../test/support/webhook-log';
 import { startReceiver, testClock } from '../../../../test/support/webhook-receiver';
@@ -38,10 +37,7 @@ describe('webhook delivery (worker, real Postgres and HTTP receiver)', () => {
   };
 
   beforeAll(async () => {
-    const databaseUrl = testDatabaseUrl('webhooks');
-    await recreateDatabase(databaseUrl);
-    prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
-    box = new SecretBox(prisma, parseEncryptionKeys(''));
+    ({ prisma, box } = await webhookDatabase('webhooks', 4));
     receiver = await startReceiver();
     await startRunner();
   });
@@ -52,8 +48,7 @@ describe('webhook delivery (worker, real Postgres and HTTP receiver)', () => {
   });
   // Each test sees only its own endpoints: those of the tests before are disabled (their waiting deliveries cancelled).
   beforeEach(async () => {
-    await prisma.webhookEndpoint.updateMany({ data: { enabled: false } });
-    await prisma.webhookDelivery.updateMany({ where: { status: 'pending' }, data: { status: 'cancelled', nextAttemptAt: null } });
+    await disableEarlierEndpoints(prisma);
     receiver.reset();
   });
 
