@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checker } from '../support/check';
 import { createServiceKey, sleep } from '../support/fixtures';
-import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
+import { fillLimitForm, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 // Every control-plane step in the dashboard, none through the admin API: a plan, a tenant on it, a limit change
@@ -50,11 +50,7 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
     await openCreateForm(page, 'plan-new');
     await page.getByTestId('plan-new-slug').fill('gold');
     await page.getByTestId('plan-new-name').fill('Gold');
-    await page.getByTestId('plan-new-limit-name-0').fill('minute');
-    await page.getByTestId('plan-new-limit-window-0').fill('1');
-    await page.getByTestId('plan-new-limit-unit-0').selectOption('minutes');
-    await page.getByTestId('plan-new-limit-limit-0').fill('3');
-    await page.getByTestId('plan-new-limit-algorithm-0').selectOption('token_bucket');
+    await fillLimitForm(page, (field) => `plan-new-limit-${field}-0`, { name: 'minute', window: '1', unit: 'minutes', limit: '3', algorithm: 'token_bucket' });
     await expect.poll(() => page.getByTestId('plan-new-limit-burst-0').isVisible()).toBe(true);
     await page.getByTestId('plan-new-limit-algorithm-0').selectOption('fixed_window');
     expect(await page.getByTestId('plan-new-limit-burst-0').count()).toBe(0);
@@ -69,8 +65,7 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
     // A taken slug is refused next to the slug field, and the form keeps what was typed.
     await page.getByTestId('plan-new-slug').fill('gold');
     await page.getByTestId('plan-new-name').fill('Gold again');
-    await page.getByTestId('plan-new-limit-name-0').fill('minute');
-    await page.getByTestId('plan-new-limit-limit-0').fill('7');
+    await fillLimitForm(page, (field) => `plan-new-limit-${field}-0`, { name: 'minute', limit: '7' });
     await page.getByTestId('plan-new-submit').click();
     await expect.poll(() => page.locator('[data-testid="plan-new"] [role="alert"]').first().textContent()).toContain('already exists');
     expect(await page.getByTestId('plan-new-slug').getAttribute('aria-invalid')).toBe('true');
@@ -164,12 +159,7 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
 
     // Add a token bucket limit to gold, then make it a GCRA over 2 seconds, then remove it.
     await page.getByTestId('limit-add-gold').click();
-    await page.getByTestId('limit-add-name-gold').fill('second');
-    await page.getByTestId('limit-add-window-gold').fill('1');
-    await page.getByTestId('limit-add-unit-gold').selectOption('seconds');
-    await page.getByTestId('limit-add-limit-gold').fill('2');
-    await page.getByTestId('limit-add-algorithm-gold').selectOption('token_bucket');
-    await page.getByTestId('limit-add-burst-gold').fill('4');
+    await fillLimitForm(page, (field) => `limit-add-${field}-gold`, { name: 'second', window: '1', unit: 'seconds', limit: '2', algorithm: 'token_bucket', burst: '4' });
     await shot(page, '10-add-limit');
     await page.getByTestId('limit-add-submit-gold').click();
     await expect.poll(() => page.getByTestId('mutation-status').textContent(), { timeout: 10_000 }).toMatch(/Limit second added — rule set v\d+ is live/);
@@ -203,13 +193,9 @@ describe('the control plane in the dashboard: plan → tenant → limit change �
     await openCreateForm(page, 'plan-new');
     await page.getByTestId('plan-new-slug').fill('silver');
     await page.getByTestId('plan-new-name').fill('Silver');
-    await page.getByTestId('plan-new-limit-name-0').fill('minute');
-    await page.getByTestId('plan-new-limit-limit-0').fill('30');
+    await fillLimitForm(page, (field) => `plan-new-limit-${field}-0`, { name: 'minute', limit: '30' });
     await page.getByTestId('plan-new-add-row').click();
-    await page.getByTestId('plan-new-limit-name-1').fill('Yearly');
-    await page.getByTestId('plan-new-limit-window-1').fill('365');
-    await page.getByTestId('plan-new-limit-unit-1').selectOption('days');
-    await page.getByTestId('plan-new-limit-limit-1').fill('100000');
+    await fillLimitForm(page, (field) => `plan-new-limit-${field}-1`, { name: 'Yearly', window: '365', unit: 'days', limit: '100000' });
     await page.getByTestId('plan-new-submit').click();
     await untilInvalid(page, 'plan-new-limit-name-1');
     expect(await page.locator('[data-testid="plan-new-limit-1"] [role="alert"]').textContent()).toContain('lower-case');

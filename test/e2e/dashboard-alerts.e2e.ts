@@ -1,26 +1,24 @@
 import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, signInAsTenantUser, untilInvalid } from '../support/browser';
+import { expectNoHorizontalOverflow, openCreateForm, screenshots, signInAsDemoOperator, signInAsTenantUser, untilInvalid, useStackAndBrowser } from '../support/browser';
 import { DEMO_SERVICE_KEY } from '../../prisma/demo';
-import { operatorApi, startStack, type Stack } from '../support/stack';
+import { operatorApi } from '../support/stack';
 
 const TENANT_USER = { email: 'alerts@acme.example', name: 'Acme alerts', password: 'acme-alerts-passphrase' };
 
 // The operator's alert history and rules, and a tenant user's own alerts, against a real stack.
 describe('alerts in the dashboard', () => {
-  let stack: Stack;
-  let browser: Browser;
+  // An endpoint on 127.0.0.1 (nothing listens on port 9): its test event makes a delivery that fails.
+  const e2e = useStackAndBrowser('alert_pages', { WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1' });
   let prisma: PrismaClient;
   let admin: Awaited<ReturnType<typeof operatorApi>>;
   const ids = new Map<string, string>();
 
   beforeAll(async () => {
-    // An endpoint on 127.0.0.1 (nothing listens on port 9): its test event makes a delivery that fails.
-    stack = await startStack('alert_pages', { WEBHOOK_ALLOWED_DESTINATIONS: '127.0.0.1' });
-    prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
-    admin = await operatorApi(stack);
+    prisma = createPrismaClient(e2e.stack.databaseUrl, { poolSize: 2 });
+    admin = await operatorApi(e2e.stack);
     const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
     const globex = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'globex' } });
     expect((await admin('POST', '/v1/admin/users', { ...TENANT_USER, role: 'tenant', tenantId: acme.id })).status).toBe(201);
@@ -59,12 +57,9 @@ describe('alerts in the dashboard', () => {
       },
     });
     ids.set('alert:globex', String(globexAlert.id));
-    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
     await prisma?.$disconnect();
-    await stack?.stop();
   });
 
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `alerts-${name}.png`), fullPage: true });
@@ -78,8 +73,8 @@ describe('alerts in the dashboard', () => {
   };
 
   it('shows the operator every alert, filtered by state and rule, with the rule and tenant of each', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     await page.getByTestId('nav-alerts').click();
     await page.waitForURL(/\/alerts$/);
     await page.getByTestId(`alert-row-${ids.get('alert:acme')}`).waitFor();
@@ -111,9 +106,9 @@ describe('alerts in the dashboard', () => {
   });
 
   it('lets the operator create, edit, disable and delete rules of each kind, with the API’s refusals next to their fields', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
-    await page.goto(`${stack.dashboardUrl}/alerts`);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
+    await page.goto(`${e2e.stack.dashboardUrl}/alerts`);
     await openCreateForm(page, 'alert-rule-new');
 
     // A 429-rate rule for acme: its rate is required, and the API says so next to it.
@@ -180,9 +175,9 @@ describe('alerts in the dashboard', () => {
   });
 
   it('shows a tenant’s user its own quota alerts only', async () => {
-    const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
+    const context = await e2e.browser.newContext({ viewport: { width: 420, height: 900 } });
     const page = await context.newPage();
-    await signInAsTenantUser(page, stack.dashboardUrl, TENANT_USER);
+    await signInAsTenantUser(page, e2e.stack.dashboardUrl, TENANT_USER);
     await page.getByTestId('nav-portal-alerts').click();
     await page.waitForURL(/\/portal\/alerts$/);
     await page.getByTestId(`alert-row-${ids.get('alert:acme')}`).waitFor();
@@ -199,9 +194,9 @@ describe('alerts in the dashboard', () => {
   it('counts firing alerts in the navigation, acknowledges one, silences a rule, and keeps the history up to date by itself', async () => {
     const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
     for (const width of [1400, 420]) {
-      const page = await browser.newPage({ viewport: { width, height: 900 } });
-      await signInAsDemoOperator(page, stack.dashboardUrl);
-      await page.goto(`${stack.dashboardUrl}/alerts`);
+      const page = await e2e.browser.newPage({ viewport: { width, height: 900 } });
+      await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
+      await page.goto(`${e2e.stack.dashboardUrl}/alerts`);
       const badge = page.getByTestId('nav-alerts-firing');
       const firing = await prisma.alert.count({ where: { state: 'firing' } });
       const unseen = await prisma.alert.count({ where: { state: 'firing', acknowledgedAt: null } });
@@ -251,12 +246,12 @@ describe('alerts in the dashboard', () => {
 
   it('reads a tenant’s limit bars (tenant page and portal) and an endpoint’s delivery log again by themselves, without a reload', async () => {
     const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
-    const operator = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(operator, stack.dashboardUrl);
-    await operator.goto(`${stack.dashboardUrl}/tenants/${acme.id}`);
-    const context = await browser.newContext({ viewport: { width: 420, height: 900 } });
+    const operator = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(operator, e2e.stack.dashboardUrl);
+    await operator.goto(`${e2e.stack.dashboardUrl}/tenants/${acme.id}`);
+    const context = await e2e.browser.newContext({ viewport: { width: 420, height: 900 } });
     const portal = await context.newPage();
-    await signInAsTenantUser(portal, stack.dashboardUrl, TENANT_USER);
+    await signInAsTenantUser(portal, e2e.stack.dashboardUrl, TENANT_USER);
     // What each bar says is used; a mark in each page's window, which a reload would lose.
     const used = (page: Page, prefix: string) => page.locator(`[data-testid^="${prefix}"][role="meter"]`).evaluateAll((meters) => meters.map((m) => m.getAttribute('aria-valuenow')).join(','));
     const mark = (page: Page) => page.evaluate(() => Object.assign(globalThis, { unreloaded: true }));
@@ -266,7 +261,7 @@ describe('alerts in the dashboard', () => {
     expect(before.operator).not.toBe('');
     await Promise.all([mark(operator), mark(portal)]);
     for (let i = 0; i < 3; i += 1) {
-      const res = await fetch(`${stack.apiUrl}/v1/check`, {
+      const res = await fetch(`${e2e.stack.apiUrl}/v1/check`, {
         method: 'POST',
         headers: { authorization: `Bearer ${DEMO_SERVICE_KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ tenant: 'acme', endpoint: 'GET /refresh-probe' }),
@@ -283,7 +278,7 @@ describe('alerts in the dashboard', () => {
     const made = await admin('POST', '/v1/admin/webhooks', { url: 'http://127.0.0.1:9/refresh', eventTypes: ['webhook.test'] });
     expect(made.status).toBe(201);
     const endpointId = (made.body.endpoint as { id: string }).id;
-    await operator.goto(`${stack.dashboardUrl}/webhooks/${endpointId}`);
+    await operator.goto(`${e2e.stack.dashboardUrl}/webhooks/${endpointId}`);
     await operator.getByTestId('webhook-deliveries-empty').waitFor();
     await mark(operator);
     expect((await admin('POST', `/v1/admin/webhooks/${endpointId}/test`)).status).toBeLessThan(300);

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
-import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
-import { signInOperator, startStack, type Stack } from '../support/stack';
+import { expectNoHorizontalOverflow, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
+import { signInOperator } from '../support/stack';
 
 const WIDE = { width: 1400, height: 900 };
 const NARROW = { width: 420, height: 900 };
@@ -20,19 +20,12 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 describe('the audit log in the dashboard: who changed what, and the rule set version it published', () => {
-  let stack: Stack;
-  let browser: Browser;
+  const e2e = useStackAndBrowser('dashboard_audit');
   let page: Page;
 
   beforeAll(async () => {
-    stack = await startStack('dashboard_audit');
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: WIDE });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+    page = await e2e.browser.newPage({ viewport: WIDE });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
   });
 
   it('shows a limit change with its actor, links it to its version, whose diff reads as a sentence', async () => {
@@ -67,7 +60,7 @@ describe('the audit log in the dashboard: who changed what, and the rule set ver
   });
 
   it('filters by actor, resource and days in the URL, and says what to do when nothing matches', async () => {
-    await page.goto(`${stack.dashboardUrl}/audit`);
+    await page.goto(`${e2e.stack.dashboardUrl}/audit`);
     await page.getByTestId('audit-entry').first().getByTestId('audit-actor').click();
     await page.waitForURL(/actor=user%3Aadmin%40tollgate\.local/);
     expect(new Set(await page.getByTestId('audit-actor').allTextContents())).toEqual(new Set([ACTOR]));
@@ -81,24 +74,24 @@ describe('the audit log in the dashboard: who changed what, and the rule set ver
     expect(page.url()).toContain(`from=${today}`);
     await expect.poll(() => page.getByTestId('audit-headline').allTextContents()).toEqual(['Changed plan limit minute']);
 
-    await page.goto(`${stack.dashboardUrl}/audit?actor=user:nobody@example.test&to=2000-01-01`);
+    await page.goto(`${e2e.stack.dashboardUrl}/audit?actor=user:nobody@example.test&to=2000-01-01`);
     expect(await page.getByTestId('audit-empty').textContent()).toContain('No changes match these filters');
-    await page.goto(`${stack.dashboardUrl}/audit?from=2026-12-05&to=2026-12-01&entityType=Plan`);
+    await page.goto(`${e2e.stack.dashboardUrl}/audit?from=2026-12-05&to=2026-12-01&entityType=Plan`);
     expect(await page.getByTestId('audit-filter-problems').textContent()).toContain('The range ends before it starts');
   });
 
   it('counts keys in a version\'s diff, never showing a hash', async () => {
-    const token = await signInOperator(stack);
-    const acme = (await (await fetch(`${stack.apiUrl}/v1/admin/tenants`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: { id: string; slug: string }[] };
+    const token = await signInOperator(e2e.stack);
+    const acme = (await (await fetch(`${e2e.stack.apiUrl}/v1/admin/tenants`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: { id: string; slug: string }[] };
     const tenantId = acme.items.find((t) => t.slug === 'acme')!.id;
-    const created = await fetch(`${stack.apiUrl}/v1/admin/keys`, {
+    const created = await fetch(`${e2e.stack.apiUrl}/v1/admin/keys`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ kind: 'tenant', name: 'mobile app', tenantId }),
     });
     const { ruleVersion } = (await created.json()) as { ruleVersion: number };
 
-    await page.goto(`${stack.dashboardUrl}/audit`);
+    await page.goto(`${e2e.stack.dashboardUrl}/audit`);
     const newest = page.getByTestId('audit-entry').first();
     expect(await newest.getByTestId('audit-headline').textContent()).toMatch(/^Created API key mobile app \(tg_live_t_/);
     await newest.getByTestId('audit-version-link').click();
@@ -108,14 +101,14 @@ describe('the audit log in the dashboard: who changed what, and the rule set ver
   });
 
   it('publishes no version for a display name, and each version of the history lists as many lines as it counts', async () => {
-    const token = await signInOperator(stack);
+    const token = await signInOperator(e2e.stack);
     const api = async (method: string, path: string, body?: unknown) =>
-      (await fetch(`${stack.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+      (await fetch(`${e2e.stack.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
     const inForce = ((await api('GET', '/v1/admin/rule-sets/current')) as { version: number }).version;
     const acme = ((await api('GET', '/v1/admin/tenants')) as { items: { id: string; slug: string }[] }).items.find((t) => t.slug === 'acme')!;
     expect(((await api('PATCH', `/v1/admin/tenants/${acme.id}`, { name: 'Acme Corporation' })) as { ruleVersion: number }).ruleVersion).toBe(inForce);
 
-    await page.goto(`${stack.dashboardUrl}/rule-sets`);
+    await page.goto(`${e2e.stack.dashboardUrl}/rule-sets`);
     const rows = page.locator('[data-testid^="rule-set-row-"]');
     expect(await rows.first().getAttribute('data-testid')).toBe(`rule-set-row-${inForce}`);
     await shoot(page, 'rule-set-history');

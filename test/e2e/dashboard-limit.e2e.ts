@@ -1,26 +1,15 @@
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_SERVICE_KEY } from '../../prisma/demo';
 import { awayFromMinuteBoundary } from '../support/fixtures';
-import { launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
-import { startStack, type Stack } from '../support/stack';
+import { screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 
 describe('the demo, end to end: dashboard → admin API → Postgres → rules in Redis → /v1/check', () => {
-  let stack: Stack;
-  let browser: Browser;
+  const e2e = useStackAndBrowser('e2e');
 
-  beforeAll(async () => {
-    stack = await startStack('e2e');
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
 
   const check = async (subject: string) => {
-    const res = await fetch(`${stack.apiUrl}/v1/check`, {
+    const res = await fetch(`${e2e.stack.apiUrl}/v1/check`, {
       method: 'POST',
       headers: { authorization: `Bearer ${DEMO_SERVICE_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ tenant: 'acme', endpoint: 'GET /v1/items', subject }),
@@ -36,8 +25,8 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
     expect(denied.body.allowed).toBe(false);
     expect(Number(denied.retryAfter)).toBeGreaterThanOrEqual(1);
 
-    const page = await browser.newPage();
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage();
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     // Operators land on the overview: the plans are a click away.
     await page.getByTestId('nav-plans').click();
     await page.waitForURL(/\/plans$/);
@@ -58,8 +47,8 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
   });
 
   it('shows a limit\'s calendar in its Edit form and moves it to another calendar', async () => {
-    const page = await browser.newPage();
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage();
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     // Operators land on the overview: the plans are a click away.
     await page.getByTestId('nav-plans').click();
     await page.waitForURL(/\/plans$/);
@@ -74,8 +63,8 @@ describe('the demo, end to end: dashboard → admin API → Postgres → rules i
   });
 
   it('redirects an anonymous visitor to the login page', async () => {
-    const page = await browser.newPage();
-    await page.goto(`${stack.dashboardUrl}/tenants`);
+    const page = await e2e.browser.newPage();
+    await page.goto(`${e2e.stack.dashboardUrl}/tenants`);
     await page.waitForURL(/\/login/);
     expect(page.url()).toContain('/login');
   });

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
-import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { expectNoHorizontalOverflow, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 import { waitFor } from '../support/fixtures';
-import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
+import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator } from '../support/stack';
 
 // What the Tenants, Policies and Plans lists say about traffic, and the range a fresh install's overview opens on,
 // over the demo stack: checks through the API's /v1/check, rolled up by the worker, read in the browser. Plan
@@ -12,20 +12,17 @@ import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, 
 // test reads it): initech uses it up and is refused twice; hooli goes through a shadow policy that would refuse
 // alice's last two. Nothing else sent traffic: the overview's data is minutes old.
 describe('the lists with their traffic, and the overview of a fresh install', () => {
-  let stack: Stack;
-  let browser: Browser;
+  const e2e = useStackAndBrowser('lists', LIVE_USAGE);
   let token: string;
   const ids = new Map<string, string>();
   /** What each tenant's checks were answered. */
   const sent = new Map<string, { decisions: number; denied: number; wouldDeny: number }>();
 
   /** A call of the stack's API, with the operator's token unless another is given; a non-2xx answer throws. */
-  const api = (method: string, path: string, body?: unknown, bearer = token) => adminCall(stack, bearer, method, path, body);
+  const api = (method: string, path: string, body?: unknown, bearer = token) => adminCall(e2e.stack, bearer, method, path, body);
 
   beforeAll(async () => {
-    stack = await startStack('lists', LIVE_USAGE);
-    browser = await launchBrowser();
-    token = await signInOperator(stack);
+    token = await signInOperator(e2e.stack);
     const plan = await api('POST', '/v1/admin/plans', {
       slug: 'metered',
       name: 'Metered',
@@ -45,7 +42,7 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
     ids.set('policy:reports', reports.policy.id);
     await api('POST', '/v1/admin/policies', { planId: plan.plan.id, name: 'idle', method: 'GET', pattern: '/v1/idle', limits: [{ name: 'minute', windowS: 60, limit: 100 }] });
     const service = await api('POST', '/v1/admin/keys', { kind: 'service', name: 'lists e2e' });
-    await ruleVersionInForce(stack.apiUrl, service.ruleVersion, 15_000);
+    await ruleVersionInForce(e2e.stack.apiUrl, service.ruleVersion, 15_000);
 
     const check = async (tenant: string, endpoint: string, subject: string) => {
       const body = await api('POST', '/v1/check', { tenant, endpoint, subject }, service.key);
@@ -67,17 +64,13 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
       return summary.items[0].decisions === 7 && summary.items[1].decisions === 4 && summary.items[1].shadowDenied === 2;
     }, 30_000, 500);
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
 
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `lists-${name}.png`), fullPage: true });
   const text = async (page: Page, testId: string) => (await page.getByTestId(testId).textContent())?.trim();
 
   it('opens the overview of a fresh install on the last hour, and on the range its URL names', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     expect(new URL(page.url()).search).toBe('');
     expect(await page.getByTestId('range-1h').getAttribute('aria-current')).toBe('true');
     expect(await page.locator('.page-heading p').textContent()).toContain('Opened on 1 h');
@@ -91,16 +84,16 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
     await shot(page, 'overview-420');
     await expectNoHorizontalOverflow(page, 'the overview at 420 px');
     await page.setViewportSize({ width: 1400, height: 900 });
-    await page.goto(`${stack.dashboardUrl}/overview?range=24h`);
+    await page.goto(`${e2e.stack.dashboardUrl}/overview?range=24h`);
     expect(await page.getByTestId('range-24h').getAttribute('aria-current')).toBe('true');
     expect(await page.getByTestId('range-1h').getAttribute('aria-current')).toBeNull();
     await page.close();
   });
 
   it('lists each tenant with its decisions and 429 rate of the last 24 h and its most used limit now', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
-    await page.goto(`${stack.dashboardUrl}/tenants`);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
+    await page.goto(`${e2e.stack.dashboardUrl}/tenants`);
     const table = page.getByTestId('tenants-table');
     expect(await table.locator('thead').textContent()).toContain('Decisions, 24 h');
     expect(await table.locator('thead').textContent()).toContain('429 rate, 24 h');
@@ -131,9 +124,9 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
   });
 
   it('shows each policy its decisions, 429 rate and would-denies, and each plan how many tenants are at a limit now', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
-    await page.goto(`${stack.dashboardUrl}/policies`);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
+    await page.goto(`${e2e.stack.dashboardUrl}/policies`);
     expect(await text(page, 'policy-decisions-reports')).toBe('4');
     expect(await text(page, 'policy-deny-rate-reports')).toBe('0 %');
     expect(await text(page, 'policy-would-deny-reports')).toBe('2');
@@ -147,7 +140,7 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
     await expectNoHorizontalOverflow(page, 'the policies at 420 px');
 
     await page.setViewportSize({ width: 1400, height: 900 });
-    await page.goto(`${stack.dashboardUrl}/plans`);
+    await page.goto(`${e2e.stack.dashboardUrl}/plans`);
     expect(await text(page, 'plan-tenants-metered')).toBe('2 tenants');
     expect(await text(page, 'plan-at-limit-metered')).toBe('1 at a limit now');
     expect(await text(page, 'plan-at-limit-pro')).toBe('none at a limit now');

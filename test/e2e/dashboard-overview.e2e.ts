@@ -1,18 +1,17 @@
 import { join } from 'node:path';
 import { createPrismaClient } from '@tollgate/db';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
-import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { expectNoHorizontalOverflow, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
-import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
+import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator } from '../support/stack';
 
 // The operator's overview and a policy's page over the demo stack: checks through the API's /v1/check, rolled up by
 // the worker (every second, the open minute too), then read in the browser. The demo's acme (plan starter: 10 a minute) gets a
 // burst of 429s; globex (plan pro) meets a policy in shadow mode that would have denied two of its subjects.
 describe('the overview and a policy page', () => {
-  let stack: Stack;
-  let browser: Browser;
+  const e2e = useStackAndBrowser('overview', { ...LIVE_USAGE, USAGE_DENIAL_SAMPLES_PER_S: '1000' });
   let token: string;
   let serviceKey: string;
   const ids = new Map<string, string>();
@@ -20,8 +19,8 @@ describe('the overview and a policy page', () => {
   const answered = { allowed: 0, denied: 0, shadowDenied: 0 };
 
   /** A call of the stack's API, with the operator's token unless another is given; a non-2xx answer throws. */
-  const api = (method: string, path: string, body?: unknown, bearer = token) => adminCall(stack, bearer, method, path, body);
-  const live = (version: number) => ruleVersionInForce(stack.apiUrl, version, 15_000);
+  const api = (method: string, path: string, body?: unknown, bearer = token) => adminCall(e2e.stack, bearer, method, path, body);
+  const live = (version: number) => ruleVersionInForce(e2e.stack.apiUrl, version, 15_000);
   const check = async (key: string, endpoint: string, subject: string) => {
     const body = await api('POST', '/v1/check', { key, endpoint, subject }, serviceKey);
     if (body.allowed === false) answered.denied += 1;
@@ -31,9 +30,7 @@ describe('the overview and a policy page', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack('overview', { ...LIVE_USAGE, USAGE_DENIAL_SAMPLES_PER_S: '1000' });
-    browser = await launchBrowser();
-    token = await signInOperator(stack);
+    token = await signInOperator(e2e.stack);
     const tenants = await api('GET', '/v1/admin/tenants?pageSize=50');
     for (const t of tenants.items as { id: string; slug: string; plan: { id: string; slug: string } }[]) {
       ids.set(t.slug, t.id);
@@ -74,16 +71,12 @@ describe('the overview and a policy page', () => {
       return (series.points as { denied: number; shadowDenied: number }[]).reduce((sum, p) => sum + p.denied + p.shadowDenied, 0) === 8;
     }, 30_000, 500);
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
 
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `overview-${name}.png`), fullPage: true });
 
   it('lands the operator on the overview, with the burst of 429s in its totals, chart and top tenants', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     expect(await page.getByTestId('nav-overview').getAttribute('aria-current')).toBe('page');
     await page.getByTestId('range-1h').click();
     await page.waitForURL(/range=1h/);
@@ -124,7 +117,7 @@ describe('the overview and a policy page', () => {
 
     // A custom range (UTC, in the URL) from before the stack started: nothing to show, and what to do about it.
     const hourAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString().slice(0, 16);
-    await page.goto(`${stack.dashboardUrl}/overview?${new URLSearchParams({ from: hourAgo(3), to: hourAgo(2) })}`);
+    await page.goto(`${e2e.stack.dashboardUrl}/overview?${new URLSearchParams({ from: hourAgo(3), to: hourAgo(2) })}`);
     expect(await page.getByTestId('overview-empty').textContent()).toContain('No traffic yet');
     expect(await page.getByTestId('overview-empty-curl').textContent()).toContain('/v1/check');
     expect(await page.getByTestId('range-from').inputValue()).toBe(hourAgo(3));
@@ -132,20 +125,20 @@ describe('the overview and a policy page', () => {
     await shot(page, 'empty-420');
     await expectNoHorizontalOverflow(page, 'the page at 420 px');
     // A range that is not one is refused with a message, and the last day is shown.
-    await page.goto(`${stack.dashboardUrl}/overview?from=${hourAgo(1)}&to=${hourAgo(2)}`);
+    await page.goto(`${e2e.stack.dashboardUrl}/overview?from=${hourAgo(1)}&to=${hourAgo(2)}`);
     expect(await page.getByTestId('range-problem').textContent()).toContain('before its end');
     expect(await page.getByTestId('range-24h').getAttribute('aria-current')).toBe('true');
 
     await page.setViewportSize({ width: 1400, height: 900 });
-    await page.goto(`${stack.dashboardUrl}/overview?range=1h`);
+    await page.goto(`${e2e.stack.dashboardUrl}/overview?range=1h`);
     await link.click();
     await page.waitForURL(new RegExp(`/tenants/${ids.get('acme')}$`));
     await page.close();
   });
 
   it('opens the Degraded tile on why, when and for whom Redis did not decide', async () => {
-    // Degraded decisions as the worker rolls them up (a Redis outage is not part of this stack): 30 minutes ago, by cause.
-    const prisma = createPrismaClient(stack.databaseUrl, { poolSize: 1 });
+    // Degraded decisions as the worker rolls them up (a Redis outage is not part of this e2e.stack): 30 minutes ago, by cause.
+    const prisma = createPrismaClient(e2e.stack.databaseUrl, { poolSize: 1 });
     const bucket = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 30 * 60_000);
     const rows = [
       { tenantId: ids.get('acme')!, result: 'degraded_allowed' as const, reason: 'open:deadline', decisions: 3n },
@@ -159,9 +152,9 @@ describe('the overview and a policy page', () => {
     } finally {
       await prisma.$disconnect();
     }
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
-    await page.goto(`${stack.dashboardUrl}/overview?range=1h`);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
+    await page.goto(`${e2e.stack.dashboardUrl}/overview?range=1h`);
     expect(await page.getByTestId('totals-degraded-value').textContent()).toBe('5');
     await page.getByTestId('totals-degraded-link').click();
     await page.waitForURL(/\/overview\/degraded\?range=1h$/);
@@ -186,14 +179,14 @@ describe('the overview and a policy page', () => {
     await shot(page, 'degraded-420');
     await expectNoHorizontalOverflow(page, 'the degraded drill-down at 420 px');
     // A range without any says so, and what it would show.
-    await page.goto(`${stack.dashboardUrl}/overview/degraded?${new URLSearchParams({ from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 16), to: new Date(Date.now() - 2 * 3_600_000).toISOString().slice(0, 16) })}`);
+    await page.goto(`${e2e.stack.dashboardUrl}/overview/degraded?${new URLSearchParams({ from: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 16), to: new Date(Date.now() - 2 * 3_600_000).toISOString().slice(0, 16) })}`);
     expect(await page.getByTestId('degraded-empty').textContent()).toContain('Redis decided every check');
     await page.close();
   });
 
   it('previews what the shadow policy would have denied, names the sampled subjects, and enforces it', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     await page.getByTestId('nav-policies').click();
     await page.waitForURL(/\/policies$/);
     await page.getByTestId('policy-link-trial').click();

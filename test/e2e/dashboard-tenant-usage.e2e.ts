@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatInZone } from '../../apps/dashboard/lib/usage';
-import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator } from '../support/browser';
+import { expectNoHorizontalOverflow, screenshots, signInAsDemoOperator, signInAsTenantUser, useStackAndBrowser } from '../support/browser';
 import { awayFromMinuteBoundary } from '../support/fixtures';
-import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
+import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator } from '../support/stack';
 
 // Two tenants on one plan (5 checks a minute, fixed windows): initech, in Asia/Kolkata, with a user and an endpoint
 // policy of its plan, and umbrella. Their checks move the bars of the limits; initech's user sees only its own
@@ -25,8 +25,9 @@ const UPGRADE_URL = 'https://example.com/pricing';
 const FULL_UNTIL = /^Nothing left: calls counted on this limit are refused for \d+ seconds? more, until \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}:\d{2} Asia\/Kolkata\./;
 
 describe("a tenant's usage in the dashboard: the operator's tenant page and the tenant's own portal", () => {
-  let stack: Stack;
-  let browser: Browser;
+  // The worker writes the open minute's counts so far every second (and rolls a closed one up with no grace).
+  // A tenant at 100 % is sent to TENANT_UPGRADE_URL.
+  const e2e = useStackAndBrowser('tenant_usage', { ...LIVE_USAGE, USAGE_FLUSH_MS: '200', TENANT_UPGRADE_URL: UPGRADE_URL });
   let operatorToken: string;
   let serviceKey: string;
   const tenants = {} as Record<'initech' | 'umbrella', Tenant>;
@@ -34,11 +35,11 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
   /** Initech's answers so far: what the usage series must add up to once rolled up. */
   const initechTally = { allowed: 0, denied: 0, search: 0 };
 
-  const admin = (method: string, path: string, body?: unknown) => adminCall(stack, operatorToken, method, path, body);
+  const admin = (method: string, path: string, body?: unknown) => adminCall(e2e.stack, operatorToken, method, path, body);
 
   /** A check of the tenant's key, as its service would make one; initech's answers are tallied. */
   const check = async (tenant: Tenant, subject: string, endpoint = 'GET /v1/items') => {
-    const res = await fetch(`${stack.apiUrl}/v1/check`, {
+    const res = await fetch(`${e2e.stack.apiUrl}/v1/check`, {
       method: 'POST',
       headers: { authorization: `Bearer ${serviceKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ key: tenant.key, endpoint, subject }),
@@ -54,10 +55,7 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
   };
 
   beforeAll(async () => {
-    // The worker writes the open minute's counts so far every second (and rolls a closed one up with no grace).
-    // A tenant at 100 % is sent to TENANT_UPGRADE_URL.
-    stack = await startStack('tenant_usage', { ...LIVE_USAGE, USAGE_FLUSH_MS: '200', TENANT_UPGRADE_URL: UPGRADE_URL });
-    operatorToken = await signInOperator(stack);
+    operatorToken = await signInOperator(e2e.stack);
 
     const { plan } = await admin('POST', '/v1/admin/plans', {
       slug: 'metered',
@@ -85,12 +83,7 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     await admin('POST', '/v1/admin/users', { ...INITECH_USER, role: 'tenant', tenantId: tenants.initech.id });
     const { key, ruleVersion } = await admin('POST', '/v1/admin/keys', { kind: 'service', name: 'backends' });
     serviceKey = key;
-    await ruleVersionInForce(stack.apiUrl, ruleVersion, 10_000, 100);
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+    await ruleVersionInForce(e2e.stack.apiUrl, ruleVersion, 10_000, 100);
   });
 
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `tenant-usage-${name}.png`), fullPage: true });
@@ -102,13 +95,9 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
   const meter = (page: Page, testId: string) => page.getByTestId(`${testId}-meter`).getAttribute('aria-valuenow');
 
   async function signInAsInitech(): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const context = await e2e.browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();
-    await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByTestId('login-email').fill(INITECH_USER.email);
-    await page.getByTestId('login-password').fill(INITECH_USER.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/\/portal$/);
+    await signInAsTenantUser(page, e2e.stack.dashboardUrl, INITECH_USER);
     return { context, page };
   }
 
@@ -157,9 +146,9 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     await shot(portal.page, 'portal-full-1400');
     await portal.context.close();
 
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
-    await page.goto(`${stack.dashboardUrl}/tenants/${tenants.initech.id}`);
+    const page = await e2e.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
+    await page.goto(`${e2e.stack.dashboardUrl}/tenants/${tenants.initech.id}`);
     expect(await page.locator('h1').textContent()).toBe('Initech');
     // The minute is used up; the day counts every allowed check.
     expect(await meter(page, 'live-limit-minute')).toBe('5');
@@ -216,13 +205,13 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     expect(await page.getByTestId('tenant-usage-allowed').textContent()).toBe(String(initechTally.allowed));
 
     await page.setViewportSize({ width: 420, height: 900 });
-    await page.goto(`${stack.dashboardUrl}/tenants/${tenants.initech.id}`);
+    await page.goto(`${e2e.stack.dashboardUrl}/tenants/${tenants.initech.id}`);
     await noHorizontalOverflow(page);
     await shot(page, 'operator-420');
 
     // A tenant id that names no tenant, or is no id at all: the page says so, with the way back, and answers 404.
     for (const id of [NO_SUCH_TENANT, 'not-a-tenant-id']) {
-      const res = await page.goto(`${stack.dashboardUrl}/tenants/${id}`);
+      const res = await page.goto(`${e2e.stack.dashboardUrl}/tenants/${id}`);
       expect(res?.status()).toBe(404);
       await expect.poll(() => page.getByTestId('tenant-not-found').count()).toBe(1);
       expect(await page.getByTestId('error-panel').count()).toBe(0);
@@ -257,7 +246,7 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     // The CSV comes through the dashboard with the session: initech's rows only, whatever the URL asks for.
     const csvHref = await page.getByTestId('usage-csv').getAttribute('href');
     expect(csvHref).toBe('/portal/usage/export?range=24h');
-    const csv = await page.request.get(`${stack.dashboardUrl}/portal/usage/export?tenant=umbrella&range=7d`);
+    const csv = await page.request.get(`${e2e.stack.dashboardUrl}/portal/usage/export?tenant=umbrella&range=7d`);
     expect(csv.status()).toBe(200);
     expect(csv.headers()['content-type']).toContain('text/csv');
     expect(csv.headers()['content-disposition']).toMatch(/^attachment; filename="usage-initech-/);
@@ -275,14 +264,14 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
 
     // Another tenant's page, or an operator's usage, is never shown: the tenant's user goes back to its own.
     for (const path of [`/tenants/${tenants.umbrella.id}`, `/tenants/${tenants.initech.id}`]) {
-      await page.goto(`${stack.dashboardUrl}${path}`);
+      await page.goto(`${e2e.stack.dashboardUrl}${path}`);
       await page.waitForURL(/\/portal$/);
       expect(await page.locator('h1').textContent()).toBe('Initech');
       expect(await page.content()).not.toContain('Umbrella');
     }
     // Without a session the download is a sign-in, not a file.
-    const anonymous = await browser.newContext();
-    const refused = await anonymous.request.get(`${stack.dashboardUrl}/portal/usage/export`, { maxRedirects: 0 });
+    const anonymous = await e2e.browser.newContext();
+    const refused = await anonymous.request.get(`${e2e.stack.dashboardUrl}/portal/usage/export`, { maxRedirects: 0 });
     expect(refused.status()).toBe(307);
     expect(refused.headers()['location']).toContain('/login');
     await anonymous.close();
@@ -290,9 +279,9 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
   });
 
   it("refuses the operator's session the tenant's own download", async () => {
-    const page = await browser.newPage();
-    await signInAsDemoOperator(page, stack.dashboardUrl);
-    const csv = await page.request.get(`${stack.dashboardUrl}/portal/usage/export`);
+    const page = await e2e.browser.newPage();
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
+    const csv = await page.request.get(`${e2e.stack.dashboardUrl}/portal/usage/export`);
     expect(csv.status()).toBe(403);
     expect(await csv.text()).not.toContain('initech');
     await page.close();

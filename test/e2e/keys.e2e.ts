@@ -1,25 +1,14 @@
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator } from '../support/browser';
-import { startStack, type Stack } from '../support/stack';
+import { describe, expect, it } from 'vitest';
+import { openCreateForm, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 
 describe('API keys in the dashboard', () => {
-  let stack: Stack;
-  let browser: Browser;
+  const e2e = useStackAndBrowser('keys');
 
-  beforeAll(async () => {
-    stack = await startStack('keys');
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
 
   const check = async (key: string) =>
     (
-      await fetch(`${stack.apiUrl}/v1/check`, {
+      await fetch(`${e2e.stack.apiUrl}/v1/check`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ tenant: 'acme', endpoint: 'GET /v1/items', subject: 'keys-e2e' }),
@@ -27,8 +16,8 @@ describe('API keys in the dashboard', () => {
     ).status;
 
   it('creates a service key whose secret is shown once and works at once, and revokes it', async () => {
-    const page = await browser.newPage();
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage();
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     await page.getByTestId('nav-keys').click();
     await page.waitForURL(/\/keys/);
 
@@ -43,7 +32,7 @@ describe('API keys in the dashboard', () => {
     expect(await check(secret)).toBe(200);
 
     // Shown once: a fresh load of the page does not contain it.
-    await page.goto(`${stack.dashboardUrl}/keys`);
+    await page.goto(`${e2e.stack.dashboardUrl}/keys`);
     expect(await page.content()).not.toContain(secret);
 
     const row = page.locator('[data-testid^="key-row-"]').first();

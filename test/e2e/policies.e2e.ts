@@ -1,32 +1,24 @@
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator } from '../support/browser';
-import { adminCall, signInOperator, startStack, type Stack } from '../support/stack';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fillLimitForm, openCreateForm, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
+import { adminCall, signInOperator } from '../support/stack';
 
 describe('endpoint policies in the dashboard', () => {
-  let stack: Stack;
-  let browser: Browser;
+  const e2e = useStackAndBrowser('policies');
   let token: string;
 
   beforeAll(async () => {
-    stack = await startStack('policies');
-    browser = await launchBrowser();
-    token = await signInOperator(stack);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.stop();
+    token = await signInOperator(e2e.stack);
   });
 
   const currentRules = async () => {
-    const { version } = await adminCall(stack, token, 'GET', '/v1/admin/rule-sets/current');
-    return (await adminCall(stack, token, 'GET', `/v1/admin/rule-sets/${version}`)).compiled;
+    const { version } = await adminCall(e2e.stack, token, 'GET', '/v1/admin/rule-sets/current');
+    return (await adminCall(e2e.stack, token, 'GET', `/v1/admin/rule-sets/${version}`)).compiled;
   };
 
   it('creates a plan policy that is in the current rule set, refuses a bad pattern, switches it to enforce and deletes it', async () => {
-    const page = await browser.newPage();
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage();
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     await page.getByTestId('nav-policies').click();
     await page.waitForURL(/\/policies/);
 
@@ -36,8 +28,7 @@ describe('endpoint policies in the dashboard', () => {
     await page.getByTestId('policy-new-method').selectOption('GET');
     await page.getByTestId('policy-new-pattern').fill('/v1/items*');
     await page.getByTestId('policy-new-mode').selectOption('shadow');
-    await page.getByTestId('policy-new-limit-name').fill('minute');
-    await page.getByTestId('policy-new-limit-limit').fill('100');
+    await fillLimitForm(page, (field) => `policy-new-limit-${field}`, { name: 'minute', limit: '100' });
     await page.getByTestId('policy-new-submit').click();
     await expect.poll(() => page.getByRole('alert').allTextContents(), { timeout: 10_000 }).toContainEqual(expect.stringMatching(/whole segment/));
     await page.screenshot({ path: join(screenshots, 'policies-refused.png'), fullPage: true });

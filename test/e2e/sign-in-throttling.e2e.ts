@@ -1,33 +1,25 @@
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
-import { launchBrowser, screenshots } from '../support/browser';
-import { startStack, type Stack } from '../support/stack';
+import { screenshots, useStackAndBrowser } from '../support/browser';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 // Every browser of a test runs on this machine, so each one reaches the dashboard through a relay that connects from
 // an address of its own on loopback (127.0.0.2, 127.0.0.3, …): to the dashboard they are browsers on other machines.
 describe('dashboard sign-in throttling: per browser address, never forged by X-Forwarded-For', () => {
-  let stack: Stack;
-  let browser: Browser;
+  const e2e = useStackAndBrowser('e2e', { LOGIN_FAILURES_BEFORE_DELAY: '3' });
   const relays: TcpProxy[] = [];
 
-  beforeAll(async () => {
-    stack = await startStack('e2e', { LOGIN_FAILURES_BEFORE_DELAY: '3' });
-    browser = await launchBrowser();
-  });
   afterAll(async () => {
-    await browser?.close();
     await Promise.all(relays.map((relay) => relay.close()));
-    await stack?.stop();
   });
 
   /** A browser at `address`, with its own cookies. */
   const browserAt = async (address: string): Promise<{ context: BrowserContext; page: Page; url: string }> => {
-    const relay = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(stack.dashboardUrl).port), localAddress: address });
+    const relay = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(e2e.stack.dashboardUrl).port), localAddress: address });
     relays.push(relay);
-    const context = await browser.newContext();
+    const context = await e2e.browser.newContext();
     return { context, page: await context.newPage(), url: `http://127.0.0.1:${relay.port}` };
   };
 

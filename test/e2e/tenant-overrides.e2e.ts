@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checker, type CheckBody } from '../support/check';
 import { awayFromMinuteBoundary, createServiceKey, createTenant } from '../support/fixtures';
-import { launchBrowser, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
+import { fillLimitForm, launchBrowser, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
 import { startStack, type Stack } from '../support/stack';
 
 // A tenant's overrides set in the dashboard, next to its plan's limits, each enforced by /v1/check.
@@ -82,12 +82,7 @@ describe("a tenant's overrides in the dashboard, enforced by /v1/check", () => {
 
     // A name the API refuses is shown next to the name field (it travels in the URL, not the body).
     await page.getByTestId('override-add').click();
-    await page.getByTestId('override-add-name').fill('Burst');
-    await page.getByTestId('override-add-window').fill('1');
-    await page.getByTestId('override-add-unit').selectOption('seconds');
-    await page.getByTestId('override-add-limit').fill('5');
-    await page.getByTestId('override-add-algorithm').selectOption('token_bucket');
-    await page.getByTestId('override-add-burst').fill('8');
+    await fillLimitForm(page, (field) => `override-add-${field}`, { name: 'Burst', window: '1', unit: 'seconds', limit: '5', algorithm: 'token_bucket', burst: '8' });
     await page.getByTestId('override-add-submit').click();
     await untilInvalid(page, 'override-add-name');
     expect(await page.locator('form[aria-label^="Add a limit of tenant"] [role="alert"]').first().textContent()).toContain('lower-case');
@@ -107,10 +102,7 @@ describe("a tenant's overrides in the dashboard, enforced by /v1/check", () => {
 
     // Adding a name the tenant already overrides is refused: the existing override is not replaced unseen.
     await page.getByTestId('override-add').click();
-    await page.getByTestId('override-add-name').fill('burst');
-    await page.getByTestId('override-add-window').fill('1');
-    await page.getByTestId('override-add-unit').selectOption('minutes');
-    await page.getByTestId('override-add-limit').fill('1');
+    await fillLimitForm(page, (field) => `override-add-${field}`, { name: 'burst', window: '1', unit: 'minutes', limit: '1' });
     await page.getByTestId('override-add-submit').click();
     await untilInvalid(page, 'override-add-name');
     expect(await page.locator('form[aria-label^="Add a limit of tenant"] [role="alert"]').first().textContent()).toContain('already overrides “burst”');

@@ -1,25 +1,23 @@
 import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenantKey } from '../support/fixtures';
-import { launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, untilInvalid } from '../support/browser';
-import { signInOperator, startStack, type Stack } from '../support/stack';
+import { openCreateForm, screenshots, signInAsDemoOperator, signInAsTenantUser, untilInvalid, useStackAndBrowser } from '../support/browser';
+import { signInOperator } from '../support/stack';
 
 const TENANT_USER = { email: 'ops@acme.example', name: 'Acme operations', password: 'acme-portal-passphrase' };
 
 // An operator makes a tenant's user in the Users page; that user signs in and sees its own tenant only.
 describe("users in the dashboard, and a tenant's user who sees only its own tenant", () => {
-  let stack: Stack;
-  let browser: Browser;
+  const e2e = useStackAndBrowser('portal');
   let prisma: PrismaClient;
   const keys = { acme: '', acmeRevoked: '', globex: '' };
   let globexPrefix: string;
   let globexId: string;
 
   beforeAll(async () => {
-    stack = await startStack('portal');
-    prisma = createPrismaClient(stack.databaseUrl, { poolSize: 2 });
+    prisma = createPrismaClient(e2e.stack.databaseUrl, { poolSize: 2 });
     // The seed's tenants: acme (plan starter: 10 a minute, 1000 a day) and globex.
     const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'acme' } });
     const globex = await prisma.tenant.findUniqueOrThrow({ where: { slug: 'globex' } });
@@ -29,9 +27,9 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     keys.globex = (await createTenantKey(prisma, globex.id)).id;
     globexPrefix = (await prisma.apiKey.findUniqueOrThrow({ where: { id: keys.globex } })).prefix;
     // A policy of acme's plan, and one of globex's own that acme's user must not see.
-    const token = await signInOperator(stack);
+    const token = await signInOperator(e2e.stack);
     const createPolicy = async (policy: Record<string, unknown>) => {
-      const res = await fetch(`${stack.apiUrl}/v1/admin/policies`, {
+      const res = await fetch(`${e2e.stack.apiUrl}/v1/admin/policies`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(policy),
@@ -40,20 +38,17 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
     };
     await createPolicy({ planId: acme.planId, name: 'items', method: 'GET', pattern: '/v1/items/*', cost: 2, scope: 'subject', limits: [{ name: 'minute', windowS: 60, limit: 5 }] });
     await createPolicy({ tenantId: globex.id, name: 'reports', method: 'POST', pattern: '/v1/reports', limits: [{ name: 'hourly', windowS: 3600, limit: 7 }] });
-    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
     await prisma?.$disconnect();
-    await stack?.stop();
   });
 
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshots, `portal-${name}.png`), fullPage: true });
   const row = (page: Page, email: string) => page.getByTestId(`user-row-${email}`);
 
   it('creates, renames, re-passwords and deletes users, with the API’s refusals next to their fields', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await signInAsDemoOperator(page, stack.dashboardUrl);
+    const page = await e2e.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
     await page.getByTestId('nav-users').click();
     await page.waitForURL(/\/users$/);
     expect(await row(page, 'admin@tollgate.local').textContent()).toContain('you');
@@ -129,13 +124,9 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
 
   // Runs after the test above, with the tenant user it made.
   it("signs the tenant's user in to its own tenant: its limits, only its own keys, and no operator page", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await e2e.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${stack.dashboardUrl}/login`);
-    await page.getByTestId('login-email').fill(TENANT_USER.email);
-    await page.getByTestId('login-password').fill(TENANT_USER.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(/\/portal$/);
+    await signInAsTenantUser(page, e2e.stack.dashboardUrl, TENANT_USER);
 
     expect(await page.getByTestId('nav-portal-limits').getAttribute('aria-current')).toBe('page');
     expect(await page.getByTestId('nav-plans').count()).toBe(0);
@@ -170,7 +161,7 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
 
     // An operator's page sends it back to its own, with none of the operator's data on the way.
     for (const path of ['/plans', '/keys', '/users', `/tenants/${globexId}`, '/']) {
-      const response = await page.goto(`${stack.dashboardUrl}${path}`);
+      const response = await page.goto(`${e2e.stack.dashboardUrl}${path}`);
       await page.waitForURL(/\/portal$/);
       expect(response?.status()).toBe(200);
       const html = await page.content();
@@ -184,20 +175,20 @@ describe("users in the dashboard, and a tenant's user who sees only its own tena
   });
 
   it('keeps an operator on operator pages, and a new password ends the tenant user’s session', async () => {
-    const operator = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await signInAsDemoOperator(operator, stack.dashboardUrl);
-    await operator.goto(`${stack.dashboardUrl}/portal/keys`);
+    const operator = await e2e.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signInAsDemoOperator(operator, e2e.stack.dashboardUrl);
+    await operator.goto(`${e2e.stack.dashboardUrl}/portal/keys`);
     await operator.waitForURL(/\/overview$/);
 
-    const context = await browser.newContext();
+    const context = await e2e.browser.newContext();
     const tenant = await context.newPage();
-    await tenant.goto(`${stack.dashboardUrl}/login?next=/portal/keys`);
+    await tenant.goto(`${e2e.stack.dashboardUrl}/login?next=/portal/keys`);
     await tenant.getByTestId('login-email').fill(TENANT_USER.email);
     await tenant.getByTestId('login-password').fill(TENANT_USER.password);
     await tenant.getByTestId('login-submit').click();
     await tenant.waitForURL(/\/portal\/keys$/);
 
-    await operator.goto(`${stack.dashboardUrl}/users`);
+    await operator.goto(`${e2e.stack.dashboardUrl}/users`);
     await operator.getByTestId(`user-password-${TENANT_USER.email}`).click();
     await operator.getByTestId(`user-password-input-${TENANT_USER.email}`).fill('a-brand-new-passphrase');
     await operator.getByTestId(`user-password-save-${TENANT_USER.email}`).click();

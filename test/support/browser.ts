@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
+import { type Stack, startStack } from './stack';
 
 /** Debian's Chromium, headless, without the background connections this closed network refuses. */
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -14,6 +15,28 @@ export const screenshots = join(__dirname, '..', '..', 'test-results', 'screensh
 export function launchBrowser(): Promise<Browser> {
   mkdirSync(screenshots, { recursive: true });
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export interface StackAndBrowser {
+  stack: Stack;
+  browser: Browser;
+}
+
+/**
+ * For a describe block of dashboard tests: the apps (`startStack(name, env)`) and Chromium, started before the
+ * block's tests and closed after them. The fields are there once `beforeAll` has run.
+ */
+export function useStackAndBrowser(name: string, env: Record<string, string> = {}): StackAndBrowser {
+  const ctx = {} as StackAndBrowser;
+  beforeAll(async () => {
+    ctx.stack = await startStack(name, env);
+    ctx.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await ctx.browser?.close();
+    await ctx.stack?.stop();
+  });
+  return ctx;
 }
 
 /** Signs in to the dashboard with the sign-in form (no waiting for where it lands). */
@@ -56,6 +79,29 @@ export async function openCreateForm(page: Page, id: string): Promise<void> {
       { timeout: 15_000, interval: 500 },
     )
     .toBe(1);
+}
+
+/** What a limit form takes, as typed (`unit` and `algorithm` are options of their selects). */
+export interface LimitFields {
+  name?: string;
+  window?: string;
+  unit?: string;
+  limit?: string;
+  algorithm?: string;
+  burst?: string;
+}
+
+/**
+ * Fills the fields of a limit form that `fields` names, in the order a person would (the burst shows once the
+ * algorithm is a bucket). `testId` names each field's element: `(field) => \`override-add-${field}\``.
+ */
+export async function fillLimitForm(page: Page, testId: (field: keyof LimitFields) => string, fields: LimitFields): Promise<void> {
+  for (const field of ['name', 'window', 'unit', 'limit', 'algorithm', 'burst'] as const) {
+    const value = fields[field];
+    if (value === undefined) continue;
+    if (field === 'unit' || field === 'algorithm') await page.getByTestId(testId(field)).selectOption(value);
+    else await page.getByTestId(testId(field)).fill(value);
+  }
 }
 
 /**
