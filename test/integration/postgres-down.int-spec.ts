@@ -1,43 +1,39 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../support/api';
+import { useOperatorApi } from '../support/context';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../support/fixtures';
+import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
 import { proxiedDatabase, type TcpProxy } from '../support/tcp-proxy';
 
 // Postgres down → enforcement answers as before; admin writes get 503; after
 // recovery, changes propagate again. The node reaches Postgres through a proxy the test cuts.
 describe('Postgres down', () => {
-  let prisma: PrismaClient;
   let proxy: TcpProxy;
-  let api: TestApi;
+  // Registered before the API's: it runs after the API has closed.
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  const ctx = useOperatorApi({}, {
+    startEnv: async () => {
+      const proxied = await proxiedDatabase(TEST_DATABASE_URL);
+      proxy = proxied.proxy;
+      return { DATABASE_URL: proxied.databaseUrl };
+    },
+  });
   let key: string;
-  let session: string;
   let fixture: Awaited<ReturnType<typeof createTenant>>;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    const proxied = await proxiedDatabase(TEST_DATABASE_URL);
-    proxy = proxied.proxy;
-    api = await startApi({ DATABASE_URL: proxied.databaseUrl });
-    fixture = await createTenant(prisma);
-    key = await createServiceKey(prisma);
-    const user = await createUser(prisma);
-    const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    await api.waitForRuleVersion(version);
-    session = await api.login(user);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await proxy?.close();
-    await prisma.$disconnect();
+    fixture = await createTenant(ctx.prisma);
+    key = await createServiceKey(ctx.prisma);
+    const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    await ctx.api.waitForRuleVersion(version);
   });
 
   const check = (subject: string) =>
-    api.request('POST', '/v1/check', { token: key, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x', subject } });
+    ctx.api.request('POST', '/v1/check', { token: key, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x', subject } });
   const minute = () => fixture.plan.limits.find((l) => l.name === 'minute')!;
   const patch = (limit: number) =>
-    api.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/${minute().id}`, { token: session, body: { limit } });
+    ctx.api.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/${minute().id}`, { token: ctx.session, body: { limit } });
 
   it('keeps enforcing, refuses admin writes with 503, and takes changes again after recovery', async () => {
     await awayFromMinuteBoundary();
@@ -52,7 +48,7 @@ describe('Postgres down', () => {
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('database_unavailable');
     expect(refused.headers.get('retry-after')).toBeTruthy();
-    expect((await api.request('GET', '/health')).status).toBe(503);
+    expect((await ctx.api.request('GET', '/health')).status).toBe(503);
 
     await proxy.restore();
     await waitFor(async () => (await patch(50)).status === 200, 10_000, 200);

@@ -22,6 +22,8 @@ export interface OperatorApi {
 export interface OperatorApiOptions {
   /** A database and Redis database of the file's own (`ownStores(name, redisOffset)`), for tests that need them alone. */
   ownStores?: [name: string, redisOffset: number];
+  /** More of the API's environment, known only once something it needs has started (a proxy in front of Postgres). */
+  startEnv?: () => Promise<Record<string, string>>;
 }
 
 /**
@@ -37,7 +39,8 @@ export function useOperatorApi(env: Record<string, string> = {}, options: Operat
     ctx.databaseUrl = own?.databaseUrl ?? TEST_DATABASE_URL;
     ctx.redisUrl = own?.redisUrl ?? TEST_REDIS_URL;
     ctx.prisma = createPrismaClient(ctx.databaseUrl, { poolSize: 2 });
-    ctx.api = await startApi(own ? { DATABASE_URL: own.databaseUrl, REDIS_URL: own.redisUrl, ...env } : env);
+    const started = (await options.startEnv?.()) ?? {};
+    ctx.api = await startApi({ ...(own ? { DATABASE_URL: own.databaseUrl, REDIS_URL: own.redisUrl } : {}), ...env, ...started });
     const account = await createUser(ctx.prisma, 'operator');
     ctx.operatorEmail = account.email;
     ctx.session = await login(account);
