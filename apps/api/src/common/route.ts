@@ -1,5 +1,5 @@
-import { applyDecorators, Delete, Get, HttpCode, Patch, Post, Put } from '@nestjs/common';
-import { ApiOperation } from '@nestjs/swagger';
+import { applyDecorators, Controller, Delete, Get, HttpCode, Patch, Post, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { Access, type AccessKind } from './access.decorator';
 import { type Answering, ApiAnswer, ApiJsonBody, type Describes } from './api-json-body';
@@ -46,3 +46,6 @@ export function AccessRoute<S extends z.ZodType>(access: AccessKind | readonly [
 /** An admin route only operators may call (`AccessRoute` with `operator`). */
 export const OperatorRoute = <S extends z.ZodType>(route: Route, summary: string, answer: S, options: RouteOptions = {}) =>
   AccessRoute('operator', route, summary, answer, options);
+
+/** A controller whose routes take a bearer credential: its OpenAPI tag, the bearer security scheme, and its path. */
+export const BearerController = (tag: string, path: string) => applyDecorators(Controller(path), ApiBearerAuth(), ApiTags(tag));

@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, HttpCode, Inject, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, HttpCode, Inject, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { type AlertSilence, alertSilenceSchema, alertRuleListSchema, alertRulePatchSchema, type AlertRulePatch, type AlertRuleView, alertRuleViewSchema, newAlertRuleSchema, type NewAlertRule } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
-import { OperatorRoute } from '../../common/route';
+import { BearerController, OperatorRoute } from '../../common/route';
 import { ApiNoContent } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
@@ -25,9 +25,7 @@ const MAX_RULES = 1000;
  * What operators ask to be alerted about (docs/adr/0018-alerts.md): quota thresholds, 429 rates and the platform's
  * degraded decisions, for a plan's tenants, one tenant or everything. The worker evaluates them.
  */
-@ApiTags('alerts')
-@ApiBearerAuth()
-@Controller('v1/admin/alert-rules')
+@BearerController('alerts', 'v1/admin/alert-rules')
 export class AlertRulesController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,

@@ -1,13 +1,14 @@
-import { Controller, Inject, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Inject, Param, Query } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
 import { alertPageSchema, type AlertSummary, alertSummarySchema, type AlertView, alertViewSchema } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
-import { AccessRoute, OperatorRoute } from '../../common/route';
+import { AccessRoute, BearerController, OperatorRoute } from '../../common/route';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { ApiQueryOf } from '../../common/api-query';
 import { errorResponse } from '../../common/openapi-errors';
 import { ZodPipe } from '../../common/zod.pipe';
+import { pageOfRows } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { toAlertView } from './alert-views';
 import { AlertIdPipe, listAlertsQuery, type ListAlertsQuery, listOwnAlertsQuery, type ListOwnAlertsQuery } from './dto/alert.schemas';
@@ -28,8 +29,7 @@ async function pageOf(prisma: PrismaClient, where: Prisma.AlertWhereInput, query
     orderBy: { id: 'desc' },
     take: query.pageSize + 1,
   });
-  const page = rows.slice(0, query.pageSize);
-  return { items: page.map(toAlertView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id.toString() ?? null) : null };
+  return pageOfRows(rows, query.pageSize, toAlertView, (last) => last.id.toString());
 }
 
 /** What the document says of the filters both lists take. */
@@ -39,9 +39,7 @@ const ALERT_FILTERS = {
 };
 
 /** The alert history: every alert of every rule, open or resolved, until retention (ALERTS_RETENTION_DAYS). */
-@ApiTags('alerts')
-@ApiBearerAuth()
-@Controller('v1/admin/alerts')
+@BearerController('alerts', 'v1/admin/alerts')
 export class AlertsController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -73,9 +71,7 @@ export class AlertsController {
 }
 
 /** A tenant's own quota alerts (thresholds of its limits): never another tenant's, never 429-rate or platform alerts. */
-@ApiTags('tenant')
-@ApiBearerAuth()
-@Controller('v1/tenant/alerts')
+@BearerController('tenant', 'v1/tenant/alerts')
 export class OwnAlertsController {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 

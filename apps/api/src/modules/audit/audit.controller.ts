@@ -1,18 +1,16 @@
-import { Controller, Inject, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Inject, Query } from '@nestjs/common';
 import { auditPageSchema, type AuditEntryView } from '@tollgate/domain';
 import type { Prisma, PrismaClient } from '@tollgate/db';
-import { OperatorRoute } from '../../common/route';
+import { BearerController, OperatorRoute } from '../../common/route';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
+import { pageOfRows } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { listAuditQuery, type ListAuditQuery } from './dto/audit.schemas';
 import { redactSecrets } from './redact';
 
 /** Who changed what and when: the audit log every change writes in its own transaction, read only. */
-@ApiTags('audit')
-@ApiBearerAuth()
-@Controller('v1/admin/audit')
+@BearerController('audit', 'v1/admin/audit')
 export class AuditController {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
@@ -34,20 +32,17 @@ export class AuditController {
       orderBy: { id: 'desc' },
       take: query.pageSize + 1,
     });
-    const page = rows.slice(0, query.pageSize);
-    return {
-      items: page.map((r) => ({
-        id: String(r.id),
-        createdAt: r.createdAt.toISOString(),
-        actor: r.actor,
-        action: r.action,
-        entityType: r.entityType,
-        entityId: r.entityId,
-        before: redactSecrets(r.before),
-        after: redactSecrets(r.after),
-        ruleVersion: r.ruleVersion,
-      })),
-      nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id.toString() ?? null) : null,
-    };
+    const view = (r: (typeof rows)[number]): AuditEntryView => ({
+      id: String(r.id),
+      createdAt: r.createdAt.toISOString(),
+      actor: r.actor,
+      action: r.action,
+      entityType: r.entityType,
+      entityId: r.entityId,
+      before: redactSecrets(r.before),
+      after: redactSecrets(r.after),
+      ruleVersion: r.ruleVersion,
+    });
+    return pageOfRows(rows, query.pageSize, view, (last) => last.id.toString());
   }
 }

@@ -1,15 +1,16 @@
-import { Body, Controller, Inject, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Inject, Param, Query } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
 import { AppError, ErrorCode, keyAnswerSchema, keyPageSchema, keyRotationAnswerSchema, keySecretAnswerSchema, keyWithUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
-import { OperatorRoute } from '../../common/route';
+import { BearerController, OperatorRoute } from '../../common/route';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { errorResponse } from '../../common/openapi-errors';
 import { IdPipe } from '../../common/id.pipe';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
+import { pageOfRows } from '../../common/page-size';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
 import { SelfLimiter } from '../auth/self-limiter';
@@ -18,9 +19,7 @@ import { keyInclude, toKeyView, withUsage, type KeyWithUsage } from './key-views
 import { CreateKeyUseCase, RevokeKeyUseCase, RotateKeyUseCase } from './use-cases/keys.use-cases';
 
 /** API keys of every kind. Secrets appear once, in the answer that creates them. */
-@ApiTags('keys')
-@ApiBearerAuth()
-@Controller('v1/admin/keys')
+@BearerController('keys', 'v1/admin/keys')
 export class KeysController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -47,8 +46,8 @@ export class KeysController {
       take: query.pageSize + 1,
       include: keyInclude,
     });
-    const page = rows.slice(0, query.pageSize);
-    return { items: await withUsage(this.prisma, page.map(toKeyView)), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
+    const { items, nextCursor } = pageOfRows(rows, query.pageSize, toKeyView, (last) => last.id);
+    return { items: await withUsage(this.prisma, items), nextCursor };
   }
 
   @OperatorRoute('GET :keyId', 'Get an API key', keyWithUsageSchema)

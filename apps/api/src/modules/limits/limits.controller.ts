@@ -1,7 +1,6 @@
-import { Body, Controller, Param, type Type } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Body, Param, type Type } from '@nestjs/common';
 import { limitAnswerSchema, type LimitPatch, limitPatchSchema, type NewLimit, newLimitSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
-import { OperatorRoute } from '../../common/route';
+import { BearerController, OperatorRoute } from '../../common/route';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
@@ -25,9 +24,7 @@ interface LimitRoutes {
  * the same for plans and endpoint policies (a tenant's overrides are named by name: see the tenants controller).
  */
 export function limitsController({ name, kind, base, param, tag, examples }: LimitRoutes): Type {
-  @ApiTags(tag)
-  @ApiBearerAuth()
-  @Controller(`${base}/:${param}/limits`)
+  @BearerController(tag, `${base}/:${param}/limits`)
   class OwnerLimitsController {
     constructor(
       private readonly addLimit: AddLimitUseCase,

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { freeText, planAnswerSchema, planPageSchema, type PlansAtLimit, plansAtLimitSchema, planViewSchema, ruleVersionAnswerSchema, slug } from '@tollgate/domain';
 import { z } from 'zod';
 import type { PrismaClient } from '@tollgate/db';
 import { Access } from '../../common/access.decorator';
-import { OperatorRoute } from '../../common/route';
+import { BearerController, OperatorRoute } from '../../common/route';
 import { ApiAnswer } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
@@ -12,7 +12,7 @@ import { IdPipe } from '../../common/id.pipe';
 import { idList } from '../../common/id-list';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
-import { pageSizeQuery } from '../../common/page-size';
+import { pageOfRows, pageSizeQuery } from '../../common/page-size';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
@@ -32,9 +32,7 @@ const listQuery = z.strictObject({
 });
 
 /** Plans (tariffs) and their limits. Every write is one audited rule change and answers with its rule set version. */
-@ApiTags('plans')
-@ApiBearerAuth()
-@Controller('v1/admin/plans')
+@BearerController('plans', 'v1/admin/plans')
 export class PlansController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -57,8 +55,7 @@ export class PlansController {
       include: planInclude,
       take: query.pageSize + 1,
     });
-    const page = plans.slice(0, query.pageSize);
-    return { items: page.map(toPlanView), nextCursor: plans.length > query.pageSize ? (page.at(-1)?.slug ?? null) : null };
+    return pageOfRows(plans, query.pageSize, toPlanView, (last) => last.slug);
   }
 
   /**

@@ -1,13 +1,13 @@
-import { Body, Controller, Inject, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Body, Inject, Param, Query } from '@nestjs/common';
 import { policyAnswerSchema, policyPageSchema, policyViewSchema, ruleVersionAnswerSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { OperatorRoute } from '../../common/route';
+import { BearerController, OperatorRoute } from '../../common/route';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
+import { pageOfRows } from '../../common/page-size';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
@@ -39,9 +39,7 @@ const EXAMPLE_POLICY = {
  * Endpoint policies: limits per method + route pattern, of a plan (every tenant on it) or of one tenant (replacing
  * its plan's policy of the same route). Every write is one audited rule change and answers with its rule set version.
  */
-@ApiTags('policies')
-@ApiBearerAuth()
-@Controller('v1/admin/policies')
+@BearerController('policies', 'v1/admin/policies')
 export class PoliciesController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -68,9 +66,7 @@ export class PoliciesController {
       take: query.pageSize + 1,
       include: policyInclude,
     });
-    const page = rows.slice(0, query.pageSize);
-    const last = page.at(-1);
-    return { items: page.map(toPolicyView), nextCursor: rows.length > query.pageSize && last ? encodePolicyCursor(last) : null };
+    return pageOfRows(rows, query.pageSize, toPolicyView, encodePolicyCursor);
   }
 
   @OperatorRoute('GET :policyId', 'Get an endpoint policy', policyViewSchema)

@@ -1,8 +1,7 @@
-import { Controller, Inject } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Inject } from '@nestjs/common';
 import { AppError, ErrorCode, keyListSchema, type LimitsInForce, limitsInForceSchema, ownTenantSchema, type TenantCapsUsage, tenantCapsUsageSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
-import { AccessRoute } from '../../common/route';
+import { AccessRoute, BearerController } from '../../common/route';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
 import { PRISMA } from '../../infra/infra.module';
 import { keyInclude, toKeyView, withUsage, type KeyWithUsage } from '../keys/key-views';
@@ -22,9 +21,7 @@ export interface OwnTenantView {
  * The read-only API of a tenant's own data, for its users (dashboard session) and its tenant keys. The tenant
  * is always the caller's: nothing in the request can name another one.
  */
-@ApiTags('tenant')
-@ApiBearerAuth()
-@Controller('v1/tenant')
+@BearerController('tenant', 'v1/tenant')
 export class TenantSelfController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { freeText, type LimitsInForce, limitsInForceSchema, type LimitsUsed, limitsUsedSchema, type TenantCapsUsage, tenantCapsUsageSchema, overrideAnswerSchema, ruleVersionAnswerSchema, slug, TENANT_STATUSES, tenantAnswerSchema, tenantPageSchema, tenantViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { OperatorRoute } from '../../common/route';
+import { BearerController, OperatorRoute } from '../../common/route';
 import { ApiAnswer } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
@@ -14,7 +14,7 @@ import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
-import { pageSizeQuery } from '../../common/page-size';
+import { pageOfRows, pageSizeQuery } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import { toLimitBody } from '../limits/limit-views';
 import { LimitsInForceService } from '../tenant-self/limits-in-force.service';
@@ -37,9 +37,7 @@ const listQuery = z.strictObject({
 const limitsUsedQuery = z.strictObject({ id: idList('a tenant') });
 
 /** Tenants: the operator's customers. Every write is one audited rule change and answers with its rule set version. */
-@ApiTags('tenants')
-@ApiBearerAuth()
-@Controller('v1/admin/tenants')
+@BearerController('tenants', 'v1/admin/tenants')
 export class TenantsController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -67,8 +65,7 @@ export class TenantsController {
       take: query.pageSize + 1,
       include: tenantInclude,
     });
-    const page = rows.slice(0, query.pageSize);
-    return { items: page.map(toTenantView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.slug ?? null) : null };
+    return pageOfRows(rows, query.pageSize, toTenantView, (last) => last.slug);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { applyDecorators, Controller, Get, Query, StreamableFile } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Get, Query, StreamableFile } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import {
   type DegradedUsageView,
   degradedUsageSchema,
@@ -18,7 +18,7 @@ import {
   wouldDenySchema,
 } from '@tollgate/domain';
 import { z } from 'zod';
-import { AccessRoute, OperatorRoute } from '../../common/route';
+import { AccessRoute, BearerController, OperatorRoute } from '../../common/route';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer } from '../../common/api-json-body';
 import { type Caller, CurrentCaller, ownTenantOf } from '../../common/caller';
@@ -78,9 +78,7 @@ const ROUTES = {
 const DENIALS = { tenant: 'tenant slug', pageSize: 'how many samples, newest first' };
 
 /** Usage of every tenant, for operators: decisions over time, who leads, recent denials, CSV. */
-@ApiTags('usage')
-@ApiBearerAuth()
-@Controller('v1/admin')
+@BearerController('usage', 'v1/admin')
 export class UsageController {
   constructor(
     private readonly series: UsageSeriesUseCase,
@@ -166,9 +164,7 @@ export class UsageController {
 }
 
 /** A tenant's own usage, for its users and tenant keys: the same reads, of its own tenant only. */
-@ApiTags('tenant')
-@ApiBearerAuth()
-@Controller('v1/tenant')
+@BearerController('tenant', 'v1/tenant')
 export class OwnUsageController {
   constructor(
     private readonly series: UsageSeriesUseCase,

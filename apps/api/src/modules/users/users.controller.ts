@@ -1,16 +1,17 @@
-import { Body, Controller, Delete, HttpCode, Inject, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, HttpCode, Inject, Param, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { userPageSchema, userViewSchema } from '@tollgate/domain';
 import type { PrismaClient } from '@tollgate/db';
 import type { z } from 'zod';
 import { Access } from '../../common/access.decorator';
-import { OperatorRoute } from '../../common/route';
+import { BearerController, OperatorRoute } from '../../common/route';
 import { ApiNoContent } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
 import { type Caller, CurrentCaller } from '../../common/caller';
 import { IdPipe } from '../../common/id.pipe';
 import { ApiQueryOf } from '../../common/api-query';
 import { ZodPipe } from '../../common/zod.pipe';
+import { pageOfRows } from '../../common/page-size';
 import { containsText } from '../../common/text-filter';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
@@ -19,9 +20,7 @@ import { toUserView, userInclude, type UserView } from './user-views';
 import { CreateUserUseCase, DeleteUserUseCase, UpdateUserUseCase } from './use-cases/users.use-cases';
 
 /** Dashboard accounts: operators, and tenants' users who see only their own tenant. */
-@ApiTags('users')
-@ApiBearerAuth()
-@Controller('v1/admin/users')
+@BearerController('users', 'v1/admin/users')
 export class UsersController {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -45,8 +44,7 @@ export class UsersController {
       orderBy: { email: 'asc' },
       take: query.pageSize + 1,
     });
-    const page = rows.slice(0, query.pageSize);
-    return { items: page.map(toUserView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.email ?? null) : null };
+    return pageOfRows(rows, query.pageSize, toUserView, (last) => last.email);
   }
 
   @OperatorRoute('GET :userId', 'Get a user', userViewSchema)

@@ -3,6 +3,7 @@ import { AppError, ErrorCode, TENANT_EVENT_TYPES, type WebhookSendAnswer } from 
 import type { PrismaClient } from '@tollgate/db';
 import { deliverAgain, publishTestEvent } from '@tollgate/webhooks';
 import { writeAudit } from '../../common/audit';
+import { pageOfRows } from '../../common/page-size';
 import { PRISMA } from '../../infra/infra.module';
 import type { ListDeliveriesQuery, ReplayInput } from './dto/webhook.schemas';
 import { WebhookEndpointsService, type WebhookScope } from './webhook-endpoints.service';
@@ -37,8 +38,7 @@ export class WebhookDeliveriesService {
       take: query.pageSize + 1,
       include: { event: { select: { type: true } }, attemptLog: { orderBy: { attempt: 'asc' } } },
     });
-    const page = rows.slice(0, query.pageSize);
-    return { items: page.map(toDeliveryView), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
+    return pageOfRows(rows, query.pageSize, toDeliveryView, (last) => last.id);
   }
 
   /** A `webhook.test` event, to this endpoint only. */

@@ -3,6 +3,7 @@ import { AppError, ErrorCode, TENANT_EVENT_TYPES, type WebhookEndpointView } fro
 import type { Prisma, PrismaClient } from '@tollgate/db';
 import { createEndpoint, DestinationGuard, disableEndpoint, rotateEndpointSecret, SecretBox } from '@tollgate/webhooks';
 import { writeAudit } from '../../common/audit';
+import { pageOfRows } from '../../common/page-size';
 import { found } from '../../common/found';
 import { PRISMA } from '../../infra/infra.module';
 import { TenantCapsService } from '../tenant-self/tenant-caps.service';
@@ -49,8 +50,7 @@ export class WebhookEndpointsService {
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: query.pageSize + 1,
     });
-    const page = rows.slice(0, query.pageSize);
-    return { items: page.map((r) => toEndpointView(r)), nextCursor: rows.length > query.pageSize ? (page.at(-1)?.id ?? null) : null };
+    return pageOfRows(rows, query.pageSize, toEndpointView, (last) => last.id);
   }
 
   async create(actor: string, scope: WebhookScope, input: NewEndpointInput): Promise<{ endpoint: WebhookEndpointView; secret: string | null }> {

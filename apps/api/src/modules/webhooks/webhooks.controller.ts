@@ -1,5 +1,5 @@
-import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, type Type } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Delete, Get, HttpCode, Param, Patch, Post, Query, type Type } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import {
   AppError,
   ErrorCode,
@@ -13,6 +13,7 @@ import {
   webhookSendAnswerSchema,
 } from '@tollgate/domain';
 import type { z } from 'zod';
+import { BearerController } from '../../common/route';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, ApiJsonBody, ApiNoContent } from '../../common/api-json-body';
 import { actorOf } from '../../common/audit';
@@ -75,9 +76,7 @@ export function webhooksController(owner: WebhookOwner): Type {
   /** The per-minute limit of changes, where the owner has one. */
   const ChangeLimited = () => (owner.changeLimited ? ApiChangeLimited() : applyDecorators());
 
-  @ApiTags(owner.tag)
-  @ApiBearerAuth()
-  @Controller(owner.base)
+  @BearerController(owner.tag, owner.base)
   class OwnerWebhooksController {
     constructor(
       private readonly endpoints: WebhookEndpointsService,
