@@ -1,43 +1,36 @@
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../test/support/env';
+import { TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../test/support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createUser, publishRules, waitFor } from '../../../../../test/support/fixtures';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 import { useOperatorApi } from '../../../../../test/support/context';
 
 describe('plans admin API', () => {
-  let prisma: PrismaClient;
-  let nodeA: TestApi;
+  // RULES_POLL_MS high on both nodes: the swap must come from the announcement, not from polling.
+  const ctx = useOperatorApi({ RULES_POLL_MS: '60000' });
   let nodeB: TestApi;
-  let session: string;
   let serviceKey: string;
   let fixture: Awaited<ReturnType<typeof createTenant>>;
 
   beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    // RULES_POLL_MS high: the swap must come from the announcement, not from polling.
-    [nodeA, nodeB] = await Promise.all([startApi({ RULES_POLL_MS: '60000' }), startApi({ RULES_POLL_MS: '60000' })]);
-    fixture = await createTenant(prisma);
-    serviceKey = await createServiceKey(prisma);
-    const user = await createUser(prisma);
-    const ruleSet = await publishRules(prisma, TEST_REDIS_URL);
-    for (const node of [nodeA, nodeB]) await waitFor(async () => (await node.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
-    session = (await nodeA.request('POST', '/v1/auth/login', { body: user })).body.token;
+    nodeB = await startApi({ RULES_POLL_MS: '60000' });
+    fixture = await createTenant(ctx.prisma);
+    serviceKey = await createServiceKey(ctx.prisma);
+    const ruleSet = await publishRules(ctx.prisma, TEST_REDIS_URL);
+    for (const node of [ctx.api, nodeB]) await waitFor(async () => (await node.request('GET', '/health')).body.ruleVersion >= ruleSet.version);
   });
   afterAll(async () => {
-    await Promise.all([nodeA.close(), nodeB.close()]);
-    await prisma.$disconnect();
+    await nodeB?.close();
   });
 
   const minuteLimit = () => fixture.plan.limits.find((l) => l.name === 'minute')!;
-  const patchMinute = (limit: unknown, token = session) =>
-    nodeA.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/${minuteLimit().id}`, { token, body: { limit } });
+  const patchMinute = (limit: unknown, token = ctx.session) =>
+    ctx.api.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/${minuteLimit().id}`, { token, body: { limit } });
   const check = (node: TestApi, subject: string) =>
     node.request('POST', '/v1/check', { token: serviceKey, body: { tenant: fixture.tenant.slug, endpoint: 'GET /x', subject } });
 
   describe('happy', () => {
     it('lists plans with their limits and tenant counts', async () => {
-      const r = await nodeA.request('GET', `/v1/admin/plans?q=${fixture.plan.slug.toUpperCase()}`, { token: session });
+      const r = await ctx.api.request('GET', `/v1/admin/plans?q=${fixture.plan.slug.toUpperCase()}`, { token: ctx.session });
       expect(r.status).toBe(200);
       expect(r.body.items).toHaveLength(1);
       const plan = r.body.items[0];
@@ -48,9 +41,9 @@ describe('plans admin API', () => {
     it('takes the filter q literally: %, _ and \\ match only themselves', async () => {
       const suffix = Date.now().toString(36);
       const names = [`a%${suffix}`, `a_${suffix}`, `a\\${suffix}`, `ab${suffix}`];
-      for (const [i, name] of names.entries()) await prisma.plan.create({ data: { slug: `like-${suffix}-${i}`, name } });
+      for (const [i, name] of names.entries()) await ctx.prisma.plan.create({ data: { slug: `like-${suffix}-${i}`, name } });
       for (const name of names) {
-        const r = await nodeA.request('GET', `/v1/admin/plans?q=${encodeURIComponent(name)}`, { token: session });
+        const r = await ctx.api.request('GET', `/v1/admin/plans?q=${encodeURIComponent(name)}`, { token: ctx.session });
         expect(r.status).toBe(200);
         expect(r.body.items.map((p: { name: string }) => p.name), name).toEqual([name]);
       }
@@ -60,25 +53,25 @@ describe('plans admin API', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { status: number; body: { items: { slug: string }[]; nextCursor: string | null } } = await nodeA.request('GET', `/v1/admin/plans?pageSize=7${cursor ? `&cursor=${cursor}` : ''}`, { token: session });
+        const page: { status: number; body: { items: { slug: string }[]; nextCursor: string | null } } = await ctx.api.request('GET', `/v1/admin/plans?pageSize=7${cursor ? `&cursor=${cursor}` : ''}`, { token: ctx.session });
         expect(page.status).toBe(200);
         expect(page.body.items.length).toBeLessThanOrEqual(7);
         seen.push(...page.body.items.map((p) => p.slug));
         cursor = page.body.nextCursor;
       } while (cursor);
       expect(seen).toEqual([...seen].sort());
-      expect(new Set(seen).size).toBe(await prisma.plan.count());
+      expect(new Set(seen).size).toBe(await ctx.prisma.plan.count());
       for (const bad of ['pageSize=0', 'pageSize=201', 'limit=7', 'cursor=NOT%20A%20SLUG', 'extra=1']) {
-        expect((await nodeA.request('GET', `/v1/admin/plans?${bad}`, { token: session })).status).toBe(400);
+        expect((await ctx.api.request('GET', `/v1/admin/plans?${bad}`, { token: ctx.session })).status).toBe(400);
       }
     });
 
     it('a limit change is a new rule set version, audited, and enforced by every node within a second without restart', async () => {
       await awayFromMinuteBoundary();
-      for (let i = 0; i < 10; i += 1) expect((await check(nodeA, 'frank')).body.allowed).toBe(true);
+      for (let i = 0; i < 10; i += 1) expect((await check(ctx.api, 'frank')).body.allowed).toBe(true);
       expect((await check(nodeB, 'frank')).body.allowed).toBe(false);
 
-      const before = (await nodeA.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version;
+      const before = (await ctx.api.request('GET', '/v1/admin/rule-sets/current', { token: ctx.session })).body.version;
       const r = await patchMinute(20);
       expect(r.status).toBe(200);
       expect(r.body.limit).toMatchObject({ name: 'minute', limit: 20 });
@@ -86,13 +79,13 @@ describe('plans admin API', () => {
       const changedAt = Date.now();
 
       // The contract is "within a second" of the change being committed (BENCHMARKS.md measures the latency).
-      for (const node of [nodeA, nodeB]) {
+      for (const node of [ctx.api, nodeB]) {
         await waitFor(async () => (await check(node, 'frank')).body.allowed === true, 1_000 - (Date.now() - changedAt), 10);
       }
-      const audit = await prisma.auditLog.findFirst({ where: { entityId: minuteLimit().id }, orderBy: { id: 'desc' } });
+      const audit = await ctx.prisma.auditLog.findFirst({ where: { entityId: minuteLimit().id }, orderBy: { id: 'desc' } });
       expect(audit).toMatchObject({ action: 'plan_limit.updated', before: expect.objectContaining({ limit: 10 }), after: expect.objectContaining({ limit: 20 }) });
       expect(audit!.actor).toMatch(/^user:/);
-      const version = await prisma.ruleSetVersion.findUnique({ where: { version: r.body.ruleVersion } });
+      const version = await ctx.prisma.ruleSetVersion.findUnique({ where: { version: r.body.ruleVersion } });
       // Other files' fixtures, written straight to the database, may come into the same version: this change is one of its lines.
       expect(version!.diff).toContainEqual({ kind: 'plan', text: `${fixture.plan.slug}: minute 10 → 20` });
     });
@@ -106,31 +99,31 @@ describe('plans admin API', () => {
       ['huge', 10_000_000_000],
       ['a string', 'ten'],
     ])('refuses a %s limit with 400 and leaves the version in force', async (_label, limit) => {
-      const before = (await nodeA.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version;
+      const before = (await ctx.api.request('GET', '/v1/admin/rule-sets/current', { token: ctx.session })).body.version;
       const r = await patchMinute(limit);
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'validation_failed', field: 'limit' });
-      expect((await nodeA.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version).toBe(before);
+      expect((await ctx.api.request('GET', '/v1/admin/rule-sets/current', { token: ctx.session })).body.version).toBe(before);
     });
 
     it('refuses a change whose rule set does not compile, keeps the version in force, audits and counts the refusal', async () => {
-      const logged = await createTenant(prisma, [{ name: 'minute', windowS: 60, limit: 100 }]);
+      const logged = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 100 }]);
       const limit = logged.plan.limits[0]!;
-      await prisma.planLimit.update({ where: { id: limit.id }, data: { algorithm: 'sliding_log' } });
-      const { version } = await publishRules(prisma, TEST_REDIS_URL);
-      await waitFor(async () => (await nodeA.request('GET', '/health')).body.ruleVersion >= version);
-      const counted = async () => Number(/^tollgate_rule_set_rejections_total (\d+)/m.exec((await nodeA.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body)?.[1] ?? 0);
+      await ctx.prisma.planLimit.update({ where: { id: limit.id }, data: { algorithm: 'sliding_log' } });
+      const { version } = await publishRules(ctx.prisma, TEST_REDIS_URL);
+      await waitFor(async () => (await ctx.api.request('GET', '/health')).body.ruleVersion >= version);
+      const counted = async () => Number(/^tollgate_rule_set_rejections_total (\d+)/m.exec((await ctx.api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body)?.[1] ?? 0);
       const rejectionsBefore = await counted();
 
       // A sliding log stores one member per unit: the engine refuses more than 10,000 per window.
-      const r = await nodeA.request('PATCH', `/v1/admin/plans/${logged.plan.id}/limits/${limit.id}`, { token: session, body: { limit: 20_000 } });
+      const r = await ctx.api.request('PATCH', `/v1/admin/plans/${logged.plan.id}/limits/${limit.id}`, { token: ctx.session, body: { limit: 20_000 } });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('rule_set_invalid');
       expect(r.body.error.message).toMatch(/10,?000|sliding/i);
-      expect((await nodeA.request('GET', '/v1/admin/rule-sets/current', { token: session })).body.version).toBe(version);
-      expect((await prisma.planLimit.findUnique({ where: { id: limit.id } }))!.limit).toBe(100);
-      expect(await prisma.auditLog.count({ where: { action: 'plan_limit.updated', entityId: limit.id } })).toBe(0);
-      const rejection = await prisma.auditLog.findFirst({ where: { action: 'rule_set.rejected' }, orderBy: { id: 'desc' } });
+      expect((await ctx.api.request('GET', '/v1/admin/rule-sets/current', { token: ctx.session })).body.version).toBe(version);
+      expect((await ctx.prisma.planLimit.findUnique({ where: { id: limit.id } }))!.limit).toBe(100);
+      expect(await ctx.prisma.auditLog.count({ where: { action: 'plan_limit.updated', entityId: limit.id } })).toBe(0);
+      const rejection = await ctx.prisma.auditLog.findFirst({ where: { action: 'rule_set.rejected' }, orderBy: { id: 'desc' } });
       expect(rejection!.actor).toMatch(/^user:/);
       expect(await counted()).toBe(rejectionsBefore + 1);
       const check = await nodeB.request('POST', '/v1/check', { token: serviceKey, body: { tenant: logged.tenant.slug, endpoint: 'GET /x' } });
@@ -138,12 +131,12 @@ describe('plans admin API', () => {
     });
 
     it('answers 404 for an unknown or malformed id', async () => {
-      const unknown = await nodeA.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/00000000-0000-4000-8000-000000000000`, {
-        token: session,
+      const unknown = await ctx.api.request('PATCH', `/v1/admin/plans/${fixture.plan.id}/limits/00000000-0000-4000-8000-000000000000`, {
+        token: ctx.session,
         body: { limit: 5 },
       });
       expect(unknown.status).toBe(404);
-      const malformed = await nodeA.request('PATCH', `/v1/admin/plans/nope/limits/nope`, { token: session, body: { limit: 5 } });
+      const malformed = await ctx.api.request('PATCH', `/v1/admin/plans/nope/limits/nope`, { token: ctx.session, body: { limit: 5 } });
       expect(malformed.status).toBe(404);
       expect(malformed.body.error.code).toBe('not_found');
     });
@@ -151,17 +144,17 @@ describe('plans admin API', () => {
 
   describe('security', () => {
     it('answers 401 to anonymous callers and 403 to service keys', async () => {
-      expect((await nodeA.request('GET', '/v1/admin/plans')).status).toBe(401);
+      expect((await ctx.api.request('GET', '/v1/admin/plans')).status).toBe(401);
       expect((await patchMinute(30, '')).status).toBe(401);
-      expect((await nodeA.request('GET', '/v1/admin/plans', { token: serviceKey })).status).toBe(403);
+      expect((await ctx.api.request('GET', '/v1/admin/plans', { token: serviceKey })).status).toBe(403);
       expect((await patchMinute(30, serviceKey)).status).toBe(403);
-      expect((await nodeA.request('GET', '/v1/admin/tenants', { token: 'tg_sess_forged' })).status).toBe(401);
+      expect((await ctx.api.request('GET', '/v1/admin/tenants', { token: 'tg_sess_forged' })).status).toBe(401);
     });
 
-    it('refuses a tenant user\'s session on operator routes', async () => {
-      const tenantUser = await createUser(prisma, 'tenant', fixture.tenant.id);
-      const token = (await nodeA.request('POST', '/v1/auth/login', { body: tenantUser })).body.token;
-      expect((await nodeA.request('GET', '/v1/admin/plans', { token })).status).toBe(403);
+    it('refuses a tenant user\'s ctx.session on operator routes', async () => {
+      const tenantUser = await createUser(ctx.prisma, 'tenant', fixture.tenant.id);
+      const token = (await ctx.api.request('POST', '/v1/auth/login', { body: tenantUser })).body.token;
+      expect((await ctx.api.request('GET', '/v1/admin/plans', { token })).status).toBe(403);
     });
   });
 });
