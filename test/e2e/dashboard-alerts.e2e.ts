@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoHorizontalOverflow, openCreateForm, screenshots, signInAsDemoOperator, signInAsTenantUser, untilInvalid, useStackAndBrowser } from '../support/browser';
+import { expectNoHorizontalOverflow, openCreateForm, reloadNarrow, screenshots, signInAsDemoOperator, signInAsTenantUser, untilInvalid, useStackAndBrowser } from '../support/browser';
 import { DEMO_SERVICE_KEY } from '../../prisma/demo';
 import { operatorApi } from '../support/stack';
 
@@ -166,8 +166,7 @@ describe('alerts in the dashboard', () => {
     await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
     expect(await page.getByTestId('mutation-status').textContent()).toContain('Alert rule acme-429 deleted');
 
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.getByTestId('alert-rules-table').waitFor();
     await expectNoHorizontalOverflow(page, 'the alerts page');
     await shot(page, 'page-420');

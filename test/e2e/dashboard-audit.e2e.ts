@@ -2,11 +2,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '../../prisma/demo';
-import { expectNoHorizontalOverflow, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
+import { expectNoHorizontalOverflow, NARROW, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 import { signInOperator } from '../support/stack';
 
 const WIDE = { width: 1400, height: 900 };
-const NARROW = { width: 420, height: 900 };
 const ACTOR = `user:${DEMO_OPERATOR.email}`;
 
 /** Both widths' screenshots of what `page` shows, and no horizontal overflow at the narrow one. */

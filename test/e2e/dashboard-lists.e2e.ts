@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
-import { expectNoHorizontalOverflow, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
+import { expectNoHorizontalOverflow, reloadNarrow, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 import { waitFor } from '../support/fixtures';
 import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator } from '../support/stack';
 
@@ -77,8 +77,7 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
     expect(await text(page, 'totals-decisions-value')).toBe('11');
     expect(await page.getByTestId('overview-chart-table').locator('tbody tr').count()).toBeGreaterThanOrEqual(60);
     await shot(page, 'overview-1400');
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.getByTestId('totals-decisions-value').waitFor();
     expect(await page.getByTestId('range-1h').getAttribute('aria-current')).toBe('true');
     await shot(page, 'overview-420');
@@ -114,8 +113,7 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
     await shot(page, 'tenants-1400');
     await expectNoHorizontalOverflow(page, 'the tenants at 1400 px');
 
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.getByTestId('tenants-table').waitFor();
     expect(await text(page, 'tenant-deny-rate-initech')).toBe(formatRate(2 / 7));
     await shot(page, 'tenants-420');
@@ -133,8 +131,7 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
     expect(await text(page, 'policy-traffic-idle')).toBe('No decisions in the last 24 h.');
     await shot(page, 'policies-1400');
     await expectNoHorizontalOverflow(page, 'the policies at 1400 px');
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.getByTestId('policy-traffic-reports').waitFor();
     await shot(page, 'policies-420');
     await expectNoHorizontalOverflow(page, 'the policies at 420 px');
@@ -146,8 +143,7 @@ describe('the lists with their traffic, and the overview of a fresh install', ()
     expect(await text(page, 'plan-at-limit-pro')).toBe('none at a limit now');
     await shot(page, 'plans-1400');
     await expectNoHorizontalOverflow(page, 'the plans at 1400 px');
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.getByTestId('plan-at-limit-metered').waitFor();
     await shot(page, 'plans-420');
     await expectNoHorizontalOverflow(page, 'the plans at 420 px');

@@ -3,7 +3,7 @@ import { createPrismaClient } from '@tollgate/db';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
-import { expectNoHorizontalOverflow, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
+import { expectNoHorizontalOverflow, reloadNarrow, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 import { awayFromMinuteBoundary, waitFor } from '../support/fixtures';
 import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator } from '../support/stack';
 
@@ -109,8 +109,7 @@ describe('the overview and a policy page', () => {
     expect(await page.getByTestId('top-tenants').locator('tbody tr').count()).toBe(1);
     await shot(page, '1400');
 
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.getByTestId('totals-denied-value').waitFor();
     await shot(page, '420');
     await expectNoHorizontalOverflow(page, 'the page at 420 px');
@@ -173,8 +172,7 @@ describe('the overview and a policy page', () => {
       ['Globex', '2', '0', '2', '0'],
     ]);
     await shot(page, 'degraded-1400');
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.getByTestId('degraded-causes').waitFor();
     await shot(page, 'degraded-420');
     await expectNoHorizontalOverflow(page, 'the degraded drill-down at 420 px');
@@ -205,8 +203,7 @@ describe('the overview and a policy page', () => {
     expect(await page.getByTestId('policy-page-limits').textContent()).toContain('2 per minute');
     await page.screenshot({ path: join(screenshots, 'policy-page-1400.png'), fullPage: true });
 
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.getByTestId('would-deny').waitFor();
     await page.screenshot({ path: join(screenshots, 'policy-page-420.png'), fullPage: true });
     await expectNoHorizontalOverflow(page, 'the page at 420 px');

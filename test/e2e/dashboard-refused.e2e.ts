@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
+import { expectNoHorizontalOverflow, launchBrowser, reloadNarrow, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
 import { awayFromMinuteBoundary } from '../support/fixtures';
 import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
 
@@ -66,8 +66,7 @@ describe('refused checks in the dashboard: the overview, the tenant page and the
       .toBe(want);
   const bothWidths = async (page: Page, name: string) => {
     await shot(page, `${name}-1400`);
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await page.waitForLoadState('networkidle');
     await expectNoHorizontalOverflow(page, name);
     await shot(page, `${name}-420`);

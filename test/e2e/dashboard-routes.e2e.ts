@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../apps/dashboard/lib/usage-chart';
-import { expectNoHorizontalOverflow, launchBrowser, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
+import { expectNoHorizontalOverflow, launchBrowser, reloadNarrow, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
 import { awayFromMinuteBoundary } from '../support/fixtures';
 import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator, startStack, type Stack } from '../support/stack';
 
@@ -100,8 +100,7 @@ describe('usage per route in the dashboard: the overview, the tenant page and th
       .toEqual([items]);
     await fits(page, 'top-routes');
     await shot(page, 'overview-1400');
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await fits(page, 'top-routes');
     await shot(page, 'overview-420');
 
@@ -111,8 +110,7 @@ describe('usage per route in the dashboard: the overview, the tenant page and th
     expect(await rowsOf(page, 'tenant-routes')).toEqual([items, orders]);
     await fits(page, 'tenant-routes');
     await shot(page, 'tenant-1400');
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await fits(page, 'tenant-routes');
     await shot(page, 'tenant-420');
     await page.close();
@@ -126,8 +124,7 @@ describe('usage per route in the dashboard: the overview, the tenant page and th
     expect(await rowsOf(page, 'own-routes')).toEqual([items, orders]);
     await fits(page, 'own-routes');
     await shot(page, 'portal-1400');
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await fits(page, 'own-routes');
     await shot(page, 'portal-420');
     await context.close();

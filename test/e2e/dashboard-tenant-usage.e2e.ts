@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatInZone } from '../../apps/dashboard/lib/usage';
-import { expectNoHorizontalOverflow, screenshots, signInAsDemoOperator, signInAsTenantUser, useStackAndBrowser } from '../support/browser';
+import { expectNoHorizontalOverflow, reloadNarrow, screenshots, signInAsDemoOperator, signInAsTenantUser, useStackAndBrowser } from '../support/browser';
 import { awayFromMinuteBoundary } from '../support/fixtures';
 import { adminCall, LIVE_USAGE, ruleVersionInForce, signInOperator } from '../support/stack';
 
@@ -124,8 +124,7 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     expect(await page.getByTestId('own-limits').textContent()).toContain('Times in Asia/Kolkata');
     await shot(page, 'portal-1400');
 
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await noHorizontalOverflow(page);
     await shot(page, 'portal-420');
     await context.close();
@@ -257,8 +256,7 @@ describe("a tenant's usage in the dashboard: the operator's tenant page and the 
     expect(rows.some((row) => row.includes(searchPolicyId) || row.includes('search'))).toBe(true);
     await shot(page, 'portal-usage-1400');
 
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await noHorizontalOverflow(page);
     await shot(page, 'portal-usage-420');
 

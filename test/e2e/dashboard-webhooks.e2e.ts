@@ -5,7 +5,7 @@ import { publishEvent } from '@tollgate/webhooks';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
+import { expectNoHorizontalOverflow, launchBrowser, openCreateForm, reloadNarrow, screenshots, signInAsDemoOperator, signInAsTenantUser } from '../support/browser';
 import { waitFor } from '../support/fixtures';
 import { operatorApi, startStack, type Stack } from '../support/stack';
 import { startReceiver } from '../support/webhook-receiver';
@@ -185,8 +185,7 @@ describe('webhook endpoints in the dashboard', () => {
     expect(await unknown.textContent()).not.toMatch(/\d+ ms/);
 
     // Narrow: the log's rows become cards, nothing sticks out.
-    await page.setViewportSize({ width: 420, height: 900 });
-    await page.reload();
+    await reloadNarrow(page);
     await openAttempts(page, eventId);
     await expectNoHorizontalOverflow(page, 'the endpoint page');
     await shot(page, 'endpoint-420');

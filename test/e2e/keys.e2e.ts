@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openCreateForm, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
+import { followNav, openCreateForm, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 
 describe('API keys in the dashboard', () => {
   const e2e = useStackAndBrowser('keys');
@@ -18,8 +18,7 @@ describe('API keys in the dashboard', () => {
   it('creates a service key whose secret is shown once and works at once, and revokes it', async () => {
     const page = await e2e.browser.newPage();
     await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
-    await page.getByTestId('nav-keys').click();
-    await page.waitForURL(/\/keys/);
+    await followNav(page, 'keys');
 
     await openCreateForm(page, 'key-new');
     await page.getByTestId('key-new-kind').selectOption('service');

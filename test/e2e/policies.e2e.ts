@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fillLimitForm, openCreateForm, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
+import { fillLimitForm, followNav, openCreateForm, screenshots, signInAsDemoOperator, useStackAndBrowser } from '../support/browser';
 import { adminCall, signInOperator } from '../support/stack';
 
 describe('endpoint policies in the dashboard', () => {
@@ -19,8 +19,7 @@ describe('endpoint policies in the dashboard', () => {
   it('creates a plan policy that is in the current rule set, refuses a bad pattern, switches it to enforce and deletes it', async () => {
     const page = await e2e.browser.newPage();
     await signInAsDemoOperator(page, e2e.stack.dashboardUrl);
-    await page.getByTestId('nav-policies').click();
-    await page.waitForURL(/\/policies/);
+    await followNav(page, 'policies');
 
     await openCreateForm(page, 'policy-new');
     await page.getByTestId('policy-new-owner').selectOption({ label: 'plan starter' });

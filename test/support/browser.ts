@@ -53,6 +53,12 @@ export async function signInAsDemoOperator(page: Page, dashboardUrl: string): Pr
   await page.waitForURL(/\/overview/);
 }
 
+/** Follows the navigation's link to an operator's `section` (`keys`, `policies`…) and waits for its page. */
+export async function followNav(page: Page, section: string): Promise<void> {
+  await page.getByTestId(`nav-${section}`).click();
+  await page.waitForURL((url) => url.pathname === `/${section}`);
+}
+
 /** Signs in as a tenant's user and waits for its portal, a tenant user's landing page. */
 export async function signInAsTenantUser(page: Page, dashboardUrl: string, user: { email: string; password: string }): Promise<void> {
   await submitSignIn(page, dashboardUrl, user);
@@ -102,6 +108,15 @@ export async function fillLimitForm(page: Page, testId: (field: keyof LimitField
     if (field === 'unit' || field === 'algorithm') await page.getByTestId(testId(field)).selectOption(value);
     else await page.getByTestId(testId(field)).fill(value);
   }
+}
+
+/** The width of a phone, at which every page must still fit (420 × 900). */
+export const NARROW = { width: 420, height: 900 };
+
+/** Reloads `page` at a phone's width: the page as a phone gets it, not a wide page squeezed. */
+export async function reloadNarrow(page: Page): Promise<void> {
+  await page.setViewportSize(NARROW);
+  await page.reload();
 }
 
 /**
