@@ -432,7 +432,7 @@ const WATCH = [
   ['body: validation (zod)', (f, part) => part === 'zod'],
   ['service key check (`Authenticator`)', (f) => f.url.endsWith('auth/authenticator.js')],
   ['Nest middleware (@fastify/middie)', (f, part) => part === '@fastify/middie'],
-  ['decision up to Redis (`ResilientLimiter` → `RedisEngine` → ioredis)', (f) => f.url.endsWith('check/resilient-limiter.service.js')],
+  ['decision up to Redis (`ResilientLimiter` → `RedisEngine` → ioredis)', (f) => f.url.endsWith('check/resilient-limiter.js')],
   ['ioredis (commands and replies)', (f, part) => part === 'ioredis'],
   ['`RateLimit`/`X-RateLimit-*` headers (`rateLimitHeaders`, structured-headers)', (f) => f.functionName === 'rateLimitHeaders'],
   ['metrics (prom-client)', (f, part) => part === 'prom-client'],

@@ -6,17 +6,6 @@ import { REPO_ROOT } from './repo-tree';
 // A file says what its class is (ADR 0001, "Names in the API"): `x-y.service.ts` holds `XYService`; an injectable that
 // is something more definite is named for it, file and class alike (`self-limiter.ts`: `SelfLimiter`).
 
-/**
- * Named before the rule, each for what it is (the class a file holds is beside it): renamed as auth's were (`x.ts` for
- * `X`), they leave this list.
- */
-const NOT_YET_RENAMED: ReadonlyMap<string, string> = new Map([
-  ['apps/api/src/modules/check/resilient-limiter.service.ts', 'ResilientLimiter'],
-  ['apps/api/src/modules/check/usage-recorder.service.ts', 'UsageRecorder'],
-  ['apps/api/src/modules/rules/rule-publisher.service.ts', 'RulePublisher'],
-  ['apps/api/src/modules/rules/rules-in-force.service.ts', 'RulesInForce'],
-]);
-
 /** `rule-change.service.ts` → `RuleChangeService`. */
 function serviceClassOf(file: string): string {
   const base = path.basename(file, '.service.ts');
@@ -37,11 +26,8 @@ describe('service files', () => {
 
   it('each hold the class their name says (x.service.ts: XService)', () => {
     expect(files.length).toBeGreaterThan(0);
-    const misnamed = files.filter((f) => !NOT_YET_RENAMED.has(f) && !exportsClass(readFileSync(path.join(REPO_ROOT, f), 'utf8'), serviceClassOf(f)));
+    const misnamed = files.filter((f) => !exportsClass(readFileSync(path.join(REPO_ROOT, f), 'utf8'), serviceClassOf(f)));
     expect(misnamed).toEqual([]);
-    // A file still on the list holds the class the list says (renamed files are simply gone from `files`).
-    const stale = [...NOT_YET_RENAMED].filter(([f, name]) => files.includes(f) && !exportsClass(readFileSync(path.join(REPO_ROOT, f), 'utf8'), name));
-    expect(stale).toEqual([]);
   });
 
   it('names the class of a file as the rule says', () => {

@@ -1,17 +1,13 @@
-import { type Calendar, type CompiledPolicies, type CompiledPolicy, own, policyLimitName, type RuleSetBody, toLimitSpec } from '@tollgate/domain';
+import { type CompiledPolicies, type Limit, type LimitShown, type CompiledPolicy, own, policyLimitName, type RuleSetBody, toLimitSpec } from '@tollgate/domain';
 import { resolveRule } from '@tollgate/limiter';
 import { toLimitRule } from './limit-rules';
 import { sortedBy } from './sorted-by';
 
-/** A limit as the control plane stores it (plan limit, override, policy limit); the rule set schema judges it. */
-export interface SourceLimit {
-  name: string;
-  windowS: number;
-  limit: number;
-  algorithm: string;
-  burst?: number | null;
-  calendar?: Calendar | null;
-}
+/**
+ * A limit as the control plane stores it (plan limit, override, policy limit): the domain's limit, its algorithm a
+ * column's text until the rule set schema judges it.
+ */
+export type SourceLimit = Omit<LimitShown, 'algorithm'> & Pick<Limit, 'name'> & { algorithm: string };
 
 /** An endpoint policy row: it belongs to a plan or to a tenant (exactly one of `planId`, `tenantId`). */
 export interface SourcePolicy {

@@ -3,6 +3,8 @@ import {
   type CompiledServiceKey,
   type CompiledTenant,
   type CompiledTenantKey,
+  type Limit as DomainLimit,
+  type LimitShown,
   formatAlgorithm,
   formatCount,
   formatPeriod,
@@ -28,14 +30,8 @@ export interface RuleSetSide {
   source: RuleSnapshot | null;
 }
 
-interface Limit {
-  name: string;
-  windowS: number;
-  limit: number;
-  algorithm: string;
-  burst?: number | null;
-  calendar?: string | null;
-}
+/** A limit on either side of a change: a compiled version's or a snapshot's (older versions' algorithms as they were). */
+type Limit = Omit<LimitShown, 'algorithm' | 'calendar'> & Pick<DomainLimit, 'name'> & { algorithm: string; calendar?: string | null };
 
 const EMPTY: RuleSetSide = {
   compiled: { tenants: {}, serviceKeys: [], tenantKeys: [], revokedTenantKeys: [], policies: { plans: {}, tenants: {} } },

@@ -4,8 +4,8 @@ import { EnforcementHttp } from './enforcement-http';
 import { EnforcementRoutes } from './enforcement.routes';
 import { ForwardAuthSourceReporter } from './forward-auth-source-reporter';
 import { OutageReporter } from './outage-reporter';
-import { ResilientLimiter } from './resilient-limiter.service';
-import { UsageRecorder } from './usage-recorder.service';
+import { ResilientLimiter } from './resilient-limiter';
+import { UsageRecorder } from './usage-recorder';
 import { CheckQuota } from './use-cases/check-quota.use-case';
 
 /** Enforcement: served by a Fastify instance of its own (`http`, on the API's server), not by Nest controllers. */

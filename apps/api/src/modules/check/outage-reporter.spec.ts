@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadApiConfig } from '../../config/config';
 import { MetricsService } from '../metrics/metrics.service';
 import { OutageReporter, outageCause } from './outage-reporter';
-import { QuotaStoreUnavailable } from './resilient-limiter.service';
+import { QuotaStoreUnavailable } from './resilient-limiter';
 
 describe('OutageReporter', () => {
   const config = loadApiConfig({ OUTAGE_LOG_EVERY_MS: '10000' });

@@ -5,7 +5,7 @@ import { BrokenCircuitError, IsolatedCircuitError } from 'cockatiel';
 import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { MetricsService } from '../metrics/metrics.service';
-import type { QuotaStoreUnavailable } from './resilient-limiter.service';
+import type { QuotaStoreUnavailable } from './resilient-limiter';
 
 /** How a check Redis did not decide was answered: passed (`open`), refused with a 503 (`closed`), or on this node (`local`). */
 export type OutageAnswer = DegradedMode;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi } from '../../../../../test/support/api';
 import { useOperatorApi } from '../../../../../test/support/context';
 import { awayFromMinuteBoundary, createTenant, createUser } from '../../../../../test/support/fixtures';
-import { UsageRecorder } from '../check/usage-recorder.service';
+import { UsageRecorder } from '../check/usage-recorder';
 
 // Service and tenant keys are checked against the rule set in memory, never Postgres: what each key did, and when it
 // was last used, come from usage (docs/adr/0015-usage-counting-and-rollups.md). The node counts each key's calls into

@@ -5,7 +5,7 @@ import { type CommittedRuleSet, commitRuleSetVersion, RULE_SET_TRANSACTION } fro
 import { linkAuditToVersion, writeAudit } from '../../common/audit';
 import { PRISMA } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
-import { RulePublisher } from './rule-publisher.service';
+import { RulePublisher } from './rule-publisher';
 
 /**
  * The one way a control-plane change is committed: the change, its audit record and the new rule set version

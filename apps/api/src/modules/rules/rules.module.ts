@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { InstallationService } from './installation.service';
 import { RulesInForce } from './rules-in-force';
 import { RuleChangeService } from './rule-change.service';
-import { RulePublisher } from './rule-publisher.service';
+import { RulePublisher } from './rule-publisher';
 import { RuleSetsController } from './rule-sets.controller';
 import { RestoreRuleSetUseCase } from './use-cases/restore-rule-set.use-case';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useOperatorApi } from '../../../../../test/support/context';
 import { TEST_REDIS_URL } from '../../../../../test/support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules } from '../../../../../test/support/fixtures';
-import { UsageRecorder } from '../check/usage-recorder.service';
+import { UsageRecorder } from '../check/usage-recorder';
 
 // Usage per route (docs/adr/0015-usage-counting-and-rollups.md): every decision is counted under the route its check
 // named (`METHOD /path`, normalised as policies match it), whether or not an endpoint policy matched, by the limit

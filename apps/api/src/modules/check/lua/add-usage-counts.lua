@@ -1,7 +1,7 @@
 --[[
   Adds a node's usage counts (decisions it made without Redis, calls per API key) to a tenant's minute hash, once:
   a write whose reply was lost (a timeout, a dropped connection) is sent again with the same id, and changes
-  nothing if the first one was applied (usage-recorder.service.ts; docs/adr/0021-one-request-one-decision.md).
+  nothing if the first one was applied (usage-recorder.ts; docs/adr/0021-one-request-one-decision.md).
 
   KEYS[1]  the hash of the minute the counts belong to (it keeps the write's id)
   KEYS[2]  the hash they are added to: KEYS[1], or the current minute's when theirs was rolled up already

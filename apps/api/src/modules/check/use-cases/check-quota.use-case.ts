@@ -21,8 +21,8 @@ import type { LimitSet } from '../../rules/limit-set';
 import { type EnforcedRuleSet, routeOf } from '../../rules/enforced-rule-set';
 import { RulesInForce } from '../../rules/rules-in-force';
 import { OutageReporter } from '../outage-reporter';
-import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter.service';
-import { UsageRecorder } from '../usage-recorder.service';
+import { QuotaStoreUnavailable, ResilientLimiter } from '../resilient-limiter';
+import { UsageRecorder } from '../usage-recorder';
 
 /** The service key that asks (its id, for its usage) and what it may see: the ids of its tenants, null = every tenant. */
 export interface CheckScope {
