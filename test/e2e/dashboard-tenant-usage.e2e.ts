@@ -22,7 +22,7 @@ interface Tenant {
 
 const UPGRADE_URL = 'https://example.com/pricing';
 /** What a full minute's bar says: refused for how long more, until when by initech's clock (Asia/Kolkata). */
-const FULL_UNTIL = /^Nothing left: calls counted on this limit are refused for \d+ seconds? more, until \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}:\d{2} Asia\/Kolkata\./;
+const FULL_UNTIL = /^Nothing left: calls counted on this limit are refused for (?:\d+ seconds?|1 minute) more, until \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}:\d{2} Asia\/Kolkata\./;
 
 describe("a tenant's usage in the dashboard: the operator's tenant page and the tenant's own portal", () => {
   // The worker writes the open minute's counts so far every second (and rolls a closed one up with no grace).
