@@ -178,7 +178,7 @@ function earlierCountersMarkdown(ec) {
 rules prepared once; medians of ${ec.rounds} interleaved rounds of 2 s (+1 s warm-up), alternating which runs first.
 | earlier counters | decisions/s | Redis µs a decision | decisions a script call |
 |---|---:|---:|---:|
-| on (default: \`MGET\` and two \`SET\`s a fixed window) | ${fmt(ec.on.perSecond)} | ${fmt(ec.on.usecPerDecision, 1)} | ${fmt(ec.on.perCall, 1)} |
+| on (default: an \`MGET\` of two keys and a \`SET\` a fixed window; no earlier node runs) | ${fmt(ec.on.perSecond)} | ${fmt(ec.on.usecPerDecision, 1)} | ${fmt(ec.on.perCall, 1)} |
 | off (one \`GET\` and one \`SET\`) | ${fmt(ec.off.perSecond)} | ${fmt(ec.off.usecPerDecision, 1)} | ${fmt(ec.off.perCall, 1)} |
 
 Off ÷ on per round: ${ec.ratios.map((x) => fmt(x, 2)).join(', ')}.

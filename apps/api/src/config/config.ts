@@ -28,9 +28,10 @@ export const apiEnvSchema = z.object({
   /** …for this many ms; then one decision tries Redis again. */
   BREAKER_COOLDOWN_MS: ms.default(1000),
   /**
-   * Whether a fixed window also keeps the counter earlier versions kept (`…:<window start ms>`), so that API nodes of the
-   * previous version and this one see each other's charges during a rolling upgrade
-   * (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). `false` once every API node runs this version.
+   * Whether a fixed window also reads the counter earlier versions kept (`…:<window start ms>`) and keeps it in step
+   * once an earlier node made it, so that API nodes of the previous version and this one see each other's charges
+   * during a rolling upgrade (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). `false` once every
+   * API node runs this version (it saves a key in one `MGET` a fixed window).
    */
   FIXED_WINDOW_EARLIER_COUNTERS: z.enum(['true', 'false']).default('true'),
   /** Failure mode of checks that match no endpoint policy: open (pass, degraded), closed (503) or local. */

@@ -63,7 +63,8 @@ export interface ScriptDecision {
 /**
  * The keys of one rule of a decision, `key` its state's (see KEYS in lua/limit.lua): a fixed window adds the counter
  * earlier versions kept, `<key>:<window start ms>`, of the window that holds `estimate` (the engine's estimate of
- * Redis's clock), which the script reads and writes too when that is its window (lua/includes/fixed_window.lua).
+ * Redis's clock), which the script reads, and writes once an earlier node made it, when that is its window
+ * (lua/includes/fixed_window.lua).
  * With `earlierCounters` false (every node runs this version) it adds its own key again instead, which the script
  * reads as no counter: one GET and one SET. `calendar`: a calendar rule's windows as its prepared rules keep them
  * (time-zone arithmetic is slow).

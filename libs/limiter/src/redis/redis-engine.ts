@@ -56,10 +56,11 @@ export interface RedisEngineOptions {
    */
   guard?: <T>(call: () => Promise<T>) => Promise<T>;
   /**
-   * Whether a fixed window also reads and writes the counter earlier versions kept (`<rule key>:<window start>`), so
-   * that nodes of an earlier version deciding at the same time (a rolling upgrade) and this one see each other's
-   * charges (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). False once every node runs this
-   * version: a fixed window is then one GET and one SET again. Default true.
+   * Whether a fixed window also reads the counter earlier versions kept (`<rule key>:<window start>`), and keeps it
+   * in step once a node of an earlier version made it in the window, so that nodes of both versions deciding at the
+   * same time (a rolling upgrade) see each other's charges
+   * (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). With no earlier node running it costs a
+   * second key in the `MGET` that reads the window and writes nothing more. False: one `GET`. Default true.
    */
   earlierCounters?: boolean;
 }

@@ -14,8 +14,8 @@ import { deleteTenantKeys } from './redis-test-support';
 
 // A fixed window's count moved from `<rule key>:<window start ms>` (earlier versions) to the rule's own key, which a
 // call can declare (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). The earlier counter is declared
-// too, for the window of the engine's clock: an upgrade gives no tenant a fresh window, and in a rolling upgrade a
-// node of either version sees what the other charged.
+// too, for the window of the engine's clock, and written once an earlier node made it: an upgrade gives no tenant a
+// fresh window, and in a rolling upgrade a node of either version sees what the other charged.
 describe('RedisEngine fixed windows across an upgrade', () => {
   let redis: Redis;
   const tenants: string[] = [];
@@ -53,14 +53,37 @@ describe('RedisEngine fixed windows across an upgrade', () => {
     const engine = preparingEachCall(new RedisEngine(redis, { clock: new ManualClock(now) }));
     const counter = counterOf(tenantId, minute, now);
     for (let i = 0; i < 3; i += 1) await engine.consume({ tenantId, cost: 1, rules: [minute] });
-    // An earlier version's node reads the counter: it holds what the new node charged.
-    expect(Number(await redis.get(counter))).toBe(3);
+    // With no earlier node in the window, this version keeps its own key only.
+    expect(await redis.exists(counter)).toBe(0);
+    // An earlier node charges: its INCRBY makes the counter, which holds only its own 4.
     await oldNodeCharges(counter, 4);
-    const next = await engine.consume({ tenantId, cost: 3, rules: [minute] });
-    expect({ allowed: next.allowed, remaining: next.rules[0]!.remaining }).toEqual({ allowed: true, remaining: 0 });
+    // This version counts both (3 + 4) and from now on keeps the counter in step.
+    const next = await engine.consume({ tenantId, cost: 2, rules: [minute] });
+    expect({ allowed: next.allowed, remaining: next.rules[0]!.remaining }).toEqual({ allowed: true, remaining: 1 });
+    expect(Number(await redis.get(counter))).toBe(9);
+    // The earlier node now sees what both charged; what it adds is seen here.
+    await oldNodeCharges(counter, 1);
     expect((await engine.consume({ tenantId, cost: 1, rules: [minute] })).allowed).toBe(false);
-    expect(Number(await redis.get(counter))).toBe(10);
     expect(await redis.pttl(counter)).toBeGreaterThan(0);
+    // A refund here comes off both.
+    expect((await engine.refund({ tenantId, cost: 2, rules: [minute] })).rules[0]!.remaining).toBe(2);
+    expect(Number(await redis.get(counter))).toBe(8);
+    await oldNodeCharges(counter, 1);
+    expect((await engine.consume({ tenantId, cost: 1, rules: [minute] })).rules[0]!.remaining).toBe(0);
+  });
+
+  it.each([minute, daily])('adds an earlier node\'s first charges in a window to its own, whichever charged first ($name)', async (rule) => {
+    const tenantId = fresh();
+    const engine = preparingEachCall(new RedisEngine(redis, { clock: new ManualClock(now) }));
+    const counter = counterOf(tenantId, rule, now);
+    await oldNodeCharges(counter, 2);
+    expect((await engine.consume({ tenantId, cost: 3, rules: [rule] })).rules[0]!.remaining).toBe(5);
+    expect(Number(await redis.get(counter))).toBe(5);
+    // A batch of decisions in one call (one read and one write of each rule) counts the same way.
+    await oldNodeCharges(counter, 1);
+    const decisions = await Promise.all([1, 2, 3].map(() => engine.consume({ tenantId, cost: 2, rules: [rule] })));
+    expect(decisions.map((d) => [d.allowed, d.rules[0]!.remaining])).toEqual([[true, 2], [true, 0], [false, 0]]);
+    expect(Number(await redis.get(counter))).toBe(10);
   });
 
   it.each([minute, daily])('neither reads nor writes the earlier counter once earlier counters are off ($name)', async (rule) => {

@@ -4,12 +4,17 @@
 -- A rule has two keys, both declared (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md):
 --   KEYS[k]      the rule's key, whose name does not depend on the time: joinDigits(.., window start - EPOCH, count),
 --                read as 0 once its window is over. It expires when its window ends.
---   KEYS[k + 1]  `<rule key>:<window start ms>`, the plain counter earlier versions kept, for the window the engine's
---                estimate of Redis's clock says. When that is the window the script decides in, the count is the
---                larger of the two, and both are written the same count: a node of an earlier version (a rolling
---                upgrade) sees what this one charged, and this one what that one did, as does the first call after
---                an upgrade. Another window's name (the estimate was off at a window's edge) is not touched, nor
---                is anything when it is KEYS[k] again (earlier counters switched off: one GET and one SET).
+--   KEYS[k + 1]  `<rule key>:<window start ms>`, the plain counter earlier versions kept (and `INCRBY`), for the window
+--                the engine's estimate of Redis's clock says; or KEYS[k] again (earlier counters switched off).
+-- The counter is read with the rule's key (one MGET) and written only once it exists in the window the script
+-- decides in, which means a node of an earlier version charged there (this version never creates it otherwise):
+--   * the rule's key does not yet say the window is kept in step: the counter holds only what earlier nodes
+--     charged and the rule's key only what this version did, so the count is their sum;
+--   * from then on, the rule's key is written marked "in step" (joinDigits' string form with a third number, 1)
+--     and the counter is written the same count: earlier nodes add to it, so the count is the larger of the two.
+-- With no earlier node running, a decision costs an MGET and a SET, and the counter never exists. An earlier node's
+-- first charge in a window after this version's misses those until the next decision here: that bounds what a
+-- rolling upgrade can over-admit. Another window's name (the estimate was off at a window's edge) is not touched.
 -- The view: the count in the window, the window's end and its start.
 
 -- The window that holds now: its start and its end.
@@ -22,27 +27,29 @@ local function fixedWindowAt(window, calStart, calEnd, calNextEnd)
   return calStart, calEnd
 end
 
--- Whether KEYS[k + 1] is the earlier versions' counter of the window that starts at `start` (not when the engine
--- declared the rule's own key again: it keeps no such counter).
-local function fixedWindowCounted(k, start)
-  return KEYS[k + 1] ~= KEYS[k] and KEYS[k + 1] == string.format('%s:%d', KEYS[k], start)
-end
+-- Which of this call's fixed windows (by k) keep the earlier counter in step: set when a window is opened, read
+-- when it is stored (a rule is always opened before it is stored).
+local fixedWindowInStep = {}
 
 local function fixedWindowOpen(k, limit, window, calStart, calEnd, calNextEnd)
   local start, finish = fixedWindowAt(window, calStart, calEnd, calNextEnd)
   local stored, counted
-  if fixedWindowCounted(k, start) then
+  if KEYS[k + 1] ~= KEYS[k] then
     local both = redis.call('MGET', KEYS[k], KEYS[k + 1])
     stored, counted = both[1], both[2]
   else
     stored = redis.call('GET', KEYS[k])
   end
-  local count = 0
+  local count, inStep = 0, false
   if stored then
-    local at, kept = splitDigits(stored, 2)
-    if kept and at + EPOCH == start then count = kept end
+    local at, kept, marked = splitDigits(stored, 2)
+    if kept and at + EPOCH == start then count, inStep = kept, marked == 1 end
   end
-  if counted then count = max(count, counted + 0) end
+  if counted and KEYS[k + 1] == string.format('%s:%d', KEYS[k], start) then
+    if inStep then count = max(count, counted + 0) else count = count + counted end
+    inStep = true
+  end
+  fixedWindowInStep[k] = inStep or nil
   return max(0, limit - count), count, finish, start
 end
 
@@ -59,16 +66,21 @@ local function fixedWindowApply(limit, count, finish, cost, mode)
   return max(0, limit - count), finish - now, retryAfter, 0, count
 end
 
--- Writes a window's count going from `before` to `after` into both keys, until the window ends (a count of 0: the
--- keys go). The count is packed like other state (a width of the limit's digits); a count above the limit (kept from
--- a larger one) may not fit it.
+-- Writes a window's count going from `before` to `after` into the rule's key (and the earlier counter when the
+-- window keeps it in step), until the window ends (a count of 0: the keys go). The count is packed like other state
+-- (a width of the limit's digits); a count above the limit (kept from a larger one) may not fit it, nor does the
+-- "in step" mark, which only a rolling upgrade sets.
 local function fixedWindowStore(k, limit, before, after, finish, start)
   if after == before then return end
   local ttl = finish - now
   if after == 0 then ttl = 0 end
+  if fixedWindowInStep[k] then
+    store(k, joinDigits('', false, start - EPOCH, after, 1), ttl)
+    if KEYS[k + 1] == string.format('%s:%d', KEYS[k], start) then store(k + 1, string.format('%d', after), ttl) end
+    return
+  end
   local width = string.len(string.format('%d', limit))
   local pattern = ''
   if width <= 10 then pattern = string.format('%%d%%0%dd%d', width, width - 1) end
   store(k, joinDigits(pattern, after <= limit, start - EPOCH, after), ttl)
-  if fixedWindowCounted(k, start) then store(k + 1, string.format('%d', after), ttl) end
 end
