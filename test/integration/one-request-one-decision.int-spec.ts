@@ -3,6 +3,7 @@ import { tenantKeyPrefix } from '@tollgate/limiter';
 import { countsOf, degradedCauseOf, minuteOf, usageKey, type UsageCount } from '@tollgate/usage';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedWindowCount } from '../../libs/limiter/src/redis/redis-test-support';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, publishRules, waitFor } from '../support/fixtures';
@@ -81,7 +82,7 @@ describe('one request, one decision with DECISION_DEADLINE_MS=1', () => {
   /** Units charged in Redis to the tenant's rule named `rule` in the window of `minute` (epoch s), every subject. */
   const charged = async (rule: string, minute: number) => {
     let sum = 0;
-    for (const key of await redis.keys(`${tenantKeyPrefix(tenant.id)}fw:${rule}:*:${minute * 1000}`)) sum += Number((await redis.get(key)) ?? 0);
+    for (const key of await redis.keys(`${tenantKeyPrefix(tenant.id)}fw:${rule}:*`)) sum += fixedWindowCount(await redis.get(key), minute * 1000);
     return sum;
   };
   /** What usage must hold for these answers of one policy: one decision per answer, counted as answered. */

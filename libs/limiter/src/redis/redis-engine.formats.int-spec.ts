@@ -9,7 +9,7 @@ import { MemoryEngine } from '../memory/memory-engine';
 import { ruleKey } from './keys';
 import { limitScript, RedisEngine } from './redis-engine';
 import { resolveRule } from '../rules';
-import { deleteTenantKeys } from './redis-test-support';
+import { deleteTenantKeys, fixedWindowCount } from './redis-test-support';
 
 // How state is stored (lua/includes/common.lua, joinDigits): one decimal integer for typical rules, a
 // `a:b[:c]` string when the numbers are too wide, and either read back exactly. Each case drives the Redis
@@ -50,13 +50,8 @@ describe('RedisEngine stored state', () => {
   // One second into a minute: the cases below step across windows at known offsets.
   const START = Date.UTC(2026, 10, 30, 12, 0, 1);
   const stored = (tenantId: string, rule: LimitRule) => redis.get(ruleKey(tenantId, rule, 'user-1'));
-  /** The count a fixed window's own key holds (joinDigits: `<start><count, width digits><width - 1>`, or `start:count`). */
-  const windowCount = async (tenantId: string, rule: LimitRule): Promise<string | null> => {
-    const value = await stored(tenantId, rule);
-    if (value === null || value.includes(':')) return value && value.split(':')[1]!;
-    const width = Number(value.slice(-1)) + 1;
-    return String(Number(value.slice(-1 - width, -1)));
-  };
+  /** The count a fixed window's own key holds (of the window it holds). */
+  const windowCount = async (tenantId: string, rule: LimitRule) => String(fixedWindowCount(await stored(tenantId, rule)));
 
   it('packs every two- and three-number state into one integer Redis stores as such', async () => {
     const { tenantId, step } = engines(START);

@@ -142,3 +142,25 @@ export async function soakAndCheckTtls(client: Redis | Cluster, engine: RuleList
     }
     expect(checked).toBeGreaterThan(50);
 }
+
+/** The epoch the packed state counts times from (EPOCH in lua/includes/common.lua: 2025-01-01 UTC). */
+const STATE_EPOCH = Date.UTC(2025, 0, 1);
+
+/**
+ * The count a fixed window's own key holds for the window that starts at `windowStart` (epoch ms): joinDigits'
+ * `<start - EPOCH><count, width digits><width - 1>`, or `start:count[:1]`; 0 for no key or another window. Without
+ * `windowStart`: the count of whichever window it holds.
+ */
+export function fixedWindowCount(stored: string | null, windowStart?: number): number {
+  if (stored === null) return 0;
+  let start: number;
+  let count: number;
+  if (stored.includes(':')) {
+    [start, count] = stored.split(':').map(Number) as [number, number];
+  } else {
+    const width = Number(stored.slice(-1)) + 1;
+    start = Number(stored.slice(0, -1 - width));
+    count = Number(stored.slice(-1 - width, -1));
+  }
+  return windowStart === undefined || start + STATE_EPOCH === windowStart ? count : 0;
+}
