@@ -18,11 +18,13 @@ interface Service {
   ports?: string[];
   volumes?: string[];
   restart?: string;
+  networks?: Record<string, { ipv4_address?: string } | null>;
 }
 
 interface Compose {
   services: Record<string, Service>;
   volumes?: Record<string, unknown>;
+  networks?: Record<string, { ipam?: { config?: { subnet: string; ip_range?: string }[] } }>;
 }
 
 const FILE = 'docker/compose.scale.yml';
@@ -43,6 +45,14 @@ function envOf(service: Service): Record<string, string> {
     ? service.environment.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const)
     : Object.entries(service.environment ?? {}).map(([k, v]) => [k, v === null ? '' : String(v)] as const);
   return Object.fromEntries(entries.map(([k, v]) => [k, interpolate(v)]));
+}
+
+/** Whether IPv4 `address` is inside `cidr`. */
+function inCidr(address: string, cidr: string): boolean {
+  const toInt = (ip: string) => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+  const [base, bits] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(toInt(address) / size) === Math.floor(toInt(base!) / size);
 }
 
 const commandText = (service: Service) => (Array.isArray(service.command) ? service.command.join(' ') : (service.command ?? ''));
@@ -105,6 +115,14 @@ describe(FILE, () => {
     for (const node of redisNodes) {
       expect(commandText(service(node))).toContain(`--cluster-announce-hostname ${node}`);
       expect(commandText(service(node))).toContain('--maxmemory-policy noeviction');
+    }
+    // The nodes reach each other on the addresses in their nodes.conf: fixed, distinct, outside Docker's dynamic range.
+    const [ipam] = compose.networks?.default?.ipam?.config ?? [];
+    const addresses = redisNodes.map((node) => service(node).networks?.default?.ipv4_address ?? '');
+    expect(new Set(addresses).size).toBe(redisNodes.length);
+    for (const address of addresses) {
+      expect(inCidr(address, ipam!.subnet), address).toBe(true);
+      expect(inCidr(address, ipam!.ip_range!), address).toBe(false);
     }
     for (const server of [...apps.api, ...apps.worker]) {
       expect(service(server).depends_on).toMatchObject({ [name]: { condition: 'service_completed_successfully' }, [apps.migrate[0]!]: { condition: 'service_completed_successfully' } });
@@ -183,6 +201,13 @@ describe(FILE, () => {
 describe('the compose checks, on samples', () => {
   it('interpolate defaults and escaped dollars', () => {
     expect(interpolate('a${X:-b}c${Y}d${Z-e}$$(seq)')).toBe('abcde$(seq)');
+  });
+
+  it('place addresses in or out of a range', () => {
+    expect(inCidr('172.30.77.201', '172.30.77.0/24')).toBe(true);
+    expect(inCidr('172.30.77.201', '172.30.77.0/25')).toBe(false);
+    expect(inCidr('172.30.77.127', '172.30.77.0/25')).toBe(true);
+    expect(inCidr('172.30.78.1', '172.30.77.0/24')).toBe(false);
   });
 
   it('find a variable the app does not read, a required one missing, a value refused', () => {
