@@ -26,8 +26,11 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** `env`: settings of the API and the dashboard beyond the demo's (e.g. tighter sign-in throttling). */
-export async function startStack(name: string, extraEnv: Record<string, string> = {}): Promise<Stack> {
+/**
+ * `env`: settings of the API and the dashboard beyond the demo's (e.g. tighter sign-in throttling; another Redis, such
+ * as a Redis Sentinel's REDIS_SENTINELS). `dashboard: false`: the API and the worker only (`dashboardUrl` is then empty).
+ */
+export async function startStack(name: string, extraEnv: Record<string, string> = {}, { dashboard = true }: { dashboard?: boolean } = {}): Promise<Stack> {
   const databaseUrl = testDatabaseUrl(name);
   const redisUrl = testRedisUrl(2);
   await recreateDatabase(databaseUrl);
@@ -54,11 +57,11 @@ export async function startStack(name: string, extraEnv: Record<string, string> 
   const children = [
     launch('api', ['apps/api/dist/main.js'], env, output),
     launch('worker', ['apps/worker/dist/main.js'], { ...env, WORKER_HEALTH_PORT: '0' }, output),
-    launch('dashboard', ['apps/dashboard/server.mts'], { ...env, DASHBOARD_PORT: String(dashboardPort), TOLLGATE_API_URL: `http://127.0.0.1:${apiPort}` }, output),
+    ...(dashboard ? [launch('dashboard', ['apps/dashboard/server.mts'], { ...env, DASHBOARD_PORT: String(dashboardPort), TOLLGATE_API_URL: `http://127.0.0.1:${apiPort}` }, output)] : []),
   ];
   const stack: Stack = {
     apiUrl: `http://127.0.0.1:${apiPort}`,
-    dashboardUrl: `http://127.0.0.1:${dashboardPort}`,
+    dashboardUrl: dashboard ? `http://127.0.0.1:${dashboardPort}` : '',
     databaseUrl,
     logs: () => output.join(''),
     stop: async () => {
@@ -68,7 +71,7 @@ export async function startStack(name: string, extraEnv: Record<string, string> 
   try {
     // Waits, not bounds: on a machine at load 30 the API alone took 23 s to answer.
     await until(async () => (await fetch(`${stack.apiUrl}/health`)).status === 200, 90_000);
-    await until(async () => (await fetch(`${stack.dashboardUrl}/login`)).status === 200, 90_000);
+    if (dashboard) await until(async () => (await fetch(`${stack.dashboardUrl}/login`)).status === 200, 90_000);
   } catch (err) {
     await stack.stop();
     throw new Error(`the stack did not come up: ${String(err)}\n${stack.logs()}`);

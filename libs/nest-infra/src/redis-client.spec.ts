@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseClusterNodes, redisClusterNodesEnv } from './redis-client';
+import { parseClusterNodes } from './redis-client';
+import { redisClusterNodesEnv } from './redis-env';
 
 describe('REDIS_CLUSTER_NODES', () => {
   it('reads comma-separated host:port seeds, IPv6 in brackets, and nothing when unset or empty', () => {

@@ -1,6 +1,6 @@
 import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, TENANT_CAP_MAX, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
-import { logFormatEnv, redisClusterNodesEnv, shutdownEnv } from '@tollgate/nest-infra';
+import { logFormatEnv, redisClusterNodesEnv, redisSentinelEnv, redisSentinelIssues, redisTargetOf, shutdownEnv } from '@tollgate/nest-infra';
 import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
@@ -15,8 +15,10 @@ export const apiEnvSchema = z.object({
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(65_536),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/tollgate'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
-  /** Seeds of a Redis Cluster (`host:port,…`); unset: `REDIS_URL` is one server. REDIS_URL's credentials and TLS apply to every node. */
+  /** Seeds of a Redis Cluster (`host:port,…`); unset: `REDIS_URL` is one server (or the primary REDIS_SENTINELS name). REDIS_URL's credentials and TLS apply to every node. */
   REDIS_CLUSTER_NODES: redisClusterNodesEnv,
+  /** A primary with replicas under Redis Sentinel: the sentinels, the master's name, their credentials and TLS (REDIS_URL: the data nodes' credentials, database and TLS). */
+  ...redisSentinelEnv,
   REDIS_COMMAND_TIMEOUT_MS: ms.default(500),
   RULES_POLL_MS: ms.default(1000),
   /** How often each node makes sure Redis holds the newest committed rule set (and on every reconnection to Redis). */
@@ -117,7 +119,7 @@ export const apiEnvSchema = z.object({
   ...webhookSharedEnv,
   /** The longest a SIGTERM or SIGINT takes to end the process (requests in flight may finish meanwhile). */
   ...shutdownEnv,
-});
+}).superRefine(redisSentinelIssues);
 
 export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
   return loadConfig(apiEnvSchema, env, (e) => ({
@@ -131,7 +133,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       original: e.FORWARD_AUTH_ORIGINAL,
     },
     database: { url: e.DATABASE_URL },
-    redis: { url: e.REDIS_URL, clusterNodes: e.REDIS_CLUSTER_NODES, commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
+    redis: { ...redisTargetOf(e), commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
     rules: { pollMs: e.RULES_POLL_MS, reconcileMs: e.RULES_RECONCILE_MS },
     limiter: { earlierCounters: e.FIXED_WINDOW_EARLIER_COUNTERS === 'true' },
     failover: {

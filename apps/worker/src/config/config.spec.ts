@@ -87,4 +87,13 @@ describe('the worker configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     for (const key of ['WORKER_HEALTH_PORT', 'WORKER_SCHEDULES_CHECK_MS', 'WORKER_HEALTH_MISSED_RUNS', 'SHUTDOWN_TIMEOUT_MS']) expect((error as Error).message).toContain(`${key}:`);
   });
+
+  it('connects to the primary the sentinels name, and refuses sentinels without a master name or beside a cluster, naming each key', () => {
+    const sentinels = { REDIS_SENTINELS: '127.0.0.1:26379,127.0.0.1:26380', REDIS_SENTINEL_MASTER: 'tollgate' };
+    expect(loadWorkerConfig(sentinels).redis.sentinel).toMatchObject({ sentinels: [{ host: '127.0.0.1', port: 26379 }, { host: '127.0.0.1', port: 26380 }], master: 'tollgate', tls: false });
+    expect(loadWorkerConfig({}).redis.sentinel).toBeNull();
+    expect(() => loadWorkerConfig({ REDIS_SENTINELS: '127.0.0.1:26379' })).toThrow(/REDIS_SENTINEL_MASTER: required with REDIS_SENTINELS/);
+    expect(() => loadWorkerConfig({ ...sentinels, REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toThrow(/REDIS_SENTINELS: a Redis Cluster/);
+    expect(() => loadWorkerConfig({ ...sentinels, REDIS_SENTINEL_TLS: 'on' })).toThrow(/REDIS_SENTINEL_TLS:/);
+  });
 });

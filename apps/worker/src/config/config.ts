@@ -1,6 +1,6 @@
 import { loadConfig } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
-import { logFormatEnv, redisClusterNodesEnv, shutdownEnv } from '@tollgate/nest-infra';
+import { logFormatEnv, redisClusterNodesEnv, redisSentinelEnv, redisSentinelIssues, redisTargetOf, shutdownEnv } from '@tollgate/nest-infra';
 import { emailConfig, emailEnv, webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
 
@@ -9,8 +9,10 @@ export const workerEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/tollgate'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
-  /** Seeds of a Redis Cluster (`host:port,…`); unset: `REDIS_URL` is one server. REDIS_URL's credentials and TLS apply to every node. */
+  /** Seeds of a Redis Cluster (`host:port,…`); unset: `REDIS_URL` is one server (or the primary REDIS_SENTINELS name). REDIS_URL's credentials and TLS apply to every node. */
   REDIS_CLUSTER_NODES: redisClusterNodesEnv,
+  /** A primary with replicas under Redis Sentinel: the sentinels, the master's name, their credentials and TLS (REDIS_URL: the data nodes' credentials, database and TLS). */
+  ...redisSentinelEnv,
   /** BullMQ key prefix; a hash tag keeps each queue in one Redis Cluster slot. */
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:{}_-]+$/).default('{tollgate}'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -51,6 +53,7 @@ export const workerEnvSchema = z.object({
   WORKER_HEALTH_MISSED_RUNS: z.coerce.number().int().min(1).max(1000).default(3),
   ...shutdownEnv,
 }).superRefine((e, ctx) => {
+  redisSentinelIssues(e, ctx);
   // BullMQ's scripts touch several keys of a queue at once: on a cluster they fail (CROSSSLOT) unless all share a slot.
   if (e.REDIS_CLUSTER_NODES.length > 0 && !hasHashTag(e.QUEUE_PREFIX)) {
     ctx.addIssue({ code: 'custom', path: ['QUEUE_PREFIX'], message: 'must hold a hash tag ({…}, e.g. {tollgate}) on a Redis Cluster, so that each queue stays in one slot' });
@@ -67,7 +70,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
   return loadConfig(workerEnvSchema, env, (e) => ({
     env: e.NODE_ENV,
     database: { url: e.DATABASE_URL },
-    redis: { url: e.REDIS_URL, clusterNodes: e.REDIS_CLUSTER_NODES },
+    redis: { ...redisTargetOf(e) },
     queues: { prefix: e.QUEUE_PREFIX },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     usage: {
