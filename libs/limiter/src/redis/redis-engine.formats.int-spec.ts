@@ -1,7 +1,7 @@
 import { preparingEachCall, ruleArgs, type RuleListLimiter } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { ManualClock } from '../clock';
 import type { LimitRule } from '../contract';
@@ -9,21 +9,14 @@ import { MemoryEngine } from '../memory/memory-engine';
 import { ruleKey } from './keys';
 import { limitScript, RedisEngine } from './redis-engine';
 import { resolveRule } from '../rules';
-import { deleteTenantKeys, fixedWindowCount } from './redis-test-support';
+import { fixedWindowCount, useSuiteRedis } from './redis-test-support';
 
 // How state is stored (lua/includes/common.lua, joinDigits): one decimal integer for typical rules, a
 // `a:b[:c]` string when the numbers are too wide, and either read back exactly. Each case drives the Redis
 // engine and the memory engine through the same instants and expects identical decisions.
 describe('RedisEngine stored state', () => {
   let redis: Redis;
-  const tenants: string[] = [];
-  beforeAll(() => {
-    redis = new Redis(TEST_REDIS_URL);
-  });
-  afterAll(async () => {
-    await deleteTenantKeys(redis, tenants);
-    redis.disconnect();
-  });
+  const tenants = useSuiteRedis(TEST_REDIS_URL, (client) => (redis = client));
 
   /** A tenant of its own for a test (its keys are deleted after the suite). */
   const freshTenant = () => {

@@ -1,22 +1,15 @@
 import { preparingEachCall } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
 import type { LimitRule } from '../contract';
 import { RedisEngine } from './redis-engine';
-import { deleteTenantKeys, soakAndCheckTtls, tenantKeys } from './redis-test-support';
+import { soakAndCheckTtls, tenantKeys, useSuiteRedis } from './redis-test-support';
 
 describe('RedisEngine keys', () => {
   let redis: Redis;
-  const tenants: string[] = [];
-  beforeAll(() => {
-    redis = new Redis(TEST_REDIS_URL);
-  });
-  afterAll(async () => {
-    await deleteTenantKeys(redis, tenants);
-    redis.disconnect();
-  });
+  const tenants = useSuiteRedis(TEST_REDIS_URL, (client) => (redis = client));
 
   it('after a soak of every algorithm, every key has a TTL, and each ends exactly when its state empties', async () => {
     await soakAndCheckTtls(redis, preparingEachCall(new RedisEngine(redis)), (ids) => tenants.push(...ids));

@@ -1,19 +1,12 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { assertRedisAgreesWithMemory } from '../contract-suite/agreement';
-import { deleteTenantKeys } from './redis-test-support';
+import { useSuiteRedis } from './redis-test-support';
 
 describe('Redis scripts and the memory engine agree', () => {
   let redis: Redis;
-  const tenants: string[] = [];
-  beforeAll(() => {
-    redis = new Redis(TEST_REDIS_URL);
-  });
-  afterAll(async () => {
-    await deleteTenantKeys(redis, tenants);
-    redis.disconnect();
-  });
+  const tenants = useSuiteRedis(TEST_REDIS_URL, (client) => (redis = client));
 
   // Earlier counters on (the default, for rolling upgrades) and off (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md).
   it.each([true, false])('gives identical decisions step by step for random rules, costs, clock steps and operations (earlier counters %s)', async (earlierCounters) => {

@@ -1,7 +1,7 @@
 import { preparingEachCall } from '../prepared-rules';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
 import type { ScriptClient } from '@tollgate/lua-script';
 import { ManualClock } from '../clock';
@@ -9,13 +9,13 @@ import type { LimitRule, Tally } from '../contract';
 import { tenantKeyPrefix } from './keys';
 import { routedTally, tallyText } from './protocol';
 import { RedisEngine } from './redis-engine';
-import { deleteTenantKeys } from './redis-test-support';
+import { useSuiteRedis } from './redis-test-support';
 
 // The script counts each decision into the tenant's usage hash of the minute, in the call that decides it (see
 // lua/includes/tally.lua). These tests read the hash back after decisions whose outcome they know.
 describe('RedisEngine counts decisions with their tally', () => {
   let redis: Redis;
-  const tenants: string[] = [];
+  const tenants = useSuiteRedis(TEST_REDIS_URL, (client) => (redis = client));
   const now = Date.UTC(2026, 11, 2, 10, 30, 15);
   const minute = Math.floor(now / 60_000) * 60;
   const clock = new ManualClock(now);
@@ -28,13 +28,6 @@ describe('RedisEngine counts decisions with their tally', () => {
   const usageKey = (t: string) => `${tenantKeyPrefix(t)}u:`;
   const usage = (t: string) => redis.hgetall(`${usageKey(t)}${minute}`);
 
-  beforeAll(() => {
-    redis = new Redis(TEST_REDIS_URL);
-  });
-  afterAll(async () => {
-    await deleteTenantKeys(redis, tenants);
-    redis.disconnect();
-  });
 
   const minuteLimit: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 6, windowMs: 60_000 };
   const burst: LimitRule = { name: 'burst', algorithm: 'token_bucket', limit: 1, windowMs: 60_000 };

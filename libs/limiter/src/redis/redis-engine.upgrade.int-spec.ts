@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
 import { windowAt } from '../algorithms/fixed-window';
 import { ManualClock } from '../clock';
@@ -10,7 +10,7 @@ import { resolveRule } from '../rules';
 import { ruleKey } from './keys';
 import { encodeBatch, pushRuleKeys } from './protocol';
 import { limitScript, RedisEngine } from './redis-engine';
-import { deleteTenantKeys } from './redis-test-support';
+import { useSuiteRedis } from './redis-test-support';
 
 // A fixed window's count moved from `<rule key>:<window start ms>` (earlier versions) to the rule's own key, which a
 // call can declare (docs/adr/0024-every-key-the-limit-script-touches-is-declared.md). The earlier counter is declared
@@ -18,14 +18,7 @@ import { deleteTenantKeys } from './redis-test-support';
 // fresh window, and in a rolling upgrade a node of either version sees what the other charged.
 describe('RedisEngine fixed windows across an upgrade', () => {
   let redis: Redis;
-  const tenants: string[] = [];
-  beforeAll(() => {
-    redis = new Redis(TEST_REDIS_URL);
-  });
-  afterAll(async () => {
-    await deleteTenantKeys(redis, tenants);
-    redis.disconnect();
-  });
+  const tenants = useSuiteRedis(TEST_REDIS_URL, (client) => (redis = client));
 
   const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 10, windowMs: 60_000 };
   const daily: LimitRule = { name: 'daily', algorithm: 'fixed_window', limit: 10, windowMs: 0, calendar: { unit: 'day', timeZone: 'America/New_York' } };

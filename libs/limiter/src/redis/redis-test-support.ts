@@ -1,10 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
-import { expect } from 'vitest';
+import { type Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Decision, LimitRule } from '../contract';
 import { resolveRule } from '../rules';
 import { hashTagOf, ruleKey, tenantTag } from './keys';
 import type { RuleListLimiter } from '../prepared-rules';
+
+/**
+ * A connection to `url` (the suite's Redis) for the enclosing describe block (handed to `connected` before its
+ * tests), and the list of tenants the tests use, whose keys are deleted after them.
+ */
+export function useSuiteRedis(url: string, connected: (redis: Redis) => void): string[] {
+  const tenants: string[] = [];
+  let redis: Redis | undefined;
+  beforeAll(() => {
+    redis = new Redis(url);
+    connected(redis);
+  });
+  afterAll(async () => {
+    if (!redis) return;
+    await deleteTenantKeys(redis, tenants);
+    redis.disconnect();
+  });
+  return tenants;
+}
 
 /**
  * Every key of these tenants: one SCAN pass over the limiter's keys (never KEYS on a shared server), on each
