@@ -3,6 +3,7 @@ import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { logFormatEnv, redisClusterNodesEnv, redisSentinelEnv, redisSentinelIssues, redisTargetOf, shutdownEnv } from '@tollgate/nest-infra';
 import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
 import { z } from 'zod';
+import { DEFAULT_ENTRY_KEYS, parseEntryKeys } from '../modules/check/rls/rls-mapping';
 
 const port = z.coerce.number().int().min(1).max(65_535);
 const ms = z.coerce.number().int().min(1).max(3_600_000);
@@ -95,6 +96,37 @@ export const apiEnvSchema = z.object({
    * present": a header the gateway does not set is the client's to invent.
    */
   FORWARD_AUTH_ORIGINAL: z.enum(['x-forwarded', 'x-original', 'path']).default('x-forwarded'),
+  /**
+   * Envoy's rate limit service (gRPC `ShouldRateLimit`) on a listener of its own: a port (`0`: any free one), or empty:
+   * not served (docs/adr/0026-envoy-rate-limit-service-over-grpc.md).
+   */
+  GRPC_PORT: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || (/^\d{1,5}$/.test(v) && Number(v) <= 65_535), 'a port (0-65535), or empty for no gRPC listener'),
+  /** Where the gRPC listener binds (with GRPC_PORT). */
+  GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+  /** TLS of the gRPC listener: PEM files of its certificate (chain) and private key, both or neither (neither: plaintext HTTP/2). */
+  GRPC_TLS_CERT: z.string().default(''),
+  GRPC_TLS_KEY: z.string().default(''),
+  /**
+   * What each descriptor entry key names, `entry_key:role,…` with role one of tenant (slug), key (the tenant's API key),
+   * method, path, endpoint (`METHOD /path`), subject, ip (the client's address).
+   */
+  RLS_ENTRY_KEYS: z
+    .string()
+    .default(DEFAULT_ENTRY_KEYS)
+    .superRefine((v, ctx) => {
+      try {
+        parseEntryKeys(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    }),
+  /** Whether a request's `domain` is the tenant's slug when no entry names the tenant (false: the domain is not read). */
+  RLS_DOMAIN_IS_TENANT: z.enum(['true', 'false']).default('false'),
+  /** An entry key RLS_ENTRY_KEYS does not name: skipped (`ignore`), or the request is INVALID_ARGUMENT (`refuse`). */
+  RLS_UNKNOWN_ENTRIES: z.enum(['ignore', 'refuse']).default('ignore'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...logFormatEnv,
   /**
@@ -119,7 +151,11 @@ export const apiEnvSchema = z.object({
   ...webhookSharedEnv,
   /** The longest a SIGTERM or SIGINT takes to end the process (requests in flight may finish meanwhile). */
   ...shutdownEnv,
-}).superRefine(redisSentinelIssues);
+})
+  .superRefine(redisSentinelIssues)
+  .superRefine((e, ctx) => {
+    if ((e.GRPC_TLS_CERT === '') !== (e.GRPC_TLS_KEY === '')) ctx.addIssue({ code: 'custom', path: ['GRPC_TLS_CERT'], message: 'GRPC_TLS_CERT and GRPC_TLS_KEY go together' });
+  });
 
 export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
   return loadConfig(apiEnvSchema, env, (e) => ({
@@ -163,6 +199,13 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
       token: e.METRICS_TOKEN || null,
       listener: e.METRICS_PORT === '' ? null : { host: e.METRICS_HOST, port: Number(e.METRICS_PORT) },
       tenantLabel: e.METRICS_TENANT_LABEL === 'true',
+    },
+    grpc: {
+      listener:
+        e.GRPC_PORT === ''
+          ? null
+          : { host: e.GRPC_HOST, port: Number(e.GRPC_PORT), tls: e.GRPC_TLS_CERT === '' ? null : { certFile: e.GRPC_TLS_CERT, keyFile: e.GRPC_TLS_KEY } },
+      mapping: { entryKeys: parseEntryKeys(e.RLS_ENTRY_KEYS), domainIsTenant: e.RLS_DOMAIN_IS_TENANT === 'true', unknownEntries: e.RLS_UNKNOWN_ENTRIES },
     },
     shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
   }));

@@ -162,7 +162,7 @@ export class EnforcementRoutes implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-function scopeOf(caller: Caller): CheckScope {
+export function scopeOf(caller: Caller): CheckScope {
   return caller.kind === 'service' ? { keyId: caller.keyId, tenantIds: caller.tenantIds } : { keyId: null, tenantIds: [] };
 }
 
