@@ -43,6 +43,18 @@ describe('mapRateLimitRequest', () => {
     expect(() => mapRateLimitRequest(request, mapping)).toThrow(message);
   });
 
+  it("reads a path without its query, up to forward-auth's length; judges no entry it ignores", () => {
+    const long = `/v1/items?${'q'.repeat(5000)}`;
+    expect(mapRateLimitRequest({ domain: 'd', descriptors: [entries(['tenant', 'a'], ['method', 'GET'], ['path', long], ['header_match', 'x'.repeat(300)])] }, mapping).target.endpoint).toBe('GET /v1/items');
+    expect(() => mapRateLimitRequest({ domain: 'd', descriptors: [entries(['tenant', 'a'], ['method', 'GET'], ['path', `/${'p'.repeat(2048)}`])] }, mapping)).toThrow(/1 to 2048 bytes/);
+  });
+
+  it('answers an API key no key can be (too long, control characters) with a refusal, not an error', () => {
+    expect(mapRateLimitRequest({ domain: 'd', descriptors: [entries(['api_key', 'k'.repeat(129)])] }, mapping)).toMatchObject({ refusal: 'key_invalid' });
+    expect(mapRateLimitRequest({ domain: 'd', descriptors: [entries(['api_key', 'k\tk'])] }, mapping)).toMatchObject({ refusal: 'key_invalid' });
+    expect(mapRateLimitRequest({ domain: 'd', descriptors: [entries(['api_key', 'tg_live_t_x'])] }, mapping).refusal).toBeUndefined();
+  });
+
   it('refuses unknown entry keys when told to', () => {
     expect(() => mapRateLimitRequest({ domain: 'd', descriptors: [entries(['tenant', 'a'], ['header_match', 'x'])] }, { ...mapping, unknownEntries: 'refuse' })).toThrow(/not an entry key Tollgate reads/);
   });

@@ -1,4 +1,5 @@
 import { ipSchema, MAX_COST, MAX_TENANT_KEY_LENGTH, safeText, slug } from '@tollgate/domain';
+import { MAX_ORIGINAL_PATH_BYTES } from '../forward-auth-original';
 import type { CheckTarget } from '../use-cases/check-quota.use-case';
 
 /** What a descriptor entry's key says about the check (RLS_ENTRY_KEYS maps entry keys to these). */
@@ -41,6 +42,11 @@ export interface RateLimitRequestMessage {
 /** The one check a ShouldRateLimit asks for, and how: consume `cost`, or peek (a descriptor's `hits_addend: 0`). */
 export interface RlsCheck {
   target: CheckTarget;
+  /**
+   * `key_invalid`: the API key is empty, longer than any key or holds control characters: refused without a look-up as on forward-auth (an answer, not
+   * INVALID_ARGUMENT: Envoy lets a request through on an error unless `failure_mode_deny`, and the key is the client's).
+   */
+  refusal?: 'key_invalid';
   cost: number;
   operation: 'consume' | 'peek';
   descriptorCount: number;
@@ -92,15 +98,15 @@ export function mapRateLimitRequest(request: RateLimitRequestMessage, mapping: R
     entries.forEach((entry, j) => {
       const where = `descriptors.${i}.entries.${j}`;
       const key = entry.key ?? '';
-      const value = entry.value ?? '';
       if (key === '') throw new RlsInvalid(`${where}.key must not be empty`);
       checkName(`${where}.key`, key);
-      if (!safeText.safeParse(value).success) throw new RlsInvalid(`${where}.value must be 1 to 256 bytes without control characters`);
       const role = mapping.entryKeys.get(key);
       if (role === undefined) {
         if (mapping.unknownEntries === 'refuse') throw new RlsInvalid(`${where}.key "${key}" is not an entry key Tollgate reads`);
+        // Not read, so not judged: a value Tollgate ignores never turns a request into an error.
         return;
       }
+      const value = valueOf(role, entry.value ?? '', `${where}.value`);
       const earlier = named.get(role);
       if (earlier !== undefined && earlier !== value) {
         throw new RlsInvalid(`${where}: the descriptors name two different values for ${role}; one request is one check, decided all or nothing`);
@@ -119,7 +125,25 @@ export function mapRateLimitRequest(request: RateLimitRequestMessage, mapping: R
   const cost = descriptorCost ?? (requestHits || 1);
 
   const target = targetOf(named, domain, mapping);
-  return cost === 0 ? { target, cost: 1, operation: 'peek', descriptorCount: descriptors.length } : { target, cost, operation: 'consume', descriptorCount: descriptors.length };
+  const refusal = target.key !== undefined && (target.key === '' || target.key.length > MAX_TENANT_KEY_LENGTH || CONTROL.test(target.key)) ? { refusal: 'key_invalid' as const } : {};
+  const how = cost === 0 ? { cost: 1, operation: 'peek' as const } : { cost, operation: 'consume' as const };
+  return { target, ...refusal, ...how, descriptorCount: descriptors.length };
+}
+
+/**
+ * An entry's value, as the check reads it. A path (`:path`, as Envoy sends it) loses its query (policies match paths
+ * only) and may be as long as forward-auth's original path; an API key is bounded later (a longer one is a refusal);
+ * anything else is text of 1 to 256 bytes without control characters, as in a check's body.
+ */
+function valueOf(role: EntryRole, raw: string, field: string): string {
+  if (role === 'path' || role === 'endpoint') {
+    const value = raw.split('?')[0] ?? '';
+    if (value === '' || tooLong(value, MAX_ORIGINAL_PATH_BYTES) || CONTROL.test(value)) throw new RlsInvalid(`${field} must be 1 to ${MAX_ORIGINAL_PATH_BYTES} bytes without control characters (the query left out)`);
+    return value;
+  }
+  if (role === 'key') return raw;
+  if (!safeText.safeParse(raw).success) throw new RlsInvalid(`${field} must be 1 to 256 bytes without control characters`);
+  return raw;
 }
 
 function checkName(field: string, value: string): void {
@@ -133,7 +157,6 @@ function targetOf(named: Map<EntryRole, string>, domain: string, mapping: RlsMap
   if (tenant !== undefined && key !== undefined) throw new RlsInvalid('the descriptors name both a tenant and an API key; give one');
   if (tenant === undefined && key === undefined) throw new RlsInvalid('no descriptor names the tenant (an entry read as tenant or key)');
   if (tenant !== undefined && !slug.safeParse(tenant).success) throw new RlsInvalid('the tenant must be a slug: 1-63 lower-case letters, digits or dashes');
-  if (key !== undefined && key.length > MAX_TENANT_KEY_LENGTH) throw new RlsInvalid(`the API key must be at most ${MAX_TENANT_KEY_LENGTH} characters`);
 
   const endpoint = endpointOf(named);
   const subject = named.get('subject');
@@ -148,14 +171,12 @@ function endpointOf(named: Map<EntryRole, string>): string {
   const path = named.get('path');
   if (endpoint !== undefined) {
     if (method !== undefined || path !== undefined) throw new RlsInvalid('the descriptors name both an endpoint and a method or path; give one');
-    if (!/^[A-Za-z]+ \//.test(endpoint)) throw new RlsInvalid('the endpoint must be "METHOD /path"');
+    if (!/^[A-Za-z]{1,32} \//.test(endpoint)) throw new RlsInvalid('the endpoint must be "METHOD /path"');
     return endpoint;
   }
   if (path === undefined && method === undefined) return NO_ENDPOINT;
   if (path === undefined || method === undefined) throw new RlsInvalid('a method needs a path and a path a method (or give endpoint)');
-  if (!/^[A-Za-z]+$/.test(method)) throw new RlsInvalid('the method must be letters only');
+  if (!/^[A-Za-z]{1,32}$/.test(method)) throw new RlsInvalid('the method must be 1 to 32 letters');
   if (!path.startsWith('/')) throw new RlsInvalid('the path must start with /');
-  const joined = `${method.toUpperCase()} ${path}`;
-  if (!safeText.safeParse(joined).success) throw new RlsInvalid('method and path must be at most 256 bytes together');
-  return joined;
+  return `${method.toUpperCase()} ${path}`;
 }

@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { AppError, ErrorCode } from '@tollgate/domain';
+import { AppError, type CheckAnswer, ErrorCode } from '@tollgate/domain';
 import type { AccessKind } from '../../../common/access.decorator';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
 import { Authenticator } from '../../auth/authenticator';
+import { RulesInForce } from '../../rules/rules-in-force';
 import { scopeOf } from '../enforcement.routes';
 import { CheckQuota } from '../use-cases/check-quota.use-case';
 import { rateLimitResponse, type RateLimitResponseMessage } from './rls-answer';
@@ -59,6 +60,7 @@ export class RlsServer implements OnApplicationBootstrap, OnApplicationShutdown 
   constructor(
     private readonly authenticator: Authenticator,
     private readonly checkQuota: CheckQuota,
+    private readonly inForce: RulesInForce,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
 
@@ -102,6 +104,12 @@ export class RlsServer implements OnApplicationBootstrap, OnApplicationShutdown 
   private async decide(call: grpc.ServerUnaryCall<RateLimitRequestMessage, RateLimitResponseMessage>): Promise<RateLimitResponseMessage> {
     const caller = await this.authenticate(call.metadata);
     const check = mapRateLimitRequest(call.request, this.config.grpc.mapping);
+    if (check.refusal) {
+      // Counted as forward-auth counts a key it does not look up: refused, without a tenant.
+      this.checkQuota.refuseUnread(scopeOf(caller), check.refusal, check.target.endpoint);
+      const refused: CheckAnswer = { allowed: false, mode: 'enforce', retryAfterMs: 0, ruleVersion: this.inForce.enforced().version, limits: [], headers: {}, reason: check.refusal };
+      return rateLimitResponse(refused, check.descriptorCount);
+    }
     const answer = await this.checkQuota.execute(scopeOf(caller), check.target, check.cost, check.operation);
     return rateLimitResponse(answer, check.descriptorCount);
   }

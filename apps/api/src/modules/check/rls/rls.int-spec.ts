@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { startApi, type TestApi } from '../../../../../../test/support/api';
 import { useOperatorApi } from '../../../../../../test/support/context';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../../../test/support/env';
+import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../../test/support/env';
 import { awayFromMinuteBoundary, createFailureModeTenant, createServiceKey, createTenant, createTenantKey, publishRules } from '../../../../../../test/support/fixtures';
 import { proxiedRedis, type TcpProxy } from '../../../../../../test/support/tcp-proxy';
 import { selfSignedCertificate } from '../../../../../../test/support/tls';
@@ -133,6 +133,10 @@ describe('ShouldRateLimit (gRPC)', () => {
     const peek = await rls.ask({ domain: 'd', descriptors: [{ ...tenantOf(t.slug), hits_addend: { value: 0 } }] }, service);
     const headers = headersOf(peek.response!);
     expect(headers['RateLimit']).toContain('"minute";r=97');
+    // Counted as HTTP checks are: the decisions metric, per policy and result.
+    const metrics = (await ctx.api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body as string;
+    expect(metrics).toContain(`tollgate_decisions_total{tenant="${t.slug}",endpoint="send",result="allowed",mode="enforce"} 2`);
+    expect(metrics).toContain(`tollgate_decisions_total{tenant="${t.slug}",endpoint="send",result="denied",mode="enforce"} 2`);
   });
 
   it('refuses descriptors that name two tenants (or two paths) with INVALID_ARGUMENT, charging nothing', async () => {
@@ -179,6 +183,10 @@ describe('ShouldRateLimit (gRPC)', () => {
     const byKey = (await rls.ask({ domain: 'd', descriptors: [{ entries: [{ key: 'api_key', value: otherKey }] }] }, scoped)).response!;
     expect(byKey.overall_code).toBe('OVER_LIMIT');
     expect(meta(byKey)['reason']).toBe('tenant_not_allowed');
+    // A client's key no key can be: refused as unknown, never an error (Envoy would let an error through).
+    const tooLong = (await rls.ask({ domain: 'd', descriptors: [{ entries: [{ key: 'api_key', value: 'k'.repeat(500) }] }] }, service)).response!;
+    expect(tooLong.overall_code).toBe('OVER_LIMIT');
+    expect(meta(tooLong)['reason']).toBe('key_invalid');
   });
 });
 
