@@ -34,6 +34,7 @@ export function PolicyCard({ policy, usage }: { policy: Policy; usage: UsageOfRo
         </span>
         <span className="tenant-count">
           {ownerLabel(policy)} · cost {formatCount(policy.cost)} · {SCOPE_LABELS[policy.scope].toLowerCase()} · fails {policy.failureMode}
+          {policy.replicaAck ? ' · waits for a replica' : ''}
         </span>
         <div className="plan-card-actions">
           <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`policy-edit-${policy.name}`} />

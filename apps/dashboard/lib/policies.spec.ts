@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePolicyFilter, readNewPolicy, readPolicySettings } from './policies';
 
 const reader = (values: Record<string, string>) => (name: string) => values[name] ?? '';
-const settings = { mode: 'shadow', failureMode: 'closed', scope: 'ip', cost: '3' };
+const settings = { mode: 'shadow', failureMode: 'closed', scope: 'ip', cost: '3', replicaAck: 'at_once' };
 
 describe('policy forms', () => {
   it('reads a new plan or tenant policy from the owner select', () => {
@@ -16,6 +16,7 @@ describe('policy forms', () => {
       failureMode: 'closed',
       scope: 'ip',
       cost: 3,
+      replicaAck: false,
     });
     expect(readNewPolicy(reader({ owner: 'tenant:t1', ...base }))).toMatchObject({ tenantId: 't1' });
   });
@@ -34,8 +35,10 @@ describe('policy forms', () => {
   });
 
   it('reads the settings the Edit form changes', () => {
-    expect(readPolicySettings(reader(settings))).toEqual({ mode: 'shadow', failureMode: 'closed', scope: 'ip', cost: 3 });
+    expect(readPolicySettings(reader(settings))).toEqual({ mode: 'shadow', failureMode: 'closed', scope: 'ip', cost: 3, replicaAck: false });
+    expect(readPolicySettings(reader({ ...settings, replicaAck: 'replica' }))).toMatchObject({ replicaAck: true });
     expect(readPolicySettings(reader({ ...settings, failureMode: 'retry' }))).toMatchObject({ field: 'failureMode' });
+    expect(readPolicySettings(reader({ ...settings, replicaAck: 'yes' }))).toMatchObject({ field: 'replicaAck' });
   });
 
   it('reads the list filters from the query, ignoring what it does not know', () => {

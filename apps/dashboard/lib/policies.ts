@@ -11,6 +11,12 @@ export const MODE_LABELS: Record<Policy['mode'], string> = { enforce: 'Enforce',
 /** What a check does when Redis cannot answer in time (the field's label says "when Redis is away"). */
 export const FAILURE_MODE_LABELS: Record<Policy['failureMode'], string> = { open: 'Open: pass', closed: 'Closed: 503', local: 'Local: in memory' };
 export const SCOPE_LABELS: Record<Policy['scope'], string> = { tenant: 'Whole tenant', subject: 'Per subject', ip: 'Per client address' };
+/** Whether a check waits for a replica to hold its writes before Redis's answer is given (`replicaAck`). */
+export const REPLICA_ACK_CHOICES = ['at_once', 'replica'] as const;
+export const REPLICA_ACK_LABELS: Record<(typeof REPLICA_ACK_CHOICES)[number], string> = {
+  at_once: 'Answer at once',
+  replica: 'Wait for a replica (no over-admission after a failover)',
+};
 
 type Read = (name: string) => string;
 
@@ -18,8 +24,8 @@ function oneOf<T extends string>(values: readonly T[], value: string): T | undef
   return (values as readonly string[]).includes(value) ? (value as T) : undefined;
 }
 
-/** The settings an operator changes on an existing policy (the Edit form): mode, failure mode, cost and scope. */
-export function readPolicySettings(read: Read): Pick<Policy, 'mode' | 'failureMode' | 'cost' | 'scope'> | FieldProblem {
+/** The settings an operator changes on an existing policy (the Edit form): mode, failure mode, cost, scope and durability. */
+export function readPolicySettings(read: Read): Pick<Policy, 'mode' | 'failureMode' | 'cost' | 'scope' | 'replicaAck'> | FieldProblem {
   const cost = readWholeNumber(read('cost'));
   if (cost === undefined || cost === 0) return { field: 'cost', message: 'Enter a whole number of 1 or more.' };
   const mode = oneOf(POLICY_MODES, read('mode'));
@@ -28,11 +34,13 @@ export function readPolicySettings(read: Read): Pick<Policy, 'mode' | 'failureMo
   if (!failureMode) return { field: 'failureMode', message: 'Choose a failure mode.' };
   const scope = oneOf(SUBJECT_SCOPES, read('scope'));
   if (!scope) return { field: 'scope', message: 'Choose whose requests share a bucket.' };
-  return { mode, failureMode, cost, scope };
+  const durability = oneOf(REPLICA_ACK_CHOICES, read('replicaAck'));
+  if (!durability) return { field: 'replicaAck', message: 'Choose when a check is answered.' };
+  return { mode, failureMode, cost, scope, replicaAck: durability === 'replica' };
 }
 
 /** A whole new policy's own fields; its owner is posted as `owner` = `plan:<id>` or `tenant:<id>`. */
-export function readNewPolicy(read: Read): ({ planId: string } | { tenantId: string }) & Pick<Policy, 'name' | 'method' | 'pattern' | 'mode' | 'failureMode' | 'cost' | 'scope'> | FieldProblem {
+export function readNewPolicy(read: Read): ({ planId: string } | { tenantId: string }) & Pick<Policy, 'name' | 'method' | 'pattern' | 'mode' | 'failureMode' | 'cost' | 'scope' | 'replicaAck'> | FieldProblem {
   const [kind, ownerId] = read('owner').split(':');
   if (!ownerId || (kind !== 'plan' && kind !== 'tenant')) return { field: 'planId', message: 'Choose the plan or tenant the policy is for.' };
   const name = read('name').trim();

@@ -59,6 +59,8 @@ export const policyViewSchema = z.object({
   scope: z.enum(SUBJECT_SCOPES),
   mode: z.enum(POLICY_MODES),
   failureMode: z.enum(FAILURE_MODES),
+  /** A check is answered from Redis only once a replica holds its writes (`WAIT`), else by the failure mode. */
+  replicaAck: z.boolean(),
   limits: z.array(limitViewSchema),
 });
 export type PolicyView = z.infer<typeof policyViewSchema>;

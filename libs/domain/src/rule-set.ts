@@ -58,6 +58,8 @@ const compiledPolicySchema = z.object({
   scope: z.enum(SUBJECT_SCOPES),
   mode: z.enum(POLICY_MODES),
   failureMode: z.enum(FAILURE_MODES),
+  /** Present (true) only when set: a rule set without it is the same as before the setting existed. */
+  replicaAck: z.literal(true).optional(),
   limits: z
     .array(limitSpecSchema)
     .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, 'limit names must be unique'),

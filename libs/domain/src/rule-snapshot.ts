@@ -28,6 +28,8 @@ const policySchema = z.object({
   scope: z.enum(SUBJECT_SCOPES),
   mode: z.enum(POLICY_MODES),
   failureMode: z.enum(FAILURE_MODES),
+  // Versions saved before the setting existed restore without it.
+  replicaAck: z.boolean().default(false),
   limits: z.array(limitSchema),
 });
 

@@ -26,6 +26,7 @@ export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
         scope: true,
         mode: true,
         failureMode: true,
+        replicaAck: true,
         limits: { orderBy: { name: 'asc' }, select: limitFields },
       },
     }),

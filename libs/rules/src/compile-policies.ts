@@ -21,6 +21,7 @@ export interface SourcePolicy {
   scope: string;
   mode: string;
   failureMode: string;
+  replicaAck?: boolean;
   limits: SourceLimit[];
 }
 
@@ -63,6 +64,7 @@ export function groupPolicies(
       scope: p.scope,
       mode: p.mode,
       failureMode: p.failureMode,
+      ...(p.replicaAck ? { replicaAck: true } : {}),
       limits: compileLimits(p.limits),
     });
   }

@@ -181,6 +181,7 @@ function policySentences(before: RuleSetBody['policies'], after: RuleSetBody['po
     if (was.policy.cost !== policy.cost) parts.push(`cost ${was.policy.cost} → ${policy.cost}`);
     if (was.policy.mode !== policy.mode) parts.push(`mode ${was.policy.mode} → ${policy.mode}`);
     if (was.policy.failureMode !== policy.failureMode) parts.push(`failure mode ${was.policy.failureMode} → ${policy.failureMode}`);
+    if (Boolean(was.policy.replicaAck) !== Boolean(policy.replicaAck)) parts.push(policy.replicaAck ? 'waits for a replica' : 'no longer waits for a replica');
     if (was.policy.scope !== policy.scope) parts.push(`counted per ${was.policy.scope} → per ${policy.scope}`);
     if (parts.length > 0) out.push(`${label(entry)}: ${parts.join(', ')}`);
     out.push(...limitSentences(label(entry), was.policy.limits, policy.limits));

@@ -41,12 +41,15 @@ describe('endpoint policies admin API', () => {
         scope: 'subject',
         mode: 'shadow',
         failureMode: 'open',
+        replicaAck: false,
         limits: [{ name: 'minute', windowS: 60, limit: 100, algorithm: 'fixed_window', burst: null }],
       });
       expect(created.body.ruleVersion).toBeGreaterThan(before);
       const id: string = created.body.policy.id;
       const v1 = await version(created.body.ruleVersion);
       expect(v1.compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*']).toMatchObject({ id, name: 'items', mode: 'shadow', scope: 'subject' });
+      // Not waiting for a replica is the rule set as before the setting existed: no field.
+      expect(v1.compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*']).not.toHaveProperty('replicaAck');
       // "policy items", or "policy items (plan …)" while another owner has a policy of that name.
       const label = `policy items( \\(plan ${fixture.plan.slug}\\))?`;
       const lines = (v: { changes: { text: string }[] }) => v.changes.map((c) => c.text);
@@ -58,6 +61,11 @@ describe('endpoint policies admin API', () => {
       expect(changed.status).toBe(200);
       expect(changed.body.policy).toMatchObject({ mode: 'enforce', cost: 2, failureMode: 'closed' });
       expect(lines(await version(changed.body.ruleVersion))).toEqual([expect.stringMatching(new RegExp(`^${label}: cost 1 → 2, mode shadow → enforce, failure mode open → closed$`))]);
+      const acked = await call('PATCH', `/${id}`, { replicaAck: true });
+      expect(acked.body.policy.replicaAck).toBe(true);
+      expect(lines(await version(acked.body.ruleVersion))).toEqual([expect.stringMatching(new RegExp(`^${label}: waits for a replica$`))]);
+      expect((await version(acked.body.ruleVersion)).compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*'].replicaAck).toBe(true);
+      expect((await call('PATCH', `/${id}`, { replicaAck: 'yes' })).body).toMatchObject({ error: { code: 'validation_failed', field: 'replicaAck' } });
       const audit = await ctx.prisma.auditLog.findFirst({ where: { action: 'policy.updated', entityId: id } });
       expect(audit).toMatchObject({ before: expect.objectContaining({ mode: 'shadow' }), after: expect.objectContaining({ mode: 'enforce' }) });
 

@@ -25,6 +25,7 @@ export function toPolicyView(p: Omit<PolicyView, 'method'> & { method: string })
     scope: p.scope,
     mode: p.mode,
     failureMode: p.failureMode,
+    replicaAck: p.replicaAck,
     limits: p.limits.map(toLimitView),
   };
 }

@@ -10,6 +10,11 @@ const policyFields = {
   scope: z.enum(SUBJECT_SCOPES),
   mode: z.enum(POLICY_MODES),
   failureMode: z.enum(FAILURE_MODES),
+  /**
+   * Answer a check from Redis only once a replica holds its writes (`WAIT`, `REPLICA_ACK_TIMEOUT_MS`): a failover
+   * cannot then forget what was admitted. No acknowledgement in time: the failure mode answers.
+   */
+  replicaAck: z.boolean('must be true or false'),
 };
 
 /** A new policy of a plan (`planId`) or of a tenant (`tenantId`), with its first limits. */
@@ -22,6 +27,7 @@ export const newPolicySchema = z
     scope: policyFields.scope.default('tenant'),
     mode: policyFields.mode.default('enforce'),
     failureMode: policyFields.failureMode.default('open'),
+    replicaAck: policyFields.replicaAck.default(false),
     limits: newLimitsSchema,
   })
   .superRefine((p, ctx) => {

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "endpoint_policies" ADD COLUMN     "replica_ack" BOOLEAN NOT NULL DEFAULT false;
+
