@@ -61,6 +61,12 @@ export interface LimitRequest {
    * made by `tallyText`. The memory engine counts nothing.
    */
   tally?: Tally;
+  /**
+   * The Redis engine answers only once a replica holds the call's writes (`WAIT`, `RedisEngineOptions.replicaAck`):
+   * a failover that promotes it cannot forget what was admitted. Without an acknowledgement in time the decision fails
+   * with `ReplicaAckMissing` and is undone like a late reply. The memory engine ignores it.
+   */
+  replicaAck?: boolean;
 }
 
 /** Where and how the Redis engine counts a decision (see `LimitRequest.tally`). */

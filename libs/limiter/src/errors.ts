@@ -76,3 +76,21 @@ export class DeadlineExceeded extends Error {
     return this.shownAllowed;
   }
 }
+
+/**
+ * Redis decided a `replicaAck` decision, but fewer replicas than asked acknowledged its writes within the timeout: a
+ * failover could forget it. Handled as a late reply (`DeadlineExceeded`): whoever answers instead says how
+ * (`answered`), and what the call counted is taken back, what it charged given back unless the client was shown
+ * 'allowed'.
+ */
+export class ReplicaAckMissing extends DeadlineExceeded {
+  constructor(
+    readonly replicas: number,
+    readonly acknowledged: number,
+    readonly timeoutMs: number,
+  ) {
+    super(timeoutMs);
+    this.message = `${acknowledged} of ${replicas} replicas acknowledged the decision's writes within ${timeoutMs} ms`;
+    this.name = 'ReplicaAckMissing';
+  }
+}

@@ -1,1 +1,1 @@
-export { LuaScript, assembleLua, type ScriptClient } from './lua-script';
+export { type AckPipelineClient, type AcknowledgedReply, LuaScript, assembleLua, type ScriptClient } from './lua-script';

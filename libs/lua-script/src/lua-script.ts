@@ -8,6 +8,22 @@ export interface ScriptClient {
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
 }
 
+/** A client's pipeline, as much of it as `runAcknowledged` needs (ioredis's `pipeline()`, one server or a cluster). */
+export interface AckPipelineClient {
+  pipeline(): {
+    evalsha(sha: string, numKeys: number, ...args: (string | number)[]): unknown;
+    eval(script: string, numKeys: number, ...args: (string | number)[]): unknown;
+    wait(replicas: number, timeoutMs: number): unknown;
+    exec(): Promise<[Error | null, unknown][] | null>;
+  };
+}
+
+/** The script's reply and how many replicas acknowledged its writes within the timeout (`WAIT`). */
+export interface AcknowledgedReply {
+  reply: unknown;
+  replicas: number;
+}
+
 const INCLUDE = /^--- @include "([a-z0-9_-]+)"[ \t]*$/gm;
 
 /**
@@ -30,6 +46,31 @@ export class LuaScript {
    */
   static load(dir: string, name: string): LuaScript {
     return new LuaScript(name, assembleLua(dir, name));
+  }
+
+  /**
+   * Runs the script and then `WAIT replicas timeoutMs` in one pipeline on `client`'s connection (a cluster sends both
+   * to the node of `keys`): the reply, and how many replicas hold the script's writes. `WAIT` blocks its connection,
+   * so `client` should be one that only such calls use.
+   */
+  async runAcknowledged(client: AckPipelineClient, keys: readonly string[], args: readonly (string | number)[], replicas: number, timeoutMs: number): Promise<AcknowledgedReply> {
+    const once = async (byEval: boolean) => {
+      const pipeline = client.pipeline();
+      if (byEval) pipeline.eval(this.source, keys.length, ...keys, ...args);
+      else pipeline.evalsha(this.sha, keys.length, ...keys, ...args);
+      pipeline.wait(replicas, timeoutMs);
+      const results = await execPipeline(pipeline);
+      const [script, wait] = results;
+      if (script?.[0]) throw script[0];
+      if (wait?.[0]) throw wait[0];
+      return { reply: script?.[1], replicas: Number(wait?.[1] ?? 0) };
+    };
+    try {
+      return await once(false);
+    } catch (err) {
+      if (!isNoScript(err)) throw err;
+      return once(true);
+    }
   }
 
   async run(client: ScriptClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
@@ -55,6 +96,13 @@ export function assembleLua(dir: string, name: string): string {
       return expand(readFileSync(join(dir, 'includes', `${snippet}.lua`), 'utf8')).trimEnd();
     });
   return expand(readFileSync(join(dir, `${name}.lua`), 'utf8'));
+}
+
+/** A pipeline's results, or an error when it has none (the connection closed before it ran). */
+async function execPipeline(pipeline: ReturnType<AckPipelineClient['pipeline']>): Promise<[Error | null, unknown][]> {
+  const results = await pipeline.exec();
+  if (!results) throw new Error('the pipeline ran no command');
+  return results;
 }
 
 function isNoScript(err: unknown): boolean {

@@ -4,8 +4,8 @@ import type { Clock, Decision, Lease, LeaseRequest, Limiter, LimitRequest } from
 import type { Operation, ResolvedRule } from '../rules';
 import { keyPrefixOf, subjectOf, validateRequest } from '../prepared-rules';
 import { subjectHash } from './keys';
-import { DeadlineExceeded } from '../errors';
-import { LuaScript, type ScriptClient } from '@tollgate/lua-script';
+import { DeadlineExceeded, InvalidLimitRequestError, ReplicaAckMissing } from '../errors';
+import { type AckPipelineClient, LuaScript, type ScriptClient } from '@tollgate/lua-script';
 import { type Compensation, compensationOf } from './late-reply';
 import { argsAt, decisionLength, encodeBatch, expiredAt, minuteOf, parseDecision, pushRuleKeys, redisNowOf, replyNumbers, type ScriptDecision } from './protocol';
 
@@ -63,6 +63,13 @@ export interface RedisEngineOptions {
    * second key in the `MGET` that reads the window and writes nothing more. False: one `GET`. Default true.
    */
   earlierCounters?: boolean;
+  /**
+   * Where decisions asked with `replicaAck` go: each of their script calls runs on `client` (a connection only they
+   * use: `WAIT` blocks it) followed by `WAIT replicas timeoutMs` in one pipeline, and is answered from Redis only when
+   * `replicas` acknowledged its writes; otherwise each of its decisions fails with `ReplicaAckMissing` and the call is
+   * undone as a late reply is. Their batches are their own. Without it, `replicaAck` is refused.
+   */
+  replicaAck?: { client: AckPipelineClient; replicas: number; timeoutMs: number };
 }
 
 export type LateReplyOutcome = 'compensated' | 'expired' | 'failed' | 'unknown';
@@ -74,6 +81,8 @@ export const MAX_BATCH = 16;
 interface Pending extends ScriptDecision {
   /** The tenant's key prefix: one hash tag, one slot, whose Redis clock `RedisClock` learns. */
   prefix: string;
+  /** Answered only once a replica holds the call's writes (`LimitRequest.replicaAck`). */
+  replicaAck?: true;
   /** Settles `consume`/`peek`/`refund` with the decision, `lease` with the lease. */
   resolve: (outcome: Decision | Lease) => void;
   reject: (err: unknown) => void;
@@ -119,6 +128,7 @@ export class RedisEngine implements Limiter {
     } catch (err) {
       return Promise.reject(err);
     }
+    if (request.replicaAck && !this.options.replicaAck) return Promise.reject(new InvalidLimitRequestError('this engine has no connection that waits for replicas', 'replicaAck'));
     const prepared = request.rules;
     const injected = this.options.clock && Math.floor(this.options.clock.now());
     const prefix = keyPrefixOf(prepared, request.tenantId);
@@ -143,8 +153,10 @@ export class RedisEngine implements Limiter {
       // Settled by `send` with a Decision or a Lease as `operation` says, which is what T is.
       const pending: Pending = { operation, amount, tally, keys, ruleArgs, rules, prepared, prefix, resolve: resolve as (outcome: Decision | Lease) => void, reject };
       if (request.shadowFrom !== undefined && (operation === 'consume' || operation === 'peek')) pending.shadowFrom = request.shadowFrom;
+      if (request.replicaAck) pending.replicaAck = true;
       if (this.options.batch === false) return void this.send(injected, [pending]);
-      const batchKey = injected === undefined ? prefix : `${prefix}${injected}`;
+      // Decisions that wait for a replica share calls only with each other (`!` is in no key prefix).
+      const batchKey = `${injected === undefined ? prefix : `${prefix}${injected}`}${request.replicaAck ? '!' : ''}`;
       const batch = this.batches.get(batchKey);
       if (batch) {
         batch.push(pending);
@@ -172,11 +184,14 @@ export class RedisEngine implements Limiter {
     const expiresAt = deadlineMs === undefined ? undefined : this.redisClock.redisTime(prefix, sentAt, deadlineMs);
     const minute = minuteOf(this.redisNow(injected, prefix, sentAt));
     const { keys, args } = encodeBatch(injected, batch, expiresAt === undefined ? { minute } : { expiresAt, minute });
-    const call = this.options.guard ? this.options.guard(() => limitScript.run(this.redis, keys, args)) : limitScript.run(this.redis, keys, args);
+    const ack = batch[0]?.replicaAck ? this.options.replicaAck : undefined;
+    const run = ack ? () => this.acknowledged(ack, keys, args) : () => limitScript.run(this.redis, keys, args);
+    const call = this.options.guard ? this.options.guard(run) : run();
     let reply: number[];
     try {
       const raw = await this.timed(call, sentAt);
       if (raw === LATE) return this.late(call, injected, batch, sentAt, minute);
+      if (raw instanceof Unacknowledged) return this.late(Promise.resolve(raw.reply), injected, batch, sentAt, minute, () => raw.error());
       reply = this.replyOf(raw, injected, prefix, sentAt);
     } catch (err) {
       for (const pending of batch) pending.reject(err);
@@ -221,8 +236,8 @@ export class RedisEngine implements Limiter {
    * answered instead. Should the reply still come (Redis ran the call before its expiry), what it charged and counted
    * is undone by one more call (late-reply.ts), once the callers have answered (their turn of the event loop).
    */
-  private late(call: Promise<unknown>, injected: number | undefined, batch: Pending[], sentAt: number, minute: number): void {
-    const errors = batch.map(() => new DeadlineExceeded(this.options.deadlineMs ?? 0));
+  private late(call: Promise<unknown>, injected: number | undefined, batch: Pending[], sentAt: number, minute: number, error = () => new DeadlineExceeded(this.options.deadlineMs ?? 0)): void {
+    const errors = batch.map(error);
     batch.forEach((pending, i) => pending.reject(errors[i]));
     const prefix = batch[0]?.prefix ?? '';
     call.then(
@@ -230,7 +245,8 @@ export class RedisEngine implements Limiter {
         setImmediate(() => {
           let compensation: Compensation | undefined;
           try {
-            const reply = this.replyOf(raw, injected, prefix, sentAt);
+            // A call that waited for replicas and missed its deadline too is undone the same way.
+            const reply = this.replyOf(raw instanceof Unacknowledged ? raw.reply : raw, injected, prefix, sentAt);
             compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed), injected ?? systemClock.now(), minute);
           } catch (err) {
             // Ran after its expiry: nothing to undo. Anything else is not a reply this engine can undo.
@@ -254,6 +270,14 @@ export class RedisEngine implements Limiter {
     } catch {
       this.options.onLateReply?.('failed');
     }
+  }
+
+  /** A call whose decisions wait for replicas: its reply, or `Unacknowledged` with it when too few replicas had its writes in time. */
+  private async acknowledged(ack: NonNullable<RedisEngineOptions['replicaAck']>, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const { reply, replicas } = await limitScript.runAcknowledged(ack.client, keys, args, ack.replicas, ack.timeoutMs);
+    // A call that ran after its expiry wrote nothing: its reply says so, whatever WAIT says.
+    if (replicas >= ack.replicas || expiredAt(reply) !== undefined) return reply;
+    return new Unacknowledged(reply, () => new ReplicaAckMissing(ack.replicas, replicas, ack.timeoutMs));
   }
 
   /**
@@ -283,6 +307,14 @@ export class RedisEngine implements Limiter {
 
 /** What `timed` resolves to when the deadline passed first. */
 const LATE = Symbol('late');
+
+/** A reply of a call whose writes too few replicas acknowledged: undone like a late one, each decision failing with `error()`. */
+class Unacknowledged {
+  constructor(
+    readonly reply: unknown,
+    readonly error: () => ReplicaAckMissing,
+  ) {}
+}
 
 /**
  * How long a compensation may take to run (on Redis's clock, from when it is sent): it is off the request path, but a
