@@ -4,10 +4,11 @@ import { USAGE_STEPS } from './usage-answers';
 
 /**
  * Why Redis did not decide a check that a failure mode then answered: it answered after the decision deadline
- * (`deadline`), the circuit in front of it was open (`circuit_open`: not asked), or the call failed (`redis_error`:
- * refused, reset, timed out by the client).
+ * (`deadline`), the circuit in front of it was open (`circuit_open`: not asked), the call failed (`redis_error`:
+ * refused, reset, timed out by the client), or a policy that waits for a replica got no acknowledgement in time
+ * (`replica`).
  */
-export const DEGRADED_CAUSES = ['deadline', 'circuit_open', 'redis_error'] as const;
+export const DEGRADED_CAUSES = ['deadline', 'circuit_open', 'redis_error', 'replica'] as const;
 export type DegradedCause = (typeof DEGRADED_CAUSES)[number];
 
 /** How a failure mode answered a check Redis did not decide: passed, refused with a 503, or decided on the node. */
@@ -18,6 +19,7 @@ const byCauseSchema = z
     deadline: z.int(),
     circuit_open: z.int(),
     redis_error: z.int(),
+    replica: z.int(),
     unknown: z.int().describe('counted before usage kept the cause of a degraded decision'),
   })
   .describe('the decisions of each cause');

@@ -245,8 +245,8 @@ type CauseRow = Record<DegradedCause | 'decisions', bigint>;
 /** A row's counts by cause; `unknown`: those counted before causes were (their reason names no cause). */
 function causesOf(r: CauseRow): DegradedCounts {
   const decisions = Number(r.decisions);
-  const byCause = { deadline: Number(r.deadline), circuit_open: Number(r.circuit_open), redis_error: Number(r.redis_error) };
-  return { decisions, byCause: { ...byCause, unknown: decisions - byCause.deadline - byCause.circuit_open - byCause.redis_error } };
+  const byCause = { deadline: Number(r.deadline), circuit_open: Number(r.circuit_open), redis_error: Number(r.redis_error), replica: Number(r.replica) };
+  return { decisions, byCause: { ...byCause, unknown: decisions - byCause.deadline - byCause.circuit_open - byCause.redis_error - byCause.replica } };
 }
 
 interface TopRow {

@@ -37,6 +37,14 @@ export const apiEnvSchema = z.object({
    * API node runs this version (it saves a key in one `MGET` a fixed window).
    */
   FIXED_WINDOW_EARLIER_COUNTERS: z.enum(['true', 'false']).default('true'),
+  /**
+   * Checks of a policy with `replicaAck` are answered from Redis only once this many replicas hold their writes
+   * (`WAIT`), waiting at most REPLICA_ACK_TIMEOUT_MS (within DECISION_DEADLINE_MS); else the failure mode answers.
+   */
+  REPLICA_ACK_REPLICAS: z.coerce.number().int().min(1).max(16).default(1),
+  REPLICA_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Connections of those checks (`WAIT` blocks a connection until it returns: calls on one wait for each other). */
+  REPLICA_ACK_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(4),
   /** Failure mode of checks that match no endpoint policy: open (pass, degraded), closed (503) or local. */
   DEFAULT_FAILURE_MODE: z.enum(['open', 'closed', 'local']).default('open'),
   /** The `local` failure mode allows each node this share of a limit: limit ÷ nodes (at least 1). */
@@ -171,7 +179,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     database: { url: e.DATABASE_URL },
     redis: { ...redisTargetOf(e), commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
     rules: { pollMs: e.RULES_POLL_MS, reconcileMs: e.RULES_RECONCILE_MS },
-    limiter: { earlierCounters: e.FIXED_WINDOW_EARLIER_COUNTERS === 'true' },
+    limiter: { earlierCounters: e.FIXED_WINDOW_EARLIER_COUNTERS === 'true', replicaAck: { replicas: e.REPLICA_ACK_REPLICAS, timeoutMs: e.REPLICA_ACK_TIMEOUT_MS, connections: e.REPLICA_ACK_CONNECTIONS } },
     failover: {
       deadlineMs: e.DECISION_DEADLINE_MS,
       breakerFailures: e.BREAKER_FAILURES,

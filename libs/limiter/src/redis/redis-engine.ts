@@ -64,12 +64,13 @@ export interface RedisEngineOptions {
    */
   earlierCounters?: boolean;
   /**
-   * Where decisions asked with `replicaAck` go: each of their script calls runs on `client` (a connection only they
-   * use: `WAIT` blocks it) followed by `WAIT replicas timeoutMs` in one pipeline, and is answered from Redis only when
-   * `replicas` acknowledged its writes; otherwise each of its decisions fails with `ReplicaAckMissing` and the call is
-   * undone as a late reply is. Their batches are their own. Without it, `replicaAck` is refused.
+   * Where decisions asked with `replicaAck` go: each of their script calls runs on one of `clients` in turn
+   * (connections only they use: `WAIT` blocks a connection until it returns, so calls on one connection wait for each
+   * other's acknowledgements) followed by `WAIT replicas timeoutMs` in one pipeline, and is answered from Redis only
+   * when `replicas` acknowledged its writes; otherwise each of its decisions fails with `ReplicaAckMissing` and the call
+   * is undone as a late reply is. Their batches are their own. Without it, `replicaAck` is refused.
    */
-  replicaAck?: { client: AckPipelineClient; replicas: number; timeoutMs: number };
+  replicaAck?: { clients: readonly AckPipelineClient[]; replicas: number; timeoutMs: number };
 }
 
 export type LateReplyOutcome = 'compensated' | 'expired' | 'failed' | 'unknown';
@@ -98,6 +99,8 @@ export class RedisEngine implements Limiter {
   private readonly batches = new Map<string, Pending[]>();
   /** Where Redis's clock stands, for the expiry of each call. */
   private readonly redisClock = new RedisClock();
+  /** The `replicaAck` connection the next waiting call takes. */
+  private nextAckClient = 0;
 
   constructor(
     private readonly redis: ScriptClient,
@@ -128,7 +131,7 @@ export class RedisEngine implements Limiter {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (request.replicaAck && !this.options.replicaAck) return Promise.reject(new InvalidLimitRequestError('this engine has no connection that waits for replicas', 'replicaAck'));
+    if (request.replicaAck && !this.options.replicaAck?.clients.length) return Promise.reject(new InvalidLimitRequestError('this engine has no connection that waits for replicas', 'replicaAck'));
     const prepared = request.rules;
     const injected = this.options.clock && Math.floor(this.options.clock.now());
     const prefix = keyPrefixOf(prepared, request.tenantId);
@@ -274,7 +277,8 @@ export class RedisEngine implements Limiter {
 
   /** A call whose decisions wait for replicas: its reply, or `Unacknowledged` with it when too few replicas had its writes in time. */
   private async acknowledged(ack: NonNullable<RedisEngineOptions['replicaAck']>, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const { reply, replicas } = await limitScript.runAcknowledged(ack.client, keys, args, ack.replicas, ack.timeoutMs);
+    const client = ack.clients[this.nextAckClient++ % ack.clients.length] as AckPipelineClient;
+    const { reply, replicas } = await limitScript.runAcknowledged(client, keys, args, ack.replicas, ack.timeoutMs);
     // A call that ran after its expiry wrote nothing: its reply says so, whatever WAIT says.
     if (replicas >= ack.replicas || expiredAt(reply) !== undefined) return reply;
     return new Unacknowledged(reply, () => new ReplicaAckMissing(ack.replicas, replicas, ack.timeoutMs));

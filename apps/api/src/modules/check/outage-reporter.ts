@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { DegradedCause, DegradedMode } from '@tollgate/domain';
-import { DeadlineExceeded } from '@tollgate/limiter';
+import { DeadlineExceeded, ReplicaAckMissing } from '@tollgate/limiter';
 import { BrokenCircuitError, IsolatedCircuitError } from 'cockatiel';
 import { describeError } from '../../common/describe-error';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
@@ -31,6 +31,7 @@ interface Episode {
 
 /** The cause of a check Redis did not decide, from what the limiter threw (the `cause` of QuotaStoreUnavailable). */
 export function outageCause(err: unknown): OutageCause {
+  if (err instanceof ReplicaAckMissing) return 'replica';
   if (err instanceof DeadlineExceeded) return 'deadline';
   if (err instanceof BrokenCircuitError || err instanceof IsolatedCircuitError) return 'circuit_open';
   return 'redis_error';

@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AppError } from '@tollgate/domain';
 import { DeadlineExceeded, type Decision, type Lease, type LeaseRequest, type LimitRequest, MemoryEngine, RedisEngine } from '@tollgate/limiter';
-import type { RedisClient } from '@tollgate/nest-infra';
+import { duplicateClient, type RedisClient } from '@tollgate/nest-infra';
 import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { REDIS } from '../../infra/infra.module';
@@ -38,12 +38,14 @@ export type Operation = 'consume' | 'peek' | 'refund';
  * this node's memory engine at limit ÷ `LOCAL_FAILOVER_NODES`.
  */
 @Injectable()
-export class ResilientLimiter {
+export class ResilientLimiter implements OnApplicationShutdown {
   private readonly local = new MemoryEngine({ maxEntries: 100_000 });
   private readonly breaker;
   private readonly cooldownMs: number;
   /** The engine of the checks: every script call has the decision deadline, and its duration is observed. */
   private readonly redis: RedisEngine;
+  /** The connections of the checks that wait for replicas (`WAIT` blocks each until it returns). */
+  private readonly waiting: RedisClient[];
 
   constructor(
     @Inject(REDIS) client: RedisClient,
@@ -57,13 +59,20 @@ export class ResilientLimiter {
     // can be late, and that must cost the late decisions their answer from Redis, not every check for a cooldown.
     this.breaker = circuitBreaker(handleAll, { halfOpenAfter: breakerCooldownMs, breaker: new ConsecutiveBreaker(breakerFailures) });
     this.breaker.onStateChange((state) => this.metrics.breakerOpen.set(state === CircuitState.Closed ? 0 : 1));
+    const { connections, ...replicaAck } = config.limiter.replicaAck;
+    this.waiting = Array.from({ length: connections }, () => duplicateClient(client, {}));
     this.redis = new RedisEngine(client, {
       deadlineMs,
       onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000),
       guard: (call) => this.breaker.execute(call),
       onLateReply: (outcome) => metrics.lateReplies.inc({ outcome }),
       earlierCounters: config.limiter.earlierCounters,
+      replicaAck: { clients: this.waiting, ...replicaAck },
     });
+  }
+
+  onApplicationShutdown(): void {
+    for (const connection of this.waiting) connection.disconnect();
   }
 
   consume(request: LimitRequest): Promise<Decision> {

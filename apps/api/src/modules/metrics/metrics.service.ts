@@ -63,7 +63,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  readonly degraded = this.counter('tollgate_degraded_decisions_total', 'Checks Redis did not decide, by the failure mode that answered them (open, closed: a 503, local) and why (deadline: Redis answered too late; circuit_open: not asked; redis_error: the call failed); the API logs the same counts once per cause and OUTAGE_LOG_EVERY_MS', ['mode', 'cause']);
+  readonly degraded = this.counter('tollgate_degraded_decisions_total', 'Checks Redis did not decide, by the failure mode that answered them (open, closed: a 503, local) and why (deadline: Redis answered too late; circuit_open: not asked; redis_error: the call failed; replica: no replica acknowledged a decision of a policy that waits for one); the API logs the same counts once per cause and OUTAGE_LOG_EVERY_MS', ['mode', 'cause']);
 
   readonly forwardAuthSourceProblems = this.counter('tollgate_forward_auth_source_problems_total', 'Forward-auth requests whose original-request headers do not match FORWARD_AUTH_ORIGINAL: missing (the source\'s headers absent: refused with 400) or other_source (headers of another source present, ignored: a gateway that passes a client\'s headers); the API logs them once per problem and minute', ['problem']);
 

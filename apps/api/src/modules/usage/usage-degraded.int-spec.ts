@@ -9,7 +9,7 @@ describe('GET /v1/admin/usage/degraded', () => {
   let b: UsageFixture['b'];
   let from: number;
   const path = '/v1/admin/usage/degraded';
-  const none = { deadline: 0, circuit_open: 0, redis_error: 0, unknown: 0 };
+  const none = { deadline: 0, circuit_open: 0, redis_error: 0, replica: 0, unknown: 0 };
 
   beforeAll(async () => {
     ({ a, b } = f);
@@ -26,7 +26,7 @@ describe('GET /v1/admin/usage/degraded', () => {
   it('counts the degraded decisions of the range by cause, per minute and per tenant, most first', async () => {
     const r = await usage({ from: iso(from), to: iso(from + 3 * MINUTE) }, path);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ from: iso(from), to: iso(from + 3 * MINUTE), step: 'minute', decisions: 10, byCause: { deadline: 3, circuit_open: 4, redis_error: 2, unknown: 1 } });
+    expect(r.body).toMatchObject({ from: iso(from), to: iso(from + 3 * MINUTE), step: 'minute', decisions: 10, byCause: { deadline: 3, circuit_open: 4, redis_error: 2, replica: 0, unknown: 1 } });
     expect(r.body.points).toEqual([
       { at: iso(from), decisions: 9, byCause: { ...none, deadline: 3, circuit_open: 4, redis_error: 2 } },
       { at: iso(from + MINUTE), decisions: 0, byCause: none },

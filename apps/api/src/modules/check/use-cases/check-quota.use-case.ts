@@ -108,11 +108,13 @@ export class CheckQuota {
     // only it would have, the tenant's limits alone are charged and the script counts the would-deny (a lease is never
     // in shadow). docs/adr/0021-one-request-one-decision.md.
     const shadowFrom = limitSet.policy?.mode === 'shadow' && (operation === 'consume' || operation === 'peek') ? limitSet.tenantRuleCount : undefined;
-    const limiterRequest = { tenantId: tenant.id, cost, rules: limitSet.prepared, ruleSubjects, ...(tally ? { tally } : {}), ...(shadowFrom === undefined ? {} : { shadowFrom }) };
+    // A policy that must not over-admit after a failover is answered once a replica holds the decision.
+    const replicaAck = limitSet.policy?.replicaAck === true;
+    const limiterRequest = { tenantId: tenant.id, cost, rules: limitSet.prepared, ruleSubjects, ...(tally ? { tally } : {}), ...(shadowFrom === undefined ? {} : { shadowFrom }), ...(replicaAck ? { replicaAck } : {}) };
 
     try {
       if (operation === 'lease') {
-        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: limitSet.prepared, ruleSubjects, ...(tally ? { tally } : {}) });
+        const lease = await this.limiter.lease({ tenantId: tenant.id, max: amount, rules: limitSet.prepared, ruleSubjects, ...(tally ? { tally } : {}), ...(replicaAck ? { replicaAck } : {}) });
         const result = this.answer(ruleSet.version, limitSet, lease.decision, 'enforce');
         this.count(limitSet, result);
         if (!result.allowed) this.sampleDenial(limitSet, request, lease.decision, 'denied');

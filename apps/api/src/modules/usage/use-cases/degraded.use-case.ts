@@ -13,7 +13,7 @@ export class DegradedUsageUseCase extends UsageRead {
     const { from, to, step, said } = this.names.range(query);
     const read = await this.reader.degraded(from, to, step, query.top);
     const names = await this.names.tenants(read.tenants.map((t) => t.tenantId));
-    const byCause = { deadline: 0, circuit_open: 0, redis_error: 0, unknown: 0 };
+    const byCause = { deadline: 0, circuit_open: 0, redis_error: 0, replica: 0, unknown: 0 };
     let decisions = 0;
     for (const point of read.points) {
       decisions += point.decisions;
