@@ -113,7 +113,9 @@ export async function provideServices(given) {
   } else urls.DATABASE_URL = defaults.DATABASE_URL;
 
   const redisWanted = redisMode(given);
-  if (given.REDIS_URL || redisWanted === 'external' || (redisWanted === 'auto' && (await reachable('127.0.0.1', 6379)))) {
+  // Sentinels or a cluster's seeds name the servers: REDIS_URL then gives only credentials and TLS, its host unused.
+  const redisElsewhere = Boolean(given.REDIS_SENTINELS || given.REDIS_CLUSTER_NODES);
+  if (given.REDIS_URL || redisElsewhere || redisWanted === 'external' || (redisWanted === 'auto' && (await reachable('127.0.0.1', 6379)))) {
     urls.REDIS_URL = given.REDIS_URL || defaults.REDIS_URL;
   } else if (!hasRedisServer()) {
     if (redisWanted === 'own') fail(`TOLLGATE_REDIS=own, but redis-server is not installed: ${HOW_TO_GET_REDIS}`);
@@ -127,7 +129,7 @@ export async function provideServices(given) {
     urls.REDIS_URL = server.url;
   }
   // A failed check exits this process, which stops the servers started here (their exit handlers).
-  await checkServices(urls, { postgres: !ownPostgres, redisHint: !hasRedisServer() });
+  await checkServices(urls, { postgres: !ownPostgres, redis: !redisElsewhere, redisHint: !hasRedisServer() });
   return { urls, stop };
 }
 

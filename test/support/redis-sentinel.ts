@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../../scripts/lib/redis-server.mjs';
-import { waitFor as poll } from './fixtures';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 interface HostPort {
   host: string;
@@ -101,7 +101,7 @@ export async function startSentinel({ sentinels: count = 3, master = 'tollgate' 
       primary: () => primary,
       env: { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_SENTINELS: sentinels.map((s) => `${s.host}:${s.port}`).join(','), REDIS_SENTINEL_MASTER: master },
       client() {
-        const c = new Redis({ sentinels, name: master, maxRetriesPerRequest: 20, failoverDetector: true });
+        const c = new Redis({ sentinels, name: master, maxRetriesPerRequest: 20 });
         c.on('error', () => undefined);
         clients.push(c);
         return c;
@@ -193,9 +193,14 @@ async function waitForPing(port: number): Promise<void> {
   await waitFor(async () => (await once(port, (r) => r.ping()).catch(() => '')) === 'PONG', 10_000, `redis-server on ${port} did not answer`);
 }
 
-/** fixtures' waitFor, probes that throw counting as not yet, and `what` as the error. */
+/**
+ * Polls `probe` every 100 ms (a probe that throws: not yet), or throws `what` after `timeoutMs`. Not fixtures' waitFor:
+ * this file imports nothing of the workspace's, so that bench/failover-sentinel.mjs runs it as it is (Node strips the types).
+ */
 async function waitFor(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  await poll(() => probe().catch(() => false), timeoutMs, 100).catch(() => {
-    throw new Error(what);
-  });
+  const until = Date.now() + timeoutMs;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > until) throw new Error(what);
+    await sleep(100);
+  }
 }

@@ -59,8 +59,8 @@ export function parseClusterNodes(value: string | undefined): HostPort[] {
 
 /**
  * A client of `target` with `options`. Under Sentinel, the client asks the sentinels where the primary is, connects
- * only to a node that says it is the primary, and on a failover (the sentinels' `+switch-master`, or the connection
- * lost) asks again: no restart and no other setting is needed. For a cluster, the options apply to each node's connection (the credentials
+ * only to a node that says it is the primary, and on a failover (the connection lost, or a write refused by a demoted
+ * primary) asks again: no restart and no other setting is needed. For a cluster, the options apply to each node's connection (the credentials
  * and TLS of `url` too), the offline queue and lazy connection to the cluster, and reads go to primaries only: a
  * decision must read what the last one wrote.
  */
@@ -97,8 +97,13 @@ function sentinelClient(target: string, sentinel: SentinelTarget, options: Redis
     ...(sentinel.username ? { sentinelUsername: sentinel.username } : {}),
     ...(sentinel.password ? { sentinelPassword: sentinel.password } : {}),
     ...(sentinel.tls ? { sentinelTLS: {} } : {}),
-    // Subscribes to the sentinels' +switch-master: a promotion reconnects at once, not when the old primary's socket dies.
-    failoverDetector: true,
+    // Not ioredis's failoverDetector: a +switch-master that reaches it while the client is reconnecting (a sentinel that
+    // learns of the promotion late) makes the reconnection fail for good ("Connection is closed.", the client ended),
+    // which a failover benchmark met in the worker. A promotion closes the old primary's connections anyway: a dead
+    // primary's by itself, a demoted one's by the sentinels (CLIENT KILL), and a write refused with READONLY below.
+    // A connection to a primary since demoted refuses writes: ask the sentinels again. The refused command was not run,
+    // and is not resent (its caller's failure mode answers it).
+    reconnectOnError: (err) => err.message.startsWith('READONLY'),
   });
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import type { RedisOptions } from 'ioredis';
 import { createRedisClient } from './redis-client';
 import { redisClusterNodesEnv, redisSentinelEnv, redisSentinelIssues, redisTargetOf } from './redis-env';
 
@@ -49,9 +50,14 @@ describe('the Redis Sentinel settings', () => {
       enableTLSForSentinelMode: true,
       sentinelPassword: 'pw',
       sentinelTLS: {},
-      failoverDetector: true,
       commandTimeout: 500,
     });
+    // ioredis's failoverDetector can end a client that is reconnecting for good (redis-client.ts says how): off.
+    expect((client.options as RedisOptions).failoverDetector).toBeFalsy();
+    // A demoted primary's READONLY makes it ask the sentinels again, without resending the refused command.
+    const { reconnectOnError } = client.options as RedisOptions;
+    expect(reconnectOnError?.(new Error("READONLY You can't write against a read only replica."))).toBe(true);
+    expect(reconnectOnError?.(new Error('NOSCRIPT No matching script'))).toBe(false);
     client.disconnect();
   });
 
