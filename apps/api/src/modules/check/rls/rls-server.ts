@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { AppError, type CheckAnswer, ErrorCode } from '@tollgate/domain';
 import type { AccessKind } from '../../../common/access.decorator';
 import { API_CONFIG, type ApiConfig } from '../../../config/config';
@@ -48,14 +48,16 @@ export function rateLimitServiceDefinition(): grpc.ServiceDefinition {
  * and Envoy Gateway. The caller is a service key (metadata `authorization: Bearer …` or the forward-auth service key
  * header), scoped as on forward-auth; the request becomes one check (`mapRateLimitRequest`), decided by CheckQuota like
  * every HTTP check (usage, metrics, denial samples, failure modes, decision deadline). Unset `GRPC_PORT`: nothing
- * listens. On shutdown it takes no new calls and waits for those in flight (the process's shutdown bound caps it).
+ * listens. On shutdown it takes no new calls and answers those in flight before Redis is disconnected (the process's
+ * shutdown bound caps the wait).
  * docs/adr/0026-envoy-rate-limit-service-over-grpc.md.
  */
 @Injectable()
-export class RlsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RlsServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly log = new Logger('RateLimitService');
   private server: grpc.Server | null = null;
   private boundPort: number | null = null;
+  private inFlight = 0;
 
   constructor(
     private readonly authenticator: Authenticator,
@@ -63,6 +65,11 @@ export class RlsServer implements OnApplicationBootstrap, OnApplicationShutdown 
     private readonly inForce: RulesInForce,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
   ) {}
+
+  /** Calls being decided now (what a shutdown waits for). */
+  get callsInFlight(): number {
+    return this.inFlight;
+  }
 
   /** The port it listens on, or null when GRPC_PORT is unset. */
   get port(): number | null {
@@ -86,19 +93,25 @@ export class RlsServer implements OnApplicationBootstrap, OnApplicationShutdown 
     this.log.log(`envoy.service.ratelimit.v3.RateLimitService on ${listener.host}:${this.boundPort} (${listener.tls ? 'TLS' : 'plaintext'})`);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before the shutdown hooks (which disconnect Redis), as the HTTP server is closed before them: no new calls, the
+   * calls in flight are answered with Redis still there, then the connections close.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = null;
-    // No new calls; the calls in flight are answered, then the connections close.
     await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
   }
 
   private readonly shouldRateLimit = (call: grpc.ServerUnaryCall<RateLimitRequestMessage, RateLimitResponseMessage>, callback: grpc.sendUnaryData<RateLimitResponseMessage>): void => {
-    this.decide(call).then(
-      (response) => callback(null, response),
-      (err: unknown) => callback(this.statusOf(err)),
-    );
+    this.inFlight += 1;
+    this.decide(call)
+      .then(
+        (response) => callback(null, response),
+        (err: unknown) => callback(this.statusOf(err)),
+      )
+      .finally(() => (this.inFlight -= 1));
   };
 
   private async decide(call: grpc.ServerUnaryCall<RateLimitRequestMessage, RateLimitResponseMessage>): Promise<RateLimitResponseMessage> {

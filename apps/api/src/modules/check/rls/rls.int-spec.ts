@@ -7,7 +7,7 @@ import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { startApi, type TestApi } from '../../../../../../test/support/api';
 import { useOperatorApi } from '../../../../../../test/support/context';
 import { TEST_DATABASE_URL, TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../../test/support/env';
-import { awayFromMinuteBoundary, createFailureModeTenant, createServiceKey, createTenant, createTenantKey, publishRules } from '../../../../../../test/support/fixtures';
+import { awayFromMinuteBoundary, createFailureModeTenant, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../../test/support/fixtures';
 import { proxiedRedis, type TcpProxy } from '../../../../../../test/support/tcp-proxy';
 import { selfSignedCertificate } from '../../../../../../test/support/tls';
 import { rateLimitServiceDefinition, RlsServer } from './rls-server';
@@ -228,6 +228,47 @@ describe('ShouldRateLimit (gRPC) when Redis is down', () => {
     const local = (await askFor('/local')).response!;
     expect(local.overall_code).toBe('OK');
     expect(meta(local)).toMatchObject({ degraded: true, policy: 'near' });
+  });
+});
+
+describe('ShouldRateLimit (gRPC) on shutdown', () => {
+  let prisma: PrismaClient;
+  let proxy: TcpProxy;
+  let api: TestApi;
+  let rls: ReturnType<typeof rlsClient>;
+  let service: string;
+  let tenant: string;
+
+  beforeAll(async () => {
+    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
+    let redisUrl: string;
+    ({ proxy, redisUrl } = await proxiedRedis(TEST_REDIS_URL));
+    tenant = (await createTenant(prisma)).tenant.slug;
+    service = await createServiceKey(prisma);
+    const { version } = await publishRules(prisma, TEST_REDIS_URL);
+    api = await startApi({ REDIS_URL: redisUrl, GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', DECISION_DEADLINE_MS: '5000' });
+    await api.waitForRuleVersion(version);
+    rls = rlsClient(api);
+  });
+  afterAll(async () => {
+    rls?.client.close();
+    await proxy?.close();
+    await prisma?.$disconnect();
+  });
+
+  it('answers the call in flight (decided by Redis, not degraded), then takes no new calls', async () => {
+    const request = { domain: 'd', descriptors: [tenantOf(tenant)] };
+    expect((await rls.ask(request, service)).response!.overall_code).toBe('OK');
+    // Redis's replies held back: the next call waits in the server while the application closes.
+    proxy.delay(200, 'replies');
+    const inFlight = rls.ask(request, service);
+    await waitFor(() => api.app.get(RlsServer).callsInFlight > 0);
+    const closed = api.close();
+    const { response } = await inFlight;
+    expect(response!.overall_code).toBe('OK');
+    expect(meta(response!)['degraded']).toBeUndefined();
+    await closed;
+    expect((await rls.ask(request, service)).error!.code).toBe(grpc.status.UNAVAILABLE);
   });
 });
 
