@@ -30,6 +30,11 @@ export interface TestSentinel {
   replicaCaughtUp(timeoutMs?: number): Promise<void>;
   /** SIGKILLs the primary (a crash: nothing is saved or handed over) and says which it was. */
   killPrimary(): HostPort;
+  /**
+   * SIGSTOPs the server at `node` (a replica falling behind: it applies nothing until resumed); the function returned
+   * SIGCONTs it.
+   */
+  pause(node: HostPort): () => void;
   /** Waits until every sentinel names `to` as the primary and it answers as one; resolves with it. */
   waitForPromotion(to: HostPort, timeoutMs?: number): Promise<HostPort>;
   stop(): Promise<void>;
@@ -116,6 +121,11 @@ export async function startSentinel({ sentinels: count = 3, master = 'tollgate' 
         const killed = primary;
         children.get(killed.port)?.kill('SIGKILL');
         return killed;
+      },
+      pause(node) {
+        const child = children.get(node.port);
+        child?.kill('SIGSTOP');
+        return () => void child?.kill('SIGCONT');
       },
       async waitForPromotion(to, timeoutMs = 30_000) {
         await waitFor(

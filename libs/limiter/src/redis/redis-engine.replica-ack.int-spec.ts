@@ -103,3 +103,68 @@ describe('RedisEngine decisions that wait for a replica', () => {
     await expect(limiter.consume({ tenantId: tenant(), cost: 1, rules: [minute], replicaAck: true })).rejects.toBeInstanceOf(InvalidLimitRequestError);
   });
 });
+
+// The failover waiting for a replica is for: a primary dies while its replica is behind (here SIGSTOPped and cut off,
+// so that it misses the last charges), and the replica is promoted. What the primary admitted and the replica never received is
+// admitted again; what waited for the replica was never admitted by Redis.
+describe('RedisEngine across a failover after the replica fell behind', () => {
+  let servers: TestSentinel;
+  beforeAll(async () => {
+    servers = await startSentinel({ sentinels: 1 });
+  }, 60_000);
+  afterAll(async () => {
+    await servers.stop();
+  });
+
+  it('admits again what the replica missed when decisions do not wait, and nothing beyond the limit when they do', async () => {
+    const hour: LimitRule = { name: 'hour', algorithm: 'fixed_window', limit: 5, windowMs: 3_600_000 };
+    const [plainTenant, ackedTenant] = [`ack-${randomUUID()}`, `ack-${randomUUID()}`];
+    const connect = (node: { host: string; port: number }) => {
+      const client = new Redis({ ...node, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      client.on('error', () => undefined);
+      return client;
+    };
+    const primary = connect(servers.primary());
+    const waiting = connect(servers.primary());
+    const before = preparingEachCall(new RedisEngine(primary, { replicaAck: { clients: [waiting], replicas: 1, timeoutMs: 50 } }));
+    const replicaAddress = await replicaOf(servers);
+    await servers.replicaCaughtUp();
+
+    // The replica stops and the primary drops its link: what the primary writes from now on never reaches it (a
+    // paused replica alone would still read what the kernel had buffered for it).
+    const resume = servers.pause(replicaAddress);
+    try {
+      await primary.client('KILL', 'TYPE', 'replica');
+      for (let i = 0; i < 3; i += 1) expect((await before.consume({ tenantId: plainTenant, cost: 1, rules: [hour] })).allowed).toBe(true);
+      for (let i = 0; i < 3; i += 1) {
+        const err = await before.consume({ tenantId: ackedTenant, cost: 1, rules: [hour], replicaAck: true }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ReplicaAckMissing);
+        // A closed failure mode: the client was refused.
+        (err as ReplicaAckMissing).answered(false);
+      }
+      servers.killPrimary();
+    } finally {
+      resume();
+    }
+    primary.disconnect();
+    waiting.disconnect();
+    await servers.waitForPromotion(replicaAddress);
+
+    const promoted = connect(replicaAddress);
+    try {
+      const after = preparingEachCall(new RedisEngine(promoted));
+      const admitted = async (tenantId: string) => {
+        let allowed = 0;
+        for (let i = 0; i < 6; i += 1) if ((await after.consume({ tenantId, cost: 1, rules: [hour] })).allowed) allowed += 1;
+        return allowed;
+      };
+      // The 3 the primary admitted without waiting are gone with it: 5 more, 8 in the window (3 over the limit).
+      expect(await admitted(plainTenant)).toBe(5);
+      // Redis admitted none of the waiting tenant's 3 (its failure mode answered): exactly the limit, 5.
+      expect(await admitted(ackedTenant)).toBe(5);
+    } finally {
+      await deleteTenantKeys(promoted, [plainTenant, ackedTenant]);
+      promoted.disconnect();
+    }
+  });
+});
