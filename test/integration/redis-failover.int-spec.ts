@@ -154,7 +154,7 @@ describe('when Redis is down or slow', () => {
     expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="open",cause="(deadline|circuit_open|redis_error)"\} [1-9]/);
     expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="closed",cause="(deadline|circuit_open|redis_error)"\} [1-9]/);
     expect(text).toMatch(/tollgate_degraded_decisions_total\{mode="local",cause="(deadline|circuit_open|redis_error)"\} [1-9]/);
-    expect(text).toMatch(/tollgate_redis_circuit_open 0/);
+    expect(text).toMatch(/^tollgate_redis_circuit_open\{node="redis"\} 0$/m);
   });
 
   it('logs each cause once, then a summary per interval and a line when it ends, with the checks it touched', async () => {

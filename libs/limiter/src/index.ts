@@ -8,4 +8,4 @@ export { ExpiringLru } from './memory/lru';
 export { MAX_SLIDING_LOG_LIMIT, MAX_UNITS, MAX_WINDOW_MS, resolveRule, type ResolvedRule } from './rules';
 export { prepareRules, preparingEachCall, type PreparedRules, type RuleListLimiter, type WithRuleList } from './prepared-rules';
 export { routedTally, tallyText } from './redis/protocol';
-export { ALGORITHM_CODES, hashTagOf, ruleKey, subjectHash, tenantKeyPattern, tenantKeyPrefix, tenantTag } from './redis/keys';
+export { ALGORITHM_CODES, CLUSTER_SLOTS, clusterSlotOf, hashTagOf, ruleKey, subjectHash, tenantKeyPattern, tenantKeyPrefix, tenantTag } from './redis/keys';

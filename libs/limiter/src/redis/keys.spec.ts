@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import type { LimitRule } from '../contract';
-import { hashTagOf, ruleKey, subjectHash, tenantTag } from './keys';
+import { clusterSlotOf, hashTagOf, ruleKey, subjectHash, tenantTag } from './keys';
 
 describe('limiter keys', () => {
   const rule: LimitRule = { name: 'minute', algorithm: 'token_bucket', limit: 100, windowMs: 60_000 };
@@ -48,5 +48,13 @@ describe('limiter keys', () => {
     const expected = createHash('sha256').update('user-7').digest('base64url').slice(0, 12);
     expect(subjectHash('user-7')).toBe(expected);
     expect(subjectHash(undefined)).toBe('-');
+  });
+
+  it('finds a key\'s Redis Cluster slot as CLUSTER KEYSLOT does: its hash tag\'s, else the whole key\'s', () => {
+    // Values of Redis 7's CLUSTER KEYSLOT.
+    expect(clusterSlotOf('foo')).toBe(12182);
+    expect(clusterSlotOf('123456789')).toBe(12739);
+    expect(clusterSlotOf('{user1000}.following')).toBe(clusterSlotOf('user1000'));
+    expect(clusterSlotOf(ruleKey('tenant-1', rule, 'x'))).toBe(clusterSlotOf(tenantTag('tenant-1')));
   });
 });

@@ -73,3 +73,20 @@ export function hashTagOf(key: string): string | undefined {
   const close = key.indexOf('}', open + 1);
   return close > open + 1 ? key.slice(open + 1, close) : undefined;
 }
+
+/** Redis Cluster's 16384 hash slots. */
+export const CLUSTER_SLOTS = 16_384;
+
+/**
+ * The Redis Cluster hash slot of `key`: CRC16 (XMODEM) of its hash tag (or of the whole key without one) mod 16384, as
+ * `CLUSTER KEYSLOT` computes it. Every key of a tenant (`tenantKeyPrefix`) has its tenant's slot.
+ */
+export function clusterSlotOf(key: string): number {
+  const bytes = Buffer.from(hashTagOf(key) ?? key, 'utf8');
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % CLUSTER_SLOTS;
+}

@@ -52,9 +52,11 @@ export interface RedisEngineOptions {
   /**
    * Runs every script call, e.g. through a circuit breaker: what it throws fails each decision of the call. Per call,
    * not per decision: a batch of decisions is one request to Redis, and one failure of it. The deadline is not inside
-   * it (a late call is whatever Redis makes of it). Default: the call alone.
+   * it (a late call is whatever Redis makes of it). `keyPrefix` is the tenant's key prefix (one hash tag: on a Redis
+   * Cluster, one slot and the primary that owns it), so that a guard can keep one breaker per node. Default: the call
+   * alone.
    */
-  guard?: <T>(call: () => Promise<T>) => Promise<T>;
+  guard?: <T>(call: () => Promise<T>, keyPrefix: string) => Promise<T>;
   /**
    * Whether a fixed window also reads the counter earlier versions kept (`<rule key>:<window start>`), and keeps it
    * in step once a node of an earlier version made it in the window, so that nodes of both versions deciding at the
@@ -71,6 +73,13 @@ export interface RedisEngineOptions {
    * is undone as a late reply is. Their batches are their own. Without it, `replicaAck` is refused.
    */
   replicaAck?: { clients: readonly AckPipelineClient[]; replicas: number; timeoutMs: number };
+  /**
+   * Whose clock runs a call of the tenant of `keyPrefix`: on a Redis Cluster the primary that owns its slot (as the
+   * client knows it), on a single Redis the one server. A tenant without an estimate of Redis's clock of its own (its
+   * first call, or a minute after its last) takes its node's, learnt from every reply of that node, so that its calls
+   * carry an expiry too. Default: none (a tenant's own estimate only).
+   */
+  clockOf?: (keyPrefix: string) => string | undefined;
 }
 
 export type LateReplyOutcome = 'compensated' | 'expired' | 'failed' | 'unknown';
@@ -184,18 +193,19 @@ export class RedisEngine implements Limiter {
     const prefix = batch[0]?.prefix ?? '';
     const sentAt = performance.now();
     const { deadlineMs } = this.options;
-    const expiresAt = deadlineMs === undefined ? undefined : this.redisClock.redisTime(prefix, sentAt, deadlineMs);
-    const minute = minuteOf(this.redisNow(injected, prefix, sentAt));
+    const node = this.options.clockOf?.(prefix);
+    const expiresAt = deadlineMs === undefined ? undefined : this.redisClock.redisTime(prefix, node, sentAt, deadlineMs);
+    const minute = minuteOf(this.redisNow(injected, prefix, sentAt, node));
     const { keys, args } = encodeBatch(injected, batch, expiresAt === undefined ? { minute } : { expiresAt, minute });
     const ack = batch[0]?.replicaAck ? this.options.replicaAck : undefined;
     const run = ack ? () => this.acknowledged(ack, keys, args) : () => limitScript.run(this.redis, keys, args);
-    const call = this.options.guard ? this.options.guard(run) : run();
+    const call = this.options.guard ? this.options.guard(run, prefix) : run();
     let reply: number[];
     try {
       const raw = await this.timed(call, sentAt);
-      if (raw === LATE) return this.late(call, injected, batch, sentAt, minute);
-      if (raw instanceof Unacknowledged) return this.late(Promise.resolve(raw.reply), injected, batch, sentAt, minute, () => raw.error());
-      reply = this.replyOf(raw, injected, prefix, sentAt);
+      if (raw === LATE) return this.late(call, injected, batch, sentAt, minute, node);
+      if (raw instanceof Unacknowledged) return this.late(Promise.resolve(raw.reply), injected, batch, sentAt, minute, node, () => raw.error());
+      reply = this.replyOf(raw, injected, prefix, sentAt, node);
     } catch (err) {
       for (const pending of batch) pending.reject(err);
       return;
@@ -218,19 +228,19 @@ export class RedisEngine implements Limiter {
    * the time (a usage hash's minute, a fixed window's counter of earlier versions), which a call must declare; the
    * script decides on its own clock.
    */
-  private redisNow(injected: number | undefined, prefix: string, at: number): number {
-    return injected ?? this.redisClock.redisTime(prefix, at, 0) ?? systemClock.now();
+  private redisNow(injected: number | undefined, prefix: string, at: number, node = this.options.clockOf?.(prefix)): number {
+    return injected ?? this.redisClock.redisTime(prefix, node, at, 0) ?? systemClock.now();
   }
 
   /** The reply's integers, having learnt Redis's clock from it; a call that ran after its expiry did nothing. */
-  private replyOf(raw: unknown, injected: number | undefined, prefix: string, sentAt: number): number[] {
+  private replyOf(raw: unknown, injected: number | undefined, prefix: string, sentAt: number, node: string | undefined): number[] {
     const expired = expiredAt(raw);
     if (expired !== undefined) {
-      this.redisClock.learn(prefix, sentAt, expired);
+      this.redisClock.learn(prefix, node, sentAt, expired);
       throw new DeadlineExceeded(this.options.deadlineMs ?? 0);
     }
     const reply = replyNumbers(raw);
-    this.redisClock.learn(prefix, sentAt, redisNowOf(reply, injected !== undefined));
+    this.redisClock.learn(prefix, node, sentAt, redisNowOf(reply, injected !== undefined));
     return reply;
   }
 
@@ -239,7 +249,7 @@ export class RedisEngine implements Limiter {
    * answered instead. Should the reply still come (Redis ran the call before its expiry), what it charged and counted
    * is undone by one more call (late-reply.ts), once the callers have answered (their turn of the event loop).
    */
-  private late(call: Promise<unknown>, injected: number | undefined, batch: Pending[], sentAt: number, minute: number, error = () => new DeadlineExceeded(this.options.deadlineMs ?? 0)): void {
+  private late(call: Promise<unknown>, injected: number | undefined, batch: Pending[], sentAt: number, minute: number, node: string | undefined, error = () => new DeadlineExceeded(this.options.deadlineMs ?? 0)): void {
     const errors = batch.map(error);
     batch.forEach((pending, i) => pending.reject(errors[i]));
     const prefix = batch[0]?.prefix ?? '';
@@ -249,7 +259,7 @@ export class RedisEngine implements Limiter {
           let compensation: Compensation | undefined;
           try {
             // A call that waited for replicas and missed its deadline too is undone the same way.
-            const reply = this.replyOf(raw instanceof Unacknowledged ? raw.reply : raw, injected, prefix, sentAt);
+            const reply = this.replyOf(raw instanceof Unacknowledged ? raw.reply : raw, injected, prefix, sentAt, node);
             compensation = compensationOf(reply, batch, errors.map((e) => e.answeredAllowed), injected ?? systemClock.now(), minute);
           } catch (err) {
             // Ran after its expiry: nothing to undo. Anything else is not a reply this engine can undo.
@@ -265,7 +275,7 @@ export class RedisEngine implements Limiter {
 
   /** Runs a late reply's compensation (not through the guard: it is owed whatever the circuit's state). */
   private async compensate(injected: number | undefined, prefix: string, compensation: Compensation): Promise<void> {
-    const expiresAt = this.redisClock.redisTime(prefix, performance.now(), COMPENSATION_EXPIRY_MS);
+    const expiresAt = this.redisClock.redisTime(prefix, this.options.clockOf?.(prefix), performance.now(), COMPENSATION_EXPIRY_MS);
     const { keys, args } = encodeBatch(injected, compensation.refunds, { ...(expiresAt === undefined ? {} : { expiresAt }), ...(compensation.takeBack ? { takeBack: compensation.takeBack } : {}) });
     try {
       const raw = await limitScript.run(this.redis, keys, args);
@@ -333,37 +343,53 @@ const ESTIMATE_TTL_MS = 60_000;
 /** Hash tags whose estimate is kept (one per tenant: on a Redis Cluster each tag's slot has its primary's clock). */
 const MAX_TAGS = 10_000;
 
+/** Nodes whose clock estimate is kept (a Redis Cluster's primaries, past and present). */
+const MAX_NODES = 64;
+
 /**
  * Where Redis's clock stands against this process's monotonic clock (`performance.now()`), per tenant key prefix (one
- * hash tag: on a Redis Cluster each tag's slot has its primary's clock), so that a script call can carry an expiry
- * on Redis's clock (ARGV[4] of lua/limit.lua). Learnt from the Redis time
- * every reply carries: a call ran after it was sent, so `redis now - sent at` is never below the true offset, and the
- * lowest recent sample is the tightest such bound. An expiry computed from it is therefore never earlier than meant
- * (a call in time is never refused); it is later by at most that sample's wait before Redis ran it.
+ * hash tag: on a Redis Cluster each tag's slot has its primary's clock) and per node, so that a script call can carry
+ * an expiry on Redis's clock (ARGV[4] of lua/limit.lua). Learnt from the Redis time every reply carries: a call ran
+ * after it was sent, so `redis now - sent at` is never below the true offset, and the lowest recent sample is the
+ * tightest such bound. An expiry computed from it is therefore never earlier than meant (a call in time is never
+ * refused); it is later by at most that sample's wait before Redis ran it. A tag without an estimate of its own takes
+ * its node's (every tag of a node shares its clock).
  */
 class RedisClock {
-  /** Per tag, the estimate and when it was learnt; the least recently learnt first (a Map keeps insertion order). */
-  private readonly offsets = new Map<string, { offset: number; at: number }>();
+  private readonly tags = new Offsets(MAX_TAGS);
+  private readonly nodes = new Offsets(MAX_NODES);
 
-  /** Redis ran a call of `tag`, sent at `sentAt` (performance.now()), at `redisNow` (ms of its TIME). */
-  learn(tag: string, sentAt: number, redisNow: number, now = performance.now()): void {
-    const sample = redisNow - sentAt;
-    const held = this.held(tag, now);
-    if (held && sample > held.offset && now - held.at < SAMPLE_WINDOW_MS) return;
-    this.offsets.delete(tag);
-    this.offsets.set(tag, { offset: sample, at: now });
-    if (this.offsets.size > MAX_TAGS) this.offsets.delete(this.offsets.keys().next().value as string);
+  /** Redis ran a call of `tag` (on `node`), sent at `sentAt` (performance.now()), at `redisNow` (ms of its TIME). */
+  learn(tag: string, node: string | undefined, sentAt: number, redisNow: number, now = performance.now()): void {
+    this.tags.learn(tag, redisNow - sentAt, now);
+    if (node !== undefined) this.nodes.learn(node, redisNow - sentAt, now);
   }
 
   /** Redis's time (integer ms) `afterMs` after `sentAt` on this process's clock, or undefined without an estimate. */
-  redisTime(tag: string, sentAt: number, afterMs: number, now = performance.now()): number | undefined {
-    const held = this.held(tag, now);
-    return held === undefined ? undefined : Math.ceil(sentAt + held.offset + afterMs);
+  redisTime(tag: string, node: string | undefined, sentAt: number, afterMs: number, now = performance.now()): number | undefined {
+    const offset = this.tags.held(tag, now) ?? (node === undefined ? undefined : this.nodes.held(node, now));
+    return offset === undefined ? undefined : Math.ceil(sentAt + offset + afterMs);
+  }
+}
+
+/** The lowest recent offset samples by name (tag or node), at most `max` of them. */
+class Offsets {
+  /** Per name, the estimate and when it was learnt; the least recently learnt first (a Map keeps insertion order). */
+  private readonly offsets = new Map<string, { offset: number; at: number }>();
+
+  constructor(private readonly max: number) {}
+
+  learn(name: string, sample: number, now: number): void {
+    const held = this.offsets.get(name);
+    if (held && now - held.at < ESTIMATE_TTL_MS && sample > held.offset && now - held.at < SAMPLE_WINDOW_MS) return;
+    this.offsets.delete(name);
+    this.offsets.set(name, { offset: sample, at: now });
+    if (this.offsets.size > this.max) this.offsets.delete(this.offsets.keys().next().value as string);
   }
 
-  /** The estimate of `tag`, unless it was not refreshed for `ESTIMATE_TTL_MS`. */
-  private held(tag: string, now: number): { offset: number; at: number } | undefined {
-    const held = this.offsets.get(tag);
-    return held && now - held.at < ESTIMATE_TTL_MS ? held : undefined;
+  /** The estimate of `name`, unless it was not refreshed for `ESTIMATE_TTL_MS`. */
+  held(name: string, now: number): number | undefined {
+    const held = this.offsets.get(name);
+    return held && now - held.at < ESTIMATE_TTL_MS ? held.offset : undefined;
   }
 }

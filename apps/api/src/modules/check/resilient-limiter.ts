@@ -2,10 +2,10 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AppError } from '@tollgate/domain';
 import { DeadlineExceeded, type Decision, type Lease, type LeaseRequest, type LimitRequest, MemoryEngine, RedisEngine } from '@tollgate/limiter';
 import { duplicateClient, type RedisClient } from '@tollgate/nest-infra';
-import { CircuitState, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import { API_CONFIG, type ApiConfig } from '../../config/config';
 import { REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
+import { NodeBreakers, UNKNOWN_NODE } from './node-breakers';
 
 /** Redis did not decide: it failed, missed the deadline, or the circuit is open. The failure mode decides instead. */
 export class QuotaStoreUnavailable extends Error {
@@ -32,15 +32,18 @@ export type Operation = 'consume' | 'peek' | 'refund';
  * The limiter with its failure handling (Redis down or slow; the failure modes): every script call to Redis has a short deadline
  * (`DECISION_DEADLINE_MS`: one timer per call, which decides a batch of one tenant's decisions); Redis's failures
  * count towards a circuit breaker that, once open, answers at once without asking Redis for `BREAKER_COOLDOWN_MS`,
- * then lets one call try again. The breaker, like the deadline, is per script call (the engine's `guard`): a
- * batch of decisions is one request to Redis and one failure of it. When Redis does not
+ * then lets one call try again. There is one breaker per Redis node (on a Redis Cluster, the primary that owns the
+ * tenant's slot: `NodeBreakers`), so a failing primary sends only its own tenants to their failure modes. The
+ * breaker, like the deadline, is per script call (the engine's `guard`): a batch of decisions is one request to Redis
+ * and one failure of it. When Redis does not
  * decide, `QuotaStoreUnavailable` says so; the caller applies the policy's failure mode, and `local` decides on
  * this node's memory engine at limit ÷ `LOCAL_FAILOVER_NODES`.
  */
 @Injectable()
 export class ResilientLimiter implements OnApplicationShutdown {
   private readonly local = new MemoryEngine({ maxEntries: 100_000 });
-  private readonly breaker;
+  /** The circuit breakers, one per Redis node. */
+  readonly breakers: NodeBreakers;
   private readonly cooldownMs: number;
   /** The engine of the checks: every script call has the decision deadline, and its duration is observed. */
   private readonly redis: RedisEngine;
@@ -57,14 +60,22 @@ export class ResilientLimiter implements OnApplicationShutdown {
     // Failures of Redis open the circuit: errors of the script call, including ioredis's own command timeout. A
     // missed deadline is not one (the deadline is outside the breaker): under a burst the process's own event loop
     // can be late, and that must cost the late decisions their answer from Redis, not every check for a cooldown.
-    this.breaker = circuitBreaker(handleAll, { halfOpenAfter: breakerCooldownMs, breaker: new ConsecutiveBreaker(breakerFailures) });
-    this.breaker.onStateChange((state) => this.metrics.breakerOpen.set(state === CircuitState.Closed ? 0 : 1));
+    this.breakers = new NodeBreakers(client, {
+      failures: breakerFailures,
+      cooldownMs: breakerCooldownMs,
+      onState: (node, open) => metrics.breakerOpen.set({ node }, open ? 1 : 0),
+      onForgotten: (node) => metrics.breakerOpen.remove({ node }),
+    });
     const { connections, ...replicaAck } = config.limiter.replicaAck;
     this.waiting = Array.from({ length: connections }, () => duplicateClient(client, {}));
     this.redis = new RedisEngine(client, {
       deadlineMs,
       onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000),
-      guard: (call) => this.breaker.execute(call),
+      guard: (call, keyPrefix) => this.breakers.execute(keyPrefix, call),
+      clockOf: (keyPrefix) => {
+        const node = this.breakers.nodeOf(keyPrefix);
+        return node === UNKNOWN_NODE ? undefined : node;
+      },
       onLateReply: (outcome) => metrics.lateReplies.inc({ outcome }),
       earlierCounters: config.limiter.earlierCounters,
       replicaAck: { clients: this.waiting, ...replicaAck },

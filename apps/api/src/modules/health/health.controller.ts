@@ -3,11 +3,13 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { PrismaClient } from '@tollgate/db';
 import type { FastifyReply } from 'fastify';
 import type { RedisClient } from '@tollgate/nest-infra';
+import { Cluster } from 'ioredis';
 import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, openApiSchema } from '../../common/api-json-body';
 import { PRISMA, REDIS } from '../../infra/infra.module';
 import { RulesInForce } from '../rules/rules-in-force';
+import { type ClusterHealth, clusterHealth } from './redis-cluster-health';
 
 const PROBE_TIMEOUT_MS = 1_000;
 type Status = 'up' | 'down';
@@ -20,6 +22,18 @@ const healthSchema = z.object({
   ruleVersion: z.int().nullable(),
   /** `foreign` or `not-committed`: the rule set this node enforces and the one Redis holds. */
   mismatch: z.object({ enforcing: revision.nullable(), redis: revision }).optional(),
+  /**
+   * On a Redis Cluster: each primary with its slot ranges (`0-5460`) and state (`ok`; `fail`: its CLUSTER INFO says
+   * cluster_state:fail; `unreachable`: no answer within the probe's time), and the ranges no primary owns. Redis is
+   * `down` unless every primary is `ok` and every slot has one.
+   */
+  redisCluster: z
+    .object({
+      state: z.enum(['ok', 'fail']),
+      primaries: z.array(z.object({ node: z.string(), slots: z.array(z.string()), state: z.enum(['ok', 'fail', 'unreachable']) })),
+      uncovered: z.array(z.string()),
+    })
+    .optional(),
 });
 
 @ApiTags('health')
@@ -35,6 +49,8 @@ export class HealthController {
    * Readiness: 200 when Postgres and Redis answer and this node enforces a rule set that Redis holds too, else 503
    * with what is wrong. `ruleSet`: `loaded`, `missing` (none yet), `foreign` (Redis holds another installation's) or
    * `not-committed` (Redis holds a version Postgres does not have); the last two name both rule sets in `mismatch`.
+   * A single Redis is up when it answers PING; a Redis Cluster when every primary answers and says the cluster is ok
+   * and every slot has a primary (`redisCluster` names each primary's slot ranges and state), within a second.
    */
   @Get('health')
   @ApiOperation({ summary: 'Get the health of this node' })
@@ -42,9 +58,15 @@ export class HealthController {
   @ApiAnswer(healthSchema, 200, 'ready')
   @ApiResponse({ status: 503, description: 'not ready: what is down or wrong', content: { 'application/json': { schema: openApiSchema(healthSchema, 'output') } } })
   async health(@Res({ passthrough: true }) reply: FastifyReply): Promise<z.output<typeof healthSchema>> {
+    let cluster: ClusterHealth | undefined;
     const [postgres, redis] = await Promise.all([
       probe(() => this.prisma.$queryRaw`select 1`),
-      probe(() => this.redis.ping()),
+      this.redis instanceof Cluster
+        ? clusterHealth(this.redis, PROBE_TIMEOUT_MS).then((health): Status => {
+            cluster = health;
+            return health.state === 'ok' ? 'up' : 'down';
+          })
+        : probe(() => this.redis.ping()),
     ]);
     const ruleVersion = this.rules.version();
     const { enforcing, refusal } = this.rules.status();
@@ -55,6 +77,7 @@ export class HealthController {
       status: ok ? 'ok' : 'degraded',
       checks: { postgres, redis, ruleSet },
       ruleVersion,
+      ...(cluster ? { redisCluster: cluster } : {}),
       ...(refusal ? { mismatch: { enforcing: enforcing && { installation: enforcing.installation, version: enforcing.version }, redis: { installation: refusal.redis.installation, version: refusal.redis.version } } } : {}),
     };
   }

@@ -71,7 +71,7 @@ export class MetricsService {
 
   readonly usageDropped = this.counter('tollgate_usage_dropped_total', 'Decisions made without Redis (degraded, refused) whose usage counts a node dropped: Redis was away for longer than it could hold them');
 
-  readonly breakerOpen = this.gauge('tollgate_redis_circuit_open', '1 while the circuit breaker in front of Redis is open or half-open (decisions go to failure modes)');
+  readonly breakerOpen = this.gauge('tollgate_redis_circuit_open', '1 while the circuit breaker in front of a Redis node is open or half-open (the decisions of the tenants whose slots it owns go to failure modes), by node: host:port of a Redis Cluster primary, redis for a single Redis, unknown for slots the client has no primary for', ['node']);
 
   readonly ruleSetRejections = this.counter('tollgate_rule_set_rejections_total', 'Control-plane changes refused because the rule set they produce does not compile');
 
@@ -90,7 +90,7 @@ export class MetricsService {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }
 
-  private gauge(name: string, help: string): Gauge {
-    return new Gauge({ name, help, registers: [this.registry] });
+  private gauge<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
+    return new Gauge({ name, help, labelNames, registers: [this.registry] });
   }
 }
