@@ -134,7 +134,7 @@ describe('RedisEngine across a failover after the replica fell behind', () => {
     // paused replica alone would still read what the kernel had buffered for it).
     const resume = servers.pause(replicaAddress);
     try {
-      await primary.client('KILL', 'TYPE', 'replica');
+      await primary.call('CLIENT', 'KILL', 'TYPE', 'replica');
       for (let i = 0; i < 3; i += 1) expect((await before.consume({ tenantId: plainTenant, cost: 1, rules: [hour] })).allowed).toBe(true);
       for (let i = 0; i < 3; i += 1) {
         const err = await before.consume({ tenantId: ackedTenant, cost: 1, rules: [hour], replicaAck: true }).catch((e: unknown) => e);
