@@ -10,43 +10,37 @@
 // own on a free port; a database named here is flushed), BENCH_BASELINE (another checkout, built: its API is target
 // `baseline`, and it and this build's are also loaded together: `BENCH_TARGETS=tollgate3,baseline`). `--profile` also takes a CPU profile of the API and of the bare app under the same load, afterwards
 // (kept in BENCH_PROFILE_DIR when set).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrate } from '../scripts/db/migrate.mjs';
 import { startRedisServer } from '../scripts/lib/redis-server.mjs';
 import { BIG } from './apps/nest.mjs';
 import { summarize } from './cpu-profile.mjs';
-import { fmt, machine } from './lib.mjs';
+import {
+  admitted,
+  asLoadGenerator,
+  benchPort as freePort,
+  cpuMicros,
+  failures,
+  fmt,
+  launch,
+  load,
+  LOAD_GENERATOR_FLAG,
+  machine,
+  median,
+  redisCpuMicros,
+  scriptCalls,
+  stopLaunched as stopAll,
+  until,
+} from './lib.mjs';
 
-/**
- * The load generator (this process) runs with a young generation of 2 MB semi-spaces. autocannon parses every answer
- * in JavaScript, and with V8's default (a young generation that grows to 32 MB semi-spaces under this load) this
- * process's young-generation collections copied 15–20 MB of survivors and stopped it for 20–40 ms, 4–8 times in a 6 s
- * run: every answer in flight then was timed that much late, all 64 connections at once, whichever server sent it.
- * Those pauses were the slowest 1 % of the runs (session 6, BENCHMARKS.md), and more of them fell on the servers whose
- * answers are larger (Tollgate's, with its rate-limit headers, cost the parser more than the bare route's 38 bytes).
- * With small semi-spaces the pauses are 1–3 ms (at most ~10). The servers keep V8's defaults: only this process
- * re-runs itself with the flag. Its GC pauses during each measured window are reported (`clientGc`).
- */
-const LOAD_GENERATOR_FLAG = '--max-semi-space-size=2';
-if (!process.execArgv.includes(LOAD_GENERATOR_FLAG)) {
-  const again = spawnSync(process.execPath, [...process.execArgv, LOAD_GENERATOR_FLAG, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(again.status ?? 1);
-}
-
-/** This process's GC pauses (ms), as they happen; `load` keeps those of its measured window. */
-const clientGcPauses = [];
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) clientGcPauses.push({ at: entry.startTime, ms: entry.duration });
-}).observe({ entryTypes: ['gc'] });
+// The load generator runs with small semi-spaces (`LOAD_GENERATOR_FLAG` in bench/lib.mjs says why).
+await asLoadGenerator(import.meta.url);
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const markdown = process.argv.includes('--markdown');
@@ -62,74 +56,15 @@ const baselineDir = process.env.BENCH_BASELINE;
 if (baselineDir && !existsSync(join(baselineDir, 'apps/api/dist/main.js'))) throw new Error(`BENCH_BASELINE=${baselineDir}: no apps/api/dist/main.js there (build it first)`);
 const CONNECTIONS = 64;
 const SUBJECTS = 16;
-const CLOCK_TICK_US = 10_000; // /proc/<pid>/stat counts CPU time in ticks of 1/100 s (USER_HZ on Linux)
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 // ---- processes ------------------------------------------------------------------------------------------
-
-const children = [];
-
-/** Starts `node <args>` as its own process; keeps the tail of its output for error messages. */
-function launch(name, args, env, { ipc = false, cwd = root } = {}) {
-  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])] });
-  const proc = { name, child, output: '' };
-  const keep = (chunk) => (proc.output = (proc.output + chunk.toString()).slice(-4000));
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  children.push(proc);
-  return proc;
-}
-
-async function stopAll() {
-  await Promise.all(
-    children.map(async ({ child }) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
-}
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
     void stopAll().finally(() => process.exit(130));
   });
-}
-
-async function until(proc, probe, what) {
-  for (let i = 0; i < 300; i += 1) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited ${proc.child.exitCode}:\n${proc.output}`);
-    try {
-      if (await probe()) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`${proc.name}: ${what} not within 30 s:\n${proc.output}`);
-}
-
-/** CPU time (user + system) a process has used, in µs. */
-function cpuMicros(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US; // utime, stime
 }
 
 // ---- set-up -------------------------------------------------------------------------------------------------
@@ -246,93 +181,8 @@ async function createTenants(api) {
 
 const bodies = (tenant) => Array.from({ length: SUBJECTS }, (_, i) => JSON.stringify({ tenant, endpoint: 'GET /v1/items', subject: `user-${i}` }));
 
-/** Every answer must be an admission decided on Redis (Tollgate answers `degraded` when Redis did not decide in time). */
-const admitted = (body) => body.includes('"allowed":true') && !body.includes('"degraded"');
-
-/** Answers of an autocannon run that were not a 2xx admission (non-2xx, errors, timeouts, refused by `admitted`). */
-const failures = (r) => r.non2xx + r.errors + r.timeouts + r.mismatches;
-
 /** The median of each of `keys` over `runs` (windows of `load`). */
 const mediansOf = (runs, keys) => Object.fromEntries(keys.map((k) => [k, median(runs.map((x) => x[k]))]));
-
-/**
- * autocannon on `target` for `warmup` + `duration` seconds on the same 64 connections: as fast as it answers, or
- * (`rate`) that many requests per second across them. Only the answers completed in the last `duration` seconds
- * are measured (`window`): a run that opens its connections starts with a burst of slow answers (64 connections
- * at once, each one's first request), a transient of the load generator that would otherwise be a sizeable part
- * of the slowest 1 % in a run of seconds. `atWindow()` runs when the window opens (counters read then).
- * Correctness (errors, timeouts, answers that were not admissions) counts over the whole run.
- */
-async function load(target, { warmup, duration, rate, connections = CONNECTIONS, atWindow = () => undefined }) {
-  const latencies = [];
-  let opened = Infinity;
-  let ok = 0;
-  let notAdmitted = 0;
-  // How late this process's own event loop ran during the window: autocannon's clock starts and stops in it, so an
-  // answer that arrives while it is held up (the two CPUs busy with the server and Redis) is timed late.
-  const clientDelay = monitorEventLoopDelay({ resolution: 1 });
-  const instance = autocannon({
-    url: target.url,
-    connections,
-    duration: warmup + duration,
-    ...(rate ? { overallRate: rate } : {}),
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.key}` },
-    requests: bodies(target.tenant).map((body) => ({ method: 'POST', path: target.path, body })),
-    // Called right after the answer's 'response' event, for the same answer.
-    verifyBody: (body) => {
-      const fine = admitted(body);
-      if (!fine && performance.now() >= opened) notAdmitted += 1;
-      return fine;
-    },
-  });
-  instance.on('response', (client, status, bytes, ms) => {
-    if (performance.now() < opened) return;
-    latencies.push(ms);
-    if (status >= 200 && status < 300) ok += 1;
-  });
-  const timer = setTimeout(async () => {
-    await atWindow();
-    opened = performance.now();
-    clientDelay.enable();
-  }, warmup * 1000);
-  const gcBefore = clientGcPauses.length;
-  const r = await instance;
-  clearTimeout(timer);
-  clientDelay.disable();
-  const gc = clientGcPauses.splice(gcBefore).filter((p) => p.at >= opened);
-  const windowSeconds = (performance.now() - opened) / 1000;
-  if (!(windowSeconds > 0)) throw new Error(`${target.id}: the measured window never opened`);
-  latencies.sort((a, b) => a - b);
-  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-  return {
-    r,
-    window: {
-      seconds: windowSeconds,
-      answers: latencies.length,
-      requestsPerSecond: latencies.length / windowSeconds,
-      // Admissions decided on Redis: a degraded answer (the API's circuit open) skips Redis and is not one.
-      decidedPerSecond: (ok - notAdmitted) / windowSeconds,
-      p50: at(0.5),
-      p975: at(0.975),
-      p99: at(0.99),
-      max: latencies.at(-1),
-      clientDelayP99: clientDelay.percentile(99) / 1e6,
-      clientDelayMax: clientDelay.max / 1e6,
-      clientGcMs: gc.reduce((sum, p) => sum + p.ms, 0),
-      clientGcMaxMs: gc.reduce((most, p) => Math.max(most, p.ms), 0),
-    },
-  };
-}
-
-async function scriptCalls(redis) {
-  const stats = await redis.info('commandstats');
-  return [...stats.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-}
-const redisCpuMicros = async (redis) => {
-  const info = await redis.info('cpu');
-  const get = (k) => Number(info.match(new RegExp(`${k}:([\\d.]+)`))[1]);
-  return (get('used_cpu_sys') + get('used_cpu_user')) * 1e6;
-};
 
 /** What Tollgate's daily window of a tenant has counted, read without charging (`/v1/check/peek`). */
 async function dailyUsed(target) {
@@ -468,7 +318,10 @@ try {
   s.floor = await floorOf('floor');
   s.floorRedis = await floorOf('floorRedis', { FLOOR_REDIS_URL: redisUrl });
   s.floorRedisEach = await floorOf('floorRedisEach', { FLOOR_REDIS_URL: redisUrl, FLOOR_REDIS_PIPELINE: 'false' });
-  const target = (id, label, server, path, extra = {}) => ({ id, label, url: server.url, proc: server.proc, path, key, tenant: 'bench-three', ...extra });
+  const target = (id, label, server, path, extra = {}) => {
+    const t = { id, label, url: server.url, proc: server.proc, path, key, tenant: 'bench-three', ...extra };
+    return { ...t, bodies: bodies(t.tenant) };
+  };
   const targets = [
     target('tollgate3', 'Tollgate `/v1/check`, plan of 3 limits', s.api, '/v1/check', { daily: true }),
     target('tollgate1', 'Tollgate `/v1/check`, plan of 1 limit', s.api, '/v1/check', { tenant: 'bench-one' }),
