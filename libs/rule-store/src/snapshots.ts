@@ -1,5 +1,6 @@
 import { AppError, ErrorCode, type RuleSnapshot } from '@tollgate/domain';
 import type { Prisma } from '@tollgate/db';
+import { groupBy } from './group-by';
 
 type Tx = Prisma.TransactionClient;
 
@@ -7,30 +8,19 @@ type Tx = Prisma.TransactionClient;
 export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
   const overrideFields = { name: true, windowS: true, limit: true, algorithm: true, burst: true, calendar: true } as const;
   const limitFields = { id: true, ...overrideFields } as const;
-  const [plans, tenants, policies] = await Promise.all([
+  // Children in queries of their own, not nested selects (see groupBy: more than 65,535 tenants would not compile).
+  const [plans, tenants, overrides, policies, policyLimits] = await Promise.all([
     tx.plan.findMany({ orderBy: { slug: 'asc' }, include: { limits: { orderBy: { name: 'asc' } } } }),
-    tx.tenant.findMany({
-      orderBy: { slug: 'asc' },
-      select: { id: true, planId: true, status: true, overrides: { orderBy: { name: 'asc' }, select: overrideFields } },
-    }),
+    tx.tenant.findMany({ orderBy: { slug: 'asc' }, select: { id: true, planId: true, status: true } }),
+    tx.tenantLimitOverride.findMany({ orderBy: [{ tenantId: 'asc' }, { name: 'asc' }], select: { tenantId: true, ...overrideFields } }),
     tx.endpointPolicy.findMany({
       orderBy: { id: 'asc' },
-      select: {
-        id: true,
-        planId: true,
-        tenantId: true,
-        name: true,
-        method: true,
-        pattern: true,
-        cost: true,
-        scope: true,
-        mode: true,
-        failureMode: true,
-        replicaAck: true,
-        limits: { orderBy: { name: 'asc' }, select: limitFields },
-      },
+      select: { id: true, planId: true, tenantId: true, name: true, method: true, pattern: true, cost: true, scope: true, mode: true, failureMode: true, replicaAck: true },
     }),
+    tx.endpointPolicyLimit.findMany({ orderBy: [{ policyId: 'asc' }, { name: 'asc' }], select: { policyId: true, ...limitFields } }),
   ]);
+  const overridesOf = groupBy(overrides, (o) => o.tenantId);
+  const limitsOf = groupBy(policyLimits, (l) => l.policyId);
   return {
     plans: plans.map((p) => ({
       id: p.id,
@@ -38,8 +28,8 @@ export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
       name: p.name,
       limits: p.limits.map((l) => ({ id: l.id, name: l.name, windowS: l.windowS, limit: l.limit, algorithm: l.algorithm, burst: l.burst, calendar: l.calendar })),
     })),
-    tenants,
-    policies,
+    tenants: tenants.map((t) => ({ ...t, overrides: (overridesOf.get(t.id) ?? []).map(({ tenantId: _tenantId, ...o }) => o) })),
+    policies: policies.map((p) => ({ ...p, limits: (limitsOf.get(p.id) ?? []).map(({ policyId: _policyId, ...l }) => l) })),
   };
 }
 
