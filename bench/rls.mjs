@@ -7,7 +7,7 @@
 // (gRPC: 64 unary calls on one HTTP/2 channel, as Envoy multiplexes; HTTP: 64 keep-alive connections), rounds
 // interleaved; then gRPC alone at a fixed 5,000 requests/s for its latency.
 // Run: `npm run build && node bench/rls.mjs [--markdown]`. Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_RATE (5000),
-// BENCH_DATABASE_URL (recreated; default tollgate_bench_rls).
+// BENCH_DATABASE_URL (recreated; default tollgate_bench_rls), BENCH_API_NODE_OPTIONS (the API process's NODE_OPTIONS, e.g. --cpu-prof).
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -31,7 +31,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const redis = await startRedisServer('tollgate-bench-rls');
 await freshDemoDatabase(databaseUrl);
 const grpcPort = await freePort();
-const [api] = await startApiNodes(1, { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, GRPC_PORT: String(grpcPort), GRPC_HOST: '127.0.0.1', USAGE_ENABLED: 'true' });
+const [api] = await startApiNodes(1, { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, GRPC_PORT: String(grpcPort), GRPC_HOST: '127.0.0.1', ...(process.env.BENCH_API_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_API_NODE_OPTIONS } : {}) });
 
 async function json(res) {
   const body = await res.json();
