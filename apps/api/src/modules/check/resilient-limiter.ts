@@ -67,7 +67,10 @@ export class ResilientLimiter implements OnApplicationShutdown {
       onForgotten: (node) => metrics.breakerOpen.remove({ node }),
     });
     const { connections, ...replicaAck } = config.limiter.replicaAck;
-    this.waiting = Array.from({ length: connections }, () => duplicateClient(client, {}));
+    // WAIT holds its reply for up to the acknowledgement timeout: the command timeout of these connections counts
+    // from after it, or a WAIT that runs out would look like a failed call.
+    const commandTimeout = config.redis.commandTimeoutMs + replicaAck.timeoutMs;
+    this.waiting = Array.from({ length: connections }, () => duplicateClient(client, { commandTimeout }));
     this.redis = new RedisEngine(client, {
       deadlineMs,
       onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000),
