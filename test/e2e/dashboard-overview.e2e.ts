@@ -160,16 +160,18 @@ describe('the overview and a policy page', () => {
     expect(await page.getByTestId('degraded-cause-deadline-value').textContent()).toBe('3');
     expect(await page.getByTestId('degraded-cause-circuit_open-value').textContent()).toBe('2');
     expect(await page.getByTestId('degraded-cause-redis_error-value').textContent()).toBe('0');
+    expect(await page.getByTestId('degraded-cause-replica-value').textContent()).toBe('0');
     // When: the one minute that had some; which tenants: acme, then globex.
     const cells = async (testId: string) => {
       const rows = page.getByTestId(testId).locator('tbody tr');
       return Promise.all((await rows.all()).map((row) => row.locator('td').allTextContents()));
     };
     const when = await cells('degraded-when');
-    expect(when.map((row) => row.slice(1))).toEqual([['5', '3', '2', '0']]);
+    // By cause: deadline, breaker, Redis error, no replica.
+    expect(when.map((row) => row.slice(1))).toEqual([['5', '3', '2', '0', '0']]);
     expect(await cells('degraded-tenants')).toEqual([
-      ['Acme Corp', '3', '3', '0', '0'],
-      ['Globex', '2', '0', '2', '0'],
+      ['Acme Corp', '3', '3', '0', '0', '0'],
+      ['Globex', '2', '0', '2', '0', '0'],
     ]);
     await shot(page, 'degraded-1400');
     await reloadNarrow(page);

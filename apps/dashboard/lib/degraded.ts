@@ -7,7 +7,7 @@ export const DEGRADED_CAUSE_TEXT: readonly { id: CauseId; label: string; hint: s
   { id: 'deadline', label: 'Deadline', hint: 'Redis answered after the decision deadline' },
   { id: 'circuit_open', label: 'Breaker', hint: 'the circuit was open: Redis was not asked' },
   { id: 'redis_error', label: 'Redis error', hint: 'the call failed (refused, reset, timed out)' },
-  { id: 'replica', label: 'No replica', hint: 'no replica acknowledged a decision of a policy that waits for one in time' },
+  { id: 'replica', label: 'No replica', hint: 'a policy that waits for a replica got no acknowledgement in time' },
   { id: 'unknown', label: 'Cause not kept', hint: 'counted before usage kept causes' },
 ];
 
