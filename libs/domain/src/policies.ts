@@ -16,6 +16,19 @@ export type FailureMode = (typeof FAILURE_MODES)[number];
 export const SUBJECT_SCOPES = ['tenant', 'subject', 'ip'] as const;
 export type SubjectScope = (typeof SUBJECT_SCOPES)[number];
 
+/**
+ * Where a policy's quota holds: in each region on its own (`region`: a deployment per region, each with its own Redis,
+ * each admits the whole limit), or once across every region (`global`: fixed-window limits only, their windows shared
+ * out among the regions and rebalanced, docs/adr/0025-one-quota-across-regions.md).
+ */
+export const REGION_SCOPES = ['region', 'global'] as const;
+export type RegionScope = (typeof REGION_SCOPES)[number];
+
+/** The most regions one quota is shared across (`REGIONS`). */
+export const MAX_REGIONS = 64;
+/** A region's name in `REGION` and `REGIONS`. */
+export const REGION_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
 export const MAX_PATTERN_LENGTH = 200;
 
 /** RFC 3986 path characters without the ones regular expressions are made of (`$ ( ) +`, and `[ ] ^ | \ { }` are not path characters). */

@@ -31,6 +31,19 @@ export interface LimitRule {
   burst?: number;
   /** Fixed window only: calendar-aligned in a time zone instead of epoch-aligned (`windowMs` is then ignored). */
   calendar?: CalendarWindow;
+  /**
+   * Fixed window only (a calendar one too): one quota across `count` regions, each deciding on its own Redis, of which
+   * this deployment is region `index` (from 0). The Redis engine admits against the region's allowance for the window
+   * (set by the coordinator, docs/adr/0025-one-quota-across-regions.md), or its share of the limit until it has one:
+   * limit ÷ count, the remainder to the first regions (`regionShare`). The memory engine admits the share.
+   */
+  regions?: RegionShare;
+}
+
+/** Which of how many regions decides (see `LimitRule.regions`). */
+export interface RegionShare {
+  index: number;
+  count: number;
 }
 
 /** A request to decide. Every rule is checked, and charged only if all of them admit it (all or nothing). */

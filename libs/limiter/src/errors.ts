@@ -20,7 +20,8 @@ export type InvalidRuleReason =
   | 'not_positive_integer'
   | 'too_large'
   | 'loses_precision'
-  | 'bad_calendar';
+  | 'bad_calendar'
+  | 'bad_regions';
 
 /** A rule the engine cannot run exactly; refused before any state is read or written. */
 export class InvalidRuleError extends AppError {

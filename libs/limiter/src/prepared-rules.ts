@@ -3,7 +3,8 @@ import { CalendarWindows } from './algorithms/calendar';
 import type { Decision, Lease, LeaseRequest, Limiter, LimitRequest, LimitRule } from './contract';
 import { CostExceedsCapacityError, InvalidLimitRequestError, InvalidRuleError, LeaseNotSupportedError } from './errors';
 import { ALGORITHM_CODES, ruleKeyPart, subjectHash, tenantKeyPrefix } from './redis/keys';
-import { BUCKET_ALGORITHMS, isPositiveInteger, MAX_UNITS, resolveRule, type Operation, type ResolvedRule } from './rules';
+import { BUCKET_ALGORITHMS, isPositiveInteger, MAX_UNITS, regionShare, resolveRule, type Operation, type ResolvedRule } from './rules';
+import { REGION_FIXED_WINDOW_CODE } from './redis/script-spec';
 
 /**
  * A rule array made ready for both engines, once: every rule validated and resolved, and what a decision sends to the
@@ -72,7 +73,10 @@ export function ruleArgs(rule: ResolvedRule): string[] {
     const widest = rule.algorithm === 'gcra' ? rule.rate - 1 : rule.capacity * rule.partsPerUnit;
     return [code, String(rule.rate), String(rule.partsPerUnit), String(rule.capacity), packPattern(widest, 2)];
   }
-  const args = [code, String(rule.limit), rule.calendar ? '0' : String(rule.windowMs)];
+  const window = rule.calendar ? '0' : String(rule.windowMs);
+  // One quota across regions: its own code, and the region's share of the limit (its allowance until it has one).
+  if (rule.regions) return [REGION_FIXED_WINDOW_CODE, String(rule.limit), window, String(regionShare(rule.limit, rule.regions))];
+  const args = [code, String(rule.limit), window];
   if (rule.algorithm === 'sliding_window') args.push(packPattern(rule.limit, 3));
   return args;
 }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from './contract';
 import { CostExceedsCapacityError, InvalidRuleError } from './errors';
+import { MemoryEngine } from './memory/memory-engine';
+import { regionShare } from './rules';
+import { pushRuleKeys } from './redis/protocol';
+import { allowanceKey, globalWindowsKey, parseGlobalWindow } from './redis/keys';
 import { keyPrefixOf, prepareRules, validateRequest } from './prepared-rules';
 import { argsAt } from './redis/protocol';
 import { ruleKey, tenantKeyPrefix } from './redis/keys';
@@ -48,5 +52,35 @@ describe('prepareRules', () => {
     const prepared = prepareRules([minute, bucket]);
     expect(() => validateRequest('consume', { tenantId: 't', rules: prepared }, 4)).toThrow(CostExceedsCapacityError);
     expect(() => validateRequest('consume', { tenantId: '', rules: prepared }, 1)).toThrow(expect.objectContaining({ field: 'tenantId' }));
+  });
+
+  it('divides a quota across regions evenly, the remainder to the first regions, and refuses what cannot be one', () => {
+    expect([0, 1, 2].map((index) => regionShare(10, { index, count: 3 }))).toEqual([4, 3, 3]);
+    expect([0, 1].map((index) => regionShare(1, { index, count: 2 }))).toEqual([1, 0]);
+    const regions = (value: unknown) => prepareRules([{ ...minute, regions: value as LimitRule['regions'] }]);
+    expect(() => prepareRules([{ ...bucket, regions: { index: 0, count: 2 } }])).toThrow(expect.objectContaining({ reason: 'bad_regions', field: 'rules.0.regions' }));
+    expect(() => regions({ index: 2, count: 2 })).toThrow(expect.objectContaining({ reason: 'bad_regions', field: 'rules.0.regions.index' }));
+    expect(() => regions({ index: 0, count: 65 })).toThrow(expect.objectContaining({ reason: 'bad_regions', field: 'rules.0.regions.count' }));
+    expect(() => regions({ index: -1, count: 2 })).toThrow(expect.objectContaining({ field: 'rules.0.regions.index' }));
+    expect(() => regions(null)).toThrow(expect.objectContaining({ field: 'rules.0.regions' }));
+  });
+
+  it('declares a quota across regions\' allowance and the tenant\'s set of such windows after the window\'s keys', () => {
+    const rule = prepareRules([{ ...minute, regions: { index: 1, count: 2 } }]).rules[0]!;
+    const key = ruleKey('t', minute, undefined);
+    const keys: string[] = [];
+    pushRuleKeys(keys, key, rule, 120_500);
+    expect(keys).toEqual([key, `${key}:120000`, `${key}:al`, `${tenantKeyPrefix('t')}gl`]);
+    expect([allowanceKey(key), globalWindowsKey(key)]).toEqual(keys.slice(2));
+    expect(parseGlobalWindow(`120000 180000 5 ${key}`)).toEqual({ start: 120_000, end: 180_000, limit: 5, ruleKey: key });
+    expect(parseGlobalWindow('120000 180000 5 other')).toBeUndefined();
+  });
+
+  it('admits a region\'s share in memory (the Redis engine\'s answer while the coordinator moved nothing)', async () => {
+    const engine = new MemoryEngine({ maxEntries: 10 });
+    const rules = prepareRules([{ ...minute, regions: { index: 1, count: 2 } }]);
+    const allowed = [];
+    for (let i = 0; i < 4; i += 1) allowed.push((await engine.consume({ tenantId: 't', cost: 1, rules })).allowed);
+    expect(allowed).toEqual([true, true, false, false]);
   });
 });

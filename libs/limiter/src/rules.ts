@@ -1,7 +1,7 @@
 import { isKnownTimeZone } from './algorithms/calendar';
 import { MAX_EXACT_PRODUCT } from './algorithms/integers';
-import { BUCKET_ALGORITHMS, CALENDARS, MAX_LIMIT, MAX_WINDOW_S } from '@tollgate/domain';
-import { ALGORITHMS, type LimitRule } from './contract';
+import { BUCKET_ALGORITHMS, CALENDARS, MAX_LIMIT, MAX_REGIONS, MAX_WINDOW_S } from '@tollgate/domain';
+import { ALGORITHMS, type LimitRule, type RegionShare } from './contract';
 import { InvalidRuleError, type InvalidRuleReason } from './errors';
 
 /** A validated rule with its capacity worked out: what both engines run. */
@@ -25,6 +25,8 @@ export type Operation = 'consume' | 'peek' | 'refund' | 'lease';
 export const MAX_UNITS = MAX_LIMIT;
 /** 366 days, as the plans allow. */
 export const MAX_WINDOW_MS = MAX_WINDOW_S * 1000;
+/** The most regions one quota is shared across (`LimitRule.regions`): named once, in the domain. */
+export { MAX_REGIONS };
 /** The sliding log stores one sorted-set member per admitted unit. */
 export const MAX_SLIDING_LOG_LIMIT = 10_000;
 
@@ -53,6 +55,7 @@ export function resolveRule(rule: LimitRule, index: number): ResolvedRule {
     if (!(CALENDARS as readonly string[]).includes(unit)) fail('bad_calendar', `the calendar unit must be ${CALENDARS.map((c) => `"${c}"`).join(' or ')}`, 'calendar.unit');
     if (typeof timeZone !== 'string' || !isKnownTimeZone(timeZone)) fail('bad_calendar', `unknown time zone "${String(timeZone)}"`, 'calendar.timeZone');
   }
+  if (rule.regions !== undefined) checkRegions(rule, fail);
   if (rule.algorithm === 'sliding_log' && rule.limit > MAX_SLIDING_LOG_LIMIT) {
     fail('too_large', `a sliding log stores every unit; its limit is at most ${MAX_SLIDING_LOG_LIMIT}`, 'limit');
   }
@@ -65,6 +68,23 @@ export function resolveRule(rule: LimitRule, index: number): ResolvedRule {
   const window = rule.windowMs ?? 0;
   const divisor = bucket ? gcd(rule.limit, window) : 1;
   return { ...rule, capacity, rate: rule.limit / divisor, partsPerUnit: window / divisor };
+}
+
+/**
+ * Region `index`'s share of `limit` when it is one quota across `count` regions and no allowance says otherwise:
+ * limit ÷ count, the remainder to the first regions (the shares add up to the limit).
+ */
+export function regionShare(limit: number, { index, count }: RegionShare): number {
+  return Math.floor(limit / count) + (index < limit % count ? 1 : 0);
+}
+
+function checkRegions(rule: LimitRule, fail: Fail): void {
+  const { regions } = rule;
+  if (rule.algorithm !== 'fixed_window') fail('bad_regions', 'only a fixed window can be one quota across regions', 'regions');
+  if (typeof regions !== 'object' || regions === null) return void fail('bad_regions', 'regions must be { index, count }', 'regions');
+  const { index, count } = regions;
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_REGIONS) fail('bad_regions', `regions.count must be an integer from 1 to ${MAX_REGIONS}`, 'regions.count');
+  if (!Number.isSafeInteger(index) || index < 0 || index >= count) fail('bad_regions', 'regions.index must be an integer from 0 to regions.count - 1', 'regions.index');
 }
 
 function gcd(a: number, b: number): number {

@@ -1,4 +1,4 @@
-import type { ResolvedRule } from '../rules';
+import { regionShare, type ResolvedRule } from '../rules';
 import { calendarWindowAt, CalendarWindows, type TimeWindow } from './calendar';
 import { type AlgorithmModel, modelFrom, type ViewArithmetic } from './model';
 
@@ -17,10 +17,14 @@ export function windowAt(rule: ResolvedRule, now: number): TimeWindow {
   return { start, end: start + rule.windowMs };
 }
 
-/** At most `limit` units per window; the count starts from zero when a window begins. */
+/**
+ * At most `limit` units per window; the count starts from zero when a window begins. One quota across regions: the
+ * region's share of it (what the Redis engine admits in a window the coordinator gave the region no allowance).
+ */
 export function fixedWindow(rule: ResolvedRule): AlgorithmModel<FixedWindowView> {
+  const bound = rule.regions ? regionShare(rule.limit, rule.regions) : rule.limit;
   const arithmetic: ViewArithmetic<FixedWindowView> = {
-    available: (v) => Math.max(0, rule.limit - v.count),
+    available: (v) => Math.max(0, bound - v.count),
     take: (v, cost) => ({ ...v, count: v.count + cost }),
     give: (v, cost) => ({ ...v, count: Math.max(0, v.count - cost) }),
     retryAfterMs: (v) => v.end - v.now,

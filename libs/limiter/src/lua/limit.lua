@@ -16,7 +16,9 @@
                    - per decision that has keys of its own (not '=='), per rule in order: its key
                      `tg:{<tenant tag>}:<algorithm>:<rule>:<subject hash>`, and for a fixed window a second one,
                      `<key>:<window start ms>`, the counter earlier versions kept, of the window that holds the
-                     engine's estimate of Redis's clock (see includes/fixed_window.lua).
+                     engine's estimate of Redis's clock (see includes/fixed_window.lua); a fixed window that is one
+                     quota across regions ('fg') then `<key>:al`, the region's allowance, and `tg:{<tenant tag>}:gl`,
+                     the tenant's set of such windows charged here.
   ARGV[1]          now in epoch ms, or '' to use Redis TIME (tests pass an injected clock here)
   ARGV[2]          with an injected clock (ARGV[1] set): ms added to every TTL, which Redis then counts from its
                    own now, since it cannot follow the injected time (stale state reads as empty anyway).
@@ -38,12 +40,14 @@
                    its keys are its own, next in KEYS), or '==' when its keys are those of the decision before
                    it as well (no keys of its own in KEYS: a tenant-wide decision of the same tenant).
                    Instead of a decision, '+' and n: n more decisions exactly like the one before (the same
-                   operation, amount, rules and keys), each made and answered on its own. Per rule: algorithm code (fw sl sw tb lb ls gc), limit, window ms;
+                   operation, amount, rules and keys), each made and answered on its own. Per rule: algorithm code (fw sl sw tb lb ls gc, or fg: a fixed window that is one quota across regions), limit, window ms;
                    a sliding window counter adds the string.format pattern of its stored counts (see
                    joinDigits in common); a bucket (tb lb ls gc) sends its rate and unit (limit and window ms
                    divided by their greatest common divisor) instead of limit and window, then its capacity
                    (the burst, or the limit) and the pattern of its stored parts; a fixed window on a calendar
-                   has window 0 and adds the calendar window's start, its end and the next one's end
+                   has window 0 and adds the calendar window's start, its end and the next one's end; a fixed
+                   window that is one quota across regions (fg) adds, before those, the region's share of the limit
+                   (its allowance in a window the coordinator gave it none, see includes/fixed_window.lua)
 
   Reply: `expired <Redis now ms>` when the call ran after its expiry (ARGV[4]; nothing done). Otherwise
            one string of integers, each after one space but the first: nowMs, then per decision: granted (a
@@ -82,6 +86,7 @@ if ARGV[1] ~= '' then now, keep = ARGV[1] + 0, ARGV[2] + 0 end
 if ARGV[4] ~= '' and redisNow > ARGV[4] + 0 then return string.format('expired %d', redisNow) end
 
 --- @include "common"
+--- @include "allowance"
 --- @include "fixed_window"
 --- @include "sliding_log"
 --- @include "sliding_window"

@@ -43,6 +43,39 @@ export function ruleKeyPart(rule: Pick<ResolvedRule, 'algorithm' | 'name' | 'par
   return `${ALGORITHM_CODES[rule.algorithm]}${parts}:${rule.name}:`;
 }
 
+/**
+ * The allowance of a fixed window that is one quota across regions, in this region, next to the window's key
+ * (`<rule key>:al`): the window's start, the allowance and the denials it counted (lua/includes/fixed_window.lua,
+ * lua/region-allowance.lua). Missing for a window: the region's share of the limit.
+ */
+export function allowanceKey(ruleKey: string): string {
+  return `${ruleKey}:al`;
+}
+
+/**
+ * `tg:{<tenant tag>}:gl`, a sorted set of the tenant's windows that are one quota across regions and were charged in
+ * this region, scored by their end: what the coordinator rebalances (`globalWindowMember`). `key` is any key of the
+ * tenant.
+ */
+export function globalWindowsKey(key: string): string {
+  return `${key.slice(0, key.indexOf('}:') + 2)}gl`;
+}
+
+/** A member of `globalWindowsKey`: `<window start ms> <window end ms> <limit> <rule key>` (the limit script writes it). */
+export interface GlobalWindow {
+  start: number;
+  end: number;
+  limit: number;
+  ruleKey: string;
+}
+
+/** The window a `globalWindowsKey` member names, or undefined when it is not one. */
+export function parseGlobalWindow(member: string): GlobalWindow | undefined {
+  const match = /^(\d+) (\d+) (\d+) (tg:\{[^}]+\}:\S+)$/.exec(member);
+  if (!match) return undefined;
+  return { start: Number(match[1]), end: Number(match[2]), limit: Number(match[3]), ruleKey: match[4] as string };
+}
+
 /** Every key of the tenant matches this pattern (for SCAN in tests and tools). */
 export function tenantKeyPattern(tenantId: string): string {
   return `${tenantKeyPrefix(tenantId)}*`;

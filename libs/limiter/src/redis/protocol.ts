@@ -3,6 +3,7 @@ import type { Lease, Tally } from '../contract';
 import type { Operation, ResolvedRule } from '../rules';
 import { type PreparedRules, type RuleNumbers, toDecision } from '../prepared-rules';
 import { CALL_ARGV, type CallArg, keysOf, MARKS, REPLY, TALLY } from './script-spec';
+import { allowanceKey, globalWindowsKey } from './keys';
 
 /**
  * The TypeScript side of lua/limit.lua's arguments and reply: what a call sends (KEYS, ARGV) and how its reply is
@@ -66,22 +67,28 @@ export interface ScriptDecision {
  * Redis's clock), which the script reads, and writes once an earlier node made it, when that is its window
  * (lua/includes/fixed_window.lua).
  * With `earlierCounters` false (every node runs this version) it adds its own key again instead, which the script
- * reads as no counter: one GET and one SET. `calendar`: a calendar rule's windows as its prepared rules keep them
+ * reads as no counter: one GET and one SET. A fixed window that is one quota across regions adds its allowance and the
+ * tenant's set of such windows. `calendar`: a calendar rule's windows as its prepared rules keep them
  * (time-zone arithmetic is slow).
  */
 export function pushRuleKeys(keys: string[], key: string, rule: ResolvedRule, estimate: number, calendar?: CalendarWindows, earlierCounters = true): void {
   keys.push(key);
   if (rule.algorithm !== 'fixed_window') return;
-  if (!earlierCounters) return void keys.push(key);
-  // An epoch-aligned window starts at a multiple of its length (as `windowAt` of algorithms/fixed-window.ts says).
-  const start = rule.calendar ? (calendar ?? new CalendarWindows(rule.calendar)).from(estimate).start : estimate - (estimate % rule.windowMs);
-  keys.push(`${key}:${start}`);
+  if (!earlierCounters) {
+    keys.push(key);
+  } else {
+    // An epoch-aligned window starts at a multiple of its length (as `windowAt` of algorithms/fixed-window.ts says).
+    const start = rule.calendar ? (calendar ?? new CalendarWindows(rule.calendar)).from(estimate).start : estimate - (estimate % rule.windowMs);
+    keys.push(`${key}:${start}`);
+  }
+  // One quota across regions: the region's allowance, and the tenant's set of such windows (script-spec REGION_KEYS).
+  if (rule.regions) keys.push(allowanceKey(key), globalWindowsKey(key));
 }
 
 /** How many keys `pushRuleKeys` gives the first `count` of `rules`. */
 export function keysOfRules(rules: readonly ResolvedRule[], count = rules.length): number {
   let keys = 0;
-  for (let i = 0; i < count; i += 1) keys += keysOf((rules[i] as ResolvedRule).algorithm);
+  for (let i = 0; i < count; i += 1) keys += keysOf(rules[i] as ResolvedRule);
   return keys;
 }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ALGORITHMS, type AlgorithmName } from '../contract';
 import { prepareRules, ruleArgs } from '../prepared-rules';
 import { ALGORITHM_CODES } from './keys';
-import { ALGORITHM_ARGV, CALENDAR_ARGV, CALL_ARGV, COUNTED_HASH_KEY, DECISION_ARGV, FIRST_DECISION_ARGV, keysOf, MARKS, REPLY, RULE_ARGV, TALLY } from './script-spec';
+import { ALGORITHM_ARGV, CALENDAR_ARGV, CALL_ARGV, COUNTED_HASH_KEY, DECISION_ARGV, FIRST_DECISION_ARGV, keysOf, MARKS, REGION_ARGV, REGION_FIXED_WINDOW_CODE, REPLY, RULE_ARGV, TALLY } from './script-spec';
 
 // The Lua side of the boundary that script-spec.ts names: what limit.lua and its includes read, and what the script's
 // header says, checked against the table the encoder uses. A position added on one side only fails here.
@@ -55,22 +55,30 @@ describe('limit.lua and script-spec.ts', () => {
     const readRule = functionBody(code(read('includes/rules.lua')), 'readRule');
     expect(readRule).toContain(`arg = arg + ${RULE_ARGV.length}`);
     // The branches' returns in order: a calendar window, a fixed window, a sliding window, a sliding log, a bucket.
-    const advances = [...readRule.matchAll(/return code, limit, window, .*?, arg(?: \+ (\d+))?(?: end)?$/gm)].map((m) => Number(m[1] ?? 0));
+    const advances = [...readRule.matchAll(/return code, limit, window, .*?, arg(?: \+ (\d+))?(?:, share)?(?: end)?$/gm)].map((m) => Number(m[1] ?? 0));
     expect(advances).toEqual([CALENDAR_ARGV.length, 0, ALGORITHM_ARGV.sliding_window.length, ALGORITHM_ARGV.sliding_log.length, ALGORITHM_ARGV.token_bucket.length]);
+    // One quota across regions reads its share before a calendar window's bounds.
+    expect(readRule).toContain(`if code == '${REGION_FIXED_WINDOW_CODE}' then share, arg = ARGV[arg] + 0, arg + ${REGION_ARGV.length} end`);
     for (const algorithm of ALGORITHMS) {
       const rule = prepareRules([{ name: 'r', algorithm, limit: 10, windowMs: 60_000 }]).rules[0]!;
       expect(ruleArgs(rule), algorithm).toHaveLength(RULE_ARGV.length + ALGORITHM_ARGV[algorithm].length);
     }
     const calendar = prepareRules([{ name: 'd', algorithm: 'fixed_window', limit: 10, windowMs: 0, calendar: { unit: 'day', timeZone: 'UTC' } }]);
     expect(calendar.ruleArgs[0]).toHaveLength(RULE_ARGV.length);
+    const regions = { index: 1, count: 3 };
+    const global = prepareRules([{ name: 'g', algorithm: 'fixed_window', limit: 10, windowMs: 0, calendar: { unit: 'day', timeZone: 'UTC' }, regions }]);
+    expect(global.ruleArgs[0]).toEqual([REGION_FIXED_WINDOW_CODE, '10', '0', '3']);
+    expect(global.ruleArgs[0]).toHaveLength(RULE_ARGV.length + REGION_ARGV.length);
   });
 
   it('gives each algorithm as many KEYS as the encoder declares', () => {
     const keys = functionBody(code(read('includes/rules.lua')), 'keysOf');
-    const [, special = '', specialKeys, otherKeys] = /if code == '(\w+)' then return (\d+) end\s+return (\d+)/.exec(keys) ?? [];
+    const special = new Map([...keys.matchAll(/if code == '(\w+)' then return (\d+) end/g)].map((m) => [m[1]!, Number(m[2])]));
+    const otherKeys = Number(/return (\d+)\s*$/.exec(keys)?.[1]);
     for (const algorithm of Object.keys(ALGORITHM_CODES) as AlgorithmName[]) {
-      expect(keysOf(algorithm), algorithm).toBe(Number(ALGORITHM_CODES[algorithm] === special ? specialKeys : otherKeys));
+      expect(keysOf({ algorithm }), algorithm).toBe(special.get(ALGORITHM_CODES[algorithm]) ?? otherKeys);
     }
+    expect(keysOf({ algorithm: 'fixed_window', regions: { index: 0, count: 2 } })).toBe(special.get(REGION_FIXED_WINDOW_CODE));
   });
 
   it('replies with the fields the table names', () => {

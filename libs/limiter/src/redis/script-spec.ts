@@ -1,4 +1,4 @@
-import type { AlgorithmName } from '../contract';
+import type { AlgorithmName, LimitRule } from '../contract';
 
 /**
  * The boundary of lua/limit.lua in one place: every position of KEYS and ARGV the script reads, a decision's and a
@@ -51,6 +51,14 @@ export const ALGORITHM_ARGV = {
   gcra: ['capacity', 'pattern'],
 } as const satisfies Record<AlgorithmName, readonly string[]>;
 
+/**
+ * The code a fixed window that is one quota across regions (`LimitRule.regions`) sends instead of its algorithm's
+ * (its key is a fixed window's all the same), and what it adds after `RULE_ARGV` (before a calendar window's bounds):
+ * the region's share of the limit, its allowance in a window the coordinator gave it none.
+ */
+export const REGION_FIXED_WINDOW_CODE = 'fg';
+export const REGION_ARGV = ['share'] as const;
+
 /** What a fixed window on a calendar (window 0) adds: its window's bounds and the next one's end. */
 export const CALENDAR_ARGV = ['start', 'end', 'nextEnd'] as const;
 
@@ -60,10 +68,17 @@ export const CALENDAR_ARGV = ['start', 'end', 'nextEnd'] as const;
  */
 export const COUNTED_HASH_KEY = 1;
 
-/** How many KEYS a rule has: a fixed window its own and the counter earlier versions kept; the others one. */
-export function keysOf(algorithm: AlgorithmName): number {
-  return algorithm === 'fixed_window' ? 2 : 1;
+/**
+ * How many KEYS a rule has: a fixed window its own and the counter earlier versions kept, and one quota across regions
+ * also its allowance and the tenant's set of such windows (`REGION_KEYS`); the others one.
+ */
+export function keysOf(rule: Pick<LimitRule, 'algorithm' | 'regions'>): number {
+  if (rule.algorithm !== 'fixed_window') return 1;
+  return rule.regions ? 2 + REGION_KEYS.length : 2;
 }
+
+/** The keys a fixed window that is one quota across regions adds after its two (redis/keys.ts names them). */
+export const REGION_KEYS = ['allowance', 'globalWindows'] as const;
 
 /**
  * The reply: one string of integers joined by single spaces. `head` first, then per decision `perDecision` and per

@@ -28,12 +28,14 @@ local function decideFrom(reply, n, operation, amount, rules, k, i, arg, least)
     return granted, cost, arg
   end
 
-  local code, limit, window, x, y, z
-  code, limit, window, x, y, z, arg = readRule(arg)
+  local code, limit, window, x, y, z, share
+  code, limit, window, x, y, z, arg, share = readRule(arg)
   local charge = nil
   if operation == 'consume' then charge = amount end
-  local opened, available, a, b, c, written = openRule(code, k, limit, window, x, y, z, charge)
+  local opened, available, a, b, c, written, bound = openRule(code, k, limit, window, x, y, z, charge, share)
   if not opened then return nil, available end
+  -- One quota across regions is applied and stored against its allowance.
+  if bound then limit = bound end
 
   if available < least then least = available end
   local granted, cost, after = decideFrom(reply, n, operation, amount, rules, k + keysOf(code), i + 1, arg, least)
@@ -53,7 +55,10 @@ local function decideFrom(reply, n, operation, amount, rules, k, i, arg, least)
   else
     mode = 'take'
   end
-  if mode == 'deny' then denier = i end
+  if mode == 'deny' then
+    denier = i
+    if code == 'fg' and operation ~= 'peek' then fixedWindowDenied(k, 1) end
+  end
   local remaining, reset, retryAfter, delay
   if code == 'sl' then
     remaining, reset, retryAfter, delay = slidingLogClose(k, limit, window, a, b, cost, mode)
@@ -78,18 +83,20 @@ end
 -- log keeps a member per unit, not a view: a run with one returns false, having read nothing, and is made one
 -- decision at a time. `shadow` (> 0): the index of a shadow policy's first rule (see "Shadow" in the header).
 local function decideRun(reply, times, amount, rules, k, arg, tally, shadow)
-  local codes, limits, windows, xs, ys, zs = {}, {}, {}, {}, {}, {}
+  local codes, limits, windows, xs, ys, zs, shares = {}, {}, {}, {}, {}, {}, {}
   for i = 1, rules do
     local code
-    code, limits[i], windows[i], xs[i], ys[i], zs[i], arg = readRule(arg)
+    code, limits[i], windows[i], xs[i], ys[i], zs[i], arg, shares[i] = readRule(arg)
     if code == 'sl' then return false end
     codes[i] = code
   end
-  local keys, available, as, bs, cs, befores, resets = {}, {}, {}, {}, {}, {}, {}
+  local keys, available, as, bs, cs, befores, resets, denials = {}, {}, {}, {}, {}, {}, {}, {}
   for i = 1, rules do
-    local opened, units, a, b, c = openRule(codes[i], k, limits[i], windows[i], xs[i], ys[i], zs[i], nil)
+    local opened, units, a, b, c, _, bound = openRule(codes[i], k, limits[i], windows[i], xs[i], ys[i], zs[i], nil, shares[i])
     if not opened then return units end -- the error reply
-    keys[i], available[i], as[i], bs[i], cs[i], befores[i] = k, units, a, b, c, a
+    keys[i], available[i], as[i], bs[i], cs[i], befores[i], denials[i] = k, units, a, b, c, a, 0
+    -- One quota across regions is applied and stored against its allowance.
+    if bound then limits[i] = bound end
     k = k + keysOf(codes[i])
   end
   local n, taken = #reply, false
@@ -117,6 +124,7 @@ local function decideRun(reply, times, amount, rules, k, arg, tally, shadow)
         if amount > available[i] then
           mode = 'deny'
           refusedBy = refusedBy or i
+          denials[i] = denials[i] + 1
         else
           mode = 'hold'
         end
@@ -137,6 +145,9 @@ local function decideRun(reply, times, amount, rules, k, arg, tally, shadow)
     for i = 1, rules do
       storeRule(codes[i], keys[i], limits[i], windows[i], xs[i], ys[i], as[i], bs[i], cs[i], befores[i], resets[i])
     end
+  end
+  for i = 1, rules do
+    if codes[i] == 'fg' and denials[i] > 0 then fixedWindowDenied(keys[i], denials[i]) end
   end
   return true
 end

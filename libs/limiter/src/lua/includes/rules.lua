@@ -1,4 +1,4 @@
--- The dispatch by algorithm code (fw sl sw tb lb ls gc) that limit.lua and includes/decide.lua call: readRule (a
+-- The dispatch by algorithm code (fw fg sl sw tb lb ls gc) that limit.lua and includes/decide.lua call: readRule (a
 -- rule's ARGV, see ARGV[6 ..] in limit.lua's header), keysOf and ruleKeys (how many KEYS its rules have), and
 -- openRule / applyRule / storeRule, which call the algorithm's own functions (includes/<algorithm>.lua). They read
 -- ARGV from the position they are given and name keys only as KEYS[k], k given.
@@ -22,9 +22,12 @@
 local function readRule(arg)
   local code, limit, window = ARGV[arg], ARGV[arg + 1] + 0, ARGV[arg + 2] + 0
   arg = arg + 3
-  if code == 'fw' then
-    if window == 0 then return code, limit, window, ARGV[arg] + 0, ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, arg + 3 end
-    return code, limit, window, nil, nil, nil, arg
+  if code == 'fw' or code == 'fg' then
+    -- One quota across regions ('fg') sends the region's share first.
+    local share = nil
+    if code == 'fg' then share, arg = ARGV[arg] + 0, arg + 1 end
+    if window == 0 then return code, limit, window, ARGV[arg] + 0, ARGV[arg + 1] + 0, ARGV[arg + 2] + 0, arg + 3, share end
+    return code, limit, window, nil, nil, nil, arg, share
   elseif code == 'sw' then
     return code, limit, window, ARGV[arg], nil, nil, arg + 1
   elseif code == 'sl' then
@@ -33,9 +36,11 @@ local function readRule(arg)
   return code, limit, window, ARGV[arg] + 0, ARGV[arg + 1], nil, arg + 2
 end
 
--- How many keys a rule of algorithm `code` has in KEYS: a fixed window two (see includes/fixed_window.lua), others one.
+-- How many keys a rule of algorithm `code` has in KEYS: a fixed window two, one quota across regions four (see
+-- includes/fixed_window.lua), others one.
 local function keysOf(code)
   if code == 'fw' then return 2 end
+  if code == 'fg' then return 4 end
   return 1
 end
 
@@ -51,11 +56,12 @@ end
 
 -- Opens a rule (readRule's numbers) whose keys start at KEYS[k]: true, the units it has available and its view
 -- (a, b, c). `charge`: a consume's cost, which a token bucket charges while it reads (tokenBucketRead), saying what
--- it wrote (`written`); nil: a plain read. nil and an error reply for an unknown algorithm.
-local function openRule(code, k, limit, window, x, y, z, charge)
+-- it wrote (`written`); nil: a plain read. One quota across regions (`share`, readRule's last) adds its allowance
+-- last: the bound to apply and store it with instead of the limit. nil and an error reply for an unknown algorithm.
+local function openRule(code, k, limit, window, x, y, z, charge, share)
   local available, a, b, written
-  if code == 'fw' then
-    return true, fixedWindowOpen(k, limit, window, x, y, z)
+  if code == 'fw' or code == 'fg' then
+    return true, fixedWindowOpen(k, limit, window, x, y, z, share)
   elseif code == 'tb' then
     local stored = false
     if charge then
@@ -81,7 +87,7 @@ end
 -- remaining, resetMs, retryAfterMs and delayMs, then its view after the decision.
 local function applyRule(code, limit, window, x, a, b, c, cost, mode)
   local remaining, reset, retryAfter, delay
-  if code == 'fw' then
+  if code == 'fw' or code == 'fg' then
     remaining, reset, retryAfter, delay, a = fixedWindowApply(limit, a, b, cost, mode)
   elseif code == 'tb' then
     remaining, reset, retryAfter, delay, a = tokenBucketApply(limit, window, x, a, b, cost, mode)
@@ -98,7 +104,7 @@ end
 -- Writes a rule's view (applyRule's) into its keys (from KEYS[k]), whose state was `before` (a fixed window's count)
 -- when it was read, with `reset`, the TTL of its last decision.
 local function storeRule(code, k, limit, window, x, y, a, b, c, before, reset)
-  if code == 'fw' then
+  if code == 'fw' or code == 'fg' then
     fixedWindowStore(k, limit, before, a, b, c)
   elseif code == 'tb' then
     tokenBucketStore(k, y, a, b, reset)
