@@ -145,7 +145,7 @@ export const usageRoutesSchema = z.object({
   order: z.enum(['deny_rate', 'decisions']),
   from: instant,
   to: instant,
-  step: z.enum(['minute', 'hour']),
+  step: z.enum(USAGE_STEPS),
   tenant: namedRefSchema.nullable().describe('the tenant asked about; null: every tenant'),
   minDecisions: z.int().describe('deny_rate ranks only routes with at least this many decisions'),
   routesPerTenantMinute: z.int().describe('the most routes counted under their own name per tenant and minute (USAGE_ROUTES_PER_TENANT_MINUTE); the rest are `other`'),

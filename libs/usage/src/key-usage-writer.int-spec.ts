@@ -136,7 +136,7 @@ describe('per-key usage in PostgresUsageWriter', () => {
     await prisma.$executeRaw`
       INSERT INTO key_usage_hour (bucket, key_id, tenant_id, decisions, denied, other) VALUES
         (${daysAgo(91)}, ${acmeKey}::uuid, ${acme}::uuid, 1, 0, 0), (${daysAgo(89)}, ${acmeKey}::uuid, ${acme}::uuid, 1, 0, 0)`;
-    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0, keyMinutes: 10_500, keyHours: 1, routeMinutes: 0, routeHours: 0, totals: 0 });
+    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0, keyMinutes: 10_500, keyHours: 1, routeMinutes: 0, routeHours: 0, routeDays: 0, totals: 0 });
     expect((await minutes()).map((r) => r.bucket)).toEqual([daysAgo(6)]);
     expect((await hours()).map((r) => r.bucket)).toEqual([daysAgo(89)]);
   });

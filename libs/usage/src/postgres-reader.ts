@@ -187,7 +187,7 @@ export class PostgresUsageReader implements UsageReader {
   }
 
   routes(query: UsageRoutesQuery): Promise<UsageRouteEntry[]> {
-    return readRoutes(this.prisma, query);
+    return readRoutes(this.prisma, query, rangeOf(query.step, query.from, query.to, query.timeZone ?? 'UTC'));
   }
 
   async *rows(filter: UsageFilter, from: Date, to: Date, step: UsageStep, timeZone: string): AsyncIterable<UsageRow> {

@@ -257,7 +257,7 @@ describe('PostgresUsageWriter', () => {
       }
     }
 
-    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 12_001, hours: 1, days: 1, keyMinutes: 0, keyHours: 0, routeMinutes: 0, routeHours: 0, totals: 9 });
+    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 12_001, hours: 1, days: 1, keyMinutes: 0, keyHours: 0, routeMinutes: 0, routeHours: 0, routeDays: 0, totals: 9 });
     expect((await minutes()).map((r) => r.bucket)).toEqual([new Date(daysAgo(7).getTime() + 60_000)]);
     expect((await hours()).map((r) => r.bucket)).toEqual([daysAgo(89)]);
     // 400 days before 2026-06-01 is 2025-04-27: that day is kept, the one before goes.
@@ -266,6 +266,6 @@ describe('PostgresUsageWriter', () => {
       SELECT (SELECT count(*) FROM usage_by_tenant_minute) + (SELECT count(*) FROM usage_by_policy_minute) + (SELECT count(*) FROM usage_by_tenant_hour)
         + (SELECT count(*) FROM usage_by_policy_hour) + (SELECT count(*) FROM usage_by_tenant_day) + (SELECT count(*) FROM usage_by_policy_day) AS n`;
     expect(kept[0]!.n).toBe(6n);
-    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0, keyMinutes: 0, keyHours: 0, routeMinutes: 0, routeHours: 0, totals: 0 });
+    expect(await writer.deleteExpired(now, { minuteDays: 7, hourDays: 90, dayDays: 400 })).toEqual({ minutes: 0, hours: 0, days: 0, keyMinutes: 0, keyHours: 0, routeMinutes: 0, routeHours: 0, routeDays: 0, totals: 0 });
   });
 });

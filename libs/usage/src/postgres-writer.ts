@@ -128,8 +128,11 @@ export class PostgresUsageWriter implements UsageWriter {
         await moveSumsByOwner(tx, minuteMs, hourStart, (tenantId) => days.get(tenantId)!.day, before, rows);
         // The calls of each API key, and its last use (key-usage-writer.ts).
         await writeKeyMinute(tx, minuteMs, [...counts.keys()], keys, hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS);
-        // The decisions per route, policy or none (route-usage-writer.ts).
-        await writeRouteMinute(tx, minuteMs, [...counts.keys()], routes, hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS);
+        // The decisions per route, policy or none, with their hour and days as the decisions' (route-usage-writer.ts).
+        await writeRouteMinute(tx, minuteMs, [...counts.keys()], routes, days, {
+          hour: hourStart >= this.now() - this.minuteRetentionMs + RETENTION_MARGIN_MS,
+          days: recompute,
+        });
       },
       { timeout: this.transactionTimeoutMs, maxWait: this.transactionTimeoutMs },
     );
@@ -166,6 +169,9 @@ export class PostgresUsageWriter implements UsageWriter {
     const routeHours = await this.deleteInBatches((limit) =>
       this.prisma.$executeRaw`DELETE FROM usage_route_hour WHERE ctid IN (SELECT ctid FROM usage_route_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
     );
+    const routeDays = await this.deleteInBatches((limit) =>
+      this.prisma.$executeRaw`DELETE FROM usage_route_day WHERE ctid IN (SELECT ctid FROM usage_route_day WHERE day < ${dayCutoff}::date LIMIT ${limit})`,
+    );
     let totals =
       (await this.prisma.$executeRaw`DELETE FROM usage_total_minute WHERE bucket < ${minuteCutoff}`) +
       (await this.prisma.$executeRaw`DELETE FROM usage_total_hour WHERE bucket < ${hourCutoff}`) +
@@ -184,7 +190,7 @@ export class PostgresUsageWriter implements UsageWriter {
         );
       }
     }
-    return { minutes, hours, days, keyMinutes, keyHours, routeMinutes, routeHours, totals };
+    return { minutes, hours, days, keyMinutes, keyHours, routeMinutes, routeHours, routeDays, totals };
   }
 
   private async deleteInBatches(deleteSome: (limit: number) => Promise<number>): Promise<number> {

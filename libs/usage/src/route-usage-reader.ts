@@ -1,18 +1,21 @@
 import { Prisma, type PrismaClient } from '@tollgate/db';
-import { bucketsOf } from './range';
+import type { UsageStep } from './range';
 import type { UsageRouteEntry, UsageRoutesQuery } from './store';
 
+const TABLES: ReadonlyMap<UsageStep, Prisma.Sql> = new Map([
+  ['minute', Prisma.raw('usage_route_minute')],
+  ['hour', Prisma.raw('usage_route_hour')],
+  ['day', Prisma.raw('usage_route_day')],
+]);
+
 /**
- * `UsageReader.routes` on the route rollups (`usage_route_minute`, `usage_route_hour`): the routes that lead a range
- * by 429 rate or by decisions, then the limits that denied each of them (route × limit), in two statements with their
- * values as parameters.
+ * `UsageReader.routes` on the route rollups (`usage_route_minute`, `usage_route_hour`, `usage_route_day`, the table of
+ * the query's step): the routes that lead a range by 429 rate or by decisions, then the limits that denied each of them
+ * (route × limit), in two statements with their values as parameters. `range` selects the rows (alias `u`) of the
+ * buckets that overlap the range, as every other usage read selects them (postgres-reader.ts).
  */
-export async function readRoutes(prisma: PrismaClient, query: UsageRoutesQuery): Promise<UsageRouteEntry[]> {
-  // Routes are kept per minute and hour: a range read by the day reads its hours (kept 90 days, as long as a day step
-  // starts being chosen for the ranges that still have them).
-  const step = query.step === 'minute' ? 'minute' : 'hour';
-  const { first, last } = bucketsOf(step, query.from, query.to);
-  const source = Prisma.raw(step === 'minute' ? 'usage_route_minute' : 'usage_route_hour');
+export async function readRoutes(prisma: PrismaClient, query: UsageRoutesQuery, range: Prisma.Sql): Promise<UsageRouteEntry[]> {
+  const source = TABLES.get(query.step)!;
   const tenant = query.tenantId === undefined ? Prisma.sql`true` : Prisma.sql`u.tenant_id = ${query.tenantId}::uuid`;
   const rated = query.order === 'deny_rate';
   const rows = await prisma.$queryRaw<RouteRow[]>`
@@ -23,7 +26,7 @@ export async function readRoutes(prisma: PrismaClient, query: UsageRoutesQuery):
         coalesce(sum(u.decisions) filter (where u.result = 'shadow_denied'), 0) as shadow_denied,
         coalesce(sum(u.decisions) filter (where u.result in ('degraded_allowed', 'degraded_denied')), 0) as degraded,
         coalesce(sum(u.decisions) filter (where u.result = 'refused'), 0) as refused
-      from ${source} u where u.bucket between ${first}::timestamptz and ${last}::timestamptz and ${tenant}
+      from ${source} u where ${range} and ${tenant}
       group by u.route
     )
     select r.route, r.decisions::bigint, r.allowed::bigint, r.denied::bigint, r.shadow_denied::bigint, r.degraded::bigint, r.refused::bigint,
@@ -39,7 +42,7 @@ export async function readRoutes(prisma: PrismaClient, query: UsageRoutesQuery):
       coalesce(sum(u.decisions) filter (where u.result = 'denied'), 0)::bigint as denied,
       coalesce(sum(u.decisions) filter (where u.result = 'shadow_denied'), 0)::bigint as shadow_denied
     from ${source} u
-    where u.bucket between ${first}::timestamptz and ${last}::timestamptz and ${tenant}
+    where ${range} and ${tenant}
       and u.route = any(${routes}::text[]) and u.result in ('denied', 'shadow_denied')
     group by u.route, u.reason
     order by sum(u.decisions) desc, u.reason`;

@@ -32,9 +32,10 @@ export interface ExpiredUsage {
   days: number;
   keyMinutes: number;
   keyHours: number;
-  /** Decisions per route per minute and hour. */
+  /** Decisions per route per minute, hour and day. */
   routeMinutes: number;
   routeHours: number;
+  routeDays: number;
   /** Rows of the sums over every tenant, per tenant and per endpoint policy (per minute, hour and date). */
   totals: number;
 }
@@ -63,8 +64,9 @@ export interface UsageReader {
   summary(by: UsageSummaryBy, ids: readonly string[], from: Date, to: Date, step: UsageStep): Promise<UsageSummaryEntry[]>;
   /**
    * The routes (`METHOD /path` as checks named them, or `other`) that lead the range by `order`, of one tenant or of
-   * every tenant, with their decisions per result and the limits that denied them (route × limit). Read by the minute
-   * for a range read by the minute, by the hour otherwise (routes are kept per minute and hour only).
+   * every tenant, with their decisions per result and the limits that denied them (route × limit). Read at the range's
+   * step like the other reads: by the day, one tenant's days are its calendar days in `timeZone`, and every tenant's
+   * are the dates their own rows carry.
    */
   routes(query: UsageRoutesQuery): Promise<UsageRouteEntry[]>;
   /** The stored rows of the range, in order of bucket, a batch at a time (the CSV export). */
@@ -131,6 +133,8 @@ export type UsageRouteOrder = (typeof USAGE_ROUTE_ORDERS)[number];
 export interface UsageRoutesQuery extends RankedRead {
   /** One tenant's routes (its id, or the nil UUID for decisions without a tenant); absent: every tenant's. */
   tenantId?: string;
+  /** The zone of the range's days when read by the day (the tenant's; UTC when absent). */
+  timeZone?: string;
   /** `deny_rate`: the share of decisions a limit refused (429s), most first; `decisions`: the most decisions first. */
   order: UsageRouteOrder;
 }

@@ -41,7 +41,7 @@ export class UsageProcessor implements JobProcessor {
     }
     if (job.name === RETENTION_JOB) {
       const deleted = await this.writer.deleteExpired(new Date(), this.config.usage.retention);
-      this.log.debug(`usage retention: deleted ${deleted.minutes} minute, ${deleted.hours} hour and ${deleted.days} day rows, ${deleted.keyMinutes + deleted.keyHours} of keys, ${deleted.routeMinutes + deleted.routeHours} of routes, ${deleted.totals} of totals`);
+      this.log.debug(`usage retention: deleted ${deleted.minutes} minute, ${deleted.hours} hour and ${deleted.days} day rows, ${deleted.keyMinutes + deleted.keyHours} of keys, ${deleted.routeMinutes + deleted.routeHours + deleted.routeDays} of routes, ${deleted.totals} of totals`);
       return deleted;
     }
     this.log.warn('a job of an unknown name on the usage queue was skipped');

@@ -105,6 +105,45 @@ describe('usage per route', () => {
     expect(all.body.items.find((r: { route: string }) => r.route === 'POST /v1/orders')?.decisions).toBeGreaterThanOrEqual(1);
   });
 
+  it("answers a range past the hours' retention, and one read by the day, from the days, in the tenant's zone", async () => {
+    const { tenant } = await createTenant(ctx.prisma, [{ name: 'minute', windowS: 60, limit: 2 }]);
+    await ctx.prisma.tenant.update({ where: { id: tenant.id }, data: { timeZone: 'Asia/Kolkata' } });
+    await ctx.api.waitForRuleVersion((await publishRules(ctx.prisma, TEST_REDIS_URL)).version);
+    await awayFromMinuteBoundary(20_000);
+    const minute = minuteOf(Date.now());
+    for (const endpoint of ['GET /v1/items', 'GET /v1/items', 'GET /v1/items', 'POST /v1/orders']) await check({ tenant: tenant.slug, endpoint });
+    const hash = await redis.hgetall(usageKey(tenant.id, minute));
+    const writer = new PostgresUsageWriter(ctx.prisma);
+    const write = (at: number) => writer.writeMinute(at, new Map([[tenant.id, countsOf(hash)]]), new Map(), new Map([[tenant.id, routeCountsOf(hash)]]));
+    // The same counts in this minute and in one 100 days ago (past the minutes' retention: its hour and day are moved by
+    // the difference), each written twice; that hour then goes as the hours' retention (90 days) deletes it.
+    const old = minute - 100 * 86_400;
+    for (const at of [minute, minute, old, old]) await write(at);
+    await ctx.prisma.usageRouteHour.deleteMany({ where: { tenantId: tenant.id, bucket: new Date(old * 1000) } });
+    const want = [
+      { route: 'GET /v1/items', decisions: 3, allowed: 2, denied: 1, shadowDenied: 0, degraded: 0, refused: 0, denyRate: 1 / 3, limits: [{ name: 'minute', denied: 1, shadowDenied: 0 }] },
+      { route: 'POST /v1/orders', decisions: 1, allowed: 0, denied: 1, shadowDenied: 0, degraded: 0, refused: 0, denyRate: 1, limits: [{ name: 'minute', denied: 1, shadowDenied: 0 }] },
+    ];
+    const day = 86_400_000;
+
+    // Two days around the old minute: read by the day (its hours are gone), the tenant's own and an operator's read.
+    const past = { from: new Date(old * 1000 - day).toISOString(), to: new Date(old * 1000 + day).toISOString(), order: 'decisions' };
+    const own = await get('/v1/tenant/usage/routes', await ctx.signIn('tenant', tenant.id), past);
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(own.body).toMatchObject({ step: 'day', items: want });
+    expect((await get('/v1/admin/usage/routes', ctx.session, { ...past, tenant: tenant.slug })).body).toMatchObject({ step: 'day', items: want });
+
+    // The last 20 days (longer than 14: by the day) hold this minute's counts once.
+    const recent = { from: new Date(minute * 1000 - 20 * day).toISOString(), to: new Date(minute * 1000 + 60_000).toISOString(), order: 'decisions', tenant: tenant.slug };
+    expect((await get('/v1/admin/usage/routes', ctx.session, recent)).body).toMatchObject({ step: 'day', items: want });
+    // The days hold what the minutes hold: each minute's day, in Kolkata, once.
+    const days = await ctx.prisma.usageRouteDay.findMany({ where: { tenantId: tenant.id } });
+    expect(days.reduce((t, r) => t + Number(r.decisions), 0)).toBe(8);
+    expect(new Set(days.map((r) => r.day.toISOString().slice(0, 10)))).toEqual(
+      new Set([old, minute].map((at) => new Date(at * 1000).toLocaleDateString('en-CA', { timeZone: 'Asia/Kolkata' }))),
+    );
+  });
+
   it('refuses a malformed query with the field it names', async () => {
     for (const [query, status, code, field] of [
       [{ order: 'joy' }, 400, 'validation_failed', 'order'],

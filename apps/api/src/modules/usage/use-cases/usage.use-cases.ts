@@ -214,7 +214,7 @@ export class UsageRoutesUseCase extends UsageRead {
     const tenant = await this.names.tenantOf(scope);
     const { from, to, step, said } = this.names.range(query, tenant?.timeZone);
     const items = await this.reader.routes({
-      ...(tenant ? { tenantId: tenant.id } : {}),
+      ...(tenant ? { tenantId: tenant.id, timeZone: tenant.timeZone } : {}),
       order: query.order,
       from,
       to,
@@ -225,8 +225,6 @@ export class UsageRoutesUseCase extends UsageRead {
     return {
       order: query.order,
       ...said,
-      // Routes are kept by the minute and the hour only: a range read by the day reads their hours.
-      step: step === 'minute' ? 'minute' : 'hour',
       tenant: tenant && { id: tenant.id, slug: tenant.slug, name: tenant.name },
       minDecisions: query.minDecisions,
       routesPerTenantMinute: this.config.usage.routesPerTenantMinute,
