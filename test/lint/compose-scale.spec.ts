@@ -55,6 +55,12 @@ function inCidr(address: string, cidr: string): boolean {
   return Math.floor(toInt(address) / size) === Math.floor(toInt(base!) / size);
 }
 
+/** The `host:port` of each `server` in nginx's upstream block `name`. */
+function upstreamServers(config: string, name: string): string[] {
+  const block = new RegExp(`upstream ${name} \\{([^}]*)\\}`).exec(config)?.[1] ?? '';
+  return [...block.matchAll(/^\s*server ([\w-]+):(\d+)\b/gm)].map((m) => `${m[1]}:${m[2]}`);
+}
+
 const commandText = (service: Service) => (Array.isArray(service.command) ? service.command.join(' ') : (service.command ?? ''));
 const healthText = (service: Service) => [service.healthcheck?.test ?? []].flat().join(' ');
 
@@ -163,17 +169,21 @@ describe(FILE, () => {
     }
   });
 
-  it('balances over every API node at its port, on the port it publishes', () => {
+  it('balances over every API node at its port, and over their gRPC listeners, on the ports it publishes', () => {
     const lb = Object.entries(compose.services).find(([, s]) => s.image?.startsWith('nginx:'));
     expect(lb).toBeDefined();
     const [lbName, balancer] = lb!;
     const mount = balancer.volumes?.map((v) => v.split(':')).find(([, target]) => target === '/etc/nginx/nginx.conf');
     const config = read(path.posix.join(DIR, mount![0]!));
-    const upstreams = [...config.matchAll(/^\s*server ([\w-]+):(\d+)\b/gm)].map((m) => `${m[1]}:${m[2]}`);
-    expect(upstreams.sort()).toEqual(apps.api.map((name) => `${name}:${servedPort('api', envOf(service(name)))}`).sort());
+    expect(upstreamServers(config, 'tollgate_api').sort()).toEqual(apps.api.map((name) => `${name}:${servedPort('api', envOf(service(name)))}`).sort());
     const listen = /^\s*listen (\d+);/m.exec(config)?.[1];
     expect(balancer.ports?.map((p) => p.split(':').at(-1))).toContain(listen);
     expect(new URL(envOf(service(apps.dashboard[0]!)).TOLLGATE_API_URL!).host).toBe(`${lbName}:${listen}`);
+    // Envoy's rate limit service: every node's gRPC listener, behind a port of its own that grpc_passes to them.
+    expect(upstreamServers(config, 'tollgate_rls').sort()).toEqual(apps.api.map((name) => `${name}:${envOf(service(name)).GRPC_PORT}`).sort());
+    const grpcServer = /server \{\s*listen (\d+);\s*http2 on;[\s\S]*?grpc_pass grpc:\/\/tollgate_rls;/.exec(config);
+    expect(grpcServer).not.toBeNull();
+    expect(balancer.ports?.map((p) => p.split(':').at(-1))).toContain(grpcServer![1]);
     for (const name of apps.api) expect(balancer.depends_on).toMatchObject({ [name]: { condition: 'service_healthy' } });
   });
 

@@ -39,6 +39,28 @@ describe.each(FILES)('docker/gateways/%s', (file) => {
     const metadata = valuesOf(content, 'initial_metadata').flat() as { key: string }[];
     expect(metadata.map((m) => m.key)).toContain('x-tollgate-key');
   });
+
+  it('refuses a request with 503 when Tollgate answers an error or cannot be asked (a closed policy stays closed)', () => {
+    expect(valuesOf(content, 'failure_mode_deny')).toEqual([true]);
+    expect(valuesOf(content, 'status_on_error')).toEqual([{ code: 'ServiceUnavailable' }]);
+    expect(text).toMatch(/failure_mode_deny: true\n/);
+  });
+});
+
+describe('docker/compose.yml and docker/compose.scale.yml', () => {
+  const DOCKER = join(GATEWAYS, '..');
+  const compose = (file: string) => parseAllDocuments(readFileSync(join(DOCKER, file), 'utf8'), { merge: true })[0]!.toJS({ maxAliasCount: -1 }) as { services: Record<string, { environment?: Record<string, string>; ports?: string[] }> };
+  const envoy = parseAllDocuments(readFileSync(join(GATEWAYS, 'envoy-rls.yaml'), 'utf8'))[0]!.toJS();
+  const rlsPort = (valuesOf(valuesOf(envoy, 'clusters').flat().filter((c) => (c as { name: string }).name === 'tollgate_rls'), 'port_value') as number[])[0];
+
+  it("serve the rate limit service on envoy-rls.yaml's port, published on 127.0.0.1", () => {
+    const { api } = compose('compose.yml').services;
+    expect(api?.environment?.['GRPC_PORT']).toBe(String(rlsPort));
+    expect(api?.ports).toContain(`127.0.0.1:${rlsPort}:${rlsPort}`);
+    const scale = compose('compose.scale.yml').services;
+    for (const node of ['api-1', 'api-2', 'api-3']) expect(scale[node]?.environment?.['GRPC_PORT'], node).toBe(String(rlsPort));
+    expect(scale['lb']?.ports).toContain(`127.0.0.1:${rlsPort}:${rlsPort}`);
+  });
 });
 
 describe('docker/gateways/envoy-rls.yaml', () => {
