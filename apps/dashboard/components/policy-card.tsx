@@ -35,6 +35,7 @@ export function PolicyCard({ policy, usage }: { policy: Policy; usage: UsageOfRo
         <span className="tenant-count">
           {ownerLabel(policy)} · cost {formatCount(policy.cost)} · {SCOPE_LABELS[policy.scope].toLowerCase()} · fails {policy.failureMode}
           {policy.replicaAck ? ' · waits for a replica' : ''}
+          {policy.regionScope === 'global' ? ' · one quota across regions' : ''}
         </span>
         <div className="plan-card-actions">
           <ToggleButton expanded={editing} onToggle={() => setEditing(!editing)} label="Edit" testId={`policy-edit-${policy.name}`} />

@@ -149,8 +149,8 @@ export function listPolicies(token: string, filter: PolicyFilter, cursor: string
 }
 
 export type NewPolicy = ({ planId: string } | { tenantId: string }) &
-  Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode' | 'replicaAck'> & { limits: NewLimit[] };
-export type PolicyPatch = Partial<Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode' | 'replicaAck'>>;
+  Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode' | 'replicaAck' | 'regionScope'> & { limits: NewLimit[] };
+export type PolicyPatch = Partial<Pick<Policy, 'name' | 'method' | 'pattern' | 'cost' | 'scope' | 'mode' | 'failureMode' | 'replicaAck' | 'regionScope'>>;
 
 const policyPath = (policyId: string) => adminPath('policies', policyId);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePolicyFilter, readNewPolicy, readPolicySettings } from './policies';
 
 const reader = (values: Record<string, string>) => (name: string) => values[name] ?? '';
-const settings = { mode: 'shadow', failureMode: 'closed', scope: 'ip', cost: '3', replicaAck: 'at_once' };
+const settings = { mode: 'shadow', failureMode: 'closed', scope: 'ip', cost: '3', replicaAck: 'at_once', regionScope: 'region' };
 
 describe('policy forms', () => {
   it('reads a new plan or tenant policy from the owner select', () => {
@@ -17,6 +17,7 @@ describe('policy forms', () => {
       scope: 'ip',
       cost: 3,
       replicaAck: false,
+      regionScope: 'region',
     });
     expect(readNewPolicy(reader({ owner: 'tenant:t1', ...base }))).toMatchObject({ tenantId: 't1' });
   });
@@ -35,7 +36,9 @@ describe('policy forms', () => {
   });
 
   it('reads the settings the Edit form changes', () => {
-    expect(readPolicySettings(reader(settings))).toEqual({ mode: 'shadow', failureMode: 'closed', scope: 'ip', cost: 3, replicaAck: false });
+    expect(readPolicySettings(reader(settings))).toEqual({ mode: 'shadow', failureMode: 'closed', scope: 'ip', cost: 3, replicaAck: false, regionScope: 'region' });
+    expect(readPolicySettings(reader({ ...settings, regionScope: 'global' }))).toMatchObject({ regionScope: 'global' });
+    expect(readPolicySettings(reader({ ...settings, regionScope: 'everywhere' }))).toMatchObject({ field: 'regionScope' });
     expect(readPolicySettings(reader({ ...settings, replicaAck: 'replica' }))).toMatchObject({ replicaAck: true });
     expect(readPolicySettings(reader({ ...settings, failureMode: 'retry' }))).toMatchObject({ field: 'failureMode' });
     expect(readPolicySettings(reader({ ...settings, replicaAck: 'yes' }))).toMatchObject({ field: 'replicaAck' });

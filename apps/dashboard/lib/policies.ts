@@ -1,4 +1,4 @@
-import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES, type Policy } from './api-answers';
+import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, REGION_SCOPES, SUBJECT_SCOPES, type Policy } from './api-answers';
 import { type FieldProblem, readWholeNumber } from './limits';
 import { searchParam } from './list-filters';
 
@@ -18,14 +18,20 @@ export const REPLICA_ACK_LABELS: Record<(typeof REPLICA_ACK_CHOICES)[number], st
   replica: 'Wait for a replica (no over-admission after a failover)',
 };
 
+/** Where the policy's quota holds (`regionScope`): in each region on its own, or once across every region. */
+export const REGION_SCOPE_LABELS: Record<Policy['regionScope'], string> = {
+  region: 'In each region',
+  global: 'Once across all regions (fixed windows only)',
+};
+
 type Read = (name: string) => string;
 
 function oneOf<T extends string>(values: readonly T[], value: string): T | undefined {
   return (values as readonly string[]).includes(value) ? (value as T) : undefined;
 }
 
-/** The settings an operator changes on an existing policy (the Edit form): mode, failure mode, cost, scope and durability. */
-export function readPolicySettings(read: Read): Pick<Policy, 'mode' | 'failureMode' | 'cost' | 'scope' | 'replicaAck'> | FieldProblem {
+/** The settings an operator changes on an existing policy (the Edit form): mode, failure mode, cost, scope, durability and regions. */
+export function readPolicySettings(read: Read): Pick<Policy, 'mode' | 'failureMode' | 'cost' | 'scope' | 'replicaAck' | 'regionScope'> | FieldProblem {
   const cost = readWholeNumber(read('cost'));
   if (cost === undefined || cost === 0) return { field: 'cost', message: 'Enter a whole number of 1 or more.' };
   const mode = oneOf(POLICY_MODES, read('mode'));
@@ -36,11 +42,13 @@ export function readPolicySettings(read: Read): Pick<Policy, 'mode' | 'failureMo
   if (!scope) return { field: 'scope', message: 'Choose whose requests share a bucket.' };
   const durability = oneOf(REPLICA_ACK_CHOICES, read('replicaAck'));
   if (!durability) return { field: 'replicaAck', message: 'Choose when a check is answered.' };
-  return { mode, failureMode, cost, scope, replicaAck: durability === 'replica' };
+  const regionScope = oneOf(REGION_SCOPES, read('regionScope'));
+  if (!regionScope) return { field: 'regionScope', message: 'Choose where the quota holds.' };
+  return { mode, failureMode, cost, scope, replicaAck: durability === 'replica', regionScope };
 }
 
 /** A whole new policy's own fields; its owner is posted as `owner` = `plan:<id>` or `tenant:<id>`. */
-export function readNewPolicy(read: Read): ({ planId: string } | { tenantId: string }) & Pick<Policy, 'name' | 'method' | 'pattern' | 'mode' | 'failureMode' | 'cost' | 'scope' | 'replicaAck'> | FieldProblem {
+export function readNewPolicy(read: Read): ({ planId: string } | { tenantId: string }) & Pick<Policy, 'name' | 'method' | 'pattern' | 'mode' | 'failureMode' | 'cost' | 'scope' | 'replicaAck' | 'regionScope'> | FieldProblem {
   const [kind, ownerId] = read('owner').split(':');
   if (!ownerId || (kind !== 'plan' && kind !== 'tenant')) return { field: 'planId', message: 'Choose the plan or tenant the policy is for.' };
   const name = read('name').trim();

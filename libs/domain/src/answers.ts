@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { REFUSAL_REASONS, type CheckResult, type LeaseResult, type LimitState, type RefusalReason } from './check-contract';
 import { ErrorCode, errorHttpStatus, type ErrorBody } from './errors';
 import { limitInputFields, limitNameSchema, limitSpecSchema } from './limits';
-import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, SUBJECT_SCOPES } from './policies';
+import { FAILURE_MODES, POLICY_METHODS, POLICY_MODES, REGION_SCOPES, SUBJECT_SCOPES } from './policies';
 import { TENANT_STATUSES } from './rule-set';
 import { tenantCapsSchema } from './tenant-caps';
 
@@ -61,6 +61,8 @@ export const policyViewSchema = z.object({
   failureMode: z.enum(FAILURE_MODES),
   /** A check is answered from Redis only once a replica holds its writes (`WAIT`), else by the failure mode. */
   replicaAck: z.boolean(),
+  /** The quota holds in each region on its own (`region`), or once across every region (`global`: fixed windows only). */
+  regionScope: z.enum(REGION_SCOPES),
   limits: z.array(limitViewSchema),
 });
 export type PolicyView = z.infer<typeof policyViewSchema>;

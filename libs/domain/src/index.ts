@@ -22,3 +22,4 @@ export * from './alerts';
 export * from './tenant-caps';
 export * from './degraded';
 export * from './limit-wording';
+export * from './region-env';

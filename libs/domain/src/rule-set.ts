@@ -60,6 +60,8 @@ const compiledPolicySchema = z.object({
   failureMode: z.enum(FAILURE_MODES),
   /** Present (true) only when set: a rule set without it is the same as before the setting existed. */
   replicaAck: z.literal(true).optional(),
+  /** Present only for one quota across regions (`global`): a rule set without it is the same as before the setting existed. */
+  regionScope: z.literal('global').optional(),
   limits: z
     .array(limitSpecSchema)
     .refine((ls) => new Set(ls.map((l) => l.name)).size === ls.length, 'limit names must be unique'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ALGORITHMS, CALENDARS, legacyCalendar } from './limits';
-import { FAILURE_MODES, POLICY_MODES, SUBJECT_SCOPES } from './policies';
+import { FAILURE_MODES, POLICY_MODES, REGION_SCOPES, SUBJECT_SCOPES } from './policies';
 
 const limitFields = {
   name: z.string(),
@@ -30,6 +30,7 @@ const policySchema = z.object({
   failureMode: z.enum(FAILURE_MODES),
   // Versions saved before the setting existed restore without it.
   replicaAck: z.boolean().default(false),
+  regionScope: z.enum(REGION_SCOPES).default('region'),
   limits: z.array(limitSchema),
 });
 

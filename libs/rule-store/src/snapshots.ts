@@ -15,7 +15,7 @@ export async function takeSnapshot(tx: Tx): Promise<RuleSnapshot> {
     tx.tenantLimitOverride.findMany({ orderBy: [{ tenantId: 'asc' }, { name: 'asc' }], select: { tenantId: true, ...overrideFields } }),
     tx.endpointPolicy.findMany({
       orderBy: { id: 'asc' },
-      select: { id: true, planId: true, tenantId: true, name: true, method: true, pattern: true, cost: true, scope: true, mode: true, failureMode: true, replicaAck: true },
+      select: { id: true, planId: true, tenantId: true, name: true, method: true, pattern: true, cost: true, scope: true, mode: true, failureMode: true, replicaAck: true, regionScope: true },
     }),
     tx.endpointPolicyLimit.findMany({ orderBy: [{ policyId: 'asc' }, { name: 'asc' }], select: { policyId: true, ...limitFields } }),
   ]);

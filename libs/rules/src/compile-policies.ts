@@ -22,6 +22,7 @@ export interface SourcePolicy {
   mode: string;
   failureMode: string;
   replicaAck?: boolean;
+  regionScope?: string;
   limits: SourceLimit[];
 }
 
@@ -65,6 +66,7 @@ export function groupPolicies(
       mode: p.mode,
       failureMode: p.failureMode,
       ...(p.replicaAck ? { replicaAck: true } : {}),
+      ...(p.regionScope === 'global' ? { regionScope: 'global' } : {}),
       limits: compileLimits(p.limits),
     });
   }
@@ -111,6 +113,10 @@ export function effectivePolicies(policies: CompiledPolicies, tenantSlug: string
 
 function checkPolicy(policy: CompiledPolicy, path: string, invalid: (message: string) => Error): void {
   policy.limits.forEach((limit, i) => {
+    // One quota across regions shares out a window's count: the engine does it for fixed windows (calendar ones too).
+    if (policy.regionScope === 'global' && limit.algorithm !== 'fixed_window') {
+      throw invalid(`${path}.limits.${i}: a policy across regions (regionScope global) can only have fixed-window limits, not ${limit.algorithm}`);
+    }
     let capacity: number;
     try {
       capacity = resolveRule(toLimitRule({ ...limit, name: policyLimitName(policy.name, limit.name) }), i).capacity;

@@ -182,6 +182,7 @@ function policySentences(before: RuleSetBody['policies'], after: RuleSetBody['po
     if (was.policy.mode !== policy.mode) parts.push(`mode ${was.policy.mode} → ${policy.mode}`);
     if (was.policy.failureMode !== policy.failureMode) parts.push(`failure mode ${was.policy.failureMode} → ${policy.failureMode}`);
     if (Boolean(was.policy.replicaAck) !== Boolean(policy.replicaAck)) parts.push(policy.replicaAck ? 'waits for a replica' : 'no longer waits for a replica');
+    if ((was.policy.regionScope ?? 'region') !== (policy.regionScope ?? 'region')) parts.push(policy.regionScope === 'global' ? 'one quota across regions' : 'a quota in each region');
     if (was.policy.scope !== policy.scope) parts.push(`counted per ${was.policy.scope} → per ${policy.scope}`);
     if (parts.length > 0) out.push(`${label(entry)}: ${parts.join(', ')}`);
     out.push(...limitSentences(label(entry), was.policy.limits, policy.limits));

@@ -1,4 +1,4 @@
-import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, TENANT_CAP_MAX, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
+import { CLIENT_ADDRESS_SECRET_MIN_LENGTH, loadConfig, regionEnv, regionIssues, regionOf, TENANT_CAP_MAX, parseTrustProxy, trustProxySchema } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { logFormatEnv, redisClusterNodesEnv, redisSentinelEnv, redisSentinelIssues, redisTargetOf, shutdownEnv } from '@tollgate/nest-infra';
 import { webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
@@ -45,6 +45,11 @@ export const apiEnvSchema = z.object({
   REPLICA_ACK_TIMEOUT_MS: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Connections of those checks (`WAIT` blocks a connection until it returns: calls on one wait for each other). */
   REPLICA_ACK_CONNECTIONS: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * REGION (this deployment's) and REGIONS (every region's name, in order): a policy with `regionScope: global` is one
+   * quota across them, each region admitting its allowance on its own Redis (docs/adr/0025-one-quota-across-regions.md).
+   */
+  ...regionEnv,
   /** Failure mode of checks that match no endpoint policy: open (pass, degraded), closed (503) or local. */
   DEFAULT_FAILURE_MODE: z.enum(['open', 'closed', 'local']).default('open'),
   /** The `local` failure mode allows each node this share of a limit: limit ÷ nodes (at least 1). */
@@ -161,6 +166,7 @@ export const apiEnvSchema = z.object({
   ...shutdownEnv,
 })
   .superRefine(redisSentinelIssues)
+  .superRefine(regionIssues)
   .superRefine((e, ctx) => {
     if ((e.GRPC_TLS_CERT === '') !== (e.GRPC_TLS_KEY === '')) ctx.addIssue({ code: 'custom', path: ['GRPC_TLS_CERT'], message: 'GRPC_TLS_CERT and GRPC_TLS_KEY go together' });
   });
@@ -179,6 +185,7 @@ export function loadApiConfig(env: Record<string, string | undefined> = process.
     database: { url: e.DATABASE_URL },
     redis: { ...redisTargetOf(e), commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS },
     rules: { pollMs: e.RULES_POLL_MS, reconcileMs: e.RULES_RECONCILE_MS },
+    region: regionOf(e),
     limiter: { earlierCounters: e.FIXED_WINDOW_EARLIER_COUNTERS === 'true', replicaAck: { replicas: e.REPLICA_ACK_REPLICAS, timeoutMs: e.REPLICA_ACK_TIMEOUT_MS, connections: e.REPLICA_ACK_CONNECTIONS } },
     failover: {
       deadlineMs: e.DECISION_DEADLINE_MS,

@@ -42,6 +42,7 @@ describe('endpoint policies admin API', () => {
         mode: 'shadow',
         failureMode: 'open',
         replicaAck: false,
+        regionScope: 'region',
         limits: [{ name: 'minute', windowS: 60, limit: 100, algorithm: 'fixed_window', burst: null }],
       });
       expect(created.body.ruleVersion).toBeGreaterThan(before);
@@ -50,6 +51,7 @@ describe('endpoint policies admin API', () => {
       expect(v1.compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*']).toMatchObject({ id, name: 'items', mode: 'shadow', scope: 'subject' });
       // Not waiting for a replica is the rule set as before the setting existed: no field.
       expect(v1.compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*']).not.toHaveProperty('replicaAck');
+      expect(v1.compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*']).not.toHaveProperty('regionScope');
       // "policy items", or "policy items (plan …)" while another owner has a policy of that name.
       const label = `policy items( \\(plan ${fixture.plan.slug}\\))?`;
       const lines = (v: { changes: { text: string }[] }) => v.changes.map((c) => c.text);
@@ -66,6 +68,17 @@ describe('endpoint policies admin API', () => {
       expect(lines(await version(acked.body.ruleVersion))).toEqual([expect.stringMatching(new RegExp(`^${label}: waits for a replica$`))]);
       expect((await version(acked.body.ruleVersion)).compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*'].replicaAck).toBe(true);
       expect((await call('PATCH', `/${id}`, { replicaAck: 'yes' })).body).toMatchObject({ error: { code: 'validation_failed', field: 'replicaAck' } });
+      const shared = await call('PATCH', `/${id}`, { regionScope: 'global' });
+      expect(shared.body.policy.regionScope).toBe('global');
+      expect(lines(await version(shared.body.ruleVersion))).toEqual([expect.stringMatching(new RegExp(`^${label}: one quota across regions$`))]);
+      expect((await version(shared.body.ruleVersion)).compiled.policies.plans[fixture.plan.slug]['GET /v1/items/*'].regionScope).toBe('global');
+      expect((await call('PATCH', `/${id}`, { regionScope: 'planet' })).body).toMatchObject({ error: { code: 'validation_failed', field: 'regionScope' } });
+      // Only a fixed window's count can be shared out across regions.
+      const bucket = await call('POST', `/${id}/limits`, { name: 'second', windowS: 1, limit: 5, algorithm: 'token_bucket', burst: 10 });
+      expect(bucket.status).toBe(400);
+      expect(bucket.body.error).toMatchObject({ code: 'rule_set_invalid', message: expect.stringContaining('can only have fixed-window limits, not token_bucket') });
+      const perRegion = await call('PATCH', `/${id}`, { regionScope: 'region' });
+      expect(lines(await version(perRegion.body.ruleVersion))).toEqual([expect.stringMatching(new RegExp(`^${label}: a quota in each region$`))]);
       const audit = await ctx.prisma.auditLog.findFirst({ where: { action: 'policy.updated', entityId: id } });
       expect(audit).toMatchObject({ before: expect.objectContaining({ mode: 'shadow' }), after: expect.objectContaining({ mode: 'enforce' }) });
 

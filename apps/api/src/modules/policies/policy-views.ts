@@ -26,6 +26,7 @@ export function toPolicyView(p: Omit<PolicyView, 'method'> & { method: string })
     mode: p.mode,
     failureMode: p.failureMode,
     replicaAck: p.replicaAck,
+    regionScope: p.regionScope,
     limits: p.limits.map(toLimitView),
   };
 }

@@ -1,10 +1,10 @@
-import { rateLimitPolicy, ruleSetSchema } from '@tollgate/domain';
+import { rateLimitPolicy, type Region, ruleSetSchema } from '@tollgate/domain';
 import { compileRuleSet, type RuleSource } from '@tollgate/rules';
 import { describe, expect, it } from 'vitest';
 import { EnforcedRuleSet } from './enforced-rule-set';
 
 const limit = (name: string, windowS: number, value: number) => ({ name, windowS, limit: value, algorithm: 'fixed_window' });
-const policy = (id: string, name: string, method: string, pattern: string, extra: Partial<{ cost: number; mode: string; scope: string }> = {}) => ({
+const policy = (id: string, name: string, method: string, pattern: string, extra: Partial<{ cost: number; mode: string; scope: string; regionScope: string }> = {}) => ({
   id,
   planId: 'p1',
   tenantId: null,
@@ -15,6 +15,7 @@ const policy = (id: string, name: string, method: string, pattern: string, extra
   scope: extra.scope ?? 'tenant',
   mode: extra.mode ?? 'enforce',
   failureMode: 'open',
+  ...(extra.regionScope ? { regionScope: extra.regionScope } : {}),
   limits: [limit('minute', 60, 5)],
 });
 
@@ -30,12 +31,13 @@ const source = (): RuleSource => ({
     policy('pol1', 'items', 'GET', '/v1/items/*', { cost: 3, scope: 'subject' }),
     policy('pol2', 'quiet', 'POST', '/v1/quiet', { mode: 'off' }),
     policy('pol3', 'trial', '*', '/v1/trial', { mode: 'shadow' }),
+    policy('pol4', 'shared', 'GET', '/v1/shared', { regionScope: 'global' }),
   ],
 });
 
-function enforced(): EnforcedRuleSet {
+function enforced(region: Region | null = null): EnforcedRuleSet {
   const ruleSet = ruleSetSchema.parse({ version: 7, compiledAt: '2026-12-01T10:00:00.000Z', ...compileRuleSet(source()) });
-  return new EnforcedRuleSet(ruleSet, { installation: 'i1', version: 7, compiledAt: ruleSet.compiledAt }, 2);
+  return new EnforcedRuleSet(ruleSet, { installation: 'i1', version: 7, compiledAt: ruleSet.compiledAt }, 2, region);
 }
 
 describe('EnforcedRuleSet: one lookup a check, nothing converted', () => {
@@ -89,5 +91,21 @@ describe('EnforcedRuleSet: one lookup a check, nothing converted', () => {
     expect(rules.limitSetFor(rules.tenant('constructor')!, 'GET /v1/items/1')).not.toBe(first);
     expect(Object.isFrozen(first) && Object.isFrozen(first.prepared)).toBe(true);
     expect(rules.endpointCacheSize().entries).toBe(3);
+  });
+
+  it('decides a policy that is one quota across regions at this region\'s share, and the tenant\'s own limits whole', () => {
+    const us: Region = { name: 'us', index: 1, names: ['eu', 'us', 'ap'] };
+    const shared = enforced(us).limitSetFor(enforced(us).tenant('acme')!, 'GET /v1/shared');
+    expect(shared.prepared.rules.map((r) => [r.name, r.limit, r.regions])).toEqual([
+      ['minute', 10, undefined],
+      ['daily', 1000, undefined],
+      ['shared-minute', 5, { index: 1, count: 3 }],
+    ]);
+    // The answer's limits and RateLimit-Policy are the quota's; the local failure mode's share is of the region's.
+    expect(shared.limits).toEqual([10, 1000, 5]);
+    expect(shared.localShare.rules[2]).toMatchObject({ limit: 2, regions: { index: 1, count: 3 } });
+    // One region (REGION, REGIONS unset): the whole limit; a policy of each region is never shared.
+    expect(enforced().limitSetFor(enforced().tenant('acme')!, 'GET /v1/shared').prepared.rules[2]).not.toHaveProperty('regions');
+    expect(enforced(us).limitSetFor(enforced(us).tenant('acme')!, 'GET /v1/items/1').prepared.rules[2]).not.toHaveProperty('regions');
   });
 });

@@ -1,4 +1,4 @@
-import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, RevokedTenantKey, RuleSet } from '@tollgate/domain';
+import type { CompiledPolicy, CompiledServiceKey, CompiledTenant, CompiledTenantKey, Region, RevokedTenantKey, RuleSet } from '@tollgate/domain';
 import { buildPolicyIndex, matchPolicy, type PolicyIndex } from '@tollgate/rules';
 import { type RuleSetRevision } from '@tollgate/rule-store';
 import { ROUTE_OTHER } from '@tollgate/usage';
@@ -36,11 +36,14 @@ export class EnforcedRuleSet {
 
   /**
    * `localNodes`: the nodes the `local` failure mode divides each limit among (each limit set carries this node's share).
+   * `region`: this deployment's among the installation's (REGION, REGIONS), whose share of a global policy's limits it
+   * decides; null: one region.
    */
   constructor(
     readonly ruleSet: RuleSet,
     readonly revision: RuleSetRevision,
     private readonly localNodes: number,
+    private readonly region: Region | null = null,
   ) {
     this.tenants = new Map(Object.values(ruleSet.tenants).map((t) => [t.slug, { tenant: t, own: tenantLimitSet(t, localNodes), withPolicy: new Map() }]));
     this.serviceKeys = new Map(ruleSet.serviceKeys.map((k) => [k.hash, k]));
@@ -97,7 +100,7 @@ export class EnforcedRuleSet {
   private withPolicy(entry: TenantEntry, policy: CompiledPolicy): LimitSet {
     let limitSet = entry.withPolicy.get(policy.id);
     if (!limitSet) {
-      limitSet = policyLimitSet(entry.own, policy, this.localNodes);
+      limitSet = policyLimitSet(entry.own, policy, this.localNodes, this.region);
       entry.withPolicy.set(policy.id, limitSet);
     }
     return limitSet;

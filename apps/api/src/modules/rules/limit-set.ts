@@ -1,4 +1,4 @@
-import { rateLimitPolicy, type CompiledPolicy, type CompiledTenant } from '@tollgate/domain';
+import { rateLimitPolicy, type CompiledPolicy, type CompiledTenant, type Region } from '@tollgate/domain';
 import { type LimitRule, prepareRules, type PreparedRules, type Tally, tallyText } from '@tollgate/limiter';
 import { toLimitRule } from '@tollgate/rules';
 import { tallyBase, usagePrefix } from '@tollgate/usage';
@@ -47,10 +47,15 @@ export function tenantLimitSet(tenant: CompiledTenant, localNodes: number): Limi
   });
 }
 
-/** The limit set of a tenant's limits and `policy`'s together (`own`: the tenant's own limit set). */
-export function policyLimitSet(own: LimitSet, policy: CompiledPolicy, localNodes: number): LimitSet {
+/**
+ * The limit set of a tenant's limits and `policy`'s together (`own`: the tenant's own limit set). A policy that is one
+ * quota across regions (`regionScope: global`) has its limits decided at `region`'s share (docs/adr/0025); with no
+ * regions set, the installation is one region and holds the whole limit.
+ */
+export function policyLimitSet(own: LimitSet, policy: CompiledPolicy, localNodes: number, region: Region | null = null): LimitSet {
   const { tenant } = own;
-  const extra = policy.limits.map((l) => toLimitRule({ ...l, name: `${policy.name}-${l.name}` }, tenant.timeZone));
+  const regions = policy.regionScope === 'global' && region ? { regions: { index: region.index, count: region.names.length } } : {};
+  const extra = policy.limits.map((l) => ({ ...toLimitRule({ ...l, name: `${policy.name}-${l.name}` }, tenant.timeZone), ...regions }));
   const rules = [...own.prepared.rules, ...extra];
   return Object.freeze({
     ...shape(tenant, policy, rules, [...own.windowS, ...policy.limits.map((l) => l.windowS)], localNodes),

@@ -187,7 +187,7 @@ export class RulesInForce implements OnApplicationShutdown {
   }
 
   private swap(next: RuleSet, revision: RuleSetRevision): void {
-    this.enforcedSet = new EnforcedRuleSet(next, revision, this.config.failover.localNodes);
+    this.enforcedSet = new EnforcedRuleSet(next, revision, this.config.failover.localNodes, this.config.region);
     this.refusal = null;
     this.metrics.ruleVersion.set(next.version);
     this.log.log(`rule set v${next.version} in force`);

@@ -37,7 +37,7 @@ export class LimitsInForceService {
       return { ruleVersion: ruleSet.version, limits: [], policies: [], live: [] };
     }
     const policies = Object.entries(effectivePolicies(ruleSet.policies, compiled.slug, compiled.plan))
-      .map(([route, policy]) => ({ route, ...policy, replicaAck: policy.replicaAck ?? false }))
+      .map(([route, policy]) => ({ route, ...policy, replicaAck: policy.replicaAck ?? false, regionScope: policy.regionScope ?? ('region' as const) }))
       .sort((a, b) => a.route.localeCompare(b.route));
     // An endpoint that names no route: the plan of the tenant's own limits, the very rules its checks run.
     const { prepared: rules } = enforced.limitSetFor(compiled, '');

@@ -1,4 +1,4 @@
-import { FAILURE_MODES, freeText, MAX_COST, newLimitsSchema, patchSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
+import { FAILURE_MODES, freeText, MAX_COST, newLimitsSchema, patchSchema, POLICY_METHODS, POLICY_MODES, policyNameSchema, REGION_SCOPES, routePatternSchema, SUBJECT_SCOPES } from '@tollgate/domain';
 import { z } from 'zod';
 import { pageSizeQuery } from '../../../common/page-size';
 
@@ -15,6 +15,11 @@ const policyFields = {
    * cannot then forget what was admitted. No acknowledgement in time: the failure mode answers.
    */
   replicaAck: z.boolean('must be true or false'),
+  /**
+   * `global`: one quota across every region (REGIONS), its fixed-window limits shared out among the regions and
+   * rebalanced by demand, never admitting more than the limit in all; `region`: each region admits the whole limit.
+   */
+  regionScope: z.enum(REGION_SCOPES),
 };
 
 /** A new policy of a plan (`planId`) or of a tenant (`tenantId`), with its first limits. */
@@ -28,6 +33,7 @@ export const newPolicySchema = z
     mode: policyFields.mode.default('enforce'),
     failureMode: policyFields.failureMode.default('open'),
     replicaAck: policyFields.replicaAck.default(false),
+    regionScope: policyFields.regionScope.default('region'),
     limits: newLimitsSchema,
   })
   .superRefine((p, ctx) => {

@@ -15,7 +15,7 @@ import type { Policy } from '@/lib/api-answers';
 import { formatAlgorithm, formatCount, formatRate } from '@/lib/format';
 import { parseRange, previousRange, ruleSetMarkers, totalsOf } from '@/lib/overview';
 import type { SearchParams } from '@/lib/pagination';
-import { FAILURE_MODE_LABELS, ownerLabel, REPLICA_ACK_LABELS, SCOPE_LABELS } from '@/lib/policies';
+import { FAILURE_MODE_LABELS, ownerLabel, REGION_SCOPE_LABELS, REPLICA_ACK_LABELS, SCOPE_LABELS } from '@/lib/policies';
 import { loadWithSession } from '@/lib/session';
 
 export const metadata: Metadata = { title: 'Policy' };
@@ -108,6 +108,10 @@ function PolicyFacts({ policy }: { policy: Policy }) {
         <div>
           <dt>Answer</dt>
           <dd data-testid="policy-replica-ack">{REPLICA_ACK_LABELS[policy.replicaAck ? 'replica' : 'at_once']}</dd>
+        </div>
+        <div>
+          <dt>Quota holds</dt>
+          <dd data-testid="policy-region-scope">{REGION_SCOPE_LABELS[policy.regionScope]}</dd>
         </div>
       </dl>
     </section>
