@@ -7,6 +7,7 @@ import type { JobProcessor } from './lifecycle/job-processor';
 import { AlertsModule } from './alerts/alerts.module';
 import { AlertsProcessor } from './alerts/alerts.processor';
 import { BULL_CONNECTION, JOB_PROCESSORS, WORKER_LOOPS, WorkerLifecycle } from './lifecycle/worker-lifecycle';
+import { CoordinatorLoop } from './regions/coordinator-loop';
 import { UsageModule } from './usage/usage.module';
 import { UsageProcessor } from './usage/usage.processor';
 import { WebhookRetentionProcessor } from './webhooks/webhook-retention.processor';
@@ -32,6 +33,7 @@ export class WorkerModule {
         { provide: JOB_PROCESSORS, inject: [UsageProcessor, AlertsProcessor, WebhookRetentionProcessor], useFactory: (...processors: JobProcessor[]) => processors },
         { provide: WORKER_LOOPS, inject: [WebhookService], useFactory: (webhooks: WebhookService) => [webhooks.runner] },
         WorkerLifecycle,
+        CoordinatorLoop,
       ],
     };
   }

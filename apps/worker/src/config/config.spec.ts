@@ -96,4 +96,31 @@ describe('the worker configuration', () => {
     expect(() => loadWorkerConfig({ ...sentinels, REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toThrow(/REDIS_SENTINELS: a Redis Cluster/);
     expect(() => loadWorkerConfig({ ...sentinels, REDIS_SENTINEL_TLS: 'on' })).toThrow(/REDIS_SENTINEL_TLS:/);
   });
+
+  it('coordinates the quotas across regions in the first region by default, reaching every region\'s Redis, and refuses what cannot work', () => {
+    const regions = { REGIONS: 'eu,us', REGION_REDIS_URLS: 'us=redis://us.example:6379,eu=rediss://:secret@eu.example:6380' };
+    expect(loadWorkerConfig({}).coordinator).toBeNull();
+    expect(loadWorkerConfig({ ...regions, REGION: 'eu' }).coordinator).toEqual({
+      regions: [
+        { name: 'eu', url: 'rediss://:secret@eu.example:6380' },
+        { name: 'us', url: 'redis://us.example:6379' },
+      ],
+      everyMs: 1000,
+    });
+    expect(loadWorkerConfig({ ...regions, REGION: 'us' }).coordinator).toBeNull();
+    expect(loadWorkerConfig({ ...regions, REGION: 'us', REGION_COORDINATOR: 'true', REBALANCE_MS: '250' }).coordinator?.everyMs).toBe(250);
+    expect(loadWorkerConfig({ ...regions, REGION: 'us' }).region).toEqual({ name: 'us', index: 1, names: ['eu', 'us'] });
+    expect(() => loadWorkerConfig({ REGIONS: 'eu,us', REGION: 'eu', REGION_REDIS_URLS: 'eu=redis://eu:6379' })).toThrow(/REGION_REDIS_URLS: the coordinator needs every region's Redis: us missing/);
+    expect(() => loadWorkerConfig({ ...regions, REGION: 'eu', REGION_REDIS_URLS: 'eu=redis://eu:6379,us=http://us,ap=redis://ap:1' })).toThrow(/region "us": not a redis:\/\/ or rediss:\/\/ URL[\s\S]*"ap" is not one of REGIONS/);
+    expect(() => loadWorkerConfig({ REGION_COORDINATOR: 'true' })).toThrow(/REGION_COORDINATOR: only with REGION and REGIONS/);
+    // A URL's password is never part of an error.
+    let message = '';
+    try {
+      loadWorkerConfig({ ...regions, REGION: 'eu', REGION_REDIS_URLS: 'eu=redis://:hunter2@eu:6379 x' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('REGION_REDIS_URLS');
+    expect(message).not.toContain('hunter2');
+  });
 });

@@ -1,4 +1,4 @@
-import { loadConfig } from '@tollgate/domain';
+import { loadConfig, regionEnv, regionIssues, regionOf } from '@tollgate/domain';
 import { retentionOf, usageRetentionEnv } from '@tollgate/usage';
 import { logFormatEnv, redisClusterNodesEnv, redisSentinelEnv, redisSentinelIssues, redisTargetOf, shutdownEnv } from '@tollgate/nest-infra';
 import { emailConfig, emailEnv, webhookSharedConfig, webhookSharedEnv } from '@tollgate/webhooks';
@@ -52,13 +52,58 @@ export const workerEnvSchema = z.object({
   /** A job that has not completed for this many of its intervals makes the worker unhealthy (never sooner than 30 s). */
   WORKER_HEALTH_MISSED_RUNS: z.coerce.number().int().min(1).max(1000).default(3),
   ...shutdownEnv,
+  /** REGION (this deployment's) and REGIONS (every region's name, in order), as the API reads them (docs/adr/0025-one-quota-across-regions.md). */
+  ...regionEnv,
+  /**
+   * Whether this worker coordinates the quotas across regions (moves allowances between the regions' Redis); empty:
+   * when this region is the first of REGIONS. One worker of the installation should.
+   */
+  REGION_COORDINATOR: z.enum(['', 'true', 'false']).default(''),
+  /** The coordinator's way to each region's Redis: `name=redis://host:port,…`, every region of REGIONS named once. */
+  REGION_REDIS_URLS: z.string().default(''),
+  /** How often the coordinator rebalances every window in force (each region's Redis call times out after half of it). */
+  REBALANCE_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
 }).superRefine((e, ctx) => {
   redisSentinelIssues(e, ctx);
+  regionIssues(e, ctx);
+  regionLinkIssues(e, ctx);
   // BullMQ's scripts touch several keys of a queue at once: on a cluster they fail (CROSSSLOT) unless all share a slot.
   if (e.REDIS_CLUSTER_NODES.length > 0 && !hasHashTag(e.QUEUE_PREFIX)) {
     ctx.addIssue({ code: 'custom', path: ['QUEUE_PREFIX'], message: 'must hold a hash tag ({…}, e.g. {tollgate}) on a Redis Cluster, so that each queue stays in one slot' });
   }
 });
+
+/** `REGION_REDIS_URLS` as name → URL, in the order written (not validated: regionLinkIssues says what is wrong). */
+function parseRegionUrls(value: string): [string, string][] {
+  if (value.trim() === '') return [];
+  return value.split(',').map((entry) => {
+    const at = entry.indexOf('=');
+    return at === -1 ? [entry.trim(), ''] : [entry.slice(0, at).trim(), entry.slice(at + 1).trim()];
+  });
+}
+
+/** Whether this worker coordinates, from valid settings. */
+function coordinates(e: { REGION: string; REGIONS: string[]; REGION_COORDINATOR: string }): boolean {
+  if (e.REGIONS.length === 0) return false;
+  return e.REGION_COORDINATOR === '' ? e.REGIONS[0] === e.REGION : e.REGION_COORDINATOR === 'true';
+}
+
+/** What is wrong with the coordinator's settings: each region of REGIONS reachable at a Redis URL, nothing else. */
+function regionLinkIssues(e: { REGION: string; REGIONS: string[]; REGION_COORDINATOR: string; REGION_REDIS_URLS: string }, ctx: z.RefinementCtx): void {
+  const issue = (message: string) => ctx.addIssue({ code: 'custom', path: ['REGION_REDIS_URLS'], message });
+  if (e.REGION_COORDINATOR === 'true' && e.REGIONS.length === 0) ctx.addIssue({ code: 'custom', path: ['REGION_COORDINATOR'], message: 'only with REGION and REGIONS' });
+  const urls = parseRegionUrls(e.REGION_REDIS_URLS);
+  const named = new Set<string>();
+  for (const [name, url] of urls) {
+    if (!e.REGIONS.includes(name)) issue(`${JSON.stringify(name.slice(0, 40))} is not one of REGIONS`);
+    else if (named.has(name)) issue(`region ${name} is named twice`);
+    named.add(name);
+    if (!/^rediss?:\/\/[^\s]+$/.test(url) || !URL.canParse(url)) issue(`region ${JSON.stringify(name.slice(0, 40))}: not a redis:// or rediss:// URL`);
+  }
+  if (!coordinates(e)) return;
+  const missing = e.REGIONS.filter((name) => !named.has(name));
+  if (missing.length > 0) issue(`the coordinator needs every region's Redis: ${missing.join(', ')} missing (name=redis://host:port,…)`);
+}
 
 /** Whether keys starting with `prefix` hash by a tag inside it: Redis hashes the text between the first `{` and the next `}`, if not empty. */
 function hasHashTag(prefix: string): boolean {
@@ -95,6 +140,8 @@ export function loadWorkerConfig(env: Record<string, string | undefined> = proce
       missedRuns: e.WORKER_HEALTH_MISSED_RUNS,
     },
     shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
+    region: regionOf(e),
+    coordinator: coordinates(e) ? { regions: parseRegionUrls(e.REGION_REDIS_URLS).map(([name, url]) => ({ name, url })).sort((a, b) => e.REGIONS.indexOf(a.name) - e.REGIONS.indexOf(b.name)), everyMs: e.REBALANCE_MS } : null,
   }));
 }
 
