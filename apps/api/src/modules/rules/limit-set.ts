@@ -49,7 +49,7 @@ export function tenantLimitSet(tenant: CompiledTenant, localNodes: number): Limi
 
 /**
  * The limit set of a tenant's limits and `policy`'s together (`own`: the tenant's own limit set). A policy that is one
- * quota across regions (`regionScope: global`) has its limits decided at `region`'s share (docs/adr/0025); with no
+ * quota across regions (`regionScope: global`) has its limits decided at `region`'s share (docs/adr/0025-one-quota-across-regions.md); with no
  * regions set, the installation is one region and holds the whole limit.
  */
 export function policyLimitSet(own: LimitSet, policy: CompiledPolicy, localNodes: number, region: Region | null = null): LimitSet {
