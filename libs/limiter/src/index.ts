@@ -8,5 +8,6 @@ export { ExpiringLru } from './memory/lru';
 export { MAX_REGIONS, MAX_SLIDING_LOG_LIMIT, MAX_UNITS, MAX_WINDOW_MS, regionShare, resolveRule, type ResolvedRule } from './rules';
 export { prepareRules, preparingEachCall, type PreparedRules, type RuleListLimiter, type WithRuleList } from './prepared-rules';
 export { routedTally, tallyText } from './redis/protocol';
+export { TALLY } from './redis/script-spec';
 export { ALGORITHM_CODES, allowanceKey, CLUSTER_SLOTS, globalWindowsKey, type GlobalWindow, parseGlobalWindow, clusterSlotOf, hashTagOf, ruleKey, subjectHash, tenantKeyPattern, tenantKeyPrefix, tenantTag } from './redis/keys';
 export { type AllowanceCall, type RegionWindow, regionWindow } from './redis/region-allowance';

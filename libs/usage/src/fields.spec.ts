@@ -1,5 +1,6 @@
+import { TALLY } from '@tollgate/limiter';
 import { describe, expect, it } from 'vitest';
-import { costField, countField, countsOf, keyCountsOf, keyField, NO_POLICY, routeCountsOf, routeField } from './fields';
+import { costField, countField, countsOf, keyCountsOf, keyField, NO_POLICY, routeCountsOf, routeField, tallyBase, USAGE_RESULTS } from './fields';
 
 describe('usage hash fields', () => {
   const policy = '0b7f4f6e-2f0e-4d59-9a51-3c1f2d9b8e11';
@@ -82,5 +83,34 @@ describe('usage hash fields', () => {
       { route: 'GET /a|b', result: 'refused', reason: 'key_expired', decisions: 1 },
       { route: 'other', result: 'allowed', reason: '', decisions: 1 },
     ]);
+  });
+
+  it('reads every field the tally format builds, with each of its results, and skips the markers beside them', () => {
+    const { decisions, units, perRoute, routeKnown, routeCount } = TALLY.fields;
+    const results = [...Object.values(TALLY.results), ...Object.values(TALLY.node.results)].map((start) => start.slice(0, -TALLY.part.length));
+    expect(USAGE_RESULTS).toEqual(results);
+    for (const result of USAGE_RESULTS) {
+      // As includes/tally.lua joins them: the field start, the tally's base, the outcome (`<result>|<reason>`).
+      const outcome = `${result}${TALLY.part}limit`;
+      const hash = new Map([
+        [`${decisions}${tallyBase(policy)}${outcome}`, '3'],
+        [`${units}${tallyBase(null)}${outcome}`, '5'],
+        [`${perRoute}GET /v1/items${TALLY.part}${outcome}`, '3'],
+        [`${routeKnown}GET /v1/items`, '1'],
+        [routeCount, '1'],
+        [`${TALLY.node.fields.written}flush-1`, '1'],
+      ]);
+      expect(countsOf(hash), result).toEqual([
+        { policyId: policy, result, reason: 'limit', decisions: 3, cost: 0 },
+        { policyId: null, result, reason: 'limit', decisions: 0, cost: 5 },
+      ]);
+      expect(routeCountsOf(hash), result).toEqual([{ route: 'GET /v1/items', result, reason: 'limit', decisions: 3 }]);
+      expect(keyCountsOf(hash), result).toEqual(new Map());
+    }
+    const key = '5a0c2b9e-7d1f-4e8a-9c3b-2f6d8e1a4b70';
+    const keyHash = Object.fromEntries(TALLY.node.keyKinds.map((kind, i) => [`${TALLY.node.fields.keyCalls}${key}${TALLY.part}${kind}`, String(i + 1)]));
+    expect(keyCountsOf(keyHash)).toEqual(new Map([[key, { decisions: 1, denied: 2, other: 3 }]]));
+    expect(countsOf(keyHash)).toEqual([]);
+    expect(routeCountsOf(keyHash)).toEqual([]);
   });
 });

@@ -1,22 +1,32 @@
 import { DEGRADED_CAUSES, type DegradedCause, type DegradedMode } from '@tollgate/domain';
+import { TALLY } from '@tollgate/limiter';
 
 /**
- * The fields of a usage hash (keys.ts), one pair per endpoint policy, result and reason:
- *
- *   n|<policy id or ->|<result>|<reason>    decisions
- *   c|<policy id or ->|<result>|<reason>    units charged (absent when none)
- *   k|<key id>|<what>                        calls made with one API key (keyField: decisions, denied, other)
- *   r|<route>|<result>|<reason>             decisions per route (`METHOD /path` as the check named it, or `other`)
- *   rr|<route>                               a route counted under its own name in this minute (1)
- *   r#                                       how many routes are (the cap: `USAGE_ROUTES_PER_TENANT_MINUTE`)
- *
- * The limit script writes `allowed`, `denied` and `shadow_denied` (lua/limit.lua: its tally); the API node writes the
- * rest (decisions made without Redis). docs/adr/0015-usage-counting-and-rollups.md says what each result and reason
- * means. Policy ids are UUIDs and reasons limit names or error codes, neither of which holds a `|`; a field that is
- * not of this form is not one of ours and is skipped.
+ * The fields of a usage hash (keys.ts), built and read here from their one spec, `TALLY` of @tollgate/limiter
+ * (libs/limiter/src/redis/script-spec.ts says each field's form and who writes it): decisions and units charged per
+ * endpoint policy, result and reason, calls per API key, and decisions per route. The limit script writes the results
+ * of the decisions Redis makes, the API node the rest (decisions made without Redis).
+ * docs/adr/0015-usage-counting-and-rollups.md says what each result and reason means. A field that is not of its
+ * form is not one of ours and is skipped.
  */
 
-export const USAGE_RESULTS = ['allowed', 'denied', 'shadow_denied', 'degraded_allowed', 'degraded_denied', 'refused'] as const;
+const { decisions: DECISIONS, units: UNITS, perRoute: PER_ROUTE } = TALLY.fields;
+const { keyCalls: KEY_CALLS } = TALLY.node.fields;
+const PART = TALLY.part;
+
+/** A result's name, from the start of an outcome the spec names (`allowed|`). */
+function resultName<R extends string>(start: `${R}${typeof PART}`): R {
+  return start.slice(0, -PART.length) as R;
+}
+
+export const USAGE_RESULTS = [
+  resultName(TALLY.results.allowed),
+  resultName(TALLY.results.denied),
+  resultName(TALLY.results.shadowDenied),
+  resultName(TALLY.node.results.degradedAllowed),
+  resultName(TALLY.node.results.degradedDenied),
+  resultName(TALLY.node.results.refused),
+] as const;
 export type UsageResult = (typeof USAGE_RESULTS)[number];
 
 /**
@@ -37,19 +47,24 @@ export function degradedCauseOf(reason: string): DegradedCause | null {
 }
 
 /** The policy part of a field when no endpoint policy matched. */
-export const NO_POLICY = '-';
+export const NO_POLICY = TALLY.noPolicy;
 
 /** The start of a decision's fields for `policyId` (null: none), as the limit script's tally takes it. */
 export function tallyBase(policyId: string | null): string {
-  return `${policyId ?? NO_POLICY}|`;
+  return `${policyId ?? NO_POLICY}${PART}`;
 }
 
 export function countField(policyId: string | null, result: UsageResult, reason: string): string {
-  return `n|${tallyBase(policyId)}${result}|${reason}`;
+  return `${DECISIONS}${tallyBase(policyId)}${result}${PART}${reason}`;
 }
 
 export function costField(policyId: string | null, result: UsageResult, reason: string): string {
-  return `c|${tallyBase(policyId)}${result}|${reason}`;
+  return `${UNITS}${tallyBase(policyId)}${result}${PART}${reason}`;
+}
+
+/** Whether `field` counts decisions (per policy): what a node that drops counts reports as lost. */
+export function isDecisionsField(field: string): boolean {
+  return field.startsWith(DECISIONS);
 }
 
 /**
@@ -58,11 +73,11 @@ export function costField(policyId: string | null, result: UsageResult, reason: 
  * `other` (peeks and refunds, which are not decisions but are uses of the key). The API node counts them in memory and
  * writes them with its other counts (UsageRecorder); the rollup keeps them per key and sets the key's last use.
  */
-export const KEY_COUNT_KINDS = ['decisions', 'denied', 'other'] as const;
+export const KEY_COUNT_KINDS = TALLY.node.keyKinds;
 export type KeyCountKind = (typeof KEY_COUNT_KINDS)[number];
 
 export function keyField(keyId: string, kind: KeyCountKind): string {
-  return `k|${keyId}|${kind}`;
+  return `${KEY_CALLS}${keyId}${PART}${kind}`;
 }
 
 /** One API key's calls in a minute. */
@@ -79,12 +94,12 @@ export function keyCountsOf(hash: ReadonlyMap<string, string> | Record<string, s
   const keys = new Map<string, KeyCount>();
   const entries = hash instanceof Map ? hash.entries() : Object.entries(hash);
   for (const [field, raw] of entries) {
-    if (!field.startsWith('k|')) continue;
-    const end = field.lastIndexOf('|');
-    const keyId = field.slice(2, end);
-    const kind = field.slice(end + 1);
+    if (!field.startsWith(KEY_CALLS)) continue;
+    const end = field.lastIndexOf(PART);
+    const keyId = field.slice(KEY_CALLS.length, end);
+    const kind = field.slice(end + PART.length);
     const value = Number(raw);
-    if (end <= 2 || !KEY_KINDS.has(kind) || !Number.isSafeInteger(value)) continue;
+    if (end <= KEY_CALLS.length || !KEY_KINDS.has(kind) || !Number.isSafeInteger(value)) continue;
     let count = keys.get(keyId);
     if (!count) {
       count = { decisions: 0, denied: 0, other: 0 };
@@ -114,13 +129,12 @@ export function countsOf(hash: ReadonlyMap<string, string> | Record<string, stri
     const parsed = parseField(field);
     const value = Number(raw);
     if (!parsed || !Number.isSafeInteger(value)) continue;
-    const id = field.slice(2);
-    let row = rows.get(id);
+    let row = rows.get(parsed.rest);
     if (!row) {
       row = { policyId: parsed.policyId, result: parsed.result, reason: parsed.reason, decisions: 0, cost: 0 };
-      rows.set(id, row);
+      rows.set(parsed.rest, row);
     }
-    if (parsed.kind === 'n') row.decisions += value;
+    if (parsed.counts === 'decisions') row.decisions += value;
     else row.cost += value;
   }
   // The limit script never takes a field below 0 (a refund takes off at most what the minute holds); a hash written
@@ -132,16 +146,24 @@ export function countsOf(hash: ReadonlyMap<string, string> | Record<string, stri
   return [...rows.values()];
 }
 
-function parseField(field: string): { kind: 'n' | 'c'; policyId: string | null; result: UsageResult; reason: string } | null {
-  const kind = field[0];
-  if ((kind !== 'n' && kind !== 'c') || field[1] !== '|') return null;
-  const policyEnd = field.indexOf('|', 2);
-  const resultEnd = policyEnd === -1 ? -1 : field.indexOf('|', policyEnd + 1);
+/** A decisions or units field: what it counts, and its rest (`<policy>|<result>|<reason>`, the same for both) read. */
+function parseField(field: string): { counts: 'decisions' | 'cost'; rest: string; policyId: string | null; result: UsageResult; reason: string } | null {
+  const prefix = field.startsWith(DECISIONS) ? DECISIONS : field.startsWith(UNITS) ? UNITS : null;
+  if (prefix === null) return null;
+  const rest = field.slice(prefix.length);
+  const policyEnd = rest.indexOf(PART);
+  const resultEnd = policyEnd === -1 ? -1 : rest.indexOf(PART, policyEnd + PART.length);
   if (resultEnd === -1) return null;
-  const policy = field.slice(2, policyEnd);
-  const result = field.slice(policyEnd + 1, resultEnd);
+  const policy = rest.slice(0, policyEnd);
+  const result = rest.slice(policyEnd + PART.length, resultEnd);
   if (!RESULTS.has(result) || policy === '') return null;
-  return { kind, policyId: policy === NO_POLICY ? null : policy, result: result as UsageResult, reason: field.slice(resultEnd + 1) };
+  return {
+    counts: prefix === DECISIONS ? 'decisions' : 'cost',
+    rest,
+    policyId: policy === NO_POLICY ? null : policy,
+    result: result as UsageResult,
+    reason: rest.slice(resultEnd + PART.length),
+  };
 }
 
 /**
@@ -151,11 +173,11 @@ function parseField(field: string): { kind: 'n' | 'c'; policyId: string | null; 
  * other route as `other` (a client that puts ids in its paths cannot grow Redis or Postgres by a row per id). The
  * route is the field's middle: the result and the reason after it hold no `|`, a path may.
  */
-export const ROUTE_OTHER = 'other';
+export const ROUTE_OTHER = TALLY.otherRoute;
 
 /** The field of a route's decisions, as the node's flush sends it (its script caps the route: see above). */
 export function routeField(route: string, result: UsageResult, reason: string): string {
-  return `r|${route}|${result}|${reason}`;
+  return `${PER_ROUTE}${route}${PART}${result}${PART}${reason}`;
 }
 
 /** One route's decisions of a minute per result and reason (the limit that denied). */
@@ -171,15 +193,15 @@ export function routeCountsOf(hash: ReadonlyMap<string, string> | Record<string,
   const rows: RouteCount[] = [];
   const entries = hash instanceof Map ? hash.entries() : Object.entries(hash);
   for (const [field, raw] of entries) {
-    if (!field.startsWith('r|')) continue;
-    const reasonAt = field.lastIndexOf('|');
-    const resultAt = field.lastIndexOf('|', reasonAt - 1);
-    if (resultAt <= 2) continue;
-    const route = field.slice(2, resultAt);
-    const result = field.slice(resultAt + 1, reasonAt);
+    if (!field.startsWith(PER_ROUTE)) continue;
+    const reasonAt = field.lastIndexOf(PART);
+    const resultAt = field.lastIndexOf(PART, reasonAt - 1);
+    if (resultAt <= PER_ROUTE.length) continue;
+    const route = field.slice(PER_ROUTE.length, resultAt);
+    const result = field.slice(resultAt + PART.length, reasonAt);
     const value = Number(raw);
     if (!RESULTS.has(result) || !Number.isSafeInteger(value) || value <= 0) continue;
-    rows.push({ route, result: result as UsageResult, reason: field.slice(reasonAt + 1), decisions: value });
+    rows.push({ route, result: result as UsageResult, reason: field.slice(reasonAt + PART.length), decisions: value });
   }
   return rows;
 }

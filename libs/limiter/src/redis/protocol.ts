@@ -222,7 +222,7 @@ export function countedUsage(text: string, operation: Operation, decision: { all
   const refuser = names[decision.refusedBy - 1] ?? '';
   const { decisions, units, perRoute } = TALLY.fields;
   const { allowed, denied, shadowDenied } = TALLY.results;
-  const routed = (outcome: string): [string, number][] => (route ? [[`${perRoute}${route}|${outcome}`, 1]] : []);
+  const routed = (outcome: string): [string, number][] => (route ? [[`${perRoute}${route}${TALLY.part}${outcome}`, 1]] : []);
   if (!decision.allowed) return [[`${decisions}${base}${denied}${refuser}`, 1], ...routed(`${denied}${refuser}`)];
   const outcome = decision.refusedBy > 0 && operation === 'consume' ? `${shadowDenied}${refuser}` : allowed;
   const rest = `${base}${outcome}`;

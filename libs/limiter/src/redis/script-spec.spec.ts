@@ -103,4 +103,16 @@ describe('limit.lua and script-spec.ts', () => {
     expect(tally).toContain(String.raw`'^([^\t]*)\t(%d+)\t(.+)$'`);
     expect([TALLY.line, TALLY.route]).toEqual(['\n', '\t']);
   });
+
+  it('writes only fields that start as the tally format says, with its results', () => {
+    // Every literal that starts a usage field (a letter or two, then `|` or `#`), in any of the script's files: a field
+    // start of the table, or a route field's start with the name of the routes past the cap.
+    const starts = [...Object.values(TALLY.fields), `${TALLY.fields.perRoute}${TALLY.otherRoute}`];
+    const literals = [...ALL.matchAll(/'([a-z]{1,2}[|#][^']*)'/g)].map((m) => m[1]);
+    expect(literals.length).toBeGreaterThan(0);
+    for (const literal of literals) expect(starts, literal).toContain(literal);
+    // The results a decision is counted with (addUsage's second argument): the table's, of the script's own.
+    const results = [...code(read('includes/tally.lua')).matchAll(/addUsage\(tally, '([a-z_]+)'/g)].map((m) => `${m[1]}${TALLY.part}`);
+    expect(new Set(results)).toEqual(new Set(Object.values(TALLY.results)));
+  });
 });

@@ -94,14 +94,21 @@ export const REPLY = {
 } as const;
 
 /**
- * The tally a decision is counted with: `<base>` (or `<base>\t<cap>\t<route>`) then a line per rule name; and the
- * fields of the usage hash the script adds to (libs/usage reads them; includes/tally.lua writes them).
+ * The usage-count format, in one place: the tally a decision is counted with (`<base>`, or `<base>\t<cap>\t<route>`,
+ * then a line per rule name) and every field of a tenant's minute hash. The limit script writes `fields` with `results`
+ * (includes/tally.lua); the API node adds, with its flush (apps/api add-usage-counts.lua), the same fields for the
+ * decisions it makes without Redis (`node.results`) and `node.fields`. libs/usage builds and reads the fields from this
+ * table; script-spec.spec.ts checks the Lua's field literals against it.
  */
 export const TALLY = {
   /** Between the head and each rule name. */
   line: '\n',
   /** Between a routed head's base, cap and route. */
   route: '\t',
+  /** Between a field's parts. Policy ids, results, reasons and key ids hold none; a route may (it is a field's middle). */
+  part: '|',
+  /** The policy of a field base (`<policy id>|`) when no endpoint policy matched. */
+  noPolicy: '-',
   fields: {
     /** `n|<base><result>|<reason>`: decisions. */
     decisions: 'n|',
@@ -118,4 +125,17 @@ export const TALLY = {
   otherRoute: 'other',
   /** `<result>|`: the start of an outcome, the reason (a rule's name, or nothing) after it. */
   results: { allowed: 'allowed|', denied: 'denied|', shadowDenied: 'shadow_denied|' },
+  /** What only the API node writes into the same hash. */
+  node: {
+    fields: {
+      /** `k|<key id>|<kind>`: calls made with one API key, `kind` one of `keyKinds`. */
+      keyCalls: 'k|',
+      /** `w|<write id>`: a flush already added (counted by no reader). */
+      written: 'w|',
+    },
+    /** What a key's calls are counted as: every decision, those denied (whatever refused them), and peeks and refunds. */
+    keyKinds: ['decisions', 'denied', 'other'],
+    /** Outcomes of decisions made without Redis: by a failure mode (reason `<mode>:<cause>`), or refused (an error code). */
+    results: { degradedAllowed: 'degraded_allowed|', degradedDenied: 'degraded_denied|', refused: 'refused|' },
+  },
 } as const;

@@ -11,6 +11,7 @@ import {
   denialFields,
   denialsKey,
   type DenialSample,
+  isDecisionsField,
   keyField,
   type KeyCountKind,
   minuteOf,
@@ -205,7 +206,7 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     }
     if (!oldest) return;
     let dropped = 0;
-    for (const [field, amount] of oldest.entry.fields) if (field.startsWith('n|')) dropped += amount;
+    for (const [field, amount] of oldest.entry.fields) if (isDecisionsField(field)) dropped += amount;
     this.metrics.usageDropped.inc(dropped);
     this.pendingFields -= oldest.entry.fields.size;
     oldest.from.delete(oldest.key);

@@ -1,7 +1,7 @@
--- Usage counting (libs/usage's layout, docs/adr/0015-usage-counting-and-rollups.md; this script only adds): readTally
--- (a decision's tally string), countDecision (a decision's counts, gathered over the call) and writeTally (each
--- field written once at the call's end into KEYS[1], when ARGV[3] is set); takeBackUsage (ARGV[5]'s usage to take
--- back, from KEYS[h]).
+-- Usage counting (its format's spec: TALLY in redis/script-spec.ts; docs/adr/0015-usage-counting-and-rollups.md; this
+-- script only adds): readTally (a decision's tally string), countDecision (a decision's counts, gathered over the call)
+-- and writeTally (each field written once at the call's end into KEYS[1], when ARGV[3] is set); takeBackUsage
+-- (ARGV[5]'s usage to take back, from KEYS[h]).
 --
 -- A tally string: `<field base>\n<rule 1 name>\n<rule 2 name>...`, or `<field base>\t<cap>\t<route>\n<rule names>...`
 -- to count per route too. A decision with one adds to the call's hash (KEYS[1], the minute the engine named; near a
