@@ -1,5 +1,4 @@
 import { preparingEachCall, type RuleListLimiter } from '../prepared-rules';
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
@@ -9,17 +8,13 @@ import { MemoryEngine } from '../memory/memory-engine';
 import { hashTagOf, tenantTag } from './keys';
 import type { ScriptClient } from '@tollgate/lua-script';
 import { MAX_BATCH, RedisEngine } from './redis-engine';
-import { deleteTenantKeys, tenantKeys } from './redis-test-support';
+import { deleteTenantKeys, tenantIds, tenantKeys } from './redis-test-support';
 
 // Decisions of one tenant asked for in the same turn share one script call (RedisEngineOptions.batch).
 describe('RedisEngine batches concurrent decisions of a tenant', () => {
   let redis: Redis;
   const tenants: string[] = [];
-  const tenant = () => {
-    const id = `b-${randomUUID()}`;
-    tenants.push(id);
-    return id;
-  };
+  const tenant = tenantIds(tenants, 'b');
   beforeAll(async () => {
     redis = new Redis(TEST_REDIS_URL);
     // The script in Redis's cache first: calls sent before the first one is answered would all find it missing

@@ -9,7 +9,7 @@ import { hashTagOf, tenantKeyPrefix, tenantTag } from './keys';
 import { tallyText } from './protocol';
 import type { ScriptClient } from '@tollgate/lua-script';
 import { RedisEngine } from './redis-engine';
-import { soakAndCheckTtls } from './redis-test-support';
+import { soakAndCheckTtls, usageSums } from './redis-test-support';
 
 let cluster: TestCluster;
 let client: Cluster;
@@ -100,15 +100,7 @@ describe('RedisEngine on a Redis Cluster', () => {
     const engine = preparingEachCall(new RedisEngine(late, { deadlineMs: 50, onLateReply: (o) => outcomes.push(o) }));
     const rules = [{ name: 'day', algorithm: 'fixed_window' as const, limit: 2, windowMs: 86_400_000 }];
     const tenants = Array.from({ length: 4 }, (_, i) => `cluster-late-${i}-${Date.now()}`);
-    const usage = async (tenantId: string) => {
-      const sums: Record<string, number> = {};
-      for (const node of client.nodes('master')) {
-        for (const key of await node.keys(`${tenantKeyPrefix(tenantId)}u:*`)) {
-          for (const [field, value] of Object.entries(await node.hgetall(key))) sums[field] = (sums[field] ?? 0) + Number(value);
-        }
-      }
-      return sums;
-    };
+    const usage = (tenantId: string) => usageSums(client.nodes('master'), tenantId);
     const consume = (tenantId: string) => engine.consume({ tenantId, cost: 1, rules, tally: { key: `${tenantKeyPrefix(tenantId)}u:`, text: tallyText('-|', ['day']) } });
     // Each tenant: one decision in time (1 left), then a late batch of three (one admitted and given back, two denied),
     // then a late batch of two denials alone (what it counted is all there is to undo).

@@ -1,5 +1,4 @@
-import { prepareRules, preparingEachCall } from '../prepared-rules';
-import { randomUUID } from 'node:crypto';
+import { prepareRules, preparingEachCall, type RuleListLimiter } from '../prepared-rules';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
@@ -10,7 +9,7 @@ import { DeadlineExceeded } from '../errors';
 import { tenantKeyPrefix } from './keys';
 import { encodeBatch, minuteOf, pushRuleKeys, routedTally, tallyText } from './protocol';
 import { type LateReplyOutcome, limitScript, RedisEngine, type RedisEngineOptions } from './redis-engine';
-import { deleteTenantKeys } from './redis-test-support';
+import { deleteTenantKeys, tenantIds, usageSums } from './redis-test-support';
 
 // RedisEngineOptions.deadlineMs: one timer and one observation per script call, and one request, one decision: a call
 // carries an expiry on Redis's clock (run later, it changes nothing) and a reply that comes after the deadline anyway
@@ -41,20 +40,10 @@ describe('RedisEngine deadline per script call', () => {
     await proxy.close();
   });
 
-  const tenant = () => {
-    const id = `d-${randomUUID()}`;
-    tenants.push(id);
-    return id;
-  };
+  const tenant = tenantIds(tenants, 'd');
   const usageKey = (t: string) => `${tenantKeyPrefix(t)}u:`;
   /** Every usage count of the tenant, over whatever minutes the test spanned. */
-  const usage = async (t: string) => {
-    const sums: Record<string, number> = {};
-    for (const key of await redis.keys(`${usageKey(t)}*`)) {
-      for (const [field, value] of Object.entries(await redis.hgetall(key))) sums[field] = (sums[field] ?? 0) + Number(value);
-    }
-    return sums;
-  };
+  const usage = (t: string) => usageSums([redis], t);
   /** An engine through the proxy with a deadline, recording what became of its late replies. */
   const lateEngine = (options: RedisEngineOptions = {}) => {
     const outcomes: LateReplyOutcome[] = [];
@@ -77,6 +66,19 @@ describe('RedisEngine deadline per script call', () => {
   const until = async (check: () => boolean) => {
     for (let i = 0; i < 100 && !check(); i += 1) await new Promise((r) => setTimeout(r, 50));
     expect(check()).toBe(true);
+  };
+  /** A new tenant counted with no policy, whose first call (a peek) taught `engine` Redis's clock. */
+  const knownTenant = async (engine: RuleListLimiter) => {
+    const tenantId = tenant();
+    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
+    await engine.peek({ tenantId, rules, cost: 1 });
+    return { tenantId, tally };
+  };
+  /** What became of the test's one late call, once its reply came (the proxy then passes everything at once again). */
+  const afterLateReply = async (outcomes: LateReplyOutcome[]) => {
+    await until(() => outcomes.length === 1);
+    proxy.delay(0);
+    return outcomes;
   };
 
   beforeAll(async () => {
@@ -106,9 +108,7 @@ describe('RedisEngine deadline per script call', () => {
     expect(calls[1]).toBeGreaterThanOrEqual(249);
 
     // The call reached Redis 1,200 ms after it was sent, past its expiry: it charged nothing, and said so.
-    await until(() => outcomes.length === 1);
-    proxy.delay(0);
-    expect(outcomes).toEqual(['expired']);
+    expect(await afterLateReply(outcomes)).toEqual(['expired']);
     const after = await engine.consume({ tenantId, rules, cost: 1 });
     expect(after.rules[0]?.remaining).toBe(100 - 2);
     expect(calls).toHaveLength(3);
@@ -134,9 +134,7 @@ describe('RedisEngine deadline per script call', () => {
     expect(deadlines(late)).toHaveLength(4);
     expect(await usage(tenantId)).toEqual({ 'n|p1|allowed|': 5, 'c|p1|allowed|': 5, 'n|p1|denied|day': 1 }); // Redis did decide them
 
-    await until(() => outcomes.length === 1);
-    proxy.delay(0);
-    expect(outcomes).toEqual(['compensated']);
+    expect(await afterLateReply(outcomes)).toEqual(['compensated']);
     expect(await usage(tenantId)).toEqual(before);
     expect(await left(tenantId, five)).toBe(2);
   });
@@ -160,17 +158,13 @@ describe('RedisEngine deadline per script call', () => {
       'r|GET /a|allowed|': 4, 'r|other|allowed|': 1, 'r|other|denied|day': 1, 'rr|GET /a': 1, 'r#': 1,
     });
 
-    await until(() => outcomes.length === 1);
-    proxy.delay(0);
-    expect(outcomes).toEqual(['compensated']);
+    expect(await afterLateReply(outcomes)).toEqual(['compensated']);
     expect(await usage(tenantId)).toEqual(before);
   });
 
   it('keeps the charge of a late decision the caller answered allowed (its request went ahead), not its count', async () => {
     const { engine, outcomes } = lateEngine();
-    const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
-    await engine.peek({ tenantId, rules, cost: 1 });
+    const { tenantId, tally } = await knownTenant(engine);
 
     proxy.delay(900, 'replies');
     const [passed, refused] = deadlines(await Promise.allSettled([engine.consume({ tenantId, rules, cost: 2, tally }), engine.consume({ tenantId, rules, cost: 3, tally })]));
@@ -178,24 +172,18 @@ describe('RedisEngine deadline per script call', () => {
     passed!.answered(true);
     refused!.answered(false);
 
-    await until(() => outcomes.length === 1);
-    proxy.delay(0);
-    expect(outcomes).toEqual(['compensated']);
+    expect(await afterLateReply(outcomes)).toEqual(['compensated']);
     expect(await usage(tenantId)).toEqual({});
     expect(await left(tenantId)).toBe(100 - 2);
   });
 
   it('gives back the units of a late lease and takes back its count', async () => {
     const { engine, outcomes } = lateEngine();
-    const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
-    await engine.peek({ tenantId, rules, cost: 1 });
+    const { tenantId, tally } = await knownTenant(engine);
 
     proxy.delay(900, 'replies');
     deadlines(await Promise.allSettled([engine.lease({ tenantId, rules, max: 40, tally })]));
-    await until(() => outcomes.length === 1);
-    proxy.delay(0);
-    expect(outcomes).toEqual(['compensated']);
+    expect(await afterLateReply(outcomes)).toEqual(['compensated']);
     expect(await usage(tenantId)).toEqual({});
     expect(await left(tenantId)).toBe(100);
   });
@@ -211,9 +199,7 @@ describe('RedisEngine deadline per script call', () => {
     // The policy (in shadow) would deny: Redis charges the tenant's own limit alone and counts a would-deny.
     deadlines(await Promise.allSettled([engine.consume({ tenantId, rules: both, cost: 1, shadowFrom: 1, tally })]));
     expect(await usage(tenantId)).toEqual({ 'n|p|allowed|': 1, 'c|p|allowed|': 1, 'n|p|shadow_denied|p-day': 1, 'c|p|shadow_denied|p-day': 1 });
-    await until(() => outcomes.length === 1);
-    proxy.delay(0);
-    expect(outcomes).toEqual(['compensated']);
+    expect(await afterLateReply(outcomes)).toEqual(['compensated']);
     expect(await usage(tenantId)).toEqual({ 'n|p|allowed|': 1, 'c|p|allowed|': 1 });
     expect(await left(tenantId)).toBe(99);
     expect(await left(tenantId, [policy])).toBe(0); // still the first check's, not given back
@@ -227,14 +213,10 @@ describe('RedisEngine deadline per script call', () => {
         return call();
       },
     });
-    const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
-    await engine.peek({ tenantId, rules, cost: 1 });
+    const { tenantId, tally } = await knownTenant(engine);
     proxy.delay(900, 'replies');
     deadlines(await Promise.allSettled([engine.consume({ tenantId, rules, cost: 1, tally })]));
-    await until(() => outcomes.length === 1);
-    proxy.delay(0);
-    expect(outcomes).toEqual(['compensated']);
+    expect(await afterLateReply(outcomes)).toEqual(['compensated']);
     expect(guarded).toBe(2); // the peek and the trial; the undoing call is owed whatever the circuit says
     expect(await usage(tenantId)).toEqual({});
     expect(await left(tenantId)).toBe(100);
@@ -242,9 +224,7 @@ describe('RedisEngine deadline per script call', () => {
 
   it('changes nothing when ioredis resends a late call after a reconnect (a failover), past its expiry', async () => {
     const { engine, outcomes } = lateEngine();
-    const tenantId = tenant();
-    const tally: Tally = { key: usageKey(tenantId), text: tallyText('-|', ['day']) };
-    await engine.peek({ tenantId, rules, cost: 1 });
+    const { tenantId, tally } = await knownTenant(engine);
     // The call is held on its way; the connection drops before Redis has it; ioredis reconnects and sends it again
     // (it resends the commands it was not answered for), by then past its expiry.
     proxy.delay(600);
@@ -267,9 +247,7 @@ describe('RedisEngine deadline per script call', () => {
     expect((await engine.consume({ tenantId, rules, cost: 1 })).allowed).toBe(true);
     proxy.delay(1200);
     deadlines(await Promise.allSettled([engine.consume({ tenantId, rules, cost: 1 })]));
-    await until(() => outcomes.length === 1);
-    proxy.delay(0);
-    expect(outcomes).toEqual(['expired']);
+    expect(await afterLateReply(outcomes)).toEqual(['expired']);
     expect((await engine.peek({ tenantId, rules, cost: 1 })).rules[0]?.remaining).toBe(100 - 1 - 1); // the peek's own unit
   });
 

@@ -8,6 +8,7 @@ import { preparingEachCall, type RuleListLimiter } from '../prepared-rules';
 import { clusterSlotOf, tenantKeyPrefix } from './keys';
 import { tallyText } from './protocol';
 import { type LateReplyOutcome, limitScript, RedisEngine } from './redis-engine';
+import { usageSums } from './redis-test-support';
 
 // No command issued for a check runs after its answer was given (docs/adr/0021-one-request-one-decision.md,
 // docs/adr/0027-failures-stay-on-their-node.md): on a real Redis Cluster of 3 primaries with a replica each, a
@@ -44,31 +45,20 @@ describe('RedisEngine when a primary stops during a check', () => {
     const engine = preparingEachCall(new RedisEngine(client, { deadlineMs: DEADLINE_MS, onLateReply: (o) => outcomes.push(o) }));
     return { tenantId, tally, outcomes, engine };
   };
-  /** Every usage count of the tenant (fields summed over the minutes the test spanned). */
-  const usage = async (tenantId: string) => {
-    const sums: Record<string, number> = {};
-    const node = await nodeOf(tenantId);
-    try {
-      for (const key of await node.keys(`${tenantKeyPrefix(tenantId)}u:*`)) {
-        for (const [field, value] of Object.entries(await node.hgetall(key))) sums[field] = (sums[field] ?? 0) + Number(value);
-      }
-    } finally {
-      node.disconnect();
-    }
-    return sums;
-  };
-  /** A connection of its own to the tenant's primary now. */
-  const nodeOf = async (tenantId: string) => new Redis({ host: '127.0.0.1', port: await cluster.primaryOf(tenantKeyPrefix(tenantId)), maxRetriesPerRequest: 0 });
-  /** How many script calls (EVALSHA and EVAL) the node on `port` has run. */
-  const scriptCalls = async (port: number) => {
+  /** `use` on a connection of its own to the node on `port`, closed after. */
+  const onNode = async <T>(port: number, use: (node: Redis) => Promise<T>) => {
     const node = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 0 });
     try {
-      const stats = await node.info('commandstats');
-      return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      return await use(node);
     } finally {
       node.disconnect();
     }
   };
+  /** Every usage count of the tenant on its primary now (fields summed over the minutes the test spanned). */
+  const usage = async (tenantId: string) => onNode(await cluster.primaryOf(tenantKeyPrefix(tenantId)), (node) => usageSums([node], tenantId));
+  /** How many script calls (EVALSHA and EVAL) the node on `port` has run. */
+  const scriptCalls = async (port: number) =>
+    onNode(port, async (node) => [...(await node.info('commandstats')).matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0));
   const waitFor = async (check: () => Promise<boolean> | boolean, timeoutMs = 20_000) => {
     const until = Date.now() + timeoutMs;
     while (!(await check())) {
@@ -98,6 +88,19 @@ describe('RedisEngine when a primary stops during a check', () => {
     expect(err).toBeInstanceOf(DeadlineExceeded);
     (err as DeadlineExceeded).answered(false);
   };
+  /**
+   * A consume missed (`missed`) while `primary` is stopped, until the client gives up on it (its command timeout: no
+   * reply will ever say what became of it); the primary resumes after.
+   */
+  const missedWhileStopped = async (primary: number, engine: RuleListLimiter, tenantId: string, tally: Tally, outcomes: LateReplyOutcome[]) => {
+    cluster.pause(primary);
+    try {
+      await missed(engine, tenantId, tally);
+      await waitFor(() => outcomes.length === 1);
+    } finally {
+      cluster.resume(primary);
+    }
+  };
 
   it('a call held by a stopped primary past its deadline runs there when it resumes, and changes nothing', async () => {
     const { tenantId, tally, outcomes, engine } = setUp();
@@ -106,14 +109,7 @@ describe('RedisEngine when a primary stops during a check', () => {
     const primary = await cluster.primaryOf(tenantKeyPrefix(tenantId));
     const before = await scriptCalls(primary);
 
-    cluster.pause(primary);
-    try {
-      await missed(engine, tenantId, tally);
-      // The client gives up on it (its command timeout): no reply will ever say what became of it.
-      await waitFor(() => outcomes.length === 1);
-    } finally {
-      cluster.resume(primary);
-    }
+    await missedWhileStopped(primary, engine, tenantId, tally, outcomes);
     expect(outcomes).toEqual(['unknown']);
     // It ran once the primary resumed — after its expiry, so without effect.
     await waitFor(async () => (await scriptCalls(primary)) > before);
@@ -133,13 +129,7 @@ describe('RedisEngine when a primary stops during a check', () => {
     await inTime(() => engine.peek({ tenantId: other, rules, cost: 1 }));
     const before = await scriptCalls(primary);
 
-    cluster.pause(primary);
-    try {
-      await missed(engine, tenantId, tally);
-      await waitFor(() => outcomes.length === 1);
-    } finally {
-      cluster.resume(primary);
-    }
+    await missedWhileStopped(primary, engine, tenantId, tally, outcomes);
     await waitFor(async () => (await scriptCalls(primary)) > before);
     expect(await left(engine, tenantId)).toBe(100);
     expect(await usage(tenantId)).toEqual({});
@@ -152,14 +142,7 @@ describe('RedisEngine when a primary stops during a check', () => {
     const primary = await cluster.primaryOf(tenantKeyPrefix(tenantId));
     // Every node has the script, as after any earlier failover: the copy sent again runs on the promoted replica
     // instead of failing with NOSCRIPT.
-    await Promise.all(cluster.nodes.map(async ({ port }) => {
-      const node = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 0 });
-      try {
-        await node.script('LOAD', limitScript.source);
-      } finally {
-        node.disconnect();
-      }
-    }));
+    await Promise.all(cluster.nodes.map(({ port }) => onNode(port, (node) => node.script('LOAD', limitScript.source))));
 
     cluster.pause(primary);
     await missed(engine, tenantId, tally);

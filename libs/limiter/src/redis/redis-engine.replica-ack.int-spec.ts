@@ -8,7 +8,7 @@ import { preparingEachCall } from '../prepared-rules';
 import { ruleKey, tenantKeyPrefix } from './keys';
 import { minuteOf, tallyText } from './protocol';
 import { RedisEngine } from './redis-engine';
-import { deleteTenantKeys, fixedWindowCount } from './redis-test-support';
+import { deleteTenantKeys, fixedWindowCount, tenantIds } from './redis-test-support';
 
 // `replicaAck`: a decision is answered from Redis only once a replica holds its writes (WAIT), so a failover that
 // promotes the replica cannot forget what was admitted; without the acknowledgement it is undone as a late reply
@@ -21,11 +21,7 @@ describe('RedisEngine decisions that wait for a replica', () => {
   let replicaAddress: { host: string; port: number };
   const tenants: string[] = [];
   const minute: LimitRule = { name: 'minute', algorithm: 'fixed_window', limit: 5, windowMs: 60_000 };
-  const tenant = () => {
-    const id = `ack-${randomUUID()}`;
-    tenants.push(id);
-    return id;
-  };
+  const tenant = tenantIds(tenants, 'ack');
   const tallyOf = (tenantId: string): Tally => ({ key: `${tenantKeyPrefix(tenantId)}u:`, text: tallyText('p|', ['minute']) });
   const usage = (tenantId: string) => primary.hgetall(`${tenantKeyPrefix(tenantId)}u:${minuteOf(Date.now())}`);
   // Timeouts a loaded machine's replica meets: the tests that expect an acknowledgement must not miss it by a stall.

@@ -1,5 +1,4 @@
 import { preparingEachCall } from '../prepared-rules';
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
@@ -8,7 +7,7 @@ import { ALGORITHMS, type AlgorithmName, type LimitRule } from '../contract';
 import { hashTagOf, tenantTag } from './keys';
 import type { ScriptClient } from '@tollgate/lua-script';
 import { RedisEngine } from './redis-engine';
-import { deleteTenantKeys, tenantKeys } from './redis-test-support';
+import { deleteTenantKeys, tenantIds, tenantKeys } from './redis-test-support';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -37,11 +36,7 @@ describe('RedisEngine on Redis TIME', () => {
   let redis: Redis;
   let clients: Redis[];
   const tenants: string[] = [];
-  const tenant = () => {
-    const id = `s-${randomUUID()}`;
-    tenants.push(id);
-    return id;
-  };
+  const tenant = tenantIds(tenants, 's');
   beforeAll(async () => {
     redis = new Redis(TEST_REDIS_URL);
     clients = Array.from({ length: 4 }, () => new Redis(TEST_REDIS_URL));

@@ -1,5 +1,4 @@
 import { preparingEachCall } from '../prepared-rules';
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../../../../test/support/env';
@@ -9,7 +8,7 @@ import type { LimitRule, Tally } from '../contract';
 import { tenantKeyPrefix } from './keys';
 import { routedTally, tallyText } from './protocol';
 import { RedisEngine } from './redis-engine';
-import { useSuiteRedis } from './redis-test-support';
+import { tenantIds, useSuiteRedis } from './redis-test-support';
 
 // The script counts each decision into the tenant's usage hash of the minute, in the call that decides it (see
 // lua/includes/tally.lua). These tests read the hash back after decisions whose outcome they know.
@@ -20,11 +19,7 @@ describe('RedisEngine counts decisions with their tally', () => {
   const minute = Math.floor(now / 60_000) * 60;
   const clock = new ManualClock(now);
 
-  const tenant = () => {
-    const id = `tally-${randomUUID()}`;
-    tenants.push(id);
-    return id;
-  };
+  const tenant = tenantIds(tenants, 'tally');
   const usageKey = (t: string) => `${tenantKeyPrefix(t)}u:`;
   const usage = (t: string) => redis.hgetall(`${usageKey(t)}${minute}`);
 

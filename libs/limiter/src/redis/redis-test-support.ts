@@ -3,7 +3,7 @@ import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Decision, LimitRule } from '../contract';
 import { resolveRule } from '../rules';
-import { hashTagOf, ruleKey, tenantTag } from './keys';
+import { hashTagOf, ruleKey, tenantKeyPrefix, tenantTag } from './keys';
 import type { RuleListLimiter } from '../prepared-rules';
 
 /**
@@ -42,6 +42,26 @@ export async function tenantKeys(client: Redis | Cluster, tenantIds: readonly st
     } while (cursor !== '0');
   }
   return keys;
+}
+
+/** Tenant ids `<prefix>-<uuid>`, each added to `tenants` (whose keys the suite deletes after its tests). */
+export function tenantIds(tenants: string[], prefix: string): () => string {
+  return () => {
+    const id = `${prefix}-${randomUUID()}`;
+    tenants.push(id);
+    return id;
+  };
+}
+
+/** Every usage count of the tenant on `nodes` (the one Redis, or a cluster's primaries), summed over the minutes a test spanned. */
+export async function usageSums(nodes: readonly Redis[], tenantId: string): Promise<Record<string, number>> {
+  const sums: Record<string, number> = {};
+  for (const node of nodes) {
+    for (const key of await node.keys(`${tenantKeyPrefix(tenantId)}u:*`)) {
+      for (const [field, value] of Object.entries(await node.hgetall(key))) sums[field] = (sums[field] ?? 0) + Number(value);
+    }
+  }
+  return sums;
 }
 
 export async function deleteTenantKeys(client: Redis | Cluster, tenantIds: readonly string[]): Promise<void> {
