@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testDatabaseUrl } from '../../../test/support/env';
+import type { PrismaClient } from '@tollgate/db';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceKey, createTenant, createTenantKey } from '../../../test/support/fixtures';
-import { recreateDatabase } from '../../../test/support/stack';
+import { useOwnDatabase } from '../../../test/support/own-database';
 import type { KeyCount } from './fields';
 import { KEY_USAGE_NO_TENANT } from './key-usage-writer';
 import { NO_TENANT } from './keys';
 import { PostgresUsageWriter } from './postgres-writer';
-
-// A database of this file's own: it empties the usage tables between tests.
-const databaseUrl = testDatabaseUrl('key_usage_writer');
 
 const HOUR = Date.UTC(2026, 2, 10, 18, 0) / 1000;
 const minuteAt = (offsetMinutes: number) => HOUR + offsetMinutes * 60;
@@ -43,18 +39,15 @@ describe('per-key usage in PostgresUsageWriter', () => {
   });
   const sorted = <T extends { key_id: string; tenant_id: string }>(rows: T[]) => [...rows].sort((a, b) => `${a.key_id}${a.tenant_id}`.localeCompare(`${b.key_id}${b.tenant_id}`));
 
+  // A database of this file's own: it empties the usage tables between tests.
+  useOwnDatabase('key_usage_writer', (client) => (prisma = client));
   beforeAll(async () => {
-    await recreateDatabase(databaseUrl);
-    prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
     writer = new PostgresUsageWriter(prisma, { now: () => HOUR * 1000 + 3_600_000 });
     acme = (await createTenant(prisma)).tenant.id;
     globex = (await createTenant(prisma)).tenant.id;
     const serviceKey = await createServiceKey(prisma);
     service = (await prisma.apiKey.findFirstOrThrow({ where: { prefix: serviceKey.slice(0, 12) } })).id;
     acmeKey = (await createTenantKey(prisma, acme)).id;
-  });
-  afterAll(async () => {
-    await prisma.$disconnect();
   });
   beforeEach(async () => {
     await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, key_usage_minute, key_usage_hour`;

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, Prisma, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testDatabaseUrl } from '../../../test/support/env';
+import { Prisma, type PrismaClient } from '@tollgate/db';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTenant } from '../../../test/support/fixtures';
-import { recreateDatabase } from '../../../test/support/stack';
+import { useOwnDatabase } from '../../../test/support/own-database';
 import type { UsageCount } from './fields';
 import { NO_TENANT } from './keys';
 import { PostgresUsageWriter } from './postgres-writer';
-
-// A database of this file's own: it empties the usage tables between tests.
-const databaseUrl = testDatabaseUrl('usage_writer');
 
 /** 2026-03-10 18:00 UTC = 23:30 in Kolkata: the half hour after it is the next local day there. */
 const EVENING = Date.UTC(2026, 2, 10, 18, 0) / 1000;
@@ -74,16 +70,13 @@ describe('PostgresUsageWriter', () => {
     }
   };
 
+  // A database of this file's own: it empties the usage tables between tests.
+  useOwnDatabase('usage_writer', (client) => (prisma = client));
   beforeAll(async () => {
-    await recreateDatabase(databaseUrl);
-    prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
     writer = new PostgresUsageWriter(prisma, { now: () => EVENING * 1000 + 3_600_000 });
     utcTenant = (await createTenant(prisma)).tenant.id;
     kolkataTenant = (await createTenant(prisma)).tenant.id;
     await prisma.tenant.update({ where: { id: kolkataTenant }, data: { timeZone: 'Asia/Kolkata' } });
-  });
-  afterAll(async () => {
-    await prisma.$disconnect();
   });
   beforeEach(async () => {
     await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_total_minute, usage_total_hour, usage_total_day,

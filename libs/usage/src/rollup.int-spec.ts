@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import type { PrismaClient } from '@tollgate/db';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testDatabaseUrl, testRedisUrl } from '../../../test/support/env';
+import { testRedisUrl } from '../../../test/support/env';
 import { awayFromMinuteBoundary, createTenant } from '../../../test/support/fixtures';
 import { startCluster, type TestCluster } from '../../../test/support/redis-cluster';
-import { recreateDatabase } from '../../../test/support/stack';
+import { useOwnDatabase } from '../../../test/support/own-database';
 import { costField, countField, type UsageResult } from './fields';
 import { activeTenantsKey, COUNTED_KEY, minuteOf, NO_TENANT, ROLLED_KEY, USAGE_KEY_TTL_S, USAGE_ROLLED_TTL_S, usageKey } from './keys';
 import { PostgresUsageWriter } from './postgres-writer';
@@ -13,7 +13,6 @@ import { type UsageRedis, UsageRollup } from './rollup';
 import type { UsageWriter } from './store';
 
 // A database and a Redis database of this file's own: it empties both between tests.
-const databaseUrl = testDatabaseUrl('usage_rollup');
 const redisUrl = testRedisUrl(11);
 
 /** One count as the API writes it: the decisions and units of a tenant's policy, result and reason in a minute. */
@@ -99,9 +98,8 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       return written;
     };
 
+    useOwnDatabase('usage_rollup', (client) => (prisma = client));
     beforeAll(async () => {
-      await recreateDatabase(databaseUrl);
-      prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
       writer = new PostgresUsageWriter(prisma);
       const utc = (await createTenant(prisma)).tenant.id;
       const kolkata = (await createTenant(prisma)).tenant.id;
@@ -112,7 +110,6 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
     });
     afterAll(async () => {
       await handle?.stop();
-      await prisma?.$disconnect();
     });
     beforeEach(async () => {
       await handle.flush();
