@@ -24,6 +24,8 @@ export interface TestCluster {
   resume(port: number): void;
   /** Kills the node on `port` (SIGKILL): its connections are reset, it is gone. */
   kill(port: number): void;
+  /** Waits until the replica of the primary on `port` has applied every write the primary had when called. */
+  replicaCaughtUp(port: number, timeoutMs?: number): Promise<void>;
   /** Waits until every live node says cluster_state:ok and `port` is no longer the primary of `key`'s slot. */
   waitForFailover(key: string, port: number, timeoutMs?: number): Promise<number>;
   stop(): Promise<void>;
@@ -109,6 +111,21 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       if (paused.has(port)) signal(port, 'SIGCONT');
       paused.delete(port);
       dead.add(port);
+    },
+    async replicaCaughtUp(port, timeoutMs = 10_000) {
+      const offset = (text: string, field: string) => Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(text)?.[1] ?? -1);
+      const primary = await run('redis-cli', ['-p', String(port), 'info', 'replication']);
+      const written = offset(primary, 'master_repl_offset');
+      // slave0:ip=127.0.0.1,port=…,state=online,offset=…,lag=… — the offset there is the replica's last
+      // acknowledgement (once a second); the replica's own slave_repl_offset says what it has applied now.
+      const replica = Number(/^slave0:.*\bport=(\d+)/m.exec(primary)?.[1]);
+      if (!replica) throw new Error(`the primary on ${port} has no replica`);
+      const until = Date.now() + timeoutMs;
+      while (Date.now() < until) {
+        if (offset(await run('redis-cli', ['-p', String(replica), 'info', 'replication']), 'slave_repl_offset') >= written) return;
+        await sleep(20);
+      }
+      throw new Error(`the replica of ${port} did not catch up within ${timeoutMs} ms`);
     },
     async waitForFailover(key, port, timeoutMs = 30_000) {
       const until = Date.now() + timeoutMs;

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { freePort } from '../../scripts/lib/redis-server.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-interface HostPort {
+export interface HostPort {
   host: string;
   port: number;
 }
