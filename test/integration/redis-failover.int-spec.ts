@@ -108,6 +108,10 @@ describe('when Redis is down or slow', () => {
     expect(local.every((d) => d.degraded === true)).toBe(true);
     expect(local[0].limits.map((l: { name: string; limit: number }) => `${l.name}=${l.limit}`)).toEqual(['minute=5', 'near-minute=5']);
     expect(Number(local[5].headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+    // Health says Redis is down; readiness that the node serves (a load balancer keeps sending it checks).
+    const health = await api.request('GET', '/health');
+    expect([health.status, health.body.checks.redis]).toEqual([503, 'down']);
+    expect(await api.request('GET', '/health/ready')).toMatchObject({ status: 200, body: { status: 'ready', ruleVersion: health.body.ruleVersion } });
 
     await proxy.restore();
     await waitFor(() => redisBacked('GET /open'), 10_000, 100);

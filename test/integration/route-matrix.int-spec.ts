@@ -42,6 +42,7 @@ interface Ids {
 
 const MATRIX: Row[] = [
   { method: 'GET', url: '/health', call: () => ({ path: '/health' }), expect: PUBLIC },
+  { method: 'GET', url: '/health/ready', call: () => ({ path: '/health/ready' }), expect: PUBLIC },
   // Prometheus scrapes with its own token (METRICS_TOKEN, set for test APIs), which is none of these callers'
   // credentials: every one of them is 401, an operator's session too (metrics.int-spec.ts: 200 with the token).
   { method: 'GET', url: '/metrics', call: () => ({ path: '/metrics' }), expect: METRICS_TOKEN_ONLY },

@@ -84,12 +84,13 @@ export function envProblems(app: AppName, env: Record<string, string>): string[]
 export const clusterHosts = (nodes: string) => nodes.split(',').map((seed) => seed.trim().replace(/:\d+$/, ''));
 
 /**
- * The paths the apps answer a probe on, read from their source: the API's health controller (`@Get('health')`), the
- * worker's health server (`path !== '/health'`), and the dashboard's sign-in page, which its proxy serves without a
- * session (the dashboard has no health route of its own).
+ * The paths the apps answer a probe on, read from their source: the API's health controller (`@Get('health')`, then
+ * `@Get('health/ready')`), the worker's health server (`path !== '/health'`), and the dashboard's sign-in page, which
+ * its proxy serves without a session (the dashboard has no health route of its own).
  */
 export function servedProbePaths(): Record<'api' | 'worker' | 'dashboard', string[]> {
-  const api = /@Get\('health'\)/.test(read('apps/api/src/modules/health/health.controller.ts')) ? ['/health'] : [];
+  const controller = read('apps/api/src/modules/health/health.controller.ts');
+  const api = ['health', 'health/ready'].filter((route) => controller.includes(`@Get('${route}')`)).map((route) => `/${route}`);
   const worker = /path !== '\/health'/.test(read('apps/worker/src/health/health-server.ts')) ? ['/health'] : [];
   const servesLogin = existsSync(path.join(REPO_ROOT, 'apps/dashboard/app/login/page.tsx')) && /pathname === '\/login'/.test(read('apps/dashboard/proxy.ts'));
   return { api, worker, dashboard: servesLogin ? ['/login'] : [] };

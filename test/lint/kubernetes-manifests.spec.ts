@@ -138,9 +138,9 @@ describe(DIR, () => {
     }
   });
 
-  it('probes what the apps serve: /health of the API (readiness) and the worker, the dashboard sign-in page', () => {
+  it('probes what the apps serve: /health/ready of the API (readiness), /health of the worker, the dashboard sign-in page', () => {
     const served = servedProbePaths();
-    const expected = { api: served.api[0], worker: served.worker[0], dashboard: served.dashboard[0] };
+    const expected = { api: served.api.find((p) => p === '/health/ready'), worker: served.worker[0], dashboard: served.dashboard[0] };
     for (const app of ['api', 'worker', 'dashboard'] as const) {
       const container = containerOf(app);
       const port = servedPort(app, envOf(container));
@@ -151,7 +151,8 @@ describe(DIR, () => {
       expect(portNumber(container, (liveness.httpGet ?? liveness.tcpSocket)?.port), app).toBe(port);
       if (app !== 'api') expect(liveness.httpGet?.path, app).toBe(expected[app]);
     }
-    // The API's liveness is the socket alone: its /health is 503 while Redis is away, when it still decides checks.
+    // The API's liveness is the socket alone, and its readiness not /health: that is 503 while Redis is away, when it
+    // still decides checks.
     expect(containerOf('api').livenessProbe?.tcpSocket).toBeDefined();
   });
 

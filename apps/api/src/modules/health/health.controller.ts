@@ -36,6 +36,9 @@ const healthSchema = z.object({
     .optional(),
 });
 
+/** What /health/ready answers: whether this node decides checks, and the rule set it enforces. */
+const readySchema = z.object({ status: z.enum(['ready', 'not-ready']), ruleVersion: z.int().nullable() });
+
 @ApiTags('health')
 @Controller()
 export class HealthController {
@@ -46,9 +49,10 @@ export class HealthController {
   ) {}
 
   /**
-   * Readiness: 200 when Postgres and Redis answer and this node enforces a rule set that Redis holds too, else 503
-   * with what is wrong. `ruleSet`: `loaded`, `missing` (none yet), `foreign` (Redis holds another installation's) or
-   * `not-committed` (Redis holds a version Postgres does not have); the last two name both rule sets in `mismatch`.
+   * Everything up: 200 when Postgres and Redis answer and this node enforces a rule set that Redis holds too, else 503
+   * with what is wrong (a monitor's question; a load balancer's is /health/ready). `ruleSet`: `loaded`, `missing`
+   * (none yet), `foreign` (Redis holds another installation's) or `not-committed` (Redis holds a version Postgres does
+   * not have); the last two name both rule sets in `mismatch`.
    * A single Redis is up when it answers PING; a Redis Cluster when every primary answers and says the cluster is ok
    * and every slot has a primary (`redisCluster` names each primary's slot ranges and state), within a second.
    */
@@ -80,6 +84,23 @@ export class HealthController {
       ...(cluster ? { redisCluster: cluster } : {}),
       ...(refusal ? { mismatch: { enforcing: enforcing && { installation: enforcing.installation, version: enforcing.version }, redis: { installation: refusal.redis.installation, version: refusal.redis.version } } } : {}),
     };
+  }
+
+  /**
+   * Whether this node serves checks: 200 once it enforces a rule set, whatever Postgres and Redis do (without Redis
+   * each check is answered by its policy's failure mode), 503 before the first rule set arrived. For a load balancer's
+   * readiness: /health is 503 on a Redis outage on every node at once, and taking them all out of service would turn
+   * the failure modes' answers into connection errors.
+   */
+  @Get('health/ready')
+  @ApiOperation({ summary: 'Get whether this node serves checks' })
+  @Access('public')
+  @ApiAnswer(readySchema, 200, 'serves checks')
+  @ApiResponse({ status: 503, description: 'no rule set loaded yet', content: { 'application/json': { schema: openApiSchema(readySchema, 'output') } } })
+  ready(@Res({ passthrough: true }) reply: FastifyReply): z.output<typeof readySchema> {
+    const ruleVersion = this.rules.version();
+    void reply.status(ruleVersion === null ? 503 : 200);
+    return { status: ruleVersion === null ? 'not-ready' : 'ready', ruleVersion };
   }
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TestApi } from '../../../../../test/support/api';
 import { TEST_METRICS_TOKEN } from '../../../../../test/support/env';
 
-describe('GET /health and GET /metrics', () => {
+describe('GET /health, GET /health/ready and GET /metrics', () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startApi();
@@ -13,6 +13,13 @@ describe('GET /health and GET /metrics', () => {
     const r = await api.request('GET', '/health');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'ok', checks: { postgres: 'up', redis: 'up', ruleSet: 'loaded' } });
+  });
+
+  it('is ready (/health/ready 200) with the rule set version it enforces', async () => {
+    const r = await api.request('GET', '/health/ready');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: 'ready', ruleVersion: (await api.request('GET', '/health')).body.ruleVersion });
+    expect(r.body.ruleVersion).toEqual(expect.any(Number));
   });
 
   it('exposes Prometheus metrics including the rule set version in force', async () => {
@@ -26,7 +33,7 @@ describe('GET /health and GET /metrics', () => {
   it('serves the OpenAPI document with the check route', async () => {
     const r = await api.request('GET', '/docs-json');
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/v1/check', '/v1/admin/plans', '/health']));
+    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/v1/check', '/v1/admin/plans', '/health', '/health/ready']));
   });
 });
 
@@ -41,6 +48,12 @@ describe('GET /health when the dependencies are down', () => {
     const r = await api.request('GET', '/health');
     expect(r.status).toBe(503);
     expect(r.body.checks).toEqual({ postgres: 'down', redis: 'down', ruleSet: 'missing' });
+  });
+
+  it('is not ready (/health/ready 503) before any rule set arrived', async () => {
+    const r = await api.request('GET', '/health/ready');
+    expect(r.status).toBe(503);
+    expect(r.body).toEqual({ status: 'not-ready', ruleVersion: null });
   });
 
   it('refuses checks with 401, not a 500: without a rule set no key can be verified', async () => {
