@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Access } from '../../common/access.decorator';
 import { ApiAnswer, openApiSchema } from '../../common/api-json-body';
 import { PRISMA, REDIS } from '../../infra/infra.module';
+import { ReplicaAckCoverageService } from '../rules/replica-ack-coverage';
 import { RulesInForce } from '../rules/rules-in-force';
 import { type ClusterHealth, clusterHealth } from './redis-cluster-health';
 
@@ -34,6 +35,18 @@ const healthSchema = z.object({
       uncovered: z.array(z.string()),
     })
     .optional(),
+  /**
+   * With endpoint policies that wait for replicas (`replicaAck`) in force: how many, `REPLICA_ACK_REPLICAS`, and the
+   * primaries with fewer replicas online (`redis` for a single Redis), whose checks of such policies are all answered by
+   * their failure mode. Informational: it does not change the status.
+   */
+  replicaAck: z
+    .object({
+      policies: z.int(),
+      replicasRequired: z.int(),
+      primariesShort: z.array(z.object({ node: z.string(), replicas: z.int() })),
+    })
+    .optional(),
 });
 
 /** What /health/ready answers: whether this node decides checks, and the rule set it enforces. */
@@ -46,6 +59,7 @@ export class HealthController {
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(REDIS) private readonly redis: RedisClient,
     private readonly rules: RulesInForce,
+    private readonly replicaAck: ReplicaAckCoverageService,
   ) {}
 
   /**
@@ -55,6 +69,7 @@ export class HealthController {
    * not have); the last two name both rule sets in `mismatch`.
    * A single Redis is up when it answers PING; a Redis Cluster when every primary answers and says the cluster is ok
    * and every slot has a primary (`redisCluster` names each primary's slot ranges and state), within a second.
+   * `replicaAck` names the primaries that cannot acknowledge the policies waiting for replicas (not part of the status).
    */
   @Get('health')
   @ApiOperation({ summary: 'Get the health of this node' })
@@ -63,7 +78,7 @@ export class HealthController {
   @ApiResponse({ status: 503, description: 'not ready: what is down or wrong', content: { 'application/json': { schema: openApiSchema(healthSchema, 'output') } } })
   async health(@Res({ passthrough: true }) reply: FastifyReply): Promise<z.output<typeof healthSchema>> {
     let cluster: ClusterHealth | undefined;
-    const [postgres, redis] = await Promise.all([
+    const [postgres, redis, replicaAck] = await Promise.all([
       probe(() => this.prisma.$queryRaw`select 1`),
       this.redis instanceof Cluster
         ? clusterHealth(this.redis, PROBE_TIMEOUT_MS).then((health): Status => {
@@ -71,6 +86,7 @@ export class HealthController {
             return health.state === 'ok' ? 'up' : 'down';
           })
         : probe(() => this.redis.ping()),
+      this.replicaAck.assess(this.rules.version() === null ? null : this.rules.current()),
     ]);
     const ruleVersion = this.rules.version();
     const { enforcing, refusal } = this.rules.status();
@@ -82,6 +98,7 @@ export class HealthController {
       checks: { postgres, redis, ruleSet },
       ruleVersion,
       ...(cluster ? { redisCluster: cluster } : {}),
+      ...(replicaAck ? { replicaAck } : {}),
       ...(refusal ? { mismatch: { enforcing: enforcing && { installation: enforcing.installation, version: enforcing.version }, redis: { installation: refusal.redis.installation, version: refusal.redis.version } } } : {}),
     };
   }

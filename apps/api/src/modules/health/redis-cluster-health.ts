@@ -118,7 +118,7 @@ async function askAlone(client: Cluster, node: string, timeoutMs: number): Promi
 }
 
 /** `promise`, or a rejection once `ms` passed. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('timeout')), ms);

@@ -73,6 +73,8 @@ export class MetricsService {
 
   readonly breakerOpen = this.gauge('tollgate_redis_circuit_open', '1 while the circuit breaker in front of a Redis node is open or half-open (the decisions of the tenants whose slots it owns go to failure modes), by node: host:port of a Redis Cluster primary, redis for a single Redis, unknown for slots the client has no primary for', ['node']);
 
+  readonly replicaAckPrimariesShort = this.gauge('tollgate_replica_ack_primaries_short', 'Redis primaries with fewer replicas online than REPLICA_ACK_REPLICAS while endpoint policies with replicaAck are in force (every such check of their slots is answered by its failure mode, cause replica); 0 without such policies. Measured on each rule set load and each /health');
+
   readonly ruleSetRejections = this.counter('tollgate_rule_set_rejections_total', 'Control-plane changes refused because the rule set they produce does not compile');
 
   readonly ruleVersion = this.gauge('tollgate_rule_set_version', 'Version of the rule set this node enforces');

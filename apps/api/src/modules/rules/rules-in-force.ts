@@ -9,6 +9,7 @@ import { PRISMA, REDIS } from '../../infra/infra.module';
 import { MetricsService } from '../metrics/metrics.service';
 import { EnforcedRuleSet } from './enforced-rule-set';
 import { InstallationService } from './installation.service';
+import { ReplicaAckCoverageService } from './replica-ack-coverage';
 import { publishRefusal } from './rule-set-refused-event';
 
 /** Why the rule set in Redis is not enforced by this node. */
@@ -41,6 +42,7 @@ export class RulesInForce implements OnApplicationShutdown {
     private readonly store: RuleSetStore,
     private readonly installation: InstallationService,
     private readonly metrics: MetricsService,
+    private readonly replicaAck: ReplicaAckCoverageService,
   ) {}
 
   /** Loads what Redis holds, then follows its announcements and polls it (RulePublisher calls this once at start). */
@@ -191,6 +193,8 @@ export class RulesInForce implements OnApplicationShutdown {
     this.refusal = null;
     this.metrics.ruleVersion.set(next.version);
     this.log.log(`rule set v${next.version} in force`);
+    // Said once per load, not per check: policies that wait for replicas Redis does not have.
+    this.replicaAck.ruleSetLoaded(next).catch((err: unknown) => this.log.warn(`could not tell whether Redis has the replicas replicaAck policies wait for: ${describeError(err).message}`));
   }
 }
 
