@@ -58,6 +58,14 @@ export async function createServiceKey(prisma: PrismaClient, tenantIds?: string[
 }
 
 /** A tenant key of `tenantId` (the secret is returned once; only its hash is stored), as the admin API makes one. */
+/** Two tenants (`createTenant`): one on UTC, one on Asia/Kolkata (UTC+5:30: its days start at 18:30 UTC). */
+export async function utcAndKolkataTenants(prisma: PrismaClient): Promise<[utc: string, kolkata: string]> {
+  const utc = (await createTenant(prisma)).tenant.id;
+  const kolkata = (await createTenant(prisma)).tenant.id;
+  await prisma.tenant.update({ where: { id: kolkata }, data: { timeZone: 'Asia/Kolkata' } });
+  return [utc, kolkata];
+}
+
 export async function createTenantKey(prisma: PrismaClient, tenantId: string, options: { revoked?: boolean; expiresAt?: Date } = {}) {
   const { key, prefix, hash } = generateKey('tenant', 'test');
   const row = await prisma.apiKey.create({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@tollgate/db';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTenant } from '../../../test/support/fixtures';
+import { utcAndKolkataTenants } from '../../../test/support/fixtures';
 import { useOwnDatabase } from '../../../test/support/own-database';
 import type { UsageCount } from './fields';
 import { NO_TENANT } from './keys';
@@ -74,9 +74,7 @@ describe('PostgresUsageWriter', () => {
   useOwnDatabase('usage_writer', (client) => (prisma = client));
   beforeAll(async () => {
     writer = new PostgresUsageWriter(prisma, { now: () => EVENING * 1000 + 3_600_000 });
-    utcTenant = (await createTenant(prisma)).tenant.id;
-    kolkataTenant = (await createTenant(prisma)).tenant.id;
-    await prisma.tenant.update({ where: { id: kolkataTenant }, data: { timeZone: 'Asia/Kolkata' } });
+    [utcTenant, kolkataTenant] = await utcAndKolkataTenants(prisma);
   });
   beforeEach(async () => {
     await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_total_minute, usage_total_hour, usage_total_day,

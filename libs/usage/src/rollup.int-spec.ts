@@ -3,7 +3,7 @@ import type { PrismaClient } from '@tollgate/db';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../../../test/support/env';
-import { awayFromMinuteBoundary, createTenant } from '../../../test/support/fixtures';
+import { awayFromMinuteBoundary, utcAndKolkataTenants } from '../../../test/support/fixtures';
 import { startCluster, type TestCluster } from '../../../test/support/redis-cluster';
 import { useOwnDatabase } from '../../../test/support/own-database';
 import { costField, countField, type UsageResult } from './fields';
@@ -101,10 +101,7 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
     useOwnDatabase('usage_rollup', (client) => (prisma = client));
     beforeAll(async () => {
       writer = new PostgresUsageWriter(prisma);
-      const utc = (await createTenant(prisma)).tenant.id;
-      const kolkata = (await createTenant(prisma)).tenant.id;
-      await prisma.tenant.update({ where: { id: kolkata }, data: { timeZone: 'Asia/Kolkata' } });
-      tenants = [utc, kolkata, randomUUID()];
+      tenants = [...(await utcAndKolkataTenants(prisma)), randomUUID()];
       handle = await connect();
       redis = handle.redis;
     });

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createPrismaClient, type PrismaClient } from '@tollgate/db';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testDatabaseUrl } from '../../../test/support/env';
-import { createTenant } from '../../../test/support/fixtures';
-import { recreateDatabase } from '../../../test/support/stack';
+import type { PrismaClient } from '@tollgate/db';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { utcAndKolkataTenants } from '../../../test/support/fixtures';
+import { useOwnDatabase } from '../../../test/support/own-database';
 import type { RouteCount, UsageCount } from './fields';
 import { KEY_USAGE_NO_TENANT } from './key-usage-writer';
 import { NO_TENANT } from './keys';
 import { PostgresUsageWriter } from './postgres-writer';
-
-// A database of this file's own: it empties the usage tables between tests.
-const databaseUrl = testDatabaseUrl('route_usage_writer');
 
 /** 2026-03-10 18:00 UTC = 23:30 in Kolkata: the half hour after it is the next local day there. */
 const EVENING = Date.UTC(2026, 2, 10, 18, 0) / 1000;
@@ -44,16 +40,11 @@ describe('per-route usage in PostgresUsageWriter', () => {
       SELECT day::text, tenant_id::text, route, result::text, reason, decisions FROM usage_route_day ORDER BY day, tenant_id, route, result, reason`;
   const all = async () => ({ minutes: await table('usage_route_minute'), hours: await table('usage_route_hour'), days: await days() });
 
+  // A database of this file's own: it empties the usage tables between tests.
+  useOwnDatabase('route_usage_writer', (client) => (prisma = client));
   beforeAll(async () => {
-    await recreateDatabase(databaseUrl);
-    prisma = createPrismaClient(databaseUrl, { poolSize: 4 });
     writer = new PostgresUsageWriter(prisma, { now: () => EVENING * 1000 + 3_600_000 });
-    utcTenant = (await createTenant(prisma)).tenant.id;
-    kolkataTenant = (await createTenant(prisma)).tenant.id;
-    await prisma.tenant.update({ where: { id: kolkataTenant }, data: { timeZone: 'Asia/Kolkata' } });
-  });
-  afterAll(async () => {
-    await prisma.$disconnect();
+    [utcTenant, kolkataTenant] = await utcAndKolkataTenants(prisma);
   });
   beforeEach(async () => {
     await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_total_minute, usage_total_hour, usage_total_day,
