@@ -1,4 +1,5 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import type { HealthReport } from '../../apps/worker/src/health/worker-health';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer } from '../../scripts/lib/redis-server.mjs';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../support/env';
@@ -133,6 +134,10 @@ describe('one quota across regions', () => {
       for (const row of rows) expect(row.admitted.a + row.admitted.b, `window ${row.window}`).toBeLessThanOrEqual(LIMIT);
       // Windows that started during the cut: b holds its share (20), more than it is offered, so it admits every request.
       for (const row of rows.slice(1)) expect(row.admitted.b, `window ${row.window}`).toBe(row.offered.b);
+      // The coordinator's rounds go on (b's Redis is not the worker's to heal): its /health watches them, not stalled.
+      const port = /GET \/health on [^:]+:(\d+)/.exec(worker.logs())?.[1];
+      const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as HealthReport;
+      expect(health.loops.find((l) => l.loop === 'region coordinator')).toMatchObject({ everyMs: 100, overdue: false, lastError: null });
     } finally {
       await link.restore();
     }

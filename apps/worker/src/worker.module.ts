@@ -31,9 +31,13 @@ export class WorkerModule {
       providers: [
         { provide: BULL_CONNECTION, useValue: connection },
         { provide: JOB_PROCESSORS, inject: [UsageProcessor, AlertsProcessor, WebhookRetentionProcessor], useFactory: (...processors: JobProcessor[]) => processors },
-        { provide: WORKER_LOOPS, inject: [WebhookService], useFactory: (webhooks: WebhookService) => [webhooks.runner] },
-        WorkerLifecycle,
         CoordinatorLoop,
+        {
+          provide: WORKER_LOOPS,
+          inject: [WebhookService, CoordinatorLoop],
+          useFactory: (webhooks: WebhookService, coordinator: CoordinatorLoop) => [webhooks.runner, ...(coordinator.enabled ? [coordinator] : [])],
+        },
+        WorkerLifecycle,
       ],
     };
   }

@@ -5,6 +5,7 @@ import { effectivePolicies } from '@tollgate/rules';
 import { Redis } from 'ioredis';
 import { RuleSetSource } from '../alerts/rule-set-source';
 import { WORKER_CONFIG, type WorkerConfig } from '../config/config';
+import type { LoopSource, WatchedLoop } from '../health/worker-health';
 import { PRISMA } from '../infra.module';
 import { RegionCoordinator, type RegionLink } from './region-coordinator';
 
@@ -19,10 +20,13 @@ export function tenantsWithGlobalPolicies(ruleSet: RuleSet): string[] {
  * Runs the region coordinator every REBALANCE_MS in the worker that coordinates (WorkerConfig.coordinator): one
  * connection to each region's Redis (commands time out after half the period and are not queued while a region is
  * away), the tenants of global policies from the newest rule set. A round that finds a region unreachable or back is
- * logged once per change, not every round.
+ * logged once per change, not every round. The worker's `/health` watches its rounds like webhook delivery's (a round
+ * that met an unreachable region completed: that region's Redis is not this worker's to heal).
  */
 @Injectable()
-export class CoordinatorLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class CoordinatorLoop implements OnApplicationBootstrap, BeforeApplicationShutdown, LoopSource {
+  readonly loop: WatchedLoop;
+  private roundListener: ((error: string | null) => void) | null = null;
   private readonly log = new Logger('RegionCoordinator');
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -34,7 +38,18 @@ export class CoordinatorLoop implements OnApplicationBootstrap, BeforeApplicatio
   constructor(
     @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-  ) {}
+  ) {
+    this.loop = { name: 'region coordinator', everyMs: config.coordinator?.everyMs ?? 1000, round: 'rebalancing round' };
+  }
+
+  /** Whether this worker coordinates (only then is it a loop the health watches). */
+  get enabled(): boolean {
+    return this.config.coordinator !== null;
+  }
+
+  onRound(listener: (error: string | null) => void): void {
+    this.roundListener = listener;
+  }
 
   onApplicationBootstrap(): void {
     const settings = this.config.coordinator;
@@ -83,8 +98,11 @@ export class CoordinatorLoop implements OnApplicationBootstrap, BeforeApplicatio
       for (const name of now) if (!this.unreachable.has(name)) this.log.warn(`region ${name}'s Redis does not answer: its allowances stay reserved for it`);
       for (const name of this.unreachable) if (!now.has(name)) this.log.log(`region ${name}'s Redis answers again`);
       this.unreachable = now;
+      this.roundListener?.(null);
     } catch (err) {
-      this.log.error(`a rebalancing round failed: ${err instanceof Error ? err.message : String(err)}`);
+      const message = err instanceof Error ? err.message : String(err);
+      this.log.error(`a rebalancing round failed: ${message}`);
+      this.roundListener?.(message.split('\n')[0] ?? message);
     }
   }
 }

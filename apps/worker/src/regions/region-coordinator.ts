@@ -61,15 +61,23 @@ export class RegionCoordinator {
     const now = this.now();
     for (const [id, tracked] of this.windows) if (tracked.window.end <= now) this.windows.delete(id);
     const tenants = await this.options.tenants();
-    const found = await Promise.all(this.regions.map((region) => this.windowsIn(region, tenants, now).catch(() => [])));
+    // A region whose windows cannot be read is unreachable this round, whether or not a window is in force.
+    const unreachable = new Set<string>();
+    const found = await Promise.all(
+      this.regions.map((region) =>
+        this.windowsIn(region, tenants, now).catch(() => {
+          unreachable.add(region.name);
+          return [];
+        }),
+      ),
+    );
     for (const window of found.flat()) {
       const id = `${window.ruleKey} ${window.start}`;
       if (!this.windows.has(id)) this.windows.set(id, this.track(window));
     }
     const report: RoundReport = { windows: this.windows.size, released: 0, granted: 0, unreachable: [] };
-    const unreachable = new Set<string>();
     for (const tracked of this.windows.values()) await this.rebalance(tracked, report, unreachable);
-    report.unreachable = [...unreachable];
+    report.unreachable = this.regions.map((r) => r.name).filter((name) => unreachable.has(name));
     return report;
   }
 
