@@ -85,7 +85,7 @@ export async function startApiNodes(n, env) {
       } catch {
         // starting
       }
-      if (i > 300) throw new Error('an API node did not start');
+      if (i > 900) throw new Error('an API node did not start within 90 s');
       await sleep(100);
     }
   }

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { sleep } from './fixtures';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A real 3-primary Redis Cluster from Debian's `redis-server`, started for a test file and shut down after
@@ -28,7 +28,20 @@ export interface TestCluster {
   replicaCaughtUp(port: number, timeoutMs?: number): Promise<void>;
   /** Waits until every live node says cluster_state:ok and `port` is no longer the primary of `key`'s slot. */
   waitForFailover(key: string, port: number, timeoutMs?: number): Promise<number>;
+  /**
+   * Moves `slot` from the primary on `from` to the one on `to` key by key, as `redis-cli --cluster reshard` does:
+   * IMPORTING and MIGRATING, MIGRATE in batches of `batch` (25) keys — the slot's keys as `order` arranges them, then
+   * whatever it still holds — `pauseMs` (2) apart, then SETSLOT NODE on every primary. The error MIGRATE gave, if any.
+   */
+  moveSlot(slot: number, from: number, to: number, options?: MoveSlotOptions): Promise<string | undefined>;
   stop(): Promise<void>;
+}
+
+export interface MoveSlotOptions {
+  batch?: number;
+  pauseMs?: number;
+  /** The order the slot's keys (at most 100,000 of them, listed once at the start) move in. */
+  order?: (keys: string[]) => string[];
 }
 
 export interface ClusterOptions {
@@ -139,6 +152,41 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
         await sleep(100);
       }
       throw new Error(`no replica took over ${key}'s slot from ${port} within ${timeoutMs} ms`);
+    },
+    async moveSlot(slot, from, to, { batch = 25, pauseMs = 2, order = (keys: string[]) => keys } = {}) {
+      const connect = (port: number) => new Redis({ port, host: '127.0.0.1' });
+      const [source, target] = [connect(from), connect(to)];
+      try {
+        const sourceId = String(await source.cluster('MYID'));
+        const targetId = String(await target.cluster('MYID'));
+        await target.cluster('SETSLOT', slot, 'IMPORTING', sourceId);
+        await source.cluster('SETSLOT', slot, 'MIGRATING', targetId);
+        const ordered = order((await source.cluster('GETKEYSINSLOT', slot, 100_000)) as string[]);
+        for (let at = 0; ; at += batch) {
+          const keys = at < ordered.length ? ordered.slice(at, at + batch) : ((await source.cluster('GETKEYSINSLOT', slot, batch)) as string[]);
+          if (keys.length === 0) break;
+          try {
+            // A key gone since (expired, or moved by an earlier batch) is skipped by MIGRATE (NOKEY).
+            await source.migrate('127.0.0.1', to, '', 0, 5_000, 'KEYS', ...keys);
+          } catch (err) {
+            return (err as Error).message;
+          }
+          await sleep(pauseMs);
+        }
+        for (const port of ports.filter((p) => !paused.has(p) && !dead.has(p))) {
+          const node = connect(port);
+          try {
+            // Replicas refuse SETSLOT ("Please use SETSLOT only with masters"): they follow their primary.
+            if ((await node.role())[0] === 'master') await node.cluster('SETSLOT', slot, 'NODE', targetId);
+          } finally {
+            node.disconnect();
+          }
+        }
+        return undefined;
+      } finally {
+        source.disconnect();
+        target.disconnect();
+      }
     },
     async stop() {
       await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));

@@ -40,35 +40,14 @@ interface Made {
 }
 
 /**
- * Moves `slot` from `source` to `target` key by key, as `redis-cli --cluster reshard` does, in batches of `BATCH`: half
- * the other keys first, then the tenant's (`tenantPrefix`), then the rest, then whatever the slot still holds (the
- * order of GETKEYSINSLOT is the hash table's: this fixes one where checks run a while on each side). The error
- * MIGRATE gave, if any.
+ * The order the slot's keys move in (`redis-cli --cluster reshard` takes GETKEYSINSLOT's, the hash table's: this fixes
+ * one where checks run a while on each side): half the other keys first, then the tenant's (`tenantPrefix`), then the rest.
  */
-async function migrateSlot(slot: number, source: Redis, target: Redis, tenantPrefix: string): Promise<string | undefined> {
-  const sourceId = String(await source.cluster('MYID'));
-  const targetId = String(await target.cluster('MYID'));
-  await target.cluster('SETSLOT', slot, 'IMPORTING', sourceId);
-  await source.cluster('SETSLOT', slot, 'MIGRATING', targetId);
-  const { host, port } = target.options;
-  const all = (await source.cluster('GETKEYSINSLOT', slot, OTHER_KEYS * 2)) as string[];
+const tenantInTheMiddle = (tenantPrefix: string) => (all: string[]) => {
   const others = all.filter((key) => !key.startsWith(tenantPrefix));
   const half = Math.floor(others.length / 2);
-  const ordered = [...others.slice(0, half), ...all.filter((key) => key.startsWith(tenantPrefix)), ...others.slice(half)];
-  for (let at = 0; ; at += BATCH) {
-    const keys = at < ordered.length ? ordered.slice(at, at + BATCH) : ((await source.cluster('GETKEYSINSLOT', slot, BATCH)) as string[]);
-    if (keys.length === 0) break;
-    try {
-      // A key gone since (expired, or moved by an earlier batch) is skipped by MIGRATE (NOKEY).
-      await source.migrate(host!, port!, '', 0, 5_000, 'KEYS', ...keys);
-    } catch (err) {
-      return (err as Error).message;
-    }
-    await sleep(2);
-  }
-  for (const node of nodes) await node.cluster('SETSLOT', slot, 'NODE', targetId);
-  return undefined;
-}
+  return [...others.slice(0, half), ...all.filter((key) => key.startsWith(tenantPrefix)), ...others.slice(half)];
+};
 
 describe('RedisEngine during a slot migration', () => {
   it('admits nothing beyond a fixed window\'s or a calendar day\'s limit, counts every decision, and lets the migration finish', async () => {
@@ -109,7 +88,7 @@ describe('RedisEngine during a slot migration', () => {
     try {
       // Both limits used up before the slot starts to move.
       while (!(made.some((d) => d.rule === minute && !d.allowed) && made.some((d) => d.rule === daily && !d.allowed))) await sleep(20);
-      migrationError = await migrateSlot(slot, source, target, prefix);
+      migrationError = await cluster.moveSlot(slot, source.options.port!, target.options.port!, { batch: BATCH, order: tenantInTheMiddle(prefix) });
       await sleep(300);
     } finally {
       clearInterval(load);
