@@ -5,9 +5,11 @@
 // a daily fixed window, out of reach: every decision an admission), each decided in one script call. One API process
 // of the built app, its own Redis and database; the load from this process, 64 requests in flight on each protocol
 // (gRPC: 64 unary calls on one HTTP/2 channel, as Envoy multiplexes; HTTP: 64 keep-alive connections), rounds
-// interleaved; then gRPC alone at a fixed 5,000 requests/s for its latency.
+// interleaved; then gRPC alone at a fixed 5,000 requests/s for its latency. Both clients send bodies encoded once and
+// read only as much of an answer as tells an admission (the load generator shares the machine with the API).
 // Run: `npm run build && node bench/rls.mjs [--markdown]`. Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_RATE (5000),
-// BENCH_DATABASE_URL (recreated; default tollgate_bench_rls), BENCH_API_NODE_OPTIONS (the API process's NODE_OPTIONS, e.g. --cpu-prof).
+// BENCH_DATABASE_URL (recreated; default tollgate_bench_rls), BENCH_API_NODE_OPTIONS (the API process's NODE_OPTIONS, e.g. --cpu-prof),
+// BENCH_ONLY (`rls` or `http`: that target alone, for a profile of one path), BENCH_RLS_CHANNELS (1: HTTP/2 connections).
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -24,6 +26,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const rate = Number(process.env.BENCH_RATE ?? 5_000);
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_bench_rls';
 const IN_FLIGHT = 64;
+const CHANNELS = Number(process.env.BENCH_RLS_CHANNELS ?? 1);
+const ONLY = process.env.BENCH_ONLY; // `rls` or `http`: that target alone (a CPU profile of one path)
 const SUBJECTS = 1_000;
 const BIG = 1_000_000_000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -32,6 +36,7 @@ const redis = await startRedisServer('tollgate-bench-rls');
 await freshDemoDatabase(databaseUrl);
 const grpcPort = await freePort();
 const [api] = await startApiNodes(1, { DATABASE_URL: databaseUrl, REDIS_URL: redis.url, GRPC_PORT: String(grpcPort), GRPC_HOST: '127.0.0.1', ...(process.env.BENCH_API_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_API_NODE_OPTIONS } : {}) });
+process.once('exit', () => api.child.kill('SIGTERM'));
 
 async function json(res) {
   const body = await res.json();
@@ -52,8 +57,9 @@ const { key, ruleVersion } = await post('/v1/admin/keys', { kind: 'service', nam
 while ((await json(await fetch(`${api.url}/health`))).ruleVersion < ruleVersion) await sleep(50);
 
 // ---- the two clients ----------------------------------------------------------------------------------------
-const Client = grpc.makeGenericClientConstructor(rateLimitServiceDefinition(), 'RateLimitService');
-const channel = new Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
+const definition = rateLimitServiceDefinition();
+const Client = grpc.makeGenericClientConstructor(definition, 'RateLimitService');
+const channels = Array.from({ length: CHANNELS }, () => new Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }));
 const metadata = new grpc.Metadata();
 metadata.set('authorization', `Bearer ${key}`);
 const tenant = { key: 'tenant', value: 'bench-three' };
@@ -65,10 +71,22 @@ const rlsRequests = Array.from({ length: SUBJECTS }, (_, i) => ({
     { entries: [tenant, { key: 'generic_key', value: `user-${i}` }] },
   ],
 }));
+// Encoded once, as the HTTP bodies below are serialized once; an answer is read as far as its first field, as the HTTP
+// answer is only searched: the load generator shares the machine with the API, and its own cost is not the API's.
+const { requestSerialize, responseDeserialize, path: rlsPath } = definition.ShouldRateLimit;
+const rlsBodies = rlsRequests.map((r) => requestSerialize(r));
+const same = (b) => b;
+/**
+ * An admission decided on Redis: `RateLimitResponse.overall_code` (field 1, varint) = OK (1) in the answer's first two
+ * bytes (protobuf writes fields in order), and no `degraded` in its dynamic metadata (as the HTTP answer is searched).
+ */
+const answeredOk = (b) => b.length > 1 && b[0] === 0x08 && b[1] === 0x01 && !b.includes('degraded');
 /** One ShouldRateLimit; throws unless it is OK (an admission). */
 const rls = (i) =>
   new Promise((resolve, reject) =>
-    channel.ShouldRateLimit(rlsRequests[i % SUBJECTS], metadata, (err, res) => (err ? reject(err) : res.overall_code === 'OK' ? resolve() : reject(new Error(`answered ${res.overall_code}`)))),
+    channels[i % CHANNELS].makeUnaryRequest(rlsPath, same, same, rlsBodies[i % SUBJECTS], metadata, (err, res) =>
+      err ? reject(err) : answeredOk(res) ? resolve() : reject(new Error(`answered ${JSON.stringify(responseDeserialize(res))}`)),
+    ),
   );
 
 const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
@@ -141,15 +159,15 @@ const loadBefore = loadavg()[0];
 const perRound = [];
 for (let round = 0; round < rounds; round += 1) {
   const r = {};
-  for (const name of round % 2 === 0 ? ['rls', 'http'] : ['http', 'rls']) r[name] = await closedLoop(name === 'rls' ? rls : http);
+  for (const name of round % 2 === 0 ? ['rls', 'http'] : ['http', 'rls']) if (!ONLY || ONLY === name) r[name] = await closedLoop(name === 'rls' ? rls : http);
   perRound.push(r);
 }
-await openLoop(rls, rate / 5); // warm the paced path
-const paced = await openLoop(rls, rate);
+if (ONLY !== 'http') await openLoop(rls, rate / 5); // warm the paced path
+const paced = ONLY === 'http' ? { offered: rate, achieved: NaN, p50: NaN, p99: NaN } : await openLoop(rls, rate);
 const loadAfter = loadavg()[0];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const of = (name, field) => median(perRound.map((r) => r[name][field]));
+const of = (name, field) => (perRound[0][name] ? median(perRound.map((r) => r[name][field])) : NaN);
 const out = {
   machine: machine(),
   seconds,
@@ -158,7 +176,8 @@ const out = {
   loadAfter,
   rls: { perSecond: of('rls', 'perSecond'), p50: of('rls', 'p50'), p99: of('rls', 'p99'), cpuUs: of('rls', 'cpuUs') },
   http: { perSecond: of('http', 'perSecond'), p50: of('http', 'p50'), p99: of('http', 'p99'), cpuUs: of('http', 'cpuUs') },
-  ratios: perRound.map((r) => r.rls.perSecond / r.http.perSecond),
+  ratios: perRound.map((r) => r.rls?.perSecond / r.http?.perSecond),
+  cpuRatios: perRound.map((r) => r.rls?.cpuUs / r.http?.cpuUs),
   paced,
 };
 if (process.argv.includes('--markdown')) {
@@ -168,12 +187,12 @@ if (process.argv.includes('--markdown')) {
 ${row('`ShouldRateLimit`, 3 descriptors (gRPC)', out.rls)}
 ${row('`POST /v1/check`, 3 limits (HTTP/1.1)', out.http)}
 
-gRPC ÷ HTTP decisions/s per round: ${out.ratios.map((x) => fmt(x, 2)).join(', ')}. At a fixed ${fmt(paced.offered)} ShouldRateLimit/s
+gRPC ÷ HTTP decisions/s per round: ${out.ratios.map((x) => fmt(x, 2)).join(', ')}; API CPU per decision: ${out.cpuRatios.map((x) => fmt(x, 2)).join(', ')}. At a fixed ${fmt(paced.offered)} ShouldRateLimit/s
 (achieved ${fmt(paced.achieved)}/s): p50 ${fmt(paced.p50, 2)} ms, p99 ${fmt(paced.p99, 2)} ms. Load average ${fmt(loadBefore, 1)} before, ${fmt(loadAfter, 1)} after.`);
 } else {
   console.log(JSON.stringify(out, null, 2));
 }
-channel.close();
+for (const channel of channels) channel.close();
 agent.destroy();
 api.child.kill('SIGTERM');
 await redis.stop();

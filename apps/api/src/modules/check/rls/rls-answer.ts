@@ -1,10 +1,15 @@
 import { type CheckAnswer, type LimitState, mostRestrictive } from '@tollgate/domain';
 
-/** RateLimitResponse.Code and RateLimitResponse.RateLimit.Unit, by name as the loader decodes enums (`enums: String`). */
-export type RlsCode = 'OK' | 'OVER_LIMIT';
-export type RlsUnit = 'UNKNOWN' | 'SECOND' | 'MINUTE' | 'HOUR' | 'DAY';
+/**
+ * RateLimitResponse.Code and RateLimitResponse.RateLimit.Unit as rls.proto numbers them: the answer is encoded as it is
+ * built, without a conversion of names (rls-server.ts, `encodeResponse`).
+ */
+export const RlsCode = { OK: 1, OVER_LIMIT: 2 } as const;
+export type RlsCode = (typeof RlsCode)[keyof typeof RlsCode];
+export const RlsUnit = { UNKNOWN: 0, SECOND: 1, MINUTE: 2, HOUR: 3, DAY: 4 } as const;
+export type RlsUnit = (typeof RlsUnit)[keyof typeof RlsUnit];
 
-/** google.protobuf.Value / Struct as the loader encodes plain objects (protobufjs's own definitions: camelCase names). */
+/** google.protobuf.Value / Struct as protobufjs encodes plain objects (its own definitions: camelCase names). */
 type StructValue = { stringValue: string } | { boolValue: boolean } | { numberValue: number };
 export interface StructMessage {
   fields: Record<string, StructValue>;
@@ -26,10 +31,10 @@ export interface RateLimitResponseMessage {
 
 /** Envoy's units are whole seconds, minutes, hours and days; a window of another length is UNKNOWN (its name says it). */
 const UNITS = new Map<number, RlsUnit>([
-  [1, 'SECOND'],
-  [60, 'MINUTE'],
-  [3600, 'HOUR'],
-  [86_400, 'DAY'],
+  [1, RlsUnit.SECOND],
+  [60, RlsUnit.MINUTE],
+  [3600, RlsUnit.HOUR],
+  [86_400, RlsUnit.DAY],
 ]);
 
 /**
@@ -40,11 +45,11 @@ const UNITS = new Map<number, RlsUnit>([
  * (tenant, policy, mode, `would_deny` of a shadow policy, `degraded` without Redis, `reason` of a refusal).
  */
 export function rateLimitResponse(answer: CheckAnswer, descriptorCount: number): RateLimitResponseMessage {
-  const code: RlsCode = answer.allowed ? 'OK' : 'OVER_LIMIT';
+  const code: RlsCode = answer.allowed ? RlsCode.OK : RlsCode.OVER_LIMIT;
   const decisive = decidingLimit(answer);
   const status: DescriptorStatusMessage = { code, limit_remaining: decisive?.remaining ?? 0 };
   if (decisive) {
-    status.current_limit = { name: decisive.name, requests_per_unit: decisive.limit, unit: UNITS.get(decisive.windowS) ?? 'UNKNOWN' };
+    status.current_limit = { name: decisive.name, requests_per_unit: decisive.limit, unit: UNITS.get(decisive.windowS) ?? RlsUnit.UNKNOWN };
     const resetMs = Math.max(0, Math.ceil(decisive.resetMs));
     status.duration_until_reset = { seconds: Math.floor(resetMs / 1000), nanos: (resetMs % 1000) * 1_000_000 };
   }

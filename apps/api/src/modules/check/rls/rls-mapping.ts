@@ -69,7 +69,8 @@ export function parseEntryKeys(value: string): Map<string, EntryRole> {
 }
 
 const encoder = new TextEncoder();
-const tooLong = (s: string, bytes: number) => s.length > bytes || encoder.encode(s).length > bytes;
+/** Longer than `bytes` in UTF-8; encoded only when it might be (a UTF-16 unit is at most 3 bytes): most names are short. */
+const tooLong = (s: string, bytes: number) => s.length > bytes || (s.length * 3 > bytes && encoder.encode(s).length > bytes);
 // eslint-disable-next-line no-control-regex -- control characters are what is refused
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
