@@ -115,4 +115,25 @@ describe('RegionCoordinator', () => {
     admitted += (await consume(a, tenantId, 0, 10)) + (await consume(b, tenantId, 1, 10));
     expect(admitted).toBeLessThanOrEqual(10);
   });
+
+  it('after a restart, reserves for a region it never heard from all that the others do not hold', async () => {
+    const tenantId = tenant();
+    // Region b was the busy one: the coordinator gave it most of a's share.
+    let admitted = await consume(a, tenantId, 0, 1);
+    admitted += await consume(b, tenantId, 1, 8);
+    await coordinator(tenantId, [{ name: 'a', client: a }, { name: 'b', client: b }]).round();
+    expect(await allowances(tenantId)).toEqual([2, 8]);
+    // A new coordinator (restarted) cannot reach b, whose grant it never saw; region a becomes busy.
+    const away = new Redis(`redis://127.0.0.1:${await freePort()}`, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    away.on('error', () => undefined);
+    try {
+      admitted += await consume(a, tenantId, 0, 5);
+      const report = await coordinator(tenantId, [{ name: 'a', client: a }, { name: 'b', client: away }]).round();
+      expect(report).toMatchObject({ granted: 0, unreachable: ['b'] });
+    } finally {
+      away.disconnect();
+    }
+    admitted += (await consume(a, tenantId, 0, 10)) + (await consume(b, tenantId, 1, 10));
+    expect(admitted).toBe(10);
+  });
 });

@@ -30,6 +30,8 @@ interface Tracked {
   views: WindowView[];
   generations: number[];
   seen: { count: number; denied: number }[];
+  /** Per region, whether it answered a call about this window (else what it holds is only bounded by the others'). */
+  heard: boolean[];
   /**
    * Per region, a grant whose answer was lost and the generation it named: it may still land while the allowance is of
    * that generation, so it stays held by the region until a later call moved units there (the grant is then stale).
@@ -100,6 +102,7 @@ export class RegionCoordinator {
       views: this.regions.map((_, index) => ({ reachable: false, count: 0, allowance: regionShare(window.limit, { index, count }), demand: 0 })),
       generations: this.regions.map(() => 0),
       seen: this.regions.map(() => ({ count: 0, denied: 0 })),
+      heard: this.regions.map(() => false),
       lost: this.regions.map(() => ({ units: 0, generation: 0 })),
     };
   }
@@ -119,6 +122,7 @@ export class RegionCoordinator {
       tracked.seen[i] = { count: reading.count, denied: reading.denied };
       view.reachable = true;
     });
+    this.reserveUnheard(tracked);
     for (const move of releases(window.limit, views)) {
       if (!('release' in move)) continue;
       const reply = await this.call(tracked, move.region, { operation: 'release', to: move.release, generation: tracked.generations[move.region] as number });
@@ -138,6 +142,24 @@ export class RegionCoordinator {
     }
   }
 
+  /**
+   * Regions that never answered about this window (cut off since it started, or since this coordinator started: it may
+   * have granted them units before a restart) hold at most what the others do not: all of it stays reserved for them,
+   * so nothing is granted in the window until they answer (the others may still release).
+   */
+  private reserveUnheard(tracked: Tracked): void {
+    const unheard = tracked.views.flatMap((view, i) => (!view.reachable && !tracked.heard[i] ? [i] : []));
+    if (unheard.length === 0) return;
+    const held = tracked.views.reduce((sum, view, i) => (unheard.includes(i) ? sum : sum + view.allowance), 0);
+    let spare = Math.max(0, tracked.window.limit - held);
+    unheard.forEach((i, k) => {
+      const view = tracked.views[i] as WindowView;
+      const share = regionShare(tracked.window.limit, { index: i, count: this.regions.length });
+      view.allowance = k === unheard.length - 1 ? spare : Math.min(spare, share);
+      spare -= view.allowance;
+    });
+  }
+
   /** One call of lua/region-allowance.lua on region `i`; what it says is what the coordinator knows. Undefined: no answer. */
   private async call(tracked: Tracked, i: number, call: Parameters<typeof regionWindow>[3]): Promise<RegionWindow | undefined> {
     const region = this.regions[i] as RegionLink;
@@ -149,6 +171,7 @@ export class RegionCoordinator {
       return undefined;
     }
     const view = tracked.views[i] as WindowView;
+    tracked.heard[i] = true;
     view.count = reply.count;
     view.allowance = reply.allowance;
     tracked.generations[i] = reply.generation;
