@@ -6,7 +6,8 @@ import { testRedisUrl } from '../../../test/support/env';
 import { awayFromMinuteBoundary, utcAndKolkataTenants } from '../../../test/support/fixtures';
 import { startCluster, type TestCluster } from '../../../test/support/redis-cluster';
 import { useOwnDatabase } from '../../../test/support/own-database';
-import { costField, countField, type UsageResult } from './fields';
+import { costField, countField, routeField, type UsageResult } from './fields';
+import { KEY_USAGE_NO_TENANT } from './key-usage-writer';
 import { activeTenantsKey, COUNTED_KEY, minuteOf, NO_TENANT, ROLLED_KEY, USAGE_KEY_TTL_S, USAGE_ROLLED_TTL_S, usageKey } from './keys';
 import { PostgresUsageWriter } from './postgres-writer';
 import { type UsageRedis, UsageRollup } from './rollup';
@@ -15,11 +16,12 @@ import type { UsageWriter } from './store';
 // A database and a Redis database of this file's own: it empties both between tests.
 const redisUrl = testRedisUrl(11);
 
-/** One count as the API writes it: the decisions and units of a tenant's policy, result and reason in a minute. */
+/** One count as the API writes it: the decisions and units of a tenant's policy, result and reason in a minute, and its route's. */
 interface Written {
   minute: number;
   tenant: string;
   policy: string | null;
+  route: string;
   result: UsageResult;
   reason: string;
   decisions: number;
@@ -30,6 +32,7 @@ interface Written {
 async function count(redis: UsageRedis, w: Written): Promise<void> {
   const key = usageKey(w.tenant, w.minute);
   await redis.hincrby(key, countField(w.policy, w.result, w.reason), w.decisions);
+  await redis.hincrby(key, routeField(w.route, w.result, w.reason), w.decisions);
   if (w.cost !== 0) await redis.hincrby(key, costField(w.policy, w.result, w.reason), w.cost);
   await redis.expire(key, USAGE_KEY_TTL_S);
   await redis.sadd(activeTenantsKey(w.minute), w.tenant);
@@ -54,7 +57,31 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       minutes: await prisma.$queryRaw<unknown[]>`SELECT id, bucket, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_minute ORDER BY id`,
       hours: await prisma.$queryRaw<unknown[]>`SELECT id, bucket, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_hour ORDER BY id`,
       days: await prisma.$queryRaw<unknown[]>`SELECT id, day::text, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_day ORDER BY id`,
+      routes: await routeRows(),
     });
+    /** The route rows of minutes, hours and days, in key order. */
+    const routeRows = () =>
+      prisma.$queryRaw<unknown[]>`
+        SELECT 'm' AS t, bucket::text AS b, tenant_id::text, route, result::text, reason, decisions FROM usage_route_minute
+        UNION ALL SELECT 'h', bucket::text, tenant_id::text, route, result::text, reason, decisions FROM usage_route_hour
+        UNION ALL SELECT 'd', day::text, tenant_id::text, route, result::text, reason, decisions FROM usage_route_day
+        ORDER BY 1, 2, 3, 4, 5, 6`;
+    /** Decisions per (bucket of the table, tenant, route, result, reason), as text keys, from Postgres (no tenant: null). */
+    const routeTotals = async (table: 'usage_route_minute' | 'usage_route_hour') => {
+      const rows = await prisma.$queryRawUnsafe<{ bucket: Date; tenant_id: string; route: string; result: string; reason: string; decisions: bigint }[]>(
+        `SELECT bucket, tenant_id::text, route, result::text, reason, decisions FROM ${table}`,
+      );
+      return new Map(rows.map((r) => [`${r.bucket.getTime() / 1000}|${r.tenant_id === KEY_USAGE_NO_TENANT ? null : r.tenant_id}|${r.route}|${r.result}|${r.reason}`, Number(r.decisions)]));
+    };
+    /** What the same should be, from what was written into Redis. */
+    const expectedRoutes = (written: Written[], bucketOf: (minute: number) => number) => {
+      const sums = new Map<string, number>();
+      for (const w of written) {
+        const key = `${bucketOf(w.minute)}|${w.tenant === NO_TENANT ? null : w.tenant}|${w.route}|${w.result}|${w.reason}`;
+        sums.set(key, (sums.get(key) ?? 0) + w.decisions);
+      }
+      return sums;
+    };
     /** Sums per (bucket of the table, tenant, policy, result, reason), as text keys, from Postgres. */
     const totals = async (table: 'usage_minute' | 'usage_hour') => {
       const rows = table === 'usage_minute'
@@ -88,7 +115,8 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
               : [['allowed', '', 3 + (n % 5), 2 * (3 + (n % 5))], ['denied', 'minute', 1 + (n % 2), 0], ['degraded_allowed', 'open', n % 2, n % 2]];
             for (const [result, reason, decisions, cost] of results) {
               if (decisions === 0) continue;
-              const w = { minute, tenant, policy, result, reason, decisions, cost };
+              const route = tenant === NO_TENANT ? 'POST /v1/orders' : `GET /v1/p${policies.indexOf(policy)}`;
+              const w = { minute, tenant, policy, route, result, reason, decisions, cost };
               await count(redis, w);
               written.push(w);
             }
@@ -110,7 +138,7 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
     });
     beforeEach(async () => {
       await handle.flush();
-      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_route_minute, usage_route_hour, usage_route_day`;
     });
 
     it('rolls up every closed minute into minutes, hours and days equal to what was counted, and not the open one', async () => {
@@ -137,6 +165,16 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
           closedWritten.filter((w) => w.tenant === tenant).reduce((t, w) => t + w.decisions, 0),
         );
       }
+      // The same per route: minutes, hours, and each tenant's days.
+      expect(await routeTotals('usage_route_minute')).toEqual(expectedRoutes(closedWritten, (m) => m));
+      expect(await routeTotals('usage_route_hour')).toEqual(expectedRoutes(closedWritten, (m) => Math.floor(m / 3600) * 3600));
+      const routeDays = await prisma.$queryRaw<{ tenant_id: string; decisions: bigint }[]>`SELECT tenant_id::text, decisions FROM usage_route_day`;
+      for (const tenant of [...tenants, NO_TENANT]) {
+        const stored = tenant === NO_TENANT ? KEY_USAGE_NO_TENANT : tenant;
+        expect(decisionsOf(routeDays.filter((r) => r.tenant_id === stored))).toBe(
+          closedWritten.filter((w) => w.tenant === tenant).reduce((t, w) => t + w.decisions, 0),
+        );
+      }
       // The open minute is not in Postgres, and its hash keeps its own TTL; rolled hashes and sets keep an hour.
       expect(await prisma.usageMinute.count({ where: { bucket: new Date(now * 1000) } })).toBe(0);
       expect(await redis.ttl(usageKey(tenants[0]!, now))).toBeGreaterThan(USAGE_ROLLED_TTL_S);
@@ -160,17 +198,18 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       const clean = await totals('usage_minute');
       const cleanHours = await totals('usage_hour');
       const cleanDays = await prisma.$queryRaw<unknown[]>`SELECT day::text, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_day ORDER BY 1, 2, 3, 4, 5`;
+      const cleanRoutes = await routeRows();
 
       // Stopped before a write, and after one (its hashes not yet marked, the rolled minute not moved).
       for (const failAfterWrite of [false, true]) {
-        await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+        await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_route_minute, usage_route_hour, usage_route_day`;
         await redis.set(ROLLED_KEY, String(now - 420));
         let writes = 0;
         const failing: UsageWriter = {
-          writeMinute: async (minute, counts) => {
+          writeMinute: async (minute, counts, keys, routes) => {
             writes += 1;
             if (writes === 3 && !failAfterWrite) throw new Error('stopped');
-            await writer.writeMinute(minute, counts);
+            await writer.writeMinute(minute, counts, keys, routes);
             if (writes === 3) throw new Error('stopped');
           },
           deleteExpired: (now, retention) => writer.deleteExpired(now, retention),
@@ -181,15 +220,17 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
         expect(await totals('usage_minute')).toEqual(clean);
         expect(await totals('usage_hour')).toEqual(cleanHours);
         expect(await prisma.$queryRaw<unknown[]>`SELECT day::text, tenant_id::text, policy_id::text, result::text, reason, decisions, cost FROM usage_day ORDER BY 1, 2, 3, 4, 5`).toEqual(cleanDays);
+        expect(await routeRows()).toEqual(cleanRoutes);
       }
 
       // Two rollups at once: the same rows, and the rolled minute where the furthest left it.
-      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_route_minute, usage_route_hour, usage_route_day`;
       await redis.set(ROLLED_KEY, String(now - 420));
       await Promise.all([new UsageRollup(redis, writer, { graceS: 15 }).run(), new UsageRollup(redis, writer, { graceS: 15, maxMinutesPerRun: 2 }).run()]);
       expect([String(now - 120), String(now - 60)]).toContain(await redis.get(ROLLED_KEY));
       expect(await totals('usage_minute')).toEqual(clean);
       expect(await totals('usage_hour')).toEqual(cleanHours);
+      expect(await routeRows()).toEqual(cleanRoutes);
     });
 
     it('never moves the rolled minute back, and never erases a tenant whose hash expired after its rollup', async () => {
@@ -200,8 +241,8 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       // Another worker moves the rolled minute further while this one writes its first minute.
       const ahead = now + 3600;
       const racing: UsageWriter = {
-        writeMinute: async (minute, counts) => {
-          await writer.writeMinute(minute, counts);
+        writeMinute: async (minute, counts, keys, routes) => {
+          await writer.writeMinute(minute, counts, keys, routes);
           if (minute === closed[0]) await redis.set(ROLLED_KEY, String(ahead));
         },
         deleteExpired: (at, retention) => writer.deleteExpired(at, retention),
@@ -241,7 +282,7 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       expect(await redis.ttl(usageKey(tenants[0]!, now))).toBeGreaterThan(USAGE_ROLLED_TTL_S);
 
       // More counts in the open minute: the next live write replaces its rows with the new totals.
-      const more = { minute: now, tenant: tenants[1]!, policy: policies[0]!, result: 'allowed' as const, reason: '', decisions: 7, cost: 7 };
+      const more = { minute: now, tenant: tenants[1]!, policy: policies[0]!, route: 'GET /v1/p0', result: 'allowed' as const, reason: '', decisions: 7, cost: 7 };
       await count(redis, more);
       // The next live write is due once four times the last one's duration has passed.
       let again = await rollup.run();
@@ -253,7 +294,7 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
       expect(await totals('usage_minute')).toEqual(expected([...written, more], (m) => m));
 
       // Without the option, the open minute is left to its closed rollup.
-      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day`;
+      await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_route_minute, usage_route_hour, usage_route_day`;
       await redis.set(ROLLED_KEY, String(now - 180));
       await redis.del(COUNTED_KEY);
       expect(await new UsageRollup(redis, writer, { graceS: 0 }).run()).toMatchObject({ minutes: 2, liveMinutes: 0 });
@@ -308,7 +349,7 @@ function rollupScenarios(name: string, connect: () => Promise<{ redis: UsageRedi
 
       // The live write of the open minute reads its hash; more counts arrive, the minute closes and another worker rolls
       // it up (the rolled minute moves to it); only then does the stale live write commit.
-      const late = { minute: now, tenant: tenants[0]!, policy: null, result: 'denied' as const, reason: 'minute', decisions: 5, cost: 0 };
+      const late = { minute: now, tenant: tenants[0]!, policy: null, route: 'GET /v1/p2', result: 'denied' as const, reason: 'minute', decisions: 5, cost: 0 };
       let raced = false;
       const racing: UsageWriter = {
         writeMinute: async (minute, counts, keys) => {
