@@ -38,7 +38,9 @@ export interface RedisEngineOptions {
    * clock, this deadline after it was sent (once a reply has shown where Redis's clock stands), after which Redis
    * runs it without effect (a call queued behind a slow command, resent after a reconnect or a failover); a reply
    * that comes late anyway is undone by one more call: what it counted is taken back, what it charged given back
-   * unless the caller answered 'allowed' (`DeadlineExceeded.answered`). Default: none.
+   * unless the caller answered 'allowed' (`DeadlineExceeded.answered`). The expiry is never later than the client's
+   * own command timeout (ioredis `commandTimeout`) either: a call the client gave up on has no reply to undo it by,
+   * and a cluster client may still send it after a failover. Default: none.
    */
   deadlineMs?: number;
   /**
@@ -110,11 +112,18 @@ export class RedisEngine implements Limiter {
   private readonly redisClock = new RedisClock();
   /** The `replicaAck` connection the next waiting call takes. */
   private nextAckClient = 0;
+  /** How long after it is sent a call may still act on Redis: the deadline, or the client's patience if shorter. */
+  private readonly expiryMs: number | undefined;
+  private readonly ackExpiryMs: number | undefined;
 
   constructor(
     private readonly redis: ScriptClient,
     private readonly options: RedisEngineOptions = {},
-  ) {}
+  ) {
+    const { deadlineMs, replicaAck } = options;
+    this.expiryMs = deadlineMs === undefined ? undefined : Math.min(deadlineMs, commandTimeoutOf(redis) ?? Infinity);
+    this.ackExpiryMs = deadlineMs === undefined ? undefined : Math.min(deadlineMs, ...(replicaAck?.clients ?? []).map((c) => commandTimeoutOf(c) ?? Infinity));
+  }
 
   consume(request: LimitRequest): Promise<Decision> {
     return this.run('consume', request, request.cost);
@@ -192,12 +201,12 @@ export class RedisEngine implements Limiter {
   private async send(injected: number | undefined, batch: Pending[]): Promise<void> {
     const prefix = batch[0]?.prefix ?? '';
     const sentAt = performance.now();
-    const { deadlineMs } = this.options;
     const node = this.options.clockOf?.(prefix);
-    const expiresAt = deadlineMs === undefined ? undefined : this.redisClock.redisTime(prefix, node, sentAt, deadlineMs);
+    const ack = batch[0]?.replicaAck ? this.options.replicaAck : undefined;
+    const expiryMs = ack ? this.ackExpiryMs : this.expiryMs;
+    const expiresAt = expiryMs === undefined ? undefined : this.redisClock.redisTime(prefix, node, sentAt, expiryMs);
     const minute = minuteOf(this.redisNow(injected, prefix, sentAt, node));
     const { keys, args } = encodeBatch(injected, batch, expiresAt === undefined ? { minute } : { expiresAt, minute });
-    const ack = batch[0]?.replicaAck ? this.options.replicaAck : undefined;
     const run = ack ? () => this.acknowledged(ack, keys, args) : () => limitScript.run(this.redis, keys, args);
     const call = this.options.guard ? this.options.guard(run, prefix) : run();
     let reply: number[];
@@ -317,6 +326,16 @@ export class RedisEngine implements Limiter {
       );
     });
   }
+}
+
+/**
+ * The client's command timeout in ms (ioredis `commandTimeout`; a cluster client's from its `redisOptions`), if it has
+ * one: when it rejects a call, the call's reply is dropped, so nothing that call does later could be undone.
+ */
+function commandTimeoutOf(client: unknown): number | undefined {
+  const { options } = client as { options?: { commandTimeout?: unknown; redisOptions?: { commandTimeout?: unknown } } };
+  const ms = options?.commandTimeout ?? options?.redisOptions?.commandTimeout;
+  return typeof ms === 'number' && ms > 0 ? ms : undefined;
 }
 
 /** What `timed` resolves to when the deadline passed first. */
