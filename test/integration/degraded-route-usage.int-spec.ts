@@ -1,7 +1,7 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
 import { countsOf, degradedCauseOf, minuteOf, NO_TENANT, type RouteCount, routeCountsOf, usageKey } from '@tollgate/usage';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedisServer } from '../../scripts/lib/redis-server.mjs';
 import { startApi, type TestApi } from '../support/api';
 import { TEST_DATABASE_URL } from '../support/env';
@@ -57,6 +57,8 @@ describe('usage per route while Redis is down', () => {
     await awayFromMinuteBoundary(30_000);
     const minute = minuteOf(Date.now());
     const port = server.port;
+    // Every connection of the node handles its own errors: none is printed as ioredis's unhandled error event.
+    const printed = vi.spyOn(console, 'error');
     await server.stop();
 
     // open (no policy): passes, degraded; the same route however the check spells it.
@@ -73,6 +75,10 @@ describe('usage per route while Redis is down', () => {
     // Refused without Redis: an expired key of the tenant, and a key of no one.
     expect((await check({ key: expired, endpoint: 'GET /v1/items' })).body.reason).toBe('key_expired');
     expect((await check({ key: generateKey('tenant', 'test').key, endpoint: 'POST /v1/orders' })).body.reason).toBe('key_invalid');
+
+    const unhandled = printed.mock.calls.filter((args) => String(args[0]).includes('Unhandled error event'));
+    printed.mockRestore();
+    expect(unhandled).toEqual([]);
 
     // Redis back (empty, on the same port): the node writes what it counted.
     server = await startRedisServer('tollgate-route-degraded', port);

@@ -70,7 +70,13 @@ export class ResilientLimiter implements OnApplicationShutdown {
     // WAIT holds its reply for up to the acknowledgement timeout: the command timeout of these connections counts
     // from after it, or a WAIT that runs out would look like a failed call.
     const commandTimeout = config.redis.commandTimeoutMs + replicaAck.timeoutMs;
-    this.waiting = Array.from({ length: connections }, () => duplicateClient(client, { commandTimeout }));
+    this.waiting = Array.from({ length: connections }, () => {
+      const connection = duplicateClient(client, { commandTimeout });
+      // Its failures reach the calls it carries (each answered by its failure mode, counted with its cause); without a
+      // listener ioredis would also print each one to stderr as an unhandled error event while Redis is away.
+      connection.on('error', () => undefined);
+      return connection;
+    });
     this.redis = new RedisEngine(client, {
       deadlineMs,
       onScriptCall: (ms) => metrics.decisionSeconds.observe(ms / 1000),
