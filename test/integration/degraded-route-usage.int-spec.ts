@@ -12,8 +12,8 @@ import { generateKey } from '../../apps/api/src/modules/keys/key-format';
 type RedisServer = Awaited<ReturnType<typeof startRedisServer>>;
 
 // Decisions Redis did not make (it is stopped: a redis-server of this file's own) are counted per route by the node
-// that answered them, with the result the client got and the failure mode that decided (docs/adr/0015-usage-counting-
-// and-rollups.md): `degraded_allowed` and `degraded_denied` under the check's route, reason `<mode>:<cause>`; refused
+// that answered them, with the result the client got and the failure mode that decided
+// (docs/adr/0015-usage-counting-and-rollups.md): `degraded_allowed` and `degraded_denied` under the check's route, reason `<mode>:<cause>`; refused
 // checks (an expired key, a key of no one) under their route too, in the tenant's hash or the one of no tenant. The
 // node writes them once Redis is back, in the tenant's hash of the minute, as the limit script writes its own.
 describe('usage per route while Redis is down', () => {
