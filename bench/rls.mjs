@@ -9,7 +9,8 @@
 // read only as much of an answer as tells an admission (the load generator shares the machine with the API).
 // Run: `npm run build && node bench/rls.mjs [--markdown]`. Env: BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_RATE (5000),
 // BENCH_DATABASE_URL (recreated; default tollgate_bench_rls), BENCH_API_NODE_OPTIONS (the API process's NODE_OPTIONS, e.g. --cpu-prof),
-// BENCH_ONLY (`rls` or `http`: that target alone, for a profile of one path), BENCH_RLS_CHANNELS (1: HTTP/2 connections).
+// BENCH_ONLY (`rls` or `http`: that target alone, for a profile of one path), BENCH_RLS_CHANNELS (1: HTTP/2 connections),
+// BENCH_WARMUP_SECONDS (1: before each measured round).
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -24,6 +25,7 @@ const { rateLimitServiceDefinition } = require('../apps/api/dist/modules/check/r
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const rate = Number(process.env.BENCH_RATE ?? 5_000);
+const warmupMs = Number(process.env.BENCH_WARMUP_SECONDS ?? 1) * 1000;
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tollgate_bench_rls';
 const IN_FLIGHT = 64;
 const CHANNELS = Number(process.env.BENCH_RLS_CHANNELS ?? 1);
@@ -113,7 +115,7 @@ function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-/** `op` kept IN_FLIGHT deep for `seconds` after a second of warm-up: decisions/s, latency percentiles, server CPU µs each. */
+/** `op` kept IN_FLIGHT deep for `seconds` after BENCH_WARMUP_SECONDS (1) of warm-up: decisions/s, latency percentiles, server CPU µs each. */
 async function closedLoop(op) {
   const run = async (ms, times) => {
     let count = 0;
@@ -130,7 +132,7 @@ async function closedLoop(op) {
     );
     return count;
   };
-  await run(1_000);
+  await run(warmupMs);
   const times = [];
   const cpuBefore = cpuMs(api.child.pid);
   const start = performance.now();
