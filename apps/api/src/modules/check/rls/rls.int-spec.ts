@@ -190,34 +190,52 @@ describe('ShouldRateLimit (gRPC)', () => {
   });
 });
 
-describe('ShouldRateLimit (gRPC) when Redis is down', () => {
-  let prisma: PrismaClient;
-  let proxy: TcpProxy;
-  let api: TestApi;
-  let rls: ReturnType<typeof rlsClient>;
-  let service: string;
-  let tenant: string;
+interface ProxiedRls {
+  proxy: TcpProxy;
+  api: TestApi;
+  rls: ReturnType<typeof rlsClient>;
+  service: string;
+  tenant: string;
+}
 
+/**
+ * For a describe: an API (gRPC on) whose Redis is reached through a proxy, a service key, the tenant `makeTenant`
+ * creates and published rules; its fields are set before the tests. `closeApi: false` leaves closing the API to the
+ * tests.
+ */
+function useProxiedRls(makeTenant: (prisma: PrismaClient) => Promise<string>, env: Record<string, string>, closeApi = true): ProxiedRls {
+  const s = {} as ProxiedRls;
+  let prisma: PrismaClient | undefined;
   beforeAll(async () => {
     prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
     let redisUrl: string;
-    ({ proxy, redisUrl } = await proxiedRedis(TEST_REDIS_URL));
-    tenant = (await createFailureModeTenant(prisma, 10)).tenant.slug;
-    service = await createServiceKey(prisma);
+    ({ proxy: s.proxy, redisUrl } = await proxiedRedis(TEST_REDIS_URL));
+    s.tenant = await makeTenant(prisma);
+    s.service = await createServiceKey(prisma);
     const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    api = await startApi({ REDIS_URL: redisUrl, GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', DECISION_DEADLINE_MS: '50', BREAKER_FAILURES: '3', BREAKER_COOLDOWN_MS: '300', DEFAULT_FAILURE_MODE: 'open' });
-    await api.waitForRuleVersion(version);
-    rls = rlsClient(api);
-    await proxy.cut();
+    s.api = await startApi({ REDIS_URL: redisUrl, GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', ...env });
+    await s.api.waitForRuleVersion(version);
+    s.rls = rlsClient(s.api);
   });
   afterAll(async () => {
-    rls?.client.close();
-    await api?.close();
-    await proxy?.close();
+    s.rls?.client.close();
+    if (closeApi) await s.api?.close();
+    await s.proxy?.close();
     await prisma?.$disconnect();
   });
+  return s;
+}
 
-  const askFor = (path: string) => rls.ask({ domain: 'd', descriptors: [tenantOf(tenant), { entries: [{ key: 'method', value: 'GET' }, { key: 'path', value: path }] }] }, service);
+describe('ShouldRateLimit (gRPC) when Redis is down', () => {
+  const s = useProxiedRls(async (prisma) => (await createFailureModeTenant(prisma, 10)).tenant.slug, {
+    DECISION_DEADLINE_MS: '50',
+    BREAKER_FAILURES: '3',
+    BREAKER_COOLDOWN_MS: '300',
+    DEFAULT_FAILURE_MODE: 'open',
+  });
+  beforeAll(() => s.proxy.cut());
+
+  const askFor = (path: string) => s.rls.ask({ domain: 'd', descriptors: [tenantOf(s.tenant), { entries: [{ key: 'method', value: 'GET' }, { key: 'path', value: path }] }] }, s.service);
 
   it('answers by the failure mode: open passes (degraded), closed is UNAVAILABLE, local decides on this node', async () => {
     const open = (await askFor('/anything')).response!;
@@ -232,31 +250,11 @@ describe('ShouldRateLimit (gRPC) when Redis is down', () => {
 });
 
 describe('ShouldRateLimit (gRPC) on shutdown', () => {
-  let prisma: PrismaClient;
-  let proxy: TcpProxy;
-  let api: TestApi;
-  let rls: ReturnType<typeof rlsClient>;
-  let service: string;
-  let tenant: string;
-
-  beforeAll(async () => {
-    prisma = createPrismaClient(TEST_DATABASE_URL, { poolSize: 2 });
-    let redisUrl: string;
-    ({ proxy, redisUrl } = await proxiedRedis(TEST_REDIS_URL));
-    tenant = (await createTenant(prisma)).tenant.slug;
-    service = await createServiceKey(prisma);
-    const { version } = await publishRules(prisma, TEST_REDIS_URL);
-    api = await startApi({ REDIS_URL: redisUrl, GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', DECISION_DEADLINE_MS: '5000' });
-    await api.waitForRuleVersion(version);
-    rls = rlsClient(api);
-  });
-  afterAll(async () => {
-    rls?.client.close();
-    await proxy?.close();
-    await prisma?.$disconnect();
-  });
+  // The test closes the API itself.
+  const s = useProxiedRls(async (prisma) => (await createTenant(prisma)).tenant.slug, { DECISION_DEADLINE_MS: '5000' }, false);
 
   it('answers the call in flight (decided by Redis, not degraded), then takes no new calls', async () => {
+    const { proxy, api, rls, service, tenant } = s;
     const request = { domain: 'd', descriptors: [tenantOf(tenant)] };
     expect((await rls.ask(request, service)).response!.overall_code).toBe('OK');
     // Redis's replies held back: the next call waits in the server while the application closes.
