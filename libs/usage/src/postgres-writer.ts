@@ -147,31 +147,15 @@ export class PostgresUsageWriter implements UsageWriter {
     const minuteCutoff = new Date(now.getTime() - retention.minuteDays * DAY_MS);
     const hourCutoff = new Date(now.getTime() - retention.hourDays * DAY_MS);
     const dayCutoff = new Date(now.getTime() - retention.dayDays * DAY_MS).toISOString().slice(0, 10);
-    const minutes = await this.deleteInBatches((limit) =>
-      this.prisma.$executeRaw`DELETE FROM usage_minute WHERE id IN (SELECT id FROM usage_minute WHERE bucket < ${minuteCutoff} LIMIT ${limit})`,
-    );
-    const hours = await this.deleteInBatches((limit) =>
-      this.prisma.$executeRaw`DELETE FROM usage_hour WHERE id IN (SELECT id FROM usage_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
-    );
-    const days = await this.deleteInBatches((limit) =>
-      this.prisma.$executeRaw`DELETE FROM usage_day WHERE id IN (SELECT id FROM usage_day WHERE day < ${dayCutoff}::date LIMIT ${limit})`,
-    );
-    // The per-key tables have no id: their rows are picked by their physical address, a batch at a time.
-    const keyMinutes = await this.deleteInBatches((limit) =>
-      this.prisma.$executeRaw`DELETE FROM key_usage_minute WHERE ctid IN (SELECT ctid FROM key_usage_minute WHERE bucket < ${minuteCutoff} LIMIT ${limit})`,
-    );
-    const keyHours = await this.deleteInBatches((limit) =>
-      this.prisma.$executeRaw`DELETE FROM key_usage_hour WHERE ctid IN (SELECT ctid FROM key_usage_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
-    );
-    const routeMinutes = await this.deleteInBatches((limit) =>
-      this.prisma.$executeRaw`DELETE FROM usage_route_minute WHERE ctid IN (SELECT ctid FROM usage_route_minute WHERE bucket < ${minuteCutoff} LIMIT ${limit})`,
-    );
-    const routeHours = await this.deleteInBatches((limit) =>
-      this.prisma.$executeRaw`DELETE FROM usage_route_hour WHERE ctid IN (SELECT ctid FROM usage_route_hour WHERE bucket < ${hourCutoff} LIMIT ${limit})`,
-    );
-    const routeDays = await this.deleteInBatches((limit) =>
-      this.prisma.$executeRaw`DELETE FROM usage_route_day WHERE ctid IN (SELECT ctid FROM usage_route_day WHERE day < ${dayCutoff}::date LIMIT ${limit})`,
-    );
+    const minutes = await this.deleteBefore('usage_minute', 'id', Prisma.sql`bucket < ${minuteCutoff}`);
+    const hours = await this.deleteBefore('usage_hour', 'id', Prisma.sql`bucket < ${hourCutoff}`);
+    const days = await this.deleteBefore('usage_day', 'id', Prisma.sql`day < ${dayCutoff}::date`);
+    // The per-key and per-route tables have no id: their rows are picked by their physical address.
+    const keyMinutes = await this.deleteBefore('key_usage_minute', 'ctid', Prisma.sql`bucket < ${minuteCutoff}`);
+    const keyHours = await this.deleteBefore('key_usage_hour', 'ctid', Prisma.sql`bucket < ${hourCutoff}`);
+    const routeMinutes = await this.deleteBefore('usage_route_minute', 'ctid', Prisma.sql`bucket < ${minuteCutoff}`);
+    const routeHours = await this.deleteBefore('usage_route_hour', 'ctid', Prisma.sql`bucket < ${hourCutoff}`);
+    const routeDays = await this.deleteBefore('usage_route_day', 'ctid', Prisma.sql`day < ${dayCutoff}::date`);
     let totals =
       (await this.prisma.$executeRaw`DELETE FROM usage_total_minute WHERE bucket < ${minuteCutoff}`) +
       (await this.prisma.$executeRaw`DELETE FROM usage_total_hour WHERE bucket < ${hourCutoff}`) +
@@ -191,6 +175,15 @@ export class PostgresUsageWriter implements UsageWriter {
       }
     }
     return { minutes, hours, days, keyMinutes, keyHours, routeMinutes, routeHours, routeDays, totals };
+  }
+
+  /**
+   * Deletes the rows of `table` (one of this writer's own, named here: never input) for which `before` holds, a batch
+   * at a time, each row picked by `by`: its `id`, or its physical address (`ctid`) in the tables without one.
+   */
+  private deleteBefore(table: string, by: 'id' | 'ctid', before: Prisma.Sql): Promise<number> {
+    const [from, row] = [Prisma.raw(table), Prisma.raw(by)];
+    return this.deleteInBatches((limit) => this.prisma.$executeRaw`DELETE FROM ${from} WHERE ${row} IN (SELECT ${row} FROM ${from} WHERE ${before} LIMIT ${limit})`);
   }
 
   private async deleteInBatches(deleteSome: (limit: number) => Promise<number>): Promise<number> {
