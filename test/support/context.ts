@@ -1,8 +1,9 @@
 import { createPrismaClient, type PrismaClient } from '@tollgate/db';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { startApi, type TestApi } from './api';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './env';
-import { createUser } from './fixtures';
+import { createServiceKey, createUser } from './fixtures';
 import { ownStores } from './stack';
 
 export interface OperatorApi {
@@ -49,5 +50,26 @@ export function useOperatorApi(env: Record<string, string> = {}, options: Operat
     await ctx.api?.close();
     await ctx.prisma?.$disconnect();
   });
+  return ctx;
+}
+
+export interface CheckApi extends OperatorApi {
+  /** A client of the API's Redis, to read back what decisions wrote. */
+  redis: Redis;
+  /** A service key: the token of /v1/check and its kin. */
+  serviceKey: string;
+  /** POST /v1/check with `serviceKey`. */
+  check(body: Record<string, unknown>): ReturnType<TestApi['request']>;
+}
+
+/** `useOperatorApi`, and for tests of decisions a service key and a Redis client (closed after the block). */
+export function useCheckApi(env: Record<string, string> = {}, options: OperatorApiOptions = {}): CheckApi {
+  const ctx = useOperatorApi(env, options) as CheckApi;
+  ctx.check = (body) => ctx.api.request('POST', '/v1/check', { token: ctx.serviceKey, body });
+  beforeAll(async () => {
+    ctx.redis = new Redis(ctx.redisUrl);
+    ctx.serviceKey = await createServiceKey(ctx.prisma);
+  });
+  afterAll(() => ctx.redis?.disconnect());
   return ctx;
 }

@@ -1,7 +1,6 @@
 import { countsOf, activeTenantsKey, denialsKey, keyCountsOf, keyUsageOf, minuteOf, NO_TENANT, PostgresUsageWriter, usageKey, type UsageCount } from '@tollgate/usage';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useOperatorApi } from '../../../../../test/support/context';
+import { describe, expect, it } from 'vitest';
+import { useCheckApi } from '../../../../../test/support/context';
 import { TEST_METRICS_TOKEN, TEST_REDIS_URL } from '../../../../../test/support/env';
 import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules, waitFor } from '../../../../../test/support/fixtures';
 
@@ -9,20 +8,11 @@ import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey
 // script, in the call that charges them; those made without it (refused, degraded) by the node, flushed every
 // USAGE_FLUSH_MS. These tests make decisions whose outcome they know and read the counts back from Redis.
 describe('usage counting of /v1/check', () => {
-  const ctx = useOperatorApi({ USAGE_FLUSH_MS: '100' });
-  let redis: Redis;
-  let serviceKey: string;
-
-  beforeAll(async () => {
-    redis = new Redis(TEST_REDIS_URL);
-    serviceKey = await createServiceKey(ctx.prisma);
-  });
-  afterAll(() => redis.disconnect());
-
-  const check = (body: Record<string, unknown>) => ctx.api.request('POST', '/v1/check', { token: serviceKey, body });
+  const ctx = useCheckApi({ USAGE_FLUSH_MS: '100' });
+  const { check } = ctx;
   const inForce = async () => ctx.api.waitForRuleVersion((await publishRules(ctx.prisma, TEST_REDIS_URL)).version);
   const sorted = (rows: UsageCount[]) => [...rows].sort((a, b) => `${a.policyId}${a.result}${a.reason}`.localeCompare(`${b.policyId}${b.result}${b.reason}`));
-  const usageOf = async (tenantId: string, minute: number) => sorted(countsOf(await redis.hgetall(usageKey(tenantId, minute))));
+  const usageOf = async (tenantId: string, minute: number) => sorted(countsOf(await ctx.redis.hgetall(usageKey(tenantId, minute))));
   /** Script calls this node has made for checks (each observed once in tollgate_decision_redis_seconds). */
   const scriptCalls = async () => {
     const text = String((await ctx.api.request('GET', '/metrics', { token: TEST_METRICS_TOKEN })).body);
@@ -54,7 +44,7 @@ describe('usage counting of /v1/check', () => {
     answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/items' }));
     answers.push(await check({ tenant: tenant.slug, endpoint: 'GET /v1/items' }));
     // Not decisions: a peek counts nothing.
-    expect((await ctx.api.request('POST', '/v1/check/peek', { token: serviceKey, body: { tenant: tenant.slug, endpoint: 'GET /v1/items' } })).status).toBe(200);
+    expect((await ctx.api.request('POST', '/v1/check/peek', { token: ctx.serviceKey, body: { tenant: tenant.slug, endpoint: 'GET /v1/items' } })).status).toBe(200);
     const refusals = [
       await check({ key: 'tg_test_not-a-key-of-anyone', endpoint: 'GET /v1/items' }),
       await check({ key: 'tg_test_not-a-key-of-anyone', endpoint: 'GET /v1/items' }),
@@ -70,7 +60,7 @@ describe('usage counting of /v1/check', () => {
     expect(refusals.map((r) => r.body.reason)).toEqual(['key_invalid', 'key_invalid', 'key_expired', 'tenant_suspended']);
 
     // Refusals are counted by the node and written with its next flush.
-    await waitFor(async () => (await redis.hlen(usageKey(suspended.id, minute))) > 0 && (await redis.hlen(usageKey(NO_TENANT, minute))) > 0);
+    await waitFor(async () => (await ctx.redis.hlen(usageKey(suspended.id, minute))) > 0 && (await ctx.redis.hlen(usageKey(NO_TENANT, minute))) > 0);
     await waitFor(async () => (await usageOf(tenant.id, minute)).some((r) => r.result === 'refused'));
     expect(await usageOf(tenant.id, minute)).toEqual(sorted([
       { policyId: search.id, result: 'allowed', reason: '', decisions: 3, cost: 3 },
@@ -87,12 +77,12 @@ describe('usage counting of /v1/check', () => {
     expect((await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_invalid')?.decisions).toBeGreaterThanOrEqual(2);
 
     // The rollup finds the hashes through the minute's set of tenants, not by scanning keys.
-    expect(await redis.smembers(activeTenantsKey(minute))).toEqual(expect.arrayContaining([tenant.id, suspended.id, NO_TENANT]));
+    expect(await ctx.redis.smembers(activeTenantsKey(minute))).toEqual(expect.arrayContaining([tenant.id, suspended.id, NO_TENANT]));
     // Each hash expires (48 h) unless the rollup shortens it.
-    expect(await redis.ttl(usageKey(tenant.id, minute))).toBeGreaterThan(47 * 3600);
+    expect(await ctx.redis.ttl(usageKey(tenant.id, minute))).toBeGreaterThan(47 * 3600);
 
     // Who is being limited: a sample of denials and would-denies, newest last.
-    const samples = (await redis.xrange(denialsKey(tenant.id), '-', '+')).map(([, fields]) => new Map(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i]!, fields[2 * i + 1]!])));
+    const samples = (await ctx.redis.xrange(denialsKey(tenant.id), '-', '+')).map(([, fields]) => new Map(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i]!, fields[2 * i + 1]!])));
     expect(samples.map((s) => [s.get('policy'), s.get('endpoint'), s.get('subject'), s.get('limit'), s.get('result')])).toEqual([
       [search.id, 'GET /v1/search', 'user-3', 'search-minute', 'denied'],
       [trial.id, 'GET /v1/trial', 'user-9', 'trial-minute', 'shadow_denied'],
@@ -117,13 +107,13 @@ describe('usage counting of /v1/check', () => {
     const answers = [
       await check({ key: 'tg_test_t_nobody-has-this-one', endpoint: 'GET /v1/items' }),
       await check({ key: revoked.key, endpoint: 'GET /v1/items' }),
-      await ctx.api.request('POST', '/v1/check/lease', { token: serviceKey, body: { key: revoked.key, endpoint: 'GET /v1/items', max: 5 } }),
+      await ctx.api.request('POST', '/v1/check/lease', { token: ctx.serviceKey, body: { key: revoked.key, endpoint: 'GET /v1/items', max: 5 } }),
       await check({ key: expired.key, endpoint: 'GET /v1/items' }),
       await ctx.api.request('POST', '/v1/check', { token: scoped, body: { key: live.key, endpoint: 'GET /v1/items' } }),
       await ctx.api.request('POST', '/v1/check', { token: scoped, body: { key: live.key, endpoint: 'GET /v1/items' } }),
     ];
     // A peek is not a decision: a call of the key, not a refusal.
-    const peek = await ctx.api.request('POST', '/v1/check/peek', { token: serviceKey, body: { key: revoked.key, endpoint: 'GET /v1/items' } });
+    const peek = await ctx.api.request('POST', '/v1/check/peek', { token: ctx.serviceKey, body: { key: revoked.key, endpoint: 'GET /v1/items' } });
     expect(answers.map((a) => [a.status, a.body.reason])).toEqual([
       [200, 'key_invalid'], [200, 'key_invalid'], [200, 'key_invalid'], [200, 'key_expired'], [200, 'tenant_not_allowed'], [200, 'tenant_not_allowed'],
     ]);
@@ -144,20 +134,20 @@ describe('usage counting of /v1/check', () => {
     await waitFor(async () => ((await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_invalid')?.decisions ?? 0) >= unknownBefore + 1);
     // Forward-auth without a client key is refused before any look-up, and counted all the same, under no tenant.
     const missingBefore = (await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_missing')?.decisions ?? 0;
-    const keyless = await ctx.api.request('GET', '/v1/forward-auth', { headers: { 'x-tollgate-key': serviceKey, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/x' } });
+    const keyless = await ctx.api.request('GET', '/v1/forward-auth', { headers: { 'x-tollgate-key': ctx.serviceKey, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/x' } });
     expect([keyless.status, keyless.body.reason]).toEqual([401, 'key_missing']);
     await waitFor(async () => ((await usageOf(NO_TENANT, minute)).find((r) => r.reason === 'key_missing')?.decisions ?? 0) === missingBefore + 1);
 
     // Each key counts its calls where its tenant's usage is: the valid key used through a service that may not check
     // its tenant is used all the same; the revoked key's peek is a call, not a decision.
-    const keys = keyCountsOf(await redis.hgetall(usageKey(tenant.id, minute)));
+    const keys = keyCountsOf(await ctx.redis.hgetall(usageKey(tenant.id, minute)));
     expect(keys.get(live.id)).toEqual({ decisions: 2, denied: 2, other: 0 });
     expect(keys.get(revoked.id)).toEqual({ decisions: 2, denied: 2, other: 1 });
     expect(keys.get(expired.id)).toEqual({ decisions: 1, denied: 1, other: 0 });
     expect(keys.get(scopedId)).toEqual({ decisions: 2, denied: 2, other: 0 });
 
     // Written as the rollup writes a minute: rows under the tenant with their reasons, and the keys' last use.
-    const hashes = new Map([[tenant.id, await redis.hgetall(usageKey(tenant.id, minute))]]);
+    const hashes = new Map([[tenant.id, await ctx.redis.hgetall(usageKey(tenant.id, minute))]]);
     await new PostgresUsageWriter(ctx.prisma).writeMinute(
       minute,
       new Map([...hashes].map(([id, hash]) => [id, countsOf(hash)])),

@@ -1,9 +1,8 @@
 import { countsOf, minuteOf, PostgresUsageWriter, ROUTE_OTHER, routeCountsOf, type RouteCount, usageKey } from '@tollgate/usage';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useOperatorApi } from '../../../../../test/support/context';
+import { describe, expect, it } from 'vitest';
+import { useCheckApi } from '../../../../../test/support/context';
 import { TEST_REDIS_URL } from '../../../../../test/support/env';
-import { awayFromMinuteBoundary, createServiceKey, createTenant, createTenantKey, publishRules } from '../../../../../test/support/fixtures';
+import { awayFromMinuteBoundary, createTenant, createTenantKey, publishRules } from '../../../../../test/support/fixtures';
 import { UsageRecorder } from '../check/usage-recorder';
 
 // Usage per route (docs/adr/0015-usage-counting-and-rollups.md): every decision is counted under the route its check
@@ -12,18 +11,9 @@ import { UsageRecorder } from '../check/usage-recorder';
 // tenant and minute (here 3), the rest as `other`. The counts read back from Redis, written into Postgres the way the
 // rollup writes a minute (twice: the rows are absolute), are what the routes API answers.
 describe('usage per route', () => {
-  const ctx = useOperatorApi({ USAGE_FLUSH_MS: '3600000', USAGE_ROUTES_PER_TENANT_MINUTE: '3' });
-  let redis: Redis;
-  let serviceKey: string;
-
-  beforeAll(async () => {
-    redis = new Redis(TEST_REDIS_URL);
-    serviceKey = await createServiceKey(ctx.prisma);
-  });
-  afterAll(() => redis.disconnect());
-
+  const ctx = useCheckApi({ USAGE_FLUSH_MS: '3600000', USAGE_ROUTES_PER_TENANT_MINUTE: '3' });
+  const { check } = ctx;
   const get = (path: string, token: string, query: Record<string, string>) => ctx.api.request('GET', `${path}?${new URLSearchParams(query).toString()}`, { token });
-  const check = (body: Record<string, unknown>) => ctx.api.request('POST', '/v1/check', { token: serviceKey, body });
   const sorted = (rows: RouteCount[]) => [...rows].sort((a, b) => `${a.route}|${a.result}|${a.reason}`.localeCompare(`${b.route}|${b.result}|${b.reason}`));
 
   it('counts each route as checked, policy or none, caps the routes of a minute, and answers them exactly', async () => {
@@ -52,7 +42,7 @@ describe('usage per route', () => {
     expect((await check({ key: expired, endpoint: 'DELETE /v1/users/3' })).body.reason).toBe('key_expired');
     await ctx.api.app.get(UsageRecorder).flush();
 
-    const hash = await redis.hgetall(usageKey(tenant.id, minute));
+    const hash = await ctx.redis.hgetall(usageKey(tenant.id, minute));
     expect(sorted(routeCountsOf(hash))).toEqual(sorted([
       { route: 'GET /v1/items', result: 'allowed', reason: '', decisions: 2 },
       { route: 'GET /v1/items', result: 'denied', reason: 'minute', decisions: 1 },
@@ -112,7 +102,7 @@ describe('usage per route', () => {
     await awayFromMinuteBoundary(20_000);
     const minute = minuteOf(Date.now());
     for (const endpoint of ['GET /v1/items', 'GET /v1/items', 'GET /v1/items', 'POST /v1/orders']) await check({ tenant: tenant.slug, endpoint });
-    const hash = await redis.hgetall(usageKey(tenant.id, minute));
+    const hash = await ctx.redis.hgetall(usageKey(tenant.id, minute));
     const writer = new PostgresUsageWriter(ctx.prisma);
     const write = (at: number) => writer.writeMinute(at, new Map([[tenant.id, countsOf(hash)]]), new Map(), new Map([[tenant.id, routeCountsOf(hash)]]));
     // The same counts in this minute and in one 100 days ago (past the minutes' retention: its hour and day are moved by
