@@ -3,7 +3,7 @@ import type { PrismaClient } from '@tollgate/db';
 import type { OutgoingEvent } from '@tollgate/domain';
 import { claimDueAttempts, createEndpoint, publishEvent, RETRY_DELAYS_MS, type SecretBox } from '@tollgate/webhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { decodedOf, headerOf, startSmtpReceiver } from '../../../../test/support/smtp-receiver';
+import { decodedOf, headerOf, type RcptAnswer, startSmtpReceiver } from '../../../../test/support/smtp-receiver';
 import { disableEarlierEndpoints, webhookDatabase } from '../../../../test/support/webhook-db';
 import { afterAttempts as afterRecorded } from '../../../../test/support/webhook-log';
 import { testClock } from '../../../../test/support/webhook-receiver';
@@ -65,6 +65,13 @@ describe('e-mail delivery (worker, real Postgres and SMTP server)', () => {
     );
 
   const afterAttempts = (eventId: string, endpointId: string, n: number) => afterRecorded(prisma, eventId, endpointId, n);
+  /** A new mailbox, the server's `answers` to its next recipients, one event published, and its first attempt. */
+  const firstAttempt = async (...answers: RcptAnswer[]) => {
+    const { endpoint: e } = await mailbox();
+    smtp.answer(...answers);
+    const event = await publish();
+    return { e, event, d: await afterAttempts(event.id, e.id, 1) };
+  };
 
   it('mails an alert event once: its subject says what happened, its text and HTML bodies list it, tenant strings escaped', async () => {
     const { endpoint: e, secret } = await mailbox();
@@ -94,10 +101,9 @@ describe('e-mail delivery (worker, real Postgres and SMTP server)', () => {
   });
 
   it('retries a temporary refusal (451) on the schedule and delivers the next attempt', async () => {
-    const { endpoint: e } = await mailbox();
-    smtp.answer({ code: 451, message: 'mailbox busy, try later' });
-    const event = await publish();
-    let d = await afterAttempts(event.id, e.id, 1);
+    const first = await firstAttempt({ code: 451, message: 'mailbox busy, try later' });
+    const { e, event } = first;
+    let { d } = first;
     expect(d.status).toBe('pending');
     expect(d.attemptLog[0]).toMatchObject({ statusCode: 451, error: expect.stringContaining('RCPT TO') });
     expect(d.attemptLog[0]!.responseBody).toContain('mailbox busy');
@@ -113,10 +119,9 @@ describe('e-mail delivery (worker, real Postgres and SMTP server)', () => {
   });
 
   it('counts a server that does not answer in time as a failed attempt, and retries it', async () => {
-    const { endpoint: e } = await mailbox();
-    smtp.answer('hold');
-    const event = await publish();
-    let d = await afterAttempts(event.id, e.id, 1);
+    const first = await firstAttempt('hold');
+    const { e, event } = first;
+    let { d } = first;
     expect(d.status).toBe('pending');
     expect(d.attemptLog[0]).toMatchObject({ statusCode: null, error: expect.stringContaining('3000 ms') });
     clock.advanceTo(d.nextAttemptAt!);
@@ -126,10 +131,7 @@ describe('e-mail delivery (worker, real Postgres and SMTP server)', () => {
   });
 
   it('disables an endpoint whose address the server refuses for good (550), says why and cancels what waited', async () => {
-    const { endpoint: e } = await mailbox();
-    smtp.answer({ code: 550, message: 'no such user here' });
-    const event = await publish();
-    const d = await afterAttempts(event.id, e.id, 1);
+    const { e, d } = await firstAttempt({ code: 550, message: 'no such user here' });
     expect(d.status).toBe('failed');
     expect(d.attemptLog[0]!.statusCode).toBe(550);
     const row = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: e.id } });
@@ -146,9 +148,7 @@ describe('e-mail delivery (worker, real Postgres and SMTP server)', () => {
     runners.shift();
     const unconfigured = await startRunner('');
     try {
-      const { endpoint: e } = await mailbox();
-      const event = await publish();
-      const d = await afterAttempts(event.id, e.id, 1);
+      const { d } = await firstAttempt();
       expect(d.status).toBe('pending');
       expect(d.attemptLog[0]).toMatchObject({ statusCode: null, error: expect.stringContaining('SMTP_URL is not set') });
       expect(d.nextAttemptAt).not.toBeNull();
