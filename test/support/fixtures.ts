@@ -66,6 +66,15 @@ export async function utcAndKolkataTenants(prisma: PrismaClient): Promise<[utc: 
   return [utc, kolkata];
 }
 
+/** The tables a usage minute's write fills (PostgresUsageWriter.writeMinute), but for the per-route ones. */
+const USAGE_TABLES = ['usage_minute', 'usage_hour', 'usage_day', 'usage_total_minute', 'usage_total_hour', 'usage_total_day',
+  'usage_by_tenant_minute', 'usage_by_tenant_hour', 'usage_by_tenant_day', 'usage_by_policy_minute', 'usage_by_policy_hour', 'usage_by_policy_day'];
+
+/** Empties the usage tables (and `more` of them: names written in the test, never input) of a test's own database. */
+export async function emptyUsageTables(prisma: PrismaClient, more: string[] = []): Promise<void> {
+  await prisma.$executeRawUnsafe(`TRUNCATE ${[...USAGE_TABLES, ...more].join(', ')}`);
+}
+
 export async function createTenantKey(prisma: PrismaClient, tenantId: string, options: { revoked?: boolean; expiresAt?: Date } = {}) {
   const { key, prefix, hash } = generateKey('tenant', 'test');
   const row = await prisma.apiKey.create({

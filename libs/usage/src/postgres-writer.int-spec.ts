@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@tollgate/db';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { utcAndKolkataTenants } from '../../../test/support/fixtures';
+import { emptyUsageTables, utcAndKolkataTenants } from '../../../test/support/fixtures';
 import { useOwnDatabase } from '../../../test/support/own-database';
 import type { UsageCount } from './fields';
 import { NO_TENANT } from './keys';
@@ -76,10 +76,7 @@ describe('PostgresUsageWriter', () => {
     writer = new PostgresUsageWriter(prisma, { now: () => EVENING * 1000 + 3_600_000 });
     [utcTenant, kolkataTenant] = await utcAndKolkataTenants(prisma);
   });
-  beforeEach(async () => {
-    await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_total_minute, usage_total_hour, usage_total_day,
-      usage_by_tenant_minute, usage_by_tenant_hour, usage_by_tenant_day, usage_by_policy_minute, usage_by_policy_hour, usage_by_policy_day`;
-  });
+  beforeEach(() => emptyUsageTables(prisma));
 
   it('stores a minute as its counts: one row per tenant, policy, result and reason; none and no tenant as null', async () => {
     await writer.writeMinute(minuteAt(0), new Map([

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@tollgate/db';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { utcAndKolkataTenants } from '../../../test/support/fixtures';
+import { emptyUsageTables, utcAndKolkataTenants } from '../../../test/support/fixtures';
 import { useOwnDatabase } from '../../../test/support/own-database';
 import type { RouteCount, UsageCount } from './fields';
 import { KEY_USAGE_NO_TENANT } from './key-usage-writer';
@@ -46,11 +46,7 @@ describe('per-route usage in PostgresUsageWriter', () => {
     writer = new PostgresUsageWriter(prisma, { now: () => EVENING * 1000 + 3_600_000 });
     [utcTenant, kolkataTenant] = await utcAndKolkataTenants(prisma);
   });
-  beforeEach(async () => {
-    await prisma.$executeRaw`TRUNCATE usage_minute, usage_hour, usage_day, usage_total_minute, usage_total_hour, usage_total_day,
-      usage_by_tenant_minute, usage_by_tenant_hour, usage_by_tenant_day, usage_by_policy_minute, usage_by_policy_hour, usage_by_policy_day,
-      usage_route_minute, usage_route_hour, usage_route_day`;
-  });
+  beforeEach(() => emptyUsageTables(prisma, ['usage_route_minute', 'usage_route_hour', 'usage_route_day']));
 
   it("makes each route's hour the sum of its minutes and its day the sum of its minutes in the tenant's time zone", async () => {
     const unknownTenant = randomUUID();
