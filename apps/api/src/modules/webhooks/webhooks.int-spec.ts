@@ -54,21 +54,23 @@ describe('webhook endpoints API', () => {
     expect(text).not.toContain('v1:');
   });
 
+  /** A row of the refusals below: an endpoint at `bad` for webhook.test, refused naming the url with `message`. */
+  const badUrl = (bad: string, message: string): [body: object, field: string, message: string] => [{ url: bad, eventTypes: ['webhook.test'] }, 'url', message];
   it.each([
-    [{ url: 'ftp://127.0.0.1/x', eventTypes: ['webhook.test'] }, 'url', 'must be an http or https URL'],
-    [{ url: 'http://user:pw@127.0.0.1/x', eventTypes: ['webhook.test'] }, 'url', 'must not contain credentials'],
-    [{ url: 'http://127.0.0.1/\u0007', eventTypes: ['webhook.test'] }, 'url', 'control characters'],
-    [{ url: 'http://10.0.0.1/x', eventTypes: ['webhook.test'] }, 'url', '10.0.0.1 is a private address'],
-    [{ url: 'http://169.254.169.254/latest', eventTypes: ['webhook.test'] }, 'url', 'linkLocal'],
-    [{ url: 'http://[::1]:8080/x', eventTypes: ['webhook.test'] }, 'url', 'loopback'],
+    badUrl('ftp://127.0.0.1/x', 'must be an http or https URL'),
+    badUrl('http://user:pw@127.0.0.1/x', 'must not contain credentials'),
+    badUrl('http://127.0.0.1/\u0007', 'control characters'),
+    badUrl('http://10.0.0.1/x', '10.0.0.1 is a private address'),
+    badUrl('http://169.254.169.254/latest', 'linkLocal'),
+    badUrl('http://[::1]:8080/x', 'loopback'),
     // IPv6 forms that carry an IPv4 address, judged by it (127.0.0.1 is allowed here: these carry other ones).
-    [{ url: 'http://[::10.0.0.1]:8080/x', eventTypes: ['webhook.test'] }, 'url', 'carries 10.0.0.1 (IPv4-compatible), a private address'],
-    [{ url: 'http://[::ffff:0:a9fe:a9fe]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 169.254.169.254 (SIIT, IPv4-translated), a linkLocal'],
-    [{ url: 'http://[64:ff9b::169.254.169.254]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 169.254.169.254 (NAT64), a linkLocal'],
-    [{ url: 'http://[64:ff9b:1::192.168.0.1]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 192.168.0.1 (local-use NAT64), a private'],
-    [{ url: 'http://[2002:a00:1::1]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 10.0.0.1 (6to4), a private'],
-    [{ url: 'http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/x', eventTypes: ['webhook.test'] }, 'url', 'carries 10.0.0.1 (Teredo), a private'],
-    [{ url: 'http://localhost.:1/x', eventTypes: ['webhook.test'] }, 'url', ''],
+    badUrl('http://[::10.0.0.1]:8080/x', 'carries 10.0.0.1 (IPv4-compatible), a private address'),
+    badUrl('http://[::ffff:0:a9fe:a9fe]/x', 'carries 169.254.169.254 (SIIT, IPv4-translated), a linkLocal'),
+    badUrl('http://[64:ff9b::169.254.169.254]/x', 'carries 169.254.169.254 (NAT64), a linkLocal'),
+    badUrl('http://[64:ff9b:1::192.168.0.1]/x', 'carries 192.168.0.1 (local-use NAT64), a private'),
+    badUrl('http://[2002:a00:1::1]/x', 'carries 10.0.0.1 (6to4), a private'),
+    badUrl('http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/x', 'carries 10.0.0.1 (Teredo), a private'),
+    badUrl('http://localhost.:1/x', ''),
     [{ url, eventTypes: [] }, 'eventTypes', 'at least one'],
     [{ url, eventTypes: ['quota.exploded'] }, 'eventTypes.0', ''],
     [{ url, eventTypes: ['webhook.test', 'webhook.test'] }, 'eventTypes', 'repeat'],
