@@ -6,26 +6,36 @@ import type { AlertSummary } from '@/lib/api';
 import type { UserRole } from '@/lib/api-answers';
 import { AlertsBadge } from './alerts-badge';
 
-const LINKS: Record<UserRole, readonly { href: string; label: string; id: string }[]> = {
+interface Page {
+  href: string;
+  label: string;
+  /** `data-testid="nav-<id>"`. */
+  id: string;
+}
+
+/** A page of the navigation, its id its path's words joined by dashes unless given. */
+const page = (href: string, label: string, id = href.slice(1).replaceAll('/', '-')): Page => ({ href, label, id });
+
+const LINKS: Record<UserRole, readonly Page[]> = {
   operator: [
-    { href: '/overview', label: 'Overview', id: 'overview' },
-    { href: '/plans', label: 'Plans', id: 'plans' },
-    { href: '/policies', label: 'Policies', id: 'policies' },
-    { href: '/rule-sets', label: 'Rule sets', id: 'rule-sets' },
-    { href: '/tenants', label: 'Tenants', id: 'tenants' },
-    { href: '/keys', label: 'Keys', id: 'keys' },
-    { href: '/users', label: 'Users', id: 'users' },
-    { href: '/alerts', label: 'Alerts', id: 'alerts' },
-    { href: '/webhooks', label: 'Webhooks', id: 'webhooks' },
-    { href: '/audit', label: 'Audit log', id: 'audit' },
+    page('/overview', 'Overview'),
+    page('/plans', 'Plans'),
+    page('/policies', 'Policies'),
+    page('/rule-sets', 'Rule sets'),
+    page('/tenants', 'Tenants'),
+    page('/keys', 'Keys'),
+    page('/users', 'Users'),
+    page('/alerts', 'Alerts'),
+    page('/webhooks', 'Webhooks'),
+    page('/audit', 'Audit log'),
   ],
   // A tenant's user sees its own tenant only: none of the operator's pages.
   tenant: [
-    { href: '/portal', label: 'Limits', id: 'portal-limits' },
-    { href: '/portal/usage', label: 'Usage', id: 'portal-usage' },
-    { href: '/portal/keys', label: 'Keys', id: 'portal-keys' },
-    { href: '/portal/alerts', label: 'Alerts', id: 'portal-alerts' },
-    { href: '/portal/webhooks', label: 'Webhooks', id: 'portal-webhooks' },
+    page('/portal', 'Limits', 'portal-limits'),
+    page('/portal/usage', 'Usage'),
+    page('/portal/keys', 'Keys'),
+    page('/portal/alerts', 'Alerts'),
+    page('/portal/webhooks', 'Webhooks'),
   ],
 };
 
