@@ -14,11 +14,23 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SNAPSHOT = 'schema.snapshot.prisma';
 
 /**
+ * The URL the Prisma CLI is given for a diff of two schema files: it reads no database, but the CLI connects through
+ * its adapter anyway (prisma.config.ts), and fails when the database `databaseUrl` names does not exist yet (a fresh
+ * machine before its first `npm start`). The server's `postgres` database, which every PostgreSQL has, serves.
+ */
+export function diffDatabaseUrl(databaseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/tollgate') {
+  const url = new URL(databaseUrl);
+  url.pathname = '/postgres';
+  return url.toString();
+}
+
+/**
  * Writes the migration `name` from the change of `<prismaDir>/schema.prisma` since the snapshot in
  * `<prismaDir>/migrations`, and updates the snapshot. Answers the new migration's directory name, or null when the
- * schema has not changed. The Prisma CLI runs in the repository (its prisma.config.ts), whatever `prismaDir` is.
+ * schema has not changed. The Prisma CLI runs in the repository (its prisma.config.ts), whatever `prismaDir` is, on the
+ * server of `databaseUrl` (DATABASE_URL by default; see diffDatabaseUrl).
  */
-export function writeMigration({ prismaDir = join(root, 'prisma'), name, now = new Date() }) {
+export function writeMigration({ prismaDir = join(root, 'prisma'), name, now = new Date(), databaseUrl = undefined }) {
   const schema = join(prismaDir, 'schema.prisma');
   const migrations = join(prismaDir, 'migrations');
   const snapshot = join(migrations, SNAPSHOT);
@@ -29,6 +41,7 @@ export function writeMigration({ prismaDir = join(root, 'prisma'), name, now = n
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, DATABASE_URL: diffDatabaseUrl(databaseUrl) },
   });
   if (!sql.trim() || /^-- This is an empty migration\.\s*$/.test(sql.trim())) return null;
   // Migrations apply in name order: a new one must sort after the last one, whatever the clock says.

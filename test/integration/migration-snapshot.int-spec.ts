@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listMigrations } from '../../scripts/db/migrate.mjs';
-import { SNAPSHOT, writeMigration } from '../../scripts/db/new-migration.mjs';
+import { diffDatabaseUrl, SNAPSHOT, writeMigration } from '../../scripts/db/new-migration.mjs';
+import { TEST_DATABASE_URL } from '../support/env';
 
 const root = join(__dirname, '..', '..');
 const migrations = join(root, 'prisma', 'migrations');
@@ -27,6 +28,7 @@ describe('the schema snapshot of the migrations', () => {
       execFileSync('npx', ['prisma', 'migrate', 'diff', '--from-schema-datamodel', join(migrations, SNAPSHOT), '--to-schema-datamodel', join(root, 'prisma', 'schema.prisma'), '--exit-code'], {
         cwd: root,
         stdio: 'pipe',
+        env: { ...process.env, DATABASE_URL: diffDatabaseUrl(TEST_DATABASE_URL) },
       });
     expect(diff).not.toThrow();
   }, 60_000);
@@ -36,11 +38,11 @@ describe('the schema snapshot of the migrations', () => {
     cpSync(join(root, 'prisma', 'schema.prisma'), join(prismaDir, 'schema.prisma'));
     cpSync(migrations, join(prismaDir, 'migrations'), { recursive: true });
     const last = listMigrations().at(-1)!.name;
-    expect(writeMigration({ prismaDir, name: 'nothing_changed' })).toBeNull();
+    expect(writeMigration({ prismaDir, name: 'nothing_changed', databaseUrl: TEST_DATABASE_URL })).toBeNull();
 
     appendFileSync(join(prismaDir, 'schema.prisma'), '\nmodel ScratchNote {\n  id   Int    @id\n  body String\n\n  @@map("scratch_notes")\n}\n');
     // A clock behind the last migration's stamp: the new one still sorts after it.
-    const dir = writeMigration({ prismaDir, name: 'added_scratch_notes', now: new Date('2000-01-01T00:00:00Z') });
+    const dir = writeMigration({ prismaDir, name: 'added_scratch_notes', now: new Date('2000-01-01T00:00:00Z'), databaseUrl: TEST_DATABASE_URL });
     expect(dir).toBe(`${String(BigInt(last.slice(0, 14)) + 1n)}_added_scratch_notes`);
     expect(listMigrations(join(prismaDir, 'migrations')).at(-1)!.name).toBe(dir);
     const sql = readFileSync(join(prismaDir, 'migrations', dir!, 'migration.sql'), 'utf8');
@@ -49,6 +51,6 @@ describe('the schema snapshot of the migrations', () => {
     expect(readFileSync(join(prismaDir, 'migrations', SNAPSHOT), 'utf8')).toBe(readFileSync(join(prismaDir, 'schema.prisma'), 'utf8'));
     expect(readdirSync(join(prismaDir, 'migrations', dir!))).toEqual(['migration.sql']);
     // The next run diffs from the new snapshot: nothing more to write.
-    expect(writeMigration({ prismaDir, name: 'again' })).toBeNull();
+    expect(writeMigration({ prismaDir, name: 'again', databaseUrl: TEST_DATABASE_URL })).toBeNull();
   }, 120_000); // three runs of the Prisma CLI, several seconds each
 });
